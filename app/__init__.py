@@ -1,0 +1,1 @@
+"""Hindsight: agent memory as a service."""

@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+import uuid
+
+from fastapi import APIRouter, Response, status
+
+from app.api.deps import AdminDep, BankDep, PrincipalDep, SessionDep, WritableBankDep
+from app.banks import service
+from app.db.repositories import banks as repo
+from app.schemas.banks import BankCreate, BankPage, BankRead, BankStats, BankUpdate, KeyCreate, KeyCreated
+from app.schemas.common import Limit, Slug, decode_cursor, encode_cursor
+
+router = APIRouter(prefix="/v1/banks", tags=["banks"])
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=BankRead)
+async def create_bank(body: BankCreate, db: SessionDep, _: AdminDep) -> BankRead:
+    """Create a memory bank (admin key)."""
+    bank = await service.create_bank(db, body)
+    await db.commit()
+    return BankRead.model_validate(bank)
+
+
+@router.get("", response_model=BankPage)
+async def list_banks(
+    db: SessionDep, principal: PrincipalDep, limit: Limit = 100, cursor: str | None = None
+) -> BankPage:
+    """List banks: all of them for the admin key, its own for a bank key."""
+    rows = await repo.list_banks(
+        db, after=decode_cursor(cursor, "id", str), limit=limit,
+        only=None if principal.is_admin else principal.bank_id,
+    )
+    next_cursor = encode_cursor("id", rows[-1].id) if len(rows) == limit else None
+    return BankPage(banks=[BankRead.model_validate(b) for b in rows], next_cursor=next_cursor)
+
+
+@router.get("/{bank_id}", response_model=BankRead)
+async def get_bank(bank: BankDep) -> BankRead:
+    """Get one bank with its effective config."""
+    return BankRead.model_validate(bank)
+
+
+@router.patch("/{bank_id}", response_model=BankRead)
+async def update_bank(body: BankUpdate, bank: WritableBankDep, db: SessionDep) -> BankRead:
+    """Rename a bank or change its config (merged into the current config)."""
+    bank = await service.update_bank(db, bank, body)
+    await db.commit()
+    return BankRead.model_validate(bank)
+
+
+@router.delete("/{bank_id}", status_code=status.HTTP_204_NO_CONTENT)
+async def delete_bank(bank_id: Slug, db: SessionDep, _: AdminDep) -> Response:
+    """Purge a bank: every event, memory, embedding, entity, history row and key is erased."""
+    await service.purge_bank(db, bank_id)
+    await db.commit()
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post("/{bank_id}/keys", status_code=status.HTTP_201_CREATED, response_model=KeyCreated)
+async def create_key(body: KeyCreate, bank: BankDep, db: SessionDep, _: AdminDep) -> KeyCreated:
+    """Issue a bank-scoped key (admin key). The key is shown once; only its hash is stored."""
+    key, secret = await service.create_key(db, bank, body)
+    await db.commit()
+    return KeyCreated(id=key.id, bank_id=key.bank_id, key=secret, scopes=key.scopes, name=key.name,
+                      created_at=key.created_at)
+
+
+@router.delete("/{bank_id}/keys/{key_id}", status_code=status.HTTP_204_NO_CONTENT)
+async def revoke_key(key_id: uuid.UUID, bank: BankDep, db: SessionDep, _: AdminDep) -> Response:
+    """Revoke a bank key (admin key); it stops working at once."""
+    await service.revoke_key(db, bank, key_id)
+    await db.commit()
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.get("/{bank_id}/stats", response_model=BankStats)
+async def bank_stats(bank: BankDep, db: SessionDep) -> BankStats:
+    """Counts by status, tag and layer; events, undistilled events and queue lag."""
+    return BankStats.model_validate(await repo.bank_stats(db, bank.id))
+

@@ -1,0 +1,80 @@
+"""Request dependencies: the DB session (committed by the dependency), the caller, the bank."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.banks import service as banks
+from app.banks.service import Principal
+from app.config import Settings
+from app.db.models import Bank
+from app.events.working_memory import WorkingMemory
+from app.jobs.queue import TaskQueue
+from app.schemas.common import Slug
+
+
+async def get_db(request: Request) -> AsyncIterator[AsyncSession]:
+    async with request.app.state.sessionmaker() as db:
+        yield db
+        if db.in_transaction():
+            await db.commit()
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_queue(request: Request) -> TaskQueue:
+    queue: TaskQueue = request.app.state.queue
+    return queue
+
+
+def get_working_memory(request: Request) -> WorkingMemory:
+    memory: WorkingMemory = request.app.state.working_memory
+    return memory
+
+
+SessionDep = Annotated[AsyncSession, Depends(get_db)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+QueueDep = Annotated[TaskQueue, Depends(get_queue)]
+WorkingMemoryDep = Annotated[WorkingMemory, Depends(get_working_memory)]
+
+_bearer = HTTPBearer(auto_error=False, description="The admin key or a bank key.")
+
+
+async def get_principal(
+    db: SessionDep,
+    settings: SettingsDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Principal:
+    token = credentials.credentials if credentials else None
+    return await banks.authenticate(db, token, settings.admin_key.get_secret_value())
+
+
+PrincipalDep = Annotated[Principal, Depends(get_principal)]
+
+
+async def require_admin(principal: PrincipalDep) -> Principal:
+    banks.require_admin(principal)
+    return principal
+
+
+AdminDep = Annotated[Principal, Depends(require_admin)]
+
+
+async def readable_bank(db: SessionDep, principal: PrincipalDep, bank_id: Slug) -> Bank:
+    return await banks.authorized_bank(db, principal, bank_id, "read")
+
+
+async def writable_bank(db: SessionDep, principal: PrincipalDep, bank_id: Slug) -> Bank:
+    return await banks.authorized_bank(db, principal, bank_id, "write")
+
+
+BankDep = Annotated[Bank, Depends(readable_bank)]
+WritableBankDep = Annotated[Bank, Depends(writable_bank)]

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, status
+
+from app.api.deps import BankDep, SessionDep, WorkingMemoryDep, WritableBankDep
+from app.db.repositories import events as repo
+from app.errors import NotFound
+from app.events import service
+from app.schemas.common import Limit, Slug, decode_cursor, encode_cursor
+from app.schemas.events import AppendRequest, AppendResult, EventPage, EventRead, SessionPage, SessionRead
+
+router = APIRouter(prefix="/v1/banks/{bank_id}/sessions", tags=["events"])
+
+
+@router.post("/{session_id}/events", status_code=status.HTTP_202_ACCEPTED, response_model=AppendResult)
+async def append_events(
+    session_id: Slug, body: AppendRequest, bank: WritableBankDep, db: SessionDep,
+    working_memory: WorkingMemoryDep,
+) -> AppendResult:
+    """Append 1–1000 turns to a session's log (created on first append). Durable before the 202;
+    a repeated `external_id` is counted in `duplicates`, not appended again."""
+    result, turns = await service.append(db, bank, session_id, body)
+    await working_memory.push(bank.id, session_id, turns)
+    return result
+
+
+@router.get("", response_model=SessionPage)
+async def list_sessions(
+    bank: BankDep, db: SessionDep, limit: Limit = 100, cursor: str | None = None
+) -> SessionPage:
+    """List the bank's sessions by id."""
+    after = decode_cursor(cursor, "id", str)
+    rows = await repo.list_sessions(db, bank.id, after=after, limit=limit)
+    next_cursor = encode_cursor("id", rows[-1].session_id) if len(rows) == limit else None
+    return SessionPage(sessions=[SessionRead.model_validate(s) for s in rows], next_cursor=next_cursor)
+
+
+@router.get("/{session_id}", response_model=SessionRead)
+async def get_session(session_id: Slug, bank: BankDep, db: SessionDep) -> SessionRead:
+    """A session's status and its `last_seq` / `distilled_seq` watermarks."""
+    session = await repo.get_session(db, bank.id, session_id)
+    if session is None:
+        raise NotFound(f"Session {session_id!r} not found.")
+    return SessionRead.model_validate(session)
+
+
+@router.get("/{session_id}/events", response_model=EventPage)
+async def list_events(
+    session_id: Slug, bank: BankDep, db: SessionDep,
+    after_seq: Annotated[int, Query(ge=0)] = 0, limit: Limit = 100, cursor: str | None = None,
+) -> EventPage:
+    """The session's events in seq order, after `after_seq` (or the cursor)."""
+    if await repo.get_session(db, bank.id, session_id) is None:
+        raise NotFound(f"Session {session_id!r} not found.")
+    after = decode_cursor(cursor, "seq", int)
+    rows = await repo.list_events(db, bank.id, session_id, after_seq=after or after_seq, limit=limit)
+    next_cursor = encode_cursor("seq", rows[-1].seq) if len(rows) == limit else None
+    return EventPage(events=[EventRead.model_validate(e) for e in rows], next_cursor=next_cursor)
+
+
+@router.post("/{session_id}/close", response_model=SessionRead)
+async def close_session(session_id: Slug, bank: WritableBankDep, db: SessionDep) -> SessionRead:
+    """Close a session. A later append reopens it."""
+    session = await repo.close_session(db, bank.id, session_id)
+    if session is None:
+        raise NotFound(f"Session {session_id!r} not found.")
+    await db.commit()
+    return SessionRead.model_validate(session)

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+import uuid
+from typing import Literal
+
+from fastapi import APIRouter, Request, status
+
+from app.api.deps import AdminDep, PrincipalDep, QueueDep, SessionDep
+from app.db.repositories import jobs as repo
+from app.errors import NotFound
+from app.jobs import service as jobs
+from app.schemas.jobs import JobAccepted, JobRead
+
+router = APIRouter(tags=["jobs"])
+
+MaintenanceTask = Literal["sweep"]
+
+
+@router.get("/v1/jobs/{job_id}", response_model=JobRead)
+async def get_job(job_id: uuid.UUID, db: SessionDep, principal: PrincipalDep) -> JobRead:
+    """A background job's status, progress, result or error."""
+    job = await repo.get_job(db, job_id)
+    if job is None or not (principal.is_admin or job.bank_id == principal.bank_id):
+        raise NotFound(f"Job {job_id} not found.")
+    return JobRead.model_validate(job)
+
+
+@router.post("/v1/admin/maintenance/{task}", status_code=status.HTTP_202_ACCEPTED,
+             response_model=JobAccepted, tags=["admin"])
+async def run_maintenance(
+    task: MaintenanceTask, request: Request, db: SessionDep, queue: QueueDep, _: AdminDep
+) -> JobAccepted:
+    """Run a maintenance task now (admin key); Celery beat runs the same tasks on its schedule."""
+    kind = f"maintenance.{task}"
+    job, created = await jobs.create(db, kind, dedupe_key=kind)
+    await db.commit()
+    if created:
+        await jobs.send_after_commit(request.app.state.sessionmaker, queue, [job])
+    return JobAccepted(job_id=job.id)

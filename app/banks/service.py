@@ -1,0 +1,110 @@
+"""Banks, bank keys and the authentication of callers."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import ApiKey, Bank
+from app.db.repositories import banks as repo
+from app.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
+from app.schemas.banks import BankConfig, BankCreate, BankUpdate, KeyCreate
+
+KEY_PREFIX = "hs_"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: the admin, or a key of one bank with its scopes."""
+
+    is_admin: bool
+    bank_id: str | None = None
+    scopes: frozenset[str] = field(default_factory=frozenset)
+    key_id: uuid.UUID | None = None
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+async def authenticate(db: AsyncSession, token: str | None, admin_key: str) -> Principal:
+    if not token:
+        raise Unauthorized("Missing bearer token.")
+    # Constant-time comparison of digests: no timing signal on the admin key.
+    if admin_key and hmac.compare_digest(hash_key(token), hash_key(admin_key)):
+        return Principal(is_admin=True)
+    if token.startswith(KEY_PREFIX):
+        key = await repo.find_active_key(db, hash_key(token))
+        if key is not None:
+            return Principal(is_admin=False, bank_id=key.bank_id, scopes=frozenset(key.scopes),
+                             key_id=key.id)
+    raise Unauthorized("Invalid or revoked API key.")
+
+
+def require_admin(principal: Principal) -> None:
+    if not principal.is_admin:
+        raise Forbidden("This operation needs the admin key.")
+
+
+async def authorized_bank(db: AsyncSession, principal: Principal, bank_id: str, scope: str) -> Bank:
+    """The bank, if this caller may act on it with `scope`; another bank's key gets 404, never 403."""
+    if not principal.is_admin and principal.bank_id != bank_id:
+        raise NotFound(f"Bank {bank_id!r} not found.")
+    bank = await repo.get_bank(db, bank_id)
+    if bank is None:
+        raise NotFound(f"Bank {bank_id!r} not found.")
+    if not principal.is_admin and scope not in principal.scopes:
+        raise Forbidden(f"This key lacks the {scope!r} scope.")
+    return bank
+
+
+async def create_bank(db: AsyncSession, data: BankCreate) -> Bank:
+    bank = Bank(id=data.bank_id, name=data.name, config=data.config.model_dump())
+    try:
+        await repo.add_bank(db, bank)
+    except IntegrityError as exc:
+        raise Conflict(f"Bank {data.bank_id!r} already exists.") from exc
+    return bank
+
+
+async def update_bank(db: AsyncSession, bank: Bank, data: BankUpdate) -> Bank:
+    if data.name is not None:
+        bank.name = data.name
+    if data.config is not None:
+        merged: dict[str, Any] = {**bank.config, **data.config}
+        try:
+            bank.config = BankConfig.model_validate(merged).model_dump()
+        except ValidationError as exc:
+            errors = [{"loc": ["body", "config", *map(str, e["loc"])], "msg": e["msg"], "type": e["type"]}
+                      for e in exc.errors()]
+            raise Invalid("The bank config is invalid.", errors=errors) from exc
+    await db.flush()
+    await db.refresh(bank)
+    return bank
+
+
+async def create_key(db: AsyncSession, bank: Bank, data: KeyCreate) -> tuple[ApiKey, str]:
+    secret = KEY_PREFIX + secrets.token_urlsafe(32)
+    key = ApiKey(id=uuid.uuid4(), bank_id=bank.id, name=data.name, key_hash=hash_key(secret),
+                 key_prefix=secret[:10], scopes=sorted(set(data.scopes)))
+    await repo.add_key(db, key)
+    await db.refresh(key)
+    return key, secret
+
+
+async def revoke_key(db: AsyncSession, bank: Bank, key_id: uuid.UUID) -> None:
+    if not await repo.revoke_key(db, bank.id, key_id):
+        raise NotFound(f"Key {key_id} not found.")
+
+
+async def purge_bank(db: AsyncSession, bank_id: str) -> None:
+    if not await repo.purge_bank(db, bank_id):
+        raise NotFound(f"Bank {bank_id!r} not found.")

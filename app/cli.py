@@ -1,0 +1,89 @@
+"""The `hindsight` console script."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+
+def _api(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port,
+                workers=args.workers, log_level="info", proxy_headers=True)
+    return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    from worker.celery_app import app
+
+    argv = ["worker", "--loglevel", "INFO", "-Q", args.queues, "--concurrency", str(args.concurrency)]
+    app.worker_main(argv)
+    return 0
+
+
+def _beat(args: argparse.Namespace) -> int:
+    from worker.celery_app import app
+
+    argv = ["beat", "--loglevel", "INFO"]
+    if args.schedule:
+        argv += ["--schedule", args.schedule]
+    app.start(argv)
+    return 0
+
+
+def _migrate(_: argparse.Namespace) -> int:
+    from app.config import get_settings
+    from app.migrate import upgrade
+
+    upgrade(get_settings().database_url)
+    return 0
+
+
+def _dev(args: argparse.Namespace) -> int:
+    from app.dev import run_dev
+
+    return run_dev(port=args.port, data_dir=Path(args.data_dir))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hindsight", description="Agent memory as a service.")
+    verbs = parser.add_subparsers(dest="verb", required=True)
+
+    dev = verbs.add_parser("dev", help="run the whole embedded stack in the foreground")
+    dev.add_argument("--port", type=int, default=8000)
+    dev.add_argument("--data-dir", default=".hindsight")
+    dev.set_defaults(func=_dev)
+
+    verbs.add_parser("migrate", help="apply database migrations").set_defaults(func=_migrate)
+
+    api = verbs.add_parser("api", help="serve the HTTP API")
+    api.add_argument("--host", default=os.environ.get("HINDSIGHT_API_HOST", "0.0.0.0"))
+    api.add_argument("--port", type=int, default=int(os.environ.get("HINDSIGHT_API_PORT", "8000")))
+    api.add_argument("--workers", type=int, default=1)
+    api.set_defaults(func=_api)
+
+    worker = verbs.add_parser("worker", help="run a Celery worker")
+    worker.add_argument("--queues", default="distill,resolve,maintenance")
+    worker.add_argument("--concurrency", type=int, default=1)
+    worker.set_defaults(func=_worker)
+
+    beat = verbs.add_parser("beat", help="run Celery beat (the maintenance schedule)")
+    beat.add_argument("--schedule", default=None, help="beat state file")
+    beat.set_defaults(func=_beat)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    args = build_parser().parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

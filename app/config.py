@@ -1,0 +1,62 @@
+"""All configuration, from the environment (prefix ``HINDSIGHT_``)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PLACEHOLDER_KEYS = frozenset({"", "changeme", "change-me", "admin", "secret", "dev-admin-key"})
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="HINDSIGHT_", extra="ignore")
+
+    env: Literal["dev", "test", "production"] = "production"
+    database_url: str = "postgresql+asyncpg://postgres@localhost:5432/hindsight"
+    read_database_url: str | None = None
+    redis_url: str = "redis://localhost:6379/0"
+    broker_url: str | None = None  # defaults to redis_url; amqp:// works too
+    admin_key: SecretStr = SecretStr("")
+
+    embedding_provider: Literal["local", "openai"] = "local"
+    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_dim: int = 384
+    distiller: Literal["heuristic", "llm"] = "heuristic"
+    llm_base_url: str | None = None
+    llm_api_key: SecretStr = SecretStr("")
+    llm_model: str = "gpt-4o-mini"
+
+    db_pool_size: int = Field(default=20, ge=1)
+    db_max_overflow: int = Field(default=10, ge=0)
+    redis_timeout_seconds: float = Field(default=0.5, gt=0)
+    working_memory_max_turns: int = Field(default=50, ge=1)
+    working_memory_ttl_seconds: int = Field(default=86_400, ge=60)
+    max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    worker_heartbeat_seconds: float = Field(default=5.0, gt=0)
+    worker_heartbeat_ttl_seconds: float = Field(default=30.0, gt=0)
+    job_deadline_seconds: int = Field(default=600, ge=1)
+    job_max_attempts: int = Field(default=3, ge=1)
+    cors_origins: list[str] = Field(default_factory=list)  # CORS is off unless origins are listed
+
+    @property
+    def effective_broker_url(self) -> str:
+        return self.broker_url or self.redis_url
+
+    @model_validator(mode="after")
+    def _refuse_placeholder_admin_key_in_production(self) -> Settings:
+        if self.env == "production" and (
+            self.admin_key.get_secret_value().strip().lower() in PLACEHOLDER_KEYS
+            or len(self.admin_key.get_secret_value()) < 16
+        ):
+            raise ValueError(
+                "HINDSIGHT_ADMIN_KEY must be set to a real secret (16+ characters) in production"
+            )
+        return self
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,100 @@
+"""Banks and their API keys."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, select, text, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import ApiKey, Bank, Event, Job, MemoryUnit, Session
+
+
+async def get_bank(db: AsyncSession, bank_id: str) -> Bank | None:
+    return await db.get(Bank, bank_id)
+
+
+async def list_banks(db: AsyncSession, *, after: str | None, limit: int, only: str | None) -> list[Bank]:
+    stmt = select(Bank).order_by(Bank.id).limit(limit)
+    if after is not None:
+        stmt = stmt.where(Bank.id > after)
+    if only is not None:
+        stmt = stmt.where(Bank.id == only)
+    return list((await db.scalars(stmt)).all())
+
+
+async def add_bank(db: AsyncSession, bank: Bank) -> None:
+    db.add(bank)
+    await db.flush()
+
+
+async def purge_bank(db: AsyncSession, bank_id: str) -> bool:
+    """Delete the bank and, by cascade, every row it owns. The events trigger allows it only here."""
+    await db.execute(text("SET LOCAL hindsight.allow_purge = 'on'"))
+    result = await db.execute(text("DELETE FROM banks WHERE id = :id"), {"id": bank_id})
+    return bool(getattr(result, "rowcount", 0))
+
+
+async def find_active_key(db: AsyncSession, key_hash: str) -> ApiKey | None:
+    stmt = select(ApiKey).where(ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None))
+    return (await db.scalars(stmt)).first()
+
+
+async def add_key(db: AsyncSession, key: ApiKey) -> None:
+    db.add(key)
+    await db.flush()
+
+
+async def revoke_key(db: AsyncSession, bank_id: str, key_id: uuid.UUID) -> bool:
+    stmt = (
+        update(ApiKey)
+        .where(ApiKey.id == key_id, ApiKey.bank_id == bank_id, ApiKey.revoked_at.is_(None))
+        .values(revoked_at=datetime.now(UTC))
+    )
+    result = await db.execute(stmt)
+    return bool(getattr(result, "rowcount", 0))
+
+
+async def bank_stats(db: AsyncSession, bank_id: str) -> dict[str, Any]:
+    by_status = dict(
+        (await db.execute(
+            select(MemoryUnit.status, func.count()).where(MemoryUnit.bank_id == bank_id)
+            .group_by(MemoryUnit.status)
+        )).tuples().all()
+    )
+    by_layer = dict(
+        (await db.execute(
+            select(MemoryUnit.layer, func.count())
+            .where(MemoryUnit.bank_id == bank_id, MemoryUnit.status == "active")
+            .group_by(MemoryUnit.layer)
+        )).tuples().all()
+    )
+    tag = func.unnest(MemoryUnit.tags).label("tag")
+    tag_rows = (await db.execute(
+        select(tag, func.count())
+        .where(MemoryUnit.bank_id == bank_id, MemoryUnit.status == "active")
+        .group_by(tag)
+    )).tuples().all()
+    sessions, undistilled = (await db.execute(
+        select(func.count(), func.coalesce(func.sum(Session.last_seq - Session.distilled_seq), 0))
+        .where(Session.bank_id == bank_id)
+    )).one()
+    events = await db.scalar(select(func.count()).select_from(Event).where(Event.bank_id == bank_id))
+    queued, oldest = (await db.execute(
+        select(func.count(), func.min(Job.created_at))
+        .where(Job.bank_id == bank_id, Job.status == "queued")
+    )).one()
+    lag = (datetime.now(UTC) - oldest).total_seconds() if oldest else 0.0
+    return {
+        "bank_id": bank_id,
+        "memories_by_status": by_status,
+        "memories_by_tag": dict(tag_rows),
+        "memories_by_layer": by_layer,
+        "sessions": sessions,
+        "events": events or 0,
+        "undistilled_events": int(undistilled),
+        "queued_jobs": queued,
+        "queue_lag_seconds": max(lag, 0.0),
+    }

@@ -1,0 +1,131 @@
+"""Sessions and the append-only event log. The append path uses Core statements: it is hot."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+import json
+from typing import Any
+
+from sqlalchemy import select, text
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import Event, Session
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    role: str
+    content: str
+    speaker: str | None
+    occurred_at: datetime
+    external_id: str | None
+    metadata: dict[str, Any]
+
+
+async def lock_session_for_append(db: AsyncSession, bank_id: str, session_id: str) -> int:
+    """Create the session if needed and lock its row; return its `last_seq`.
+
+    The row lock serialises appenders of one session, so seqs never gap or repeat. An append to a
+    closed session reopens it.
+    """
+    stmt = (
+        insert(Session)
+        .values(bank_id=bank_id, session_id=session_id)
+        .on_conflict_do_update(
+            index_elements=[Session.bank_id, Session.session_id],
+            set_={"status": "open", "closed_at": None},
+        )
+        .returning(Session.last_seq)
+    )
+    return int((await db.execute(stmt)).scalar_one())
+
+
+async def existing_external_ids(
+    db: AsyncSession, bank_id: str, session_id: str, external_ids: list[str]
+) -> set[str]:
+    stmt = select(Event.external_id).where(
+        Event.bank_id == bank_id,
+        Event.session_id == session_id,
+        Event.external_id.in_(external_ids),
+    )
+    return {row for row in (await db.scalars(stmt)).all() if row is not None}
+
+
+_INSERT_EVENTS = text("""
+    INSERT INTO events (bank_id, session_id, seq, role, content, speaker, occurred_at, external_id, metadata)
+    SELECT :bank_id, :session_id, e.seq, e.role, e.content, e.speaker, e.occurred_at, e.external_id,
+           e.metadata::jsonb
+    FROM unnest(CAST(:seqs AS int[]), CAST(:roles AS text[]), CAST(:contents AS text[]),
+                CAST(:speakers AS text[]), CAST(:occurred AS timestamptz[]),
+                CAST(:external_ids AS text[]), CAST(:metadata AS text[]))
+         AS e(seq, role, content, speaker, occurred_at, external_id, metadata)
+""")
+
+
+async def insert_events(
+    db: AsyncSession, bank_id: str, session_id: str, first_seq: int, events: list[NewEvent]
+) -> None:
+    """One statement for the whole batch (unnest of arrays), not one INSERT per event."""
+    await db.execute(
+        _INSERT_EVENTS,
+        {
+            "bank_id": bank_id,
+            "session_id": session_id,
+            "seqs": list(range(first_seq, first_seq + len(events))),
+            "roles": [e.role for e in events],
+            "contents": [e.content for e in events],
+            "speakers": [e.speaker for e in events],
+            "occurred": [e.occurred_at for e in events],
+            "external_ids": [e.external_id for e in events],
+            "metadata": [json.dumps(e.metadata) for e in events],
+        },
+    )
+
+
+async def advance_session(
+    db: AsyncSession, bank_id: str, session_id: str, last_seq: int, last_event_at: datetime
+) -> None:
+    await db.execute(
+        text("""
+            UPDATE sessions SET last_seq = :last_seq,
+                   last_event_at = GREATEST(COALESCE(last_event_at, :at), :at)
+            WHERE bank_id = :bank_id AND session_id = :session_id
+        """),
+        {"last_seq": last_seq, "at": last_event_at, "bank_id": bank_id, "session_id": session_id},
+    )
+
+
+async def get_session(db: AsyncSession, bank_id: str, session_id: str) -> Session | None:
+    return await db.get(Session, (bank_id, session_id))
+
+
+async def list_sessions(
+    db: AsyncSession, bank_id: str, *, after: str | None, limit: int
+) -> list[Session]:
+    stmt = select(Session).where(Session.bank_id == bank_id).order_by(Session.session_id).limit(limit)
+    if after is not None:
+        stmt = stmt.where(Session.session_id > after)
+    return list((await db.scalars(stmt)).all())
+
+
+async def list_events(
+    db: AsyncSession, bank_id: str, session_id: str, *, after_seq: int, limit: int
+) -> list[Event]:
+    stmt = (
+        select(Event)
+        .where(Event.bank_id == bank_id, Event.session_id == session_id, Event.seq > after_seq)
+        .order_by(Event.seq)
+        .limit(limit)
+    )
+    return list((await db.scalars(stmt)).all())
+
+
+async def close_session(db: AsyncSession, bank_id: str, session_id: str) -> Session | None:
+    session = await db.get(Session, (bank_id, session_id), with_for_update=True)
+    if session is not None and session.status != "closed":
+        session.status = "closed"
+        session.closed_at = datetime.now(UTC)
+        await db.flush()
+    return session

@@ -1,0 +1,116 @@
+"""The jobs table: every background task's status, and the outbox the sweep re-sends from."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select, text, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import Job
+
+
+async def create_job(
+    db: AsyncSession,
+    *,
+    kind: str,
+    bank_id: str | None,
+    params: dict[str, Any],
+    dedupe_key: str | None,
+    max_attempts: int,
+) -> tuple[Job, bool]:
+    """Insert a queued job; with a dedupe key, return the unfinished job that holds it instead.
+
+    Returns (job, created).
+    """
+    stmt = (
+        insert(Job)
+        .values(id=uuid.uuid4(), kind=kind, bank_id=bank_id, params=params,
+                dedupe_key=dedupe_key, max_attempts=max_attempts)
+        .on_conflict_do_nothing(
+            index_elements=[Job.dedupe_key],
+            index_where=text("dedupe_key IS NOT NULL AND status IN ('queued','running')"),
+        )
+        .returning(Job.id)
+    )
+    new_id = (await db.execute(stmt)).scalar_one_or_none()
+    if new_id is not None:
+        job = await db.get(Job, new_id)
+        assert job is not None
+        return job, True
+    existing = (await db.scalars(
+        select(Job).where(Job.dedupe_key == dedupe_key, Job.status.in_(("queued", "running")))
+    )).first()
+    if existing is None:  # the holder finished between our two statements: try once more
+        return await create_job(db, kind=kind, bank_id=bank_id, params=params,
+                                dedupe_key=dedupe_key, max_attempts=max_attempts)
+    return existing, False
+
+
+async def get_job(db: AsyncSession, job_id: uuid.UUID) -> Job | None:
+    return await db.get(Job, job_id)
+
+
+async def mark_enqueued(db: AsyncSession, job_ids: list[uuid.UUID]) -> None:
+    await db.execute(update(Job).where(Job.id.in_(job_ids)).values(enqueued_at=func.now()))
+
+
+async def claim(db: AsyncSession, job_id: uuid.UUID, deadline: timedelta) -> Job | None:
+    """Move a job to `running` if it is queued, or running past its deadline (its worker died).
+
+    A duplicate or redelivered message finds nothing to claim and does nothing.
+    """
+    stmt = (
+        update(Job)
+        .where(
+            Job.id == job_id,
+            (Job.status == "queued") | ((Job.status == "running") & (Job.deadline_at < func.now())),
+        )
+        .values(status="running", attempts=Job.attempts + 1, started_at=func.now(),
+                deadline_at=func.now() + deadline, error=None)
+        .returning(Job)
+    )
+    return (await db.scalars(stmt)).first()
+
+
+async def finish(
+    db: AsyncSession, job_id: uuid.UUID, *, status: str, result: dict[str, Any] | None = None,
+    error: str | None = None,
+) -> None:
+    await db.execute(
+        update(Job).where(Job.id == job_id)
+        .values(status=status, result=result, error=error, finished_at=func.now(), deadline_at=None)
+    )
+
+
+async def release_for_retry(db: AsyncSession, job_id: uuid.UUID, error: str) -> None:
+    await db.execute(
+        update(Job).where(Job.id == job_id).values(status="queued", error=error, deadline_at=None)
+    )
+
+
+async def set_progress(db: AsyncSession, job_id: uuid.UUID, progress: dict[str, Any]) -> None:
+    await db.execute(update(Job).where(Job.id == job_id).values(progress=progress))
+
+
+async def overdue_running(db: AsyncSession, limit: int) -> list[Job]:
+    stmt = (
+        select(Job)
+        .where(Job.status == "running", Job.deadline_at < func.now())
+        .order_by(Job.deadline_at).limit(limit).with_for_update(skip_locked=True)
+    )
+    return list((await db.scalars(stmt)).all())
+
+
+async def stale_queued(db: AsyncSession, older_than: datetime, limit: int) -> list[Job]:
+    """Queued jobs whose message may have been lost: never sent, or sent before `older_than`."""
+    stmt = (
+        select(Job)
+        .where(Job.status == "queued",
+               func.coalesce(Job.enqueued_at, Job.created_at) < older_than)
+        .order_by(Job.created_at).limit(limit).with_for_update(skip_locked=True)
+    )
+    return list((await db.scalars(stmt)).all())

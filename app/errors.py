@@ -1,0 +1,126 @@
+"""One error hierarchy, rendered as RFC 9457 problem+json by one set of handlers."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+PROBLEM_JSON = "application/problem+json"
+
+
+class AppError(Exception):
+    status = 500
+    title = "Internal Server Error"
+
+    def __init__(self, message: str, *, errors: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.errors = errors
+        self.headers: dict[str, str] = {}
+
+
+class BadRequest(AppError):
+    status, title = 400, "Bad Request"
+
+
+class Unauthorized(AppError):
+    status, title = 401, "Unauthorized"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.headers = {"WWW-Authenticate": "Bearer"}
+
+
+class Forbidden(AppError):
+    status, title = 403, "Forbidden"
+
+
+class NotFound(AppError):
+    status, title = 404, "Not Found"
+
+
+class Conflict(AppError):
+    status, title = 409, "Conflict"
+
+
+class PayloadTooLarge(AppError):
+    status, title = 413, "Payload Too Large"
+
+
+class Invalid(AppError):
+    status, title = 422, "Unprocessable Content"
+
+
+class Unavailable(AppError):
+    status, title = 503, "Service Unavailable"
+
+
+def problem(
+    status: int,
+    title: str,
+    detail: str,
+    *,
+    errors: list[dict[str, Any]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    body: dict[str, Any] = {
+        "type": f"https://hindsight.dev/problems/{status}",
+        "title": title,
+        "status": status,
+        "detail": detail,
+    }
+    if errors is not None:
+        body["errors"] = errors
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def _jsonable_errors(errors: Any) -> list[dict[str, Any]]:
+    out = []
+    for err in errors:
+        item = {"loc": list(err.get("loc", ())), "msg": str(err.get("msg", "")), "type": err.get("type")}
+        out.append(item)
+    return out
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AppError)
+    async def _app_error(_: Request, exc: AppError) -> JSONResponse:
+        return problem(exc.status, exc.title, exc.message, errors=exc.errors, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = _jsonable_errors(exc.errors())
+        if any(e["type"] == "json_invalid" for e in errors):
+            return problem(400, "Bad Request", "The request body is not valid JSON.", errors=errors)
+        return problem(422, "Unprocessable Content", "The request is invalid.", errors=errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        title = {404: "Not Found", 405: "Method Not Allowed"}.get(exc.status_code, "Error")
+        return problem(exc.status_code, title, str(exc.detail), headers=exc.headers)
+
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(InterfaceError)
+    async def _db_down(_: Request, exc: DBAPIError) -> JSONResponse:
+        log.warning("database unavailable: %s", exc.orig)
+        return problem(503, "Service Unavailable", "The database is unavailable; retry shortly.",
+                       headers={"Retry-After": "1"})
+
+    @app.exception_handler(OSError)
+    async def _connection_error(_: Request, exc: OSError) -> JSONResponse:
+        log.warning("backing service unreachable: %s", exc)
+        return problem(503, "Service Unavailable", "A backing service is unavailable; retry shortly.",
+                       headers={"Retry-After": "1"})
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error", exc_info=exc)
+        return problem(500, "Internal Server Error", "An unexpected error occurred.")

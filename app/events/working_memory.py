@@ -1,0 +1,60 @@
+"""L1 working memory: each session's latest turns in a capped Redis list with a TTL.
+
+Redis is a cache here: a failed write is counted and logged, never raised, and after a failure
+the buffer stays quiet for a few seconds so an outage does not slow every append.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from app.metrics import WORKING_MEMORY_FAILURES
+
+log = logging.getLogger(__name__)
+
+BACKOFF_SECONDS = 5.0
+
+
+def working_memory_key(bank_id: str, session_id: str) -> str:
+    return f"hindsight:wm:{bank_id}:{session_id}"
+
+
+class WorkingMemory:
+    def __init__(self, client: aioredis.Redis, *, max_turns: int, ttl_seconds: int) -> None:
+        self._redis = client
+        self._max_turns = max_turns
+        self._ttl = ttl_seconds
+        self._quiet_until = 0.0
+
+    async def push(self, bank_id: str, session_id: str, turns: list[dict[str, Any]]) -> bool:
+        if not turns or time.monotonic() < self._quiet_until:
+            return False
+        key = working_memory_key(bank_id, session_id)
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.rpush(key, *(json.dumps(t, default=str) for t in turns))
+                pipe.ltrim(key, -self._max_turns, -1)
+                pipe.expire(key, self._ttl)
+                await pipe.execute()
+        except (RedisError, OSError) as exc:
+            self._quiet_until = time.monotonic() + BACKOFF_SECONDS
+            WORKING_MEMORY_FAILURES.inc()
+            log.warning("working memory write failed for %s/%s: %s", bank_id, session_id, exc)
+            return False
+        return True
+
+    async def recent(self, bank_id: str, session_id: str, after_seq: int) -> list[dict[str, Any]]:
+        """The buffered turns with seq > after_seq (the undistilled tail); [] if Redis is away."""
+        try:
+            raw = await self._redis.lrange(working_memory_key(bank_id, session_id), 0, -1)
+        except (RedisError, OSError) as exc:
+            log.warning("working memory read failed for %s/%s: %s", bank_id, session_id, exc)
+            return []
+        turns = [json.loads(item) for item in raw]
+        return [t for t in turns if int(t.get("seq", 0)) > after_seq]

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import ConfigDict, Field, field_validator
+
+from app.schemas.common import ReadSchema, SafeText, Schema, Slug
+
+
+class BankConfig(Schema):
+    """Per-bank behaviour; every field overrides a service default. Unknown keys are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    timezone: str = "UTC"
+    distill_every_n_turns: int = Field(default=5, ge=1, le=1000)
+    idle_distill_seconds: int = Field(default=300, ge=1)
+    min_confidence: float = Field(default=0.6, ge=0, le=1)
+    dedupe_threshold: float = Field(default=0.95, ge=0, le=1)
+    min_score: float = Field(default=0.3, ge=0)
+    forgetting_policy: Literal["delete", "downweight", "never"] = "delete"
+    redact: bool = True
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {value!r}") from exc
+        return value
+
+
+class BankCreate(Schema):
+    bank_id: Slug
+    name: SafeText | None = Field(default=None, max_length=256)
+    config: BankConfig = Field(default_factory=BankConfig)
+
+
+class BankUpdate(Schema):
+    name: SafeText | None = Field(default=None, max_length=256)
+    config: dict[str, Any] | None = None  # merged into the current config, then validated whole
+
+
+class BankRead(ReadSchema):
+    bank_id: str = Field(validation_alias="id")
+    name: str | None
+    config: BankConfig
+    created_at: datetime
+    updated_at: datetime
+
+
+class BankPage(ReadSchema):
+    banks: list[BankRead]
+    next_cursor: str | None
+
+
+class KeyCreate(Schema):
+    scopes: list[Literal["read", "write"]] = Field(default=["read", "write"], min_length=1)
+    name: SafeText | None = Field(default=None, max_length=256)
+
+
+class KeyCreated(ReadSchema):
+    id: uuid.UUID
+    bank_id: str
+    key: str = Field(description="Shown once; only a hash is stored.")
+    scopes: list[str]
+    name: str | None
+    created_at: datetime
+
+
+class BankStats(ReadSchema):
+    bank_id: str
+    memories_by_status: dict[str, int]
+    memories_by_tag: dict[str, int]
+    memories_by_layer: dict[str, int]
+    sessions: int
+    events: int
+    undistilled_events: int
+    queued_jobs: int
+    queue_lag_seconds: float

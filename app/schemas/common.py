@@ -1,0 +1,75 @@
+"""Shared field types: slugs, text that PostgreSQL can store, aware timestamps, cursors."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Annotated, Any, TypeVar
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+
+from app.errors import BadRequest
+
+SLUG_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
+MAX_METADATA_DEPTH = 8
+
+
+def _check_text(value: str) -> str:
+    # PostgreSQL text and jsonb cannot hold NUL; lone surrogates cannot be encoded as UTF-8.
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError("must be valid Unicode (no lone surrogates)") from exc
+    return value
+
+
+def _check_json(value: Any, depth: int = 0) -> Any:
+    if depth > MAX_METADATA_DEPTH:
+        raise ValueError(f"must not nest deeper than {MAX_METADATA_DEPTH} levels")
+    if isinstance(value, str):
+        _check_text(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_text(key)
+            _check_json(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_json(item, depth + 1)
+    return value
+
+
+SafeText = Annotated[str, AfterValidator(_check_text)]
+JsonObject = Annotated[dict[str, Any], AfterValidator(_check_json)]
+
+
+class Schema(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ReadSchema(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+
+CursorT = TypeVar("CursorT", str, int)
+Limit = Annotated[int, Field(ge=1, le=500)]
+
+
+def encode_cursor(key: str, value: str | int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({key: value}).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None, key: str, kind: type[CursorT]) -> CursorT | None:
+    """The position a cursor of `encode_cursor(key, ...)` holds; 400 for anything else."""
+    if not cursor:
+        return None
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        value = json.loads(base64.urlsafe_b64decode(padded.encode()))[key]
+    except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
+        raise BadRequest("The cursor is not valid.") from exc
+    if type(value) is not kind:
+        raise BadRequest("The cursor is not valid.")
+    return value

@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from app.schemas.common import JsonObject, ReadSchema, SafeText, Schema
+
+MAX_EVENTS_PER_APPEND = 1000
+MAX_CONTENT_CHARS = 32_000
+
+
+class EventIn(Schema):
+    role: Literal["user", "assistant", "system", "tool"]
+    content: SafeText = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
+    speaker: SafeText | None = Field(default=None, max_length=256)
+    occurred_at: datetime | None = Field(
+        default=None, description="RFC 3339; without an offset it is read in the bank's timezone."
+    )
+    external_id: SafeText | None = Field(
+        default=None, min_length=1, max_length=256,
+        description="Client id of the turn; a repeat in the same session is not appended again.",
+    )
+    metadata: JsonObject = Field(default_factory=dict)
+
+
+class AppendRequest(Schema):
+    events: list[EventIn] = Field(min_length=1, max_length=MAX_EVENTS_PER_APPEND)
+
+
+class AppendResult(ReadSchema):
+    session_id: str
+    appended: int
+    first_seq: int | None = Field(description="Seq of the first appended event; null if all were duplicates.")
+    last_seq: int | None
+    duplicates: int
+
+
+class EventRead(ReadSchema):
+    id: int
+    session_id: str
+    seq: int
+    role: str
+    content: str
+    speaker: str | None
+    occurred_at: datetime
+    external_id: str | None
+    metadata: dict[str, object] = Field(validation_alias="metadata_")
+    created_at: datetime
+
+
+class EventPage(ReadSchema):
+    events: list[EventRead]
+    next_cursor: str | None
+
+
+class SessionRead(ReadSchema):
+    session_id: str
+    status: str
+    last_seq: int
+    distilled_seq: int
+    created_at: datetime
+    last_event_at: datetime | None
+
+
+class SessionPage(ReadSchema):
+    sessions: list[SessionRead]
+    next_cursor: str | None

@@ -1,0 +1,43 @@
+"""Thin tasks: a job id in, one service call. Idempotent: a redelivered message finds its job
+claimed or finished and does nothing."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from celery import shared_task
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import Job
+from app.jobs import service as jobs
+from app.maintenance.sweep import sweep
+from worker.runtime import WorkerRuntime, get_runtime
+
+TASK_OPTIONS: dict[str, Any] = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result": True}
+
+
+def _run(kind: str, job_id: str | None, handler: jobs.JobHandler) -> str:
+    """Run a job by id; without one (a beat tick), make the job first, deduplicated by kind."""
+    rt = get_runtime()
+    return rt.run(_run_async(rt, kind, job_id, handler))
+
+
+async def _run_async(rt: WorkerRuntime, kind: str, job_id: str | None, handler: jobs.JobHandler) -> str:
+    if job_id is None:
+        async with rt.sessionmaker() as db, db.begin():
+            job, created = await jobs.create(db, kind, dedupe_key=kind)
+        if not created:
+            return "skipped"
+        job_uuid = job.id
+    else:
+        job_uuid = uuid.UUID(job_id)
+    return await jobs.run(rt.sessionmaker, job_uuid, handler, deadline=rt.job_deadline)
+
+
+@shared_task(name="maintenance.sweep", **TASK_OPTIONS)
+def sweep_task(job_id: str | None = None) -> str:
+    async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
+        return await sweep(db, job, queue=get_runtime().queue)
+
+    return _run("maintenance.sweep", job_id, handler)
