@@ -58,25 +58,25 @@ async def revoke_key(db: AsyncSession, bank_id: str, key_id: uuid.UUID) -> bool:
 
 
 async def bank_stats(db: AsyncSession, bank_id: str) -> dict[str, Any]:
-    by_status = dict(
+    by_status: dict[str, int] = dict(
         (await db.execute(
             select(MemoryUnit.status, func.count()).where(MemoryUnit.bank_id == bank_id)
             .group_by(MemoryUnit.status)
-        )).tuples().all()
+        )).all()
     )
-    by_layer = dict(
+    by_layer: dict[str, int] = dict(
         (await db.execute(
             select(MemoryUnit.layer, func.count())
             .where(MemoryUnit.bank_id == bank_id, MemoryUnit.status == "active")
             .group_by(MemoryUnit.layer)
-        )).tuples().all()
+        )).all()
     )
     tag = func.unnest(MemoryUnit.tags).label("tag")
     tag_rows = (await db.execute(
         select(tag, func.count())
         .where(MemoryUnit.bank_id == bank_id, MemoryUnit.status == "active")
         .group_by(tag)
-    )).tuples().all()
+    )).all()
     sessions, undistilled = (await db.execute(
         select(func.count(), func.coalesce(func.sum(Session.last_seq - Session.distilled_seq), 0))
         .where(Session.bank_id == bank_id)
@@ -90,7 +90,7 @@ async def bank_stats(db: AsyncSession, bank_id: str) -> dict[str, Any]:
     return {
         "bank_id": bank_id,
         "memories_by_status": by_status,
-        "memories_by_tag": dict(tag_rows),
+        "memories_by_tag": {tag: n for tag, n in tag_rows},
         "memories_by_layer": by_layer,
         "sessions": sessions,
         "events": events or 0,

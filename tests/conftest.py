@@ -1,0 +1,145 @@
+"""Real services for the whole run: PostgreSQL + pgvector and Redis are started embedded once
+(unless HINDSIGHT_TEST_DATABASE_URL / HINDSIGHT_TEST_REDIS_URL point at running ones), migrated
+with Alembic; tests isolate themselves by working in banks of their own."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+
+ADMIN_KEY = "test-admin-key-" + uuid.uuid4().hex
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Stack:
+    def __init__(self, database_url: str, redis_url: str) -> None:
+        self.database_url = database_url
+        self.redis_url = redis_url
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {
+            **os.environ,
+            "HINDSIGHT_ENV": "test",
+            "HINDSIGHT_DATABASE_URL": self.database_url,
+            "HINDSIGHT_REDIS_URL": self.redis_url,
+            "HINDSIGHT_ADMIN_KEY": ADMIN_KEY,
+            "HF_HUB_OFFLINE": "1",
+            **extra,
+        }
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    from app.embedded import start_postgres, start_redis
+    from app.migrate import upgrade
+
+    started: list[Any] = []
+    database_url = os.environ.get("HINDSIGHT_TEST_DATABASE_URL")
+    redis_url = os.environ.get("HINDSIGHT_TEST_REDIS_URL")
+    base = tmp_path_factory.mktemp("stack")
+    try:
+        if not database_url:
+            postgres = start_postgres(base / "pgdata")
+            started.append(postgres)
+            database_url = postgres.url()
+        if not redis_url:
+            server = start_redis(base / "redis")
+            started.append(server)
+            redis_url = server.url
+        upgrade(database_url)
+        result = Stack(database_url, redis_url)
+        os.environ.update({k: v for k, v in result.env().items() if k.startswith("HINDSIGHT_")})
+        from app.config import get_settings
+
+        get_settings.cache_clear()
+        yield result
+    finally:
+        for service in reversed(started):
+            service.stop()
+
+
+@pytest.fixture(scope="session")
+async def app(stack: Stack) -> AsyncIterator[Any]:
+    from app.config import get_settings
+    from app.main import create_app
+
+    application = create_app(get_settings())
+    async with application.router.lifespan_context(application):
+        yield application
+
+
+def make_client(app: Any, key: str | None) -> httpx.AsyncClient:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test",
+                             headers=headers, timeout=60)
+
+
+@pytest.fixture
+async def client(app: Any) -> AsyncIterator[httpx.AsyncClient]:
+    async with make_client(app, ADMIN_KEY) as c:
+        yield c
+
+
+@pytest.fixture
+async def bank_id(client: httpx.AsyncClient) -> str:
+    bank = f"bank-{uuid.uuid4().hex[:12]}"
+    response = await client.post("/v1/banks", json={"bank_id": bank})
+    assert response.status_code == 201, response.text
+    return bank
+
+
+@pytest.fixture(scope="session")
+def worker(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[subprocess.Popen[bytes]]:
+    """A real Celery worker process on the test database and Redis."""
+    from app.worker_heartbeat import HEARTBEAT_KEY
+
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    client = redis.Redis.from_url(stack.redis_url)
+    client.delete(HEARTBEAT_KEY)
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], env=stack.env(),
+                                stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+    deadline = time.monotonic() + 90
+    while not client.zcard(HEARTBEAT_KEY):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("worker did not start:\n" + log.read_text()[-4000:])
+        time.sleep(0.2)
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+async def wait_for(predicate: Any, timeout: float = 30.0, interval: float = 0.1) -> Any:
+    """Poll an async predicate until it returns something truthy."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout}s (last value: {value!r})")
+        await asyncio.sleep(interval)
+
+
+def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = response.json()
+    assert body["status"] == status
+    assert {"type", "title", "detail"} <= body.keys()
+    return body
