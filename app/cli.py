@@ -12,15 +12,30 @@ from pathlib import Path
 def _api(args: argparse.Namespace) -> int:
     import uvicorn
 
-    uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port,
-                workers=args.workers, log_level="info", proxy_headers=True)
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level="info",
+        proxy_headers=True,
+    )
     return 0
 
 
 def _worker(args: argparse.Namespace) -> int:
     from worker.celery_app import app
 
-    argv = ["worker", "--loglevel", "INFO", "-Q", args.queues, "--concurrency", str(args.concurrency)]
+    argv = [
+        "worker",
+        "--loglevel",
+        "INFO",
+        "-Q",
+        args.queues,
+        "--concurrency",
+        str(args.concurrency),
+    ]
     app.worker_main(argv)
     return 0
 

@@ -45,8 +45,13 @@ def _admin_key(data_dir: Path) -> str:
 def _spawn(verb: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     # Own process group: Ctrl-C reaches only the supervisor, which stops children in order.
     with open(log, "ab") as out:
-        return subprocess.Popen([sys.executable, "-m", "app.cli", *verb], env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(
+            [sys.executable, "-m", "app.cli", *verb],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def _wait_http(url: str, proc: subprocess.Popen[bytes], timeout: float) -> None:
@@ -91,18 +96,38 @@ def run_dev(port: int, data_dir: Path) -> int:
         api = _spawn(["api", "--host", "127.0.0.1", "--port", str(port)], env, logs / "api.log")
         children.append(api)
         children.append(_spawn(["worker"], env, logs / "worker.log"))
-        children.append(_spawn(["beat", "--schedule", str(data_dir / "celerybeat-schedule")], env,
-                               logs / "beat.log"))
+        children.append(
+            _spawn(
+                ["beat", "--schedule", str(data_dir / "celerybeat-schedule")],
+                env,
+                logs / "beat.log",
+            )
+        )
         _wait_http(f"{url}/healthz", api, timeout=60)
-        dev_json.write_text(json.dumps({"url": url, "api_key": admin_key,
-                                        "database_url": postgres.url(), "redis_url": redis.url}, indent=2))
-        print(f"Hindsight is up at {url}\n  docs:    {url}/docs\n  api key: {admin_key}\n"
-              f"  data:    {data_dir} (logs in {logs})\nCtrl-C stops everything.", flush=True)
+        dev_json.write_text(
+            json.dumps(
+                {
+                    "url": url,
+                    "api_key": admin_key,
+                    "database_url": postgres.url(),
+                    "redis_url": redis.url,
+                },
+                indent=2,
+            )
+        )
+        print(
+            f"Hindsight is up at {url}\n  docs:    {url}/docs\n  api key: {admin_key}\n"
+            f"  data:    {data_dir} (logs in {logs})\nCtrl-C stops everything.",
+            flush=True,
+        )
         while True:
             for child in children:
                 if child.poll() is not None:
-                    print(f"a child process exited with code {child.returncode}; stopping",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"a child process exited with code {child.returncode}; stopping",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     return 1
             time.sleep(0.5)
     except _Stop:

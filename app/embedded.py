@@ -34,7 +34,10 @@ def _wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float, wha
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"{what} exited with code {proc.returncode} while starting")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+        with (
+            contextlib.suppress(OSError),
+            socket.create_connection(("127.0.0.1", port), timeout=0.5),
+        ):
             return
         time.sleep(0.1)
     raise TimeoutError(f"{what} did not listen on port {port} within {timeout:.0f}s")
@@ -107,20 +110,48 @@ def start_postgres(pgdata: Path, port: int | None = None, timeout: float = 60.0)
         _prepare_dir_for(user, pgdata)
     if not (pgdata / "PG_VERSION").exists():
         subprocess.run(
-            [str(_pg_bin() / "initdb"), "-D", str(pgdata), "-U", PG_USER, "--auth=trust",
-             "--encoding=UTF8", "--locale=C"],
-            check=True, user=user, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            [
+                str(_pg_bin() / "initdb"),
+                "-D",
+                str(pgdata),
+                "-U",
+                PG_USER,
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--locale=C",
+            ],
+            check=True,
+            user=user,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
     stale_pid = pgdata / "postmaster.pid"
     if stale_pid.exists():
         _remove_stale_pidfile(stale_pid)
     port = port or free_port()
-    log = open(pgdata / "server.log", "ab")  # noqa: SIM115 - handed to the child
+    log = open(pgdata / "server.log", "ab")
     proc = subprocess.Popen(
-        [str(_pg_bin() / "postgres"), "-D", str(pgdata), "-h", "127.0.0.1", "-p", str(port),
-         "-k", str(pgdata), "-c", "max_connections=200", "-c", "shared_buffers=256MB",
-         "-c", "fsync=on"],
-        user=user, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        [
+            str(_pg_bin() / "postgres"),
+            "-D",
+            str(pgdata),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "-k",
+            str(pgdata),
+            "-c",
+            "max_connections=200",
+            "-c",
+            "shared_buffers=256MB",
+            "-c",
+            "fsync=on",
+        ],
+        user=user,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     log.close()
     server = EmbeddedPostgres(pgdata, port, proc)
@@ -195,10 +226,28 @@ def start_redis(data_dir: Path, port: int | None = None, timeout: float = 20.0) 
     data_dir.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
     proc = subprocess.Popen(
-        [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir),
-         "--save", "60 1", "--appendonly", "no", "--maxmemory", "256mb",
-         "--maxmemory-policy", "allkeys-lru", "--logfile", str(data_dir / "redis.log")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [
+            redis_server_binary(),
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(data_dir),
+            "--save",
+            "60 1",
+            "--appendonly",
+            "no",
+            "--maxmemory",
+            "256mb",
+            "--maxmemory-policy",
+            "allkeys-lru",
+            "--logfile",
+            str(data_dir / "redis.log"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     server = EmbeddedRedis(port, proc)
     try:

@@ -85,7 +85,11 @@ def problem(
 def _jsonable_errors(errors: Any) -> list[dict[str, Any]]:
     out = []
     for err in errors:
-        item = {"loc": list(err.get("loc", ())), "msg": str(err.get("msg", "")), "type": err.get("type")}
+        item = {
+            "loc": list(err.get("loc", ())),
+            "msg": str(err.get("msg", "")),
+            "type": err.get("type"),
+        }
         out.append(item)
     return out
 
@@ -105,20 +109,28 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         title = {404: "Not Found", 405: "Method Not Allowed"}.get(exc.status_code, "Error")
-        return problem(exc.status_code, title, str(exc.detail), headers=exc.headers)
+        return problem(exc.status_code, title, str(exc.detail), headers=dict(exc.headers or {}))
 
     @app.exception_handler(OperationalError)
     @app.exception_handler(InterfaceError)
     async def _db_down(_: Request, exc: DBAPIError) -> JSONResponse:
         log.warning("database unavailable: %s", exc.orig)
-        return problem(503, "Service Unavailable", "The database is unavailable; retry shortly.",
-                       headers={"Retry-After": "1"})
+        return problem(
+            503,
+            "Service Unavailable",
+            "The database is unavailable; retry shortly.",
+            headers={"Retry-After": "1"},
+        )
 
     @app.exception_handler(OSError)
     async def _connection_error(_: Request, exc: OSError) -> JSONResponse:
         log.warning("backing service unreachable: %s", exc)
-        return problem(503, "Service Unavailable", "A backing service is unavailable; retry shortly.",
-                       headers={"Retry-After": "1"})
+        return problem(
+            503,
+            "Service Unavailable",
+            "A backing service is unavailable; retry shortly.",
+            headers={"Retry-After": "1"},
+        )
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

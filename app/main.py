@@ -41,7 +41,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.sessionmaker = create_sessionmaker(engine)
         app.state.redis = redis
         app.state.working_memory = WorkingMemory(
-            redis, max_turns=settings.working_memory_max_turns,
+            redis,
+            max_turns=settings.working_memory_max_turns,
             ttl_seconds=settings.working_memory_ttl_seconds,
         )
         app.state.queue = TaskQueue(create_celery(settings))
@@ -52,7 +53,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await engine.dispose()
 
     app = FastAPI(
-        title="Hindsight", version="0.1.0", description=DESCRIPTION, lifespan=lifespan,
+        title="Hindsight",
+        version="0.1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
         responses={
             401: {"description": "Missing or invalid key (problem+json)"},
             404: {"description": "Not found, or another bank's (problem+json)"},
@@ -63,8 +67,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins,
-                           allow_methods=["*"], allow_headers=["*"])
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["*"],
+            allow_headers=["*"],
+        )
     app.add_middleware(MetricsMiddleware)
     for module in (health, banks, events, jobs):
         app.include_router(module.router)

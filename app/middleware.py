@@ -79,6 +79,5 @@ class BodySizeLimitMiddleware:
         await self.app(scope, replay, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = problem(413, "Payload Too Large",
-                           f"The request body exceeds {self.max_bytes} bytes.")
+        response = problem(413, "Payload Too Large", f"The request body exceeds {self.max_bytes} bytes.")
         await response(scope, receive, send)

@@ -81,8 +81,9 @@ async def app(stack: Stack) -> AsyncIterator[Any]:
 
 def make_client(app: Any, key: str | None) -> httpx.AsyncClient:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test",
-                             headers=headers, timeout=60)
+    return httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://test", headers=headers, timeout=60
+    )
 
 
 @pytest.fixture
@@ -108,8 +109,13 @@ def worker(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[s
     client = redis.Redis.from_url(stack.redis_url)
     client.delete(HEARTBEAT_KEY)
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], env=stack.env(),
-                                stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "worker"],
+            env=stack.env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+        )
     deadline = time.monotonic() + 90
     while not client.zcard(HEARTBEAT_KEY):
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -124,15 +130,15 @@ def worker(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[s
         proc.kill()
 
 
-async def wait_for(predicate: Any, timeout: float = 30.0, interval: float = 0.1) -> Any:
+async def wait_for(predicate: Any, within: float = 30.0, interval: float = 0.1) -> Any:
     """Poll an async predicate until it returns something truthy."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within
     while True:
         value = await predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout}s (last value: {value!r})")
+            raise AssertionError(f"condition not met within {within}s (last value: {value!r})")
         await asyncio.sleep(interval)
 
 

@@ -22,8 +22,11 @@ def create_celery(settings: Settings) -> Celery:
     celery.conf.update(
         task_queues=[Queue(name) for name in QUEUES],
         task_default_queue="maintenance",
-        task_routes={"distill.*": {"queue": "distill"}, "resolve.*": {"queue": "resolve"},
-                     "maintenance.*": {"queue": "maintenance"}},
+        task_routes={
+            "distill.*": {"queue": "distill"},
+            "resolve.*": {"queue": "resolve"},
+            "maintenance.*": {"queue": "maintenance"},
+        },
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,

@@ -50,8 +50,12 @@ def get_runtime() -> WorkerRuntime:
         asyncio.set_event_loop(loop)
         engine = create_engine(settings, pool_size=4)
         _runtime = WorkerRuntime(
-            pid=os.getpid(), settings=settings, loop=loop, engine=engine,
-            sessionmaker=create_sessionmaker(engine), queue=TaskQueue(celery),
+            pid=os.getpid(),
+            settings=settings,
+            loop=loop,
+            engine=engine,
+            sessionmaker=create_sessionmaker(engine),
+            queue=TaskQueue(celery),
         )
     return _runtime
 

@@ -14,7 +14,11 @@ from app.jobs import service as jobs
 from app.maintenance.sweep import sweep
 from worker.runtime import WorkerRuntime, get_runtime
 
-TASK_OPTIONS: dict[str, Any] = {"acks_late": True, "reject_on_worker_lost": True, "ignore_result": True}
+TASK_OPTIONS: dict[str, Any] = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "ignore_result": True,
+}
 
 
 def _run(kind: str, job_id: str | None, handler: jobs.JobHandler) -> str:

@@ -7,7 +7,15 @@ from fastapi import APIRouter, Response, status
 from app.api.deps import AdminDep, BankDep, PrincipalDep, SessionDep, WritableBankDep
 from app.banks import service
 from app.db.repositories import banks as repo
-from app.schemas.banks import BankCreate, BankPage, BankRead, BankStats, BankUpdate, KeyCreate, KeyCreated
+from app.schemas.banks import (
+    BankCreate,
+    BankPage,
+    BankRead,
+    BankStats,
+    BankUpdate,
+    KeyCreate,
+    KeyCreated,
+)
 from app.schemas.common import Limit, Slug, decode_cursor, encode_cursor
 
 router = APIRouter(prefix="/v1/banks", tags=["banks"])
@@ -27,7 +35,9 @@ async def list_banks(
 ) -> BankPage:
     """List banks: all of them for the admin key, its own for a bank key."""
     rows = await repo.list_banks(
-        db, after=decode_cursor(cursor, "id", str), limit=limit,
+        db,
+        after=decode_cursor(cursor, "id", str),
+        limit=limit,
         only=None if principal.is_admin else principal.bank_id,
     )
     next_cursor = encode_cursor("id", rows[-1].id) if len(rows) == limit else None
@@ -61,8 +71,14 @@ async def create_key(body: KeyCreate, bank: BankDep, db: SessionDep, _: AdminDep
     """Issue a bank-scoped key (admin key). The key is shown once; only its hash is stored."""
     key, secret = await service.create_key(db, bank, body)
     await db.commit()
-    return KeyCreated(id=key.id, bank_id=key.bank_id, key=secret, scopes=key.scopes, name=key.name,
-                      created_at=key.created_at)
+    return KeyCreated(
+        id=key.id,
+        bank_id=key.bank_id,
+        key=secret,
+        scopes=key.scopes,
+        name=key.name,
+        created_at=key.created_at,
+    )
 
 
 @router.delete("/{bank_id}/keys/{key_id}", status_code=status.HTTP_204_NO_CONTENT)
@@ -77,4 +93,3 @@ async def revoke_key(key_id: uuid.UUID, bank: BankDep, db: SessionDep, _: AdminD
 async def bank_stats(bank: BankDep, db: SessionDep) -> BankStats:
     """Counts by status, tag and layer; events, undistilled events and queue lag."""
     return BankStats.model_validate(await repo.bank_stats(db, bank.id))
-

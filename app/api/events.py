@@ -9,14 +9,24 @@ from app.db.repositories import events as repo
 from app.errors import NotFound
 from app.events import service
 from app.schemas.common import Limit, Slug, decode_cursor, encode_cursor
-from app.schemas.events import AppendRequest, AppendResult, EventPage, EventRead, SessionPage, SessionRead
+from app.schemas.events import (
+    AppendRequest,
+    AppendResult,
+    EventPage,
+    EventRead,
+    SessionPage,
+    SessionRead,
+)
 
 router = APIRouter(prefix="/v1/banks/{bank_id}/sessions", tags=["events"])
 
 
 @router.post("/{session_id}/events", status_code=status.HTTP_202_ACCEPTED, response_model=AppendResult)
 async def append_events(
-    session_id: Slug, body: AppendRequest, bank: WritableBankDep, db: SessionDep,
+    session_id: Slug,
+    body: AppendRequest,
+    bank: WritableBankDep,
+    db: SessionDep,
     working_memory: WorkingMemoryDep,
 ) -> AppendResult:
     """Append 1–1000 turns to a session's log (created on first append). Durable before the 202;
@@ -48,8 +58,12 @@ async def get_session(session_id: Slug, bank: BankDep, db: SessionDep) -> Sessio
 
 @router.get("/{session_id}/events", response_model=EventPage)
 async def list_events(
-    session_id: Slug, bank: BankDep, db: SessionDep,
-    after_seq: Annotated[int, Query(ge=0)] = 0, limit: Limit = 100, cursor: str | None = None,
+    session_id: Slug,
+    bank: BankDep,
+    db: SessionDep,
+    after_seq: Annotated[int, Query(ge=0)] = 0,
+    limit: Limit = 100,
+    cursor: str | None = None,
 ) -> EventPage:
     """The session's events in seq order, after `after_seq` (or the cursor)."""
     if await repo.get_session(db, bank.id, session_id) is None:

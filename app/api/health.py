@@ -35,7 +35,7 @@ async def readyz(request: Request) -> Response:
 
     async def database() -> bool:
         async with state.engine.connect() as conn:
-            return (await conn.execute(text("SELECT 1"))).scalar_one() == 1
+            return bool((await conn.execute(text("SELECT 1"))).scalar_one() == 1)
 
     async def redis() -> bool:
         return bool(await state.redis.ping())
@@ -48,8 +48,11 @@ async def readyz(request: Request) -> Response:
         await _check(name, checks, probe)
     if all(v == "ok" for v in checks.values()):
         return JSONResponse({"status": "ready", "checks": checks})
-    response = problem(503, "Service Unavailable", "Not ready: " + ", ".join(
-        f"{k} {v}" for k, v in checks.items() if v != "ok"))
+    response = problem(
+        503,
+        "Service Unavailable",
+        "Not ready: " + ", ".join(f"{k} {v}" for k, v in checks.items() if v != "ok"),
+    )
     return response
 
 

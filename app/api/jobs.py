@@ -25,8 +25,12 @@ async def get_job(job_id: uuid.UUID, db: SessionDep, principal: PrincipalDep) ->
     return JobRead.model_validate(job)
 
 
-@router.post("/v1/admin/maintenance/{task}", status_code=status.HTTP_202_ACCEPTED,
-             response_model=JobAccepted, tags=["admin"])
+@router.post(
+    "/v1/admin/maintenance/{task}",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=JobAccepted,
+    tags=["admin"],
+)
 async def run_maintenance(
     task: MaintenanceTask, request: Request, db: SessionDep, queue: QueueDep, _: AdminDep
 ) -> JobAccepted:

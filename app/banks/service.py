@@ -44,8 +44,7 @@ async def authenticate(db: AsyncSession, token: str | None, admin_key: str) -> P
     if token.startswith(KEY_PREFIX):
         key = await repo.find_active_key(db, hash_key(token))
         if key is not None:
-            return Principal(is_admin=False, bank_id=key.bank_id, scopes=frozenset(key.scopes),
-                             key_id=key.id)
+            return Principal(is_admin=False, bank_id=key.bank_id, scopes=frozenset(key.scopes), key_id=key.id)
     raise Unauthorized("Invalid or revoked API key.")
 
 
@@ -83,8 +82,10 @@ async def update_bank(db: AsyncSession, bank: Bank, data: BankUpdate) -> Bank:
         try:
             bank.config = BankConfig.model_validate(merged).model_dump()
         except ValidationError as exc:
-            errors = [{"loc": ["body", "config", *map(str, e["loc"])], "msg": e["msg"], "type": e["type"]}
-                      for e in exc.errors()]
+            errors = [
+                {"loc": ["body", "config", *map(str, e["loc"])], "msg": e["msg"], "type": e["type"]}
+                for e in exc.errors()
+            ]
             raise Invalid("The bank config is invalid.", errors=errors) from exc
     await db.flush()
     await db.refresh(bank)
@@ -93,8 +94,14 @@ async def update_bank(db: AsyncSession, bank: Bank, data: BankUpdate) -> Bank:
 
 async def create_key(db: AsyncSession, bank: Bank, data: KeyCreate) -> tuple[ApiKey, str]:
     secret = KEY_PREFIX + secrets.token_urlsafe(32)
-    key = ApiKey(id=uuid.uuid4(), bank_id=bank.id, name=data.name, key_hash=hash_key(secret),
-                 key_prefix=secret[:10], scopes=sorted(set(data.scopes)))
+    key = ApiKey(
+        id=uuid.uuid4(),
+        bank_id=bank.id,
+        name=data.name,
+        key_hash=hash_key(secret),
+        key_prefix=secret[:10],
+        scopes=sorted(set(data.scopes)),
+    )
     await repo.add_key(db, key)
     await db.refresh(key)
     return key, secret

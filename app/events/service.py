@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 from datetime import UTC, datetime, tzinfo
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy.exc import IntegrityError
@@ -55,17 +55,21 @@ async def append(
     kept, duplicates = _dedupe(request.events, already)
     rows = [
         repo.NewEvent(
-            role=e.role, content=e.content, speaker=e.speaker,
+            role=e.role,
+            content=e.content,
+            speaker=e.speaker,
             occurred_at=as_aware(e.occurred_at, tz) if e.occurred_at else now,
-            external_id=e.external_id, metadata=e.metadata,
+            external_id=e.external_id,
+            metadata=e.metadata,
         )
         for e in kept
     ]
     first_seq = last_seq + 1
     if rows:
         await repo.insert_events(db, bank.id, session_id, first_seq, rows)
-        await repo.advance_session(db, bank.id, session_id, last_seq + len(rows),
-                                   max(r.occurred_at for r in rows))
+        await repo.advance_session(
+            db, bank.id, session_id, last_seq + len(rows), max(r.occurred_at for r in rows)
+        )
     try:
         await db.commit()
     except IntegrityError as exc:
@@ -76,13 +80,20 @@ async def append(
     EVENTS_APPENDED.inc(len(rows))
     EVENTS_DUPLICATE.inc(duplicates)
     turns: list[dict[str, Any]] = [
-        {"seq": first_seq + i, "role": r.role, "content": r.content, "speaker": r.speaker,
-         "occurred_at": r.occurred_at.isoformat()}
+        {
+            "seq": first_seq + i,
+            "role": r.role,
+            "content": r.content,
+            "speaker": r.speaker,
+            "occurred_at": r.occurred_at.isoformat(),
+        }
         for i, r in enumerate(rows)
     ]
     result = AppendResult(
-        session_id=session_id, appended=len(rows),
-        first_seq=first_seq if rows else None, last_seq=last_seq + len(rows) if rows else None,
+        session_id=session_id,
+        appended=len(rows),
+        first_seq=first_seq if rows else None,
+        last_seq=last_seq + len(rows) if rows else None,
         duplicates=duplicates,
     )
     return result, turns

@@ -41,9 +41,7 @@ class TaskQueue:
     async def send(self, kind: str, job_id: uuid.UUID) -> bool:
         """Publish without blocking the event loop; never raises."""
         try:
-            return await asyncio.wait_for(
-                asyncio.to_thread(self.send_sync, kind, job_id), self._timeout
-            )
+            return await asyncio.wait_for(asyncio.to_thread(self.send_sync, kind, job_id), self._timeout)
         except TimeoutError:
             TASK_SEND_FAILURES.inc()
             log.warning("timed out enqueuing %s for job %s", kind, job_id)

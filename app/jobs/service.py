@@ -25,12 +25,23 @@ class RetryableError(Exception):
 
 
 async def create(
-    db: AsyncSession, kind: str, *, bank_id: str | None = None, params: dict[str, Any] | None = None,
-    dedupe_key: str | None = None, max_attempts: int = 3,
+    db: AsyncSession,
+    kind: str,
+    *,
+    bank_id: str | None = None,
+    params: dict[str, Any] | None = None,
+    dedupe_key: str | None = None,
+    max_attempts: int = 3,
 ) -> tuple[Job, bool]:
     """Create a job in the caller's transaction; send it with `send_after_commit` once committed."""
-    return await repo.create_job(db, kind=kind, bank_id=bank_id, params=params or {},
-                                 dedupe_key=dedupe_key, max_attempts=max_attempts)
+    return await repo.create_job(
+        db,
+        kind=kind,
+        bank_id=bank_id,
+        params=params or {},
+        dedupe_key=dedupe_key,
+        max_attempts=max_attempts,
+    )
 
 
 async def send_after_commit(
@@ -44,8 +55,11 @@ async def send_after_commit(
 
 
 async def run(
-    sessionmaker: async_sessionmaker[AsyncSession], job_id: uuid.UUID, handler: JobHandler,
-    *, deadline: timedelta,
+    sessionmaker: async_sessionmaker[AsyncSession],
+    job_id: uuid.UUID,
+    handler: JobHandler,
+    *,
+    deadline: timedelta,
 ) -> str:
     """Claim, run and finish one job. Returns the job's final status, or `skipped` when another
     worker holds it or it is already done (duplicated and redelivered messages end here)."""
@@ -59,8 +73,14 @@ async def run(
             await repo.finish(db, job.id, status="succeeded", result=result or {})
     except Exception as exc:
         retry = isinstance(exc, RetryableError) and job.attempts < job.max_attempts
-        log.warning("job %s (%s) attempt %d failed: %r", job.id, job.kind, job.attempts, exc,
-                    exc_info=not isinstance(exc, RetryableError))
+        log.warning(
+            "job %s (%s) attempt %d failed: %r",
+            job.id,
+            job.kind,
+            job.attempts,
+            exc,
+            exc_info=not isinstance(exc, RetryableError),
+        )
         async with sessionmaker() as db, db.begin():
             if retry:
                 await repo.release_for_retry(db, job.id, f"{type(exc).__name__}: {exc}")

@@ -21,8 +21,12 @@ async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue) -> dict[str, An
         if overdue.id == job.id:
             continue
         if overdue.attempts >= overdue.max_attempts:
-            await repo.finish(db, overdue.id, status="failed",
-                              error=f"deadline exceeded after {overdue.attempts} attempts")
+            await repo.finish(
+                db,
+                overdue.id,
+                status="failed",
+                error=f"deadline exceeded after {overdue.attempts} attempts",
+            )
             failed += 1
         else:
             await repo.release_for_retry(db, overdue.id, "deadline exceeded; requeued by sweep")

@@ -19,7 +19,9 @@ class EventIn(Schema):
         default=None, description="RFC 3339; without an offset it is read in the bank's timezone."
     )
     external_id: SafeText | None = Field(
-        default=None, min_length=1, max_length=256,
+        default=None,
+        min_length=1,
+        max_length=256,
         description="Client id of the turn; a repeat in the same session is not appended again.",
     )
     metadata: JsonObject = Field(default_factory=dict)

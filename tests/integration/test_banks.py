@@ -19,8 +19,10 @@ async def _key(client: httpx.AsyncClient, bank_id: str, scopes: list[str]) -> di
 
 async def test_bank_crud(client: httpx.AsyncClient) -> None:
     bank = f"crud-{uuid.uuid4().hex[:8]}"
-    created = await client.post("/v1/banks", json={"bank_id": bank, "name": "CRM agent",
-                                                   "config": {"timezone": "Asia/Shanghai"}})
+    created = await client.post(
+        "/v1/banks",
+        json={"bank_id": bank, "name": "CRM agent", "config": {"timezone": "Asia/Shanghai"}},
+    )
     assert created.status_code == 201
     assert created.json()["config"]["timezone"] == "Asia/Shanghai"
     assert created.json()["config"]["distill_every_n_turns"] == 5
@@ -70,7 +72,8 @@ async def test_bank_keys_reach_only_their_bank(app: Any, client: httpx.AsyncClie
     other = f"other-{uuid.uuid4().hex[:8]}"
     await client.post("/v1/banks", json={"bank_id": other})
     rw = await _key(client, bank_id, ["read", "write"])
-    assert rw["key"].startswith("hs_") and rw["scopes"] == ["read", "write"]
+    assert rw["key"].startswith("hs_")
+    assert rw["scopes"] == ["read", "write"]
     ro = await _key(client, bank_id, ["read"])
     event = {"events": [{"role": "user", "content": "hi there"}]}
 
@@ -102,30 +105,38 @@ async def test_bank_keys_reach_only_their_bank(app: Any, client: httpx.AsyncClie
 @pytest.mark.parametrize("key", [None, "wrong", "hs_" + "x" * 43, "Bearer"])
 async def test_missing_or_wrong_key_is_401(app: Any, bank_id: str, key: str | None) -> None:
     async with make_client(app, key) as c:
-        for method, path in [("GET", "/v1/banks"), ("GET", f"/v1/banks/{bank_id}"),
-                             ("POST", f"/v1/banks/{bank_id}/sessions/s/events"),
-                             ("GET", f"/v1/banks/{bank_id}/sessions"),
-                             ("GET", f"/v1/jobs/{uuid.uuid4()}")]:
+        for method, path in [
+            ("GET", "/v1/banks"),
+            ("GET", f"/v1/banks/{bank_id}"),
+            ("POST", f"/v1/banks/{bank_id}/sessions/s/events"),
+            ("GET", f"/v1/banks/{bank_id}/sessions"),
+            ("GET", f"/v1/jobs/{uuid.uuid4()}"),
+        ]:
             response = await c.request(method, path, json={"events": [{"role": "user", "content": "x"}]})
             assert_problem(response, 401)
             assert response.headers["www-authenticate"] == "Bearer"
 
 
 async def test_delete_bank_purges_every_row(app: Any, client: httpx.AsyncClient, bank_id: str) -> None:
-    await client.post(f"/v1/banks/{bank_id}/sessions/s/events",
-                      json={"events": [{"role": "user", "content": f"turn {i}"} for i in range(3)]})
+    await client.post(
+        f"/v1/banks/{bank_id}/sessions/s/events",
+        json={"events": [{"role": "user", "content": f"turn {i}"} for i in range(3)]},
+    )
     await _key(client, bank_id, ["read"])
     assert (await client.delete(f"/v1/banks/{bank_id}")).status_code == 204
     async with app.state.engine.connect() as conn:
         for table in ("sessions", "events", "api_keys", "memory_units", "jobs"):
-            count = (await conn.execute(
-                text(f"SELECT count(*) FROM {table} WHERE bank_id = :b"), {"b": bank_id})).scalar_one()
+            count = (
+                await conn.execute(text(f"SELECT count(*) FROM {table} WHERE bank_id = :b"), {"b": bank_id})
+            ).scalar_one()
             assert count == 0, table
 
 
 async def test_stats(client: httpx.AsyncClient, bank_id: str) -> None:
-    await client.post(f"/v1/banks/{bank_id}/sessions/a/events",
-                      json={"events": [{"role": "user", "content": f"turn {i}"} for i in range(4)]})
+    await client.post(
+        f"/v1/banks/{bank_id}/sessions/a/events",
+        json={"events": [{"role": "user", "content": f"turn {i}"} for i in range(4)]},
+    )
     stats = (await client.get(f"/v1/banks/{bank_id}/stats")).json()
     assert stats["events"] == 4
     assert stats["sessions"] == 1

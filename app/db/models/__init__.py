@@ -1,7 +1,7 @@
 """Typed SQLAlchemy models; the schema itself is owned by Alembic (alembic/versions)."""
 
-from app.db.models.base import Base
 from app.db.models.banks import ApiKey, Bank
+from app.db.models.base import Base
 from app.db.models.events import Event, Session
 from app.db.models.jobs import Job, QueryLog
 from app.db.models.memory import (

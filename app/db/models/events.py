@@ -31,7 +31,9 @@ class Event(Base):
     __tablename__ = "events"
     __table_args__ = (
         ForeignKeyConstraint(
-            ["bank_id", "session_id"], ["sessions.bank_id", "sessions.session_id"], ondelete="CASCADE"
+            ["bank_id", "session_id"],
+            ["sessions.bank_id", "sessions.session_id"],
+            ondelete="CASCADE",
         ),
     )
 

@@ -102,9 +102,7 @@ class Relation(Base):
     subject_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"))
     relation: Mapped[str] = mapped_column(Text)
     object_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("entities.id", ondelete="CASCADE"))
-    memory_id: Mapped[uuid.UUID | None] = mapped_column(
-        ForeignKey("memory_units.id", ondelete="SET NULL")
-    )
+    memory_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("memory_units.id", ondelete="SET NULL"))
     confidence: Mapped[float] = mapped_column(Float, server_default="0.8")
     created_at: Mapped[datetime] = created_at_column()
 

@@ -59,38 +59,51 @@ async def revoke_key(db: AsyncSession, bank_id: str, key_id: uuid.UUID) -> bool:
 
 async def bank_stats(db: AsyncSession, bank_id: str) -> dict[str, Any]:
     by_status: dict[str, int] = dict(
-        (await db.execute(
-            select(MemoryUnit.status, func.count()).where(MemoryUnit.bank_id == bank_id)
-            .group_by(MemoryUnit.status)
-        )).all()
+        (
+            await db.execute(
+                select(MemoryUnit.status, func.count())
+                .where(MemoryUnit.bank_id == bank_id)
+                .group_by(MemoryUnit.status)
+            )
+        ).all()
     )
     by_layer: dict[str, int] = dict(
-        (await db.execute(
-            select(MemoryUnit.layer, func.count())
-            .where(MemoryUnit.bank_id == bank_id, MemoryUnit.status == "active")
-            .group_by(MemoryUnit.layer)
-        )).all()
+        (
+            await db.execute(
+                select(MemoryUnit.layer, func.count())
+                .where(MemoryUnit.bank_id == bank_id, MemoryUnit.status == "active")
+                .group_by(MemoryUnit.layer)
+            )
+        ).all()
     )
     tag = func.unnest(MemoryUnit.tags).label("tag")
-    tag_rows = (await db.execute(
-        select(tag, func.count())
-        .where(MemoryUnit.bank_id == bank_id, MemoryUnit.status == "active")
-        .group_by(tag)
-    )).all()
-    sessions, undistilled = (await db.execute(
-        select(func.count(), func.coalesce(func.sum(Session.last_seq - Session.distilled_seq), 0))
-        .where(Session.bank_id == bank_id)
-    )).one()
+    tag_rows = (
+        await db.execute(
+            select(tag, func.count())
+            .where(MemoryUnit.bank_id == bank_id, MemoryUnit.status == "active")
+            .group_by(tag)
+        )
+    ).all()
+    sessions, undistilled = (
+        await db.execute(
+            select(func.count(), func.coalesce(func.sum(Session.last_seq - Session.distilled_seq), 0)).where(
+                Session.bank_id == bank_id
+            )
+        )
+    ).one()
     events = await db.scalar(select(func.count()).select_from(Event).where(Event.bank_id == bank_id))
-    queued, oldest = (await db.execute(
-        select(func.count(), func.min(Job.created_at))
-        .where(Job.bank_id == bank_id, Job.status == "queued")
-    )).one()
+    queued, oldest = (
+        await db.execute(
+            select(func.count(), func.min(Job.created_at)).where(
+                Job.bank_id == bank_id, Job.status == "queued"
+            )
+        )
+    ).one()
     lag = (datetime.now(UTC) - oldest).total_seconds() if oldest else 0.0
     return {
         "bank_id": bank_id,
         "memories_by_status": by_status,
-        "memories_by_tag": {tag: n for tag, n in tag_rows},
+        "memories_by_tag": dict(tag_rows),
         "memories_by_layer": by_layer,
         "sessions": sessions,
         "events": events or 0,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-import json
 from typing import Any
 
 from sqlalchemy import select, text
@@ -101,9 +101,7 @@ async def get_session(db: AsyncSession, bank_id: str, session_id: str) -> Sessio
     return await db.get(Session, (bank_id, session_id))
 
 
-async def list_sessions(
-    db: AsyncSession, bank_id: str, *, after: str | None, limit: int
-) -> list[Session]:
+async def list_sessions(db: AsyncSession, bank_id: str, *, after: str | None, limit: int) -> list[Session]:
     stmt = select(Session).where(Session.bank_id == bank_id).order_by(Session.session_id).limit(limit)
     if after is not None:
         stmt = stmt.where(Session.session_id > after)

@@ -28,8 +28,14 @@ async def create_job(
     """
     stmt = (
         insert(Job)
-        .values(id=uuid.uuid4(), kind=kind, bank_id=bank_id, params=params,
-                dedupe_key=dedupe_key, max_attempts=max_attempts)
+        .values(
+            id=uuid.uuid4(),
+            kind=kind,
+            bank_id=bank_id,
+            params=params,
+            dedupe_key=dedupe_key,
+            max_attempts=max_attempts,
+        )
         .on_conflict_do_nothing(
             index_elements=[Job.dedupe_key],
             index_where=text("dedupe_key IS NOT NULL AND status IN ('queued','running')"),
@@ -41,12 +47,20 @@ async def create_job(
         job = await db.get(Job, new_id)
         assert job is not None
         return job, True
-    existing = (await db.scalars(
-        select(Job).where(Job.dedupe_key == dedupe_key, Job.status.in_(("queued", "running")))
-    )).first()
+    existing = (
+        await db.scalars(
+            select(Job).where(Job.dedupe_key == dedupe_key, Job.status.in_(("queued", "running")))
+        )
+    ).first()
     if existing is None:  # the holder finished between our two statements: try once more
-        return await create_job(db, kind=kind, bank_id=bank_id, params=params,
-                                dedupe_key=dedupe_key, max_attempts=max_attempts)
+        return await create_job(
+            db,
+            kind=kind,
+            bank_id=bank_id,
+            params=params,
+            dedupe_key=dedupe_key,
+            max_attempts=max_attempts,
+        )
     return existing, False
 
 
@@ -69,19 +83,29 @@ async def claim(db: AsyncSession, job_id: uuid.UUID, deadline: timedelta) -> Job
             Job.id == job_id,
             (Job.status == "queued") | ((Job.status == "running") & (Job.deadline_at < func.now())),
         )
-        .values(status="running", attempts=Job.attempts + 1, started_at=func.now(),
-                deadline_at=func.now() + deadline, error=None)
+        .values(
+            status="running",
+            attempts=Job.attempts + 1,
+            started_at=func.now(),
+            deadline_at=func.now() + deadline,
+            error=None,
+        )
         .returning(Job)
     )
     return (await db.scalars(stmt)).first()
 
 
 async def finish(
-    db: AsyncSession, job_id: uuid.UUID, *, status: str, result: dict[str, Any] | None = None,
+    db: AsyncSession,
+    job_id: uuid.UUID,
+    *,
+    status: str,
+    result: dict[str, Any] | None = None,
     error: str | None = None,
 ) -> None:
     await db.execute(
-        update(Job).where(Job.id == job_id)
+        update(Job)
+        .where(Job.id == job_id)
         .values(status=status, result=result, error=error, finished_at=func.now(), deadline_at=None)
     )
 
@@ -100,7 +124,9 @@ async def overdue_running(db: AsyncSession, limit: int) -> list[Job]:
     stmt = (
         select(Job)
         .where(Job.status == "running", Job.deadline_at < func.now())
-        .order_by(Job.deadline_at).limit(limit).with_for_update(skip_locked=True)
+        .order_by(Job.deadline_at)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
     )
     return list((await db.scalars(stmt)).all())
 
@@ -109,8 +135,9 @@ async def stale_queued(db: AsyncSession, older_than: datetime, limit: int) -> li
     """Queued jobs whose message may have been lost: never sent, or sent before `older_than`."""
     stmt = (
         select(Job)
-        .where(Job.status == "queued",
-               func.coalesce(Job.enqueued_at, Job.created_at) < older_than)
-        .order_by(Job.created_at).limit(limit).with_for_update(skip_locked=True)
+        .where(Job.status == "queued", func.coalesce(Job.enqueued_at, Job.created_at) < older_than)
+        .order_by(Job.created_at)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
     )
     return list((await db.scalars(stmt)).all())

