@@ -36,6 +36,8 @@ def _worker(args: argparse.Namespace) -> int:
         "--concurrency",
         str(args.concurrency),
     ]
+    if args.name:
+        argv += ["--hostname", args.name]
     app.worker_main(argv)
     return 0
 
@@ -84,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker = verbs.add_parser("worker", help="run a Celery worker")
     worker.add_argument("--queues", default="distill,resolve,maintenance")
     worker.add_argument("--concurrency", type=int, default=1)
+    worker.add_argument("--name", default=None, help="node name, e.g. distill@%%h")
     worker.set_defaults(func=_worker)
 
     beat = verbs.add_parser("beat", help="run Celery beat (the maintenance schedule)")

@@ -28,7 +28,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        from worker.celery_app import create_celery
+        from worker.factory import create_celery
 
         engine = create_engine(settings)
         redis = aioredis.Redis.from_url(

@@ -100,34 +100,46 @@ async def bank_id(client: httpx.AsyncClient) -> str:
     return bank
 
 
-@pytest.fixture(scope="session")
-def worker(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[subprocess.Popen[bytes]]:
-    """A real Celery worker process on the test database and Redis."""
+def start_worker(stack: Stack, log: Path, name: str, **env: str) -> subprocess.Popen[bytes]:
+    """Start a real Celery worker process on the test database; return once it sends heartbeats."""
     from app.worker_heartbeat import HEARTBEAT_KEY
 
-    log = tmp_path_factory.mktemp("worker") / "worker.log"
     client = redis.Redis.from_url(stack.redis_url)
-    client.delete(HEARTBEAT_KEY)
+    client.zrem(HEARTBEAT_KEY, name)
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "worker"],
-            env=stack.env(),
+            [sys.executable, "-m", "app.cli", "worker", "--name", name],
+            env=stack.env(**env),
             stdout=out,
             stderr=subprocess.STDOUT,
             cwd=ROOT,
         )
     deadline = time.monotonic() + 90
-    while not client.zcard(HEARTBEAT_KEY):
+    while client.zscore(HEARTBEAT_KEY, name) is None:
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
+            proc.wait()
             raise RuntimeError("worker did not start:\n" + log.read_text()[-4000:])
         time.sleep(0.2)
-    yield proc
+    client.close()
+    return proc
+
+
+def stop_worker(proc: subprocess.Popen[bytes]) -> None:
     proc.terminate()
     try:
         proc.wait(30)
     except subprocess.TimeoutExpired:
         proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="session")
+def worker(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[subprocess.Popen[bytes]]:
+    """A real Celery worker process on the test database and Redis."""
+    proc = start_worker(stack, tmp_path_factory.mktemp("worker") / "worker.log", "test-worker@localhost")
+    yield proc
+    stop_worker(proc)
 
 
 async def wait_for(predicate: Any, within: float = 30.0, interval: float = 0.1) -> Any:

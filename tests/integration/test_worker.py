@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import uuid
+from pathlib import Path
 from typing import Any
 
 import httpx
 from sqlalchemy import text
 
 from app.jobs import service as jobs
-from tests.conftest import assert_problem, wait_for
+from tests.conftest import assert_problem, start_worker, stop_worker, wait_for
 
 
 async def _job(client: httpx.AsyncClient, job_id: str) -> dict[str, Any]:
@@ -104,3 +106,34 @@ async def test_jobs_of_another_bank_are_invisible(app: Any, client: httpx.AsyncC
         assert_problem(await c.get(f"/v1/jobs/{job.id}"), 404)
     async with make_client(app, own) as c:
         assert (await c.get(f"/v1/jobs/{job.id}")).status_code == 200
+
+
+# RabbitMQ runs as a service on the machines this project's CI uses.
+AMQP_URL = os.environ.get("HINDSIGHT_TEST_AMQP_URL", "amqp://guest:guest@127.0.0.1:5672//")
+
+
+async def test_an_amqp_broker_works_too(
+    app: Any, client: httpx.AsyncClient, stack: Any, tmp_path: Path
+) -> None:
+    from app.config import Settings
+    from app.jobs.queue import TaskQueue
+    from worker.factory import create_celery
+
+    proc = start_worker(
+        stack, tmp_path / "amqp-worker.log", "amqp-worker@localhost", HINDSIGHT_BROKER_URL=AMQP_URL
+    )
+    try:
+        celery = create_celery(Settings(env="test", broker_url=AMQP_URL, redis_url=stack.redis_url))
+        async with app.state.sessionmaker() as db, db.begin():
+            job, _ = await jobs.create(db, "maintenance.sweep", dedupe_key=None)
+        try:
+            assert await TaskQueue(celery).send(job.kind, job.id)
+        finally:
+            celery.close()
+
+        async def done() -> bool:
+            return (await _job(client, str(job.id)))["status"] == "succeeded"
+
+        await wait_for(done)
+    finally:
+        stop_worker(proc)

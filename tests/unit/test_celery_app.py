@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+from app.config import Settings
+from app.jobs.queue import QUEUES, queue_for
+from worker.factory import create_celery
+
+
+def test_each_queue_has_its_own_exchange_and_late_acks() -> None:
+    conf = create_celery(Settings(env="test")).conf
+    bindings = {q.name: (q.exchange.name, q.routing_key) for q in conf.task_queues}
+    assert bindings == {name: (name, name) for name in QUEUES}
+    assert conf.task_acks_late
+    assert conf.task_reject_on_worker_lost
+    assert conf.worker_prefetch_multiplier == 1
+    assert conf.beat_schedule["sweep"]["task"] == "maintenance.sweep"
+
+
+def test_task_names_route_to_their_domain_queue() -> None:
+    assert queue_for("distill.session") == "distill"
+    assert queue_for("resolve.units") == "resolve"
+    assert queue_for("maintenance.sweep") == "maintenance"

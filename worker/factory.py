@@ -1,0 +1,44 @@
+"""The Celery application factory: explicit queues, late acks, prefetch 1, broker from settings.
+
+Importing this module has no side effects; `worker.celery_app` makes the process-wide app.
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+from kombu import Exchange, Queue
+
+from app.config import Settings
+from app.jobs.queue import QUEUES
+
+
+def create_celery(settings: Settings) -> Celery:
+    celery = Celery("hindsight", broker=settings.effective_broker_url, include=["worker.tasks"])
+    celery.conf.update(
+        task_queues=[Queue(name, Exchange(name, type="direct"), routing_key=name) for name in QUEUES],
+        task_default_queue="maintenance",
+        task_routes={
+            "distill.*": {"queue": "distill"},
+            "resolve.*": {"queue": "resolve"},
+            "maintenance.*": {"queue": "maintenance"},
+        },
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_serializer="json",
+        accept_content=["json"],
+        task_ignore_result=True,  # results live in the jobs table
+        broker_connection_retry_on_startup=True,
+        broker_transport_options={
+            "visibility_timeout": 3600,
+            "socket_timeout": 2,
+            "socket_connect_timeout": 2,
+        },
+        worker_hijack_root_logger=False,
+        worker_send_task_events=False,
+        enable_utc=True,
+    )
+    from worker.beat import BEAT_SCHEDULE
+
+    celery.conf.beat_schedule = BEAT_SCHEDULE
+    return celery
