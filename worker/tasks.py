@@ -22,17 +22,17 @@ TASK_OPTIONS: dict[str, Any] = {
 
 
 def _run(kind: str, job_id: str | None, handler: jobs.JobHandler) -> str:
-    """Run a job by id; without one (a beat tick), make the job first, deduplicated by kind."""
+    """Run a job by id; without one (a beat tick), find or make the job of this kind first."""
     rt = get_runtime()
     return rt.run(_run_async(rt, kind, job_id, handler))
 
 
 async def _run_async(rt: WorkerRuntime, kind: str, job_id: str | None, handler: jobs.JobHandler) -> str:
     if job_id is None:
+        # A beat tick: make the job, or take over the unfinished one holding the dedupe key. The
+        # claim in jobs.run skips a healthy running copy but revives one whose worker died.
         async with rt.sessionmaker() as db, db.begin():
-            job, created = await jobs.create(db, kind, dedupe_key=kind)
-        if not created:
-            return "skipped"
+            job, _ = await jobs.create(db, kind, dedupe_key=kind)
         job_uuid = job.id
     else:
         job_uuid = uuid.UUID(job_id)

@@ -12,6 +12,7 @@ from sqlalchemy import text
 
 from app.jobs import service as jobs
 from tests.conftest import assert_problem, start_worker, stop_worker, wait_for
+from worker.factory import create_celery
 
 
 async def _job(client: httpx.AsyncClient, job_id: str) -> dict[str, Any]:
@@ -117,7 +118,6 @@ async def test_an_amqp_broker_works_too(
 ) -> None:
     from app.config import Settings
     from app.jobs.queue import TaskQueue
-    from worker.factory import create_celery
 
     proc = start_worker(
         stack, tmp_path / "amqp-worker.log", "amqp-worker@localhost", HINDSIGHT_BROKER_URL=AMQP_URL
@@ -129,6 +129,7 @@ async def test_an_amqp_broker_works_too(
         try:
             assert await TaskQueue(celery).send(job.kind, job.id)
         finally:
+            celery.pool.force_close_all()
             celery.close()
 
         async def done() -> bool:
@@ -137,3 +138,36 @@ async def test_an_amqp_broker_works_too(
         await wait_for(done)
     finally:
         stop_worker(proc)
+
+
+async def test_a_beat_tick_revives_a_maintenance_job_whose_worker_died(
+    app: Any, client: httpx.AsyncClient, worker: Any
+) -> None:
+    """The unfinished job holding a task's dedupe key must not block that task forever."""
+    async with app.state.sessionmaker() as db, db.begin():
+        await db.execute(
+            text(
+                "UPDATE jobs SET status = 'failed' WHERE dedupe_key = 'maintenance.sweep' "
+                "AND status IN ('queued', 'running')"
+            )
+        )
+        stuck, _ = await jobs.create(db, "maintenance.sweep", dedupe_key="maintenance.sweep")
+        await db.execute(
+            text(
+                "UPDATE jobs SET status = 'running', attempts = 1, "
+                "deadline_at = now() - interval '1 second' WHERE id = :id"
+            ),
+            {"id": stuck.id},
+        )
+    beat = create_celery(app.state.settings)
+    try:
+        beat.send_task("maintenance.sweep", queue="maintenance")  # what a beat tick sends
+    finally:
+        beat.pool.force_close_all()
+        beat.close()
+
+    async def revived() -> bool:
+        return (await _job(client, str(stuck.id)))["status"] == "succeeded"
+
+    await wait_for(revived)
+    assert (await _job(client, str(stuck.id)))["attempts"] == 2
