@@ -16,7 +16,6 @@ class Settings(BaseSettings):
 
     env: Literal["dev", "test", "production"] = "production"
     database_url: str = "postgresql+asyncpg://postgres@localhost:5432/hindsight"
-    read_database_url: str | None = None
     redis_url: str = "redis://localhost:6379/0"
     broker_url: str | None = None  # defaults to redis_url; amqp:// works too
     admin_key: SecretStr = SecretStr("")
@@ -38,7 +37,6 @@ class Settings(BaseSettings):
     worker_heartbeat_seconds: float = Field(default=5.0, gt=0)
     worker_heartbeat_ttl_seconds: float = Field(default=30.0, gt=0)
     job_deadline_seconds: int = Field(default=600, ge=1)
-    job_max_attempts: int = Field(default=3, ge=1)
     cors_origins: list[str] = Field(default_factory=list)  # CORS is off unless origins are listed
 
     @property

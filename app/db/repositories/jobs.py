@@ -116,10 +116,6 @@ async def release_for_retry(db: AsyncSession, job_id: uuid.UUID, error: str) -> 
     )
 
 
-async def set_progress(db: AsyncSession, job_id: uuid.UUID, progress: dict[str, Any]) -> None:
-    await db.execute(update(Job).where(Job.id == job_id).values(progress=progress))
-
-
 async def overdue_running(db: AsyncSession, limit: int) -> list[Job]:
     stmt = (
         select(Job)
