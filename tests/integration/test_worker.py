@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,24 @@ async def _job(client: httpx.AsyncClient, job_id: str) -> dict[str, Any]:
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
+
+
+@contextmanager
+def celery_client(settings: Any) -> Iterator[Any]:
+    """A throwaway Celery app for sending, with its broker connections closed afterwards."""
+    celery = create_celery(settings)
+    try:
+        yield celery
+    finally:
+        celery.pool.force_close_all()
+        celery.close()
+
+
+def job_has_status(client: httpx.AsyncClient, job_id: Any, status: str) -> Any:
+    async def check() -> bool:
+        return (await _job(client, str(job_id)))["status"] == status
+
+    return check
 
 
 async def test_readyz_reports_a_live_worker(client: httpx.AsyncClient, worker: Any) -> None:
@@ -82,10 +102,7 @@ async def test_redelivered_message_runs_a_job_once(app: Any, client: httpx.Async
     for _ in range(3):  # the broker delivers the same message three times
         assert app.state.queue.send_sync(job.kind, job.id)
 
-    async def done() -> bool:
-        return (await _job(client, str(job.id)))["status"] == "succeeded"
-
-    await wait_for(done)
+    await wait_for(job_has_status(client, job.id, "succeeded"))
     await wait_for(lambda: _queue_drained(app))
     assert (await _job(client, str(job.id)))["attempts"] == 1
 
@@ -123,19 +140,12 @@ async def test_an_amqp_broker_works_too(
         stack, tmp_path / "amqp-worker.log", "amqp-worker@localhost", HINDSIGHT_BROKER_URL=AMQP_URL
     )
     try:
-        celery = create_celery(Settings(env="test", broker_url=AMQP_URL, redis_url=stack.redis_url))
+        settings = Settings(env="test", broker_url=AMQP_URL, redis_url=stack.redis_url)
         async with app.state.sessionmaker() as db, db.begin():
             job, _ = await jobs.create(db, "maintenance.sweep", dedupe_key=None)
-        try:
+        with celery_client(settings) as celery:
             assert await TaskQueue(celery).send(job.kind, job.id)
-        finally:
-            celery.pool.force_close_all()
-            celery.close()
-
-        async def done() -> bool:
-            return (await _job(client, str(job.id)))["status"] == "succeeded"
-
-        await wait_for(done)
+        await wait_for(job_has_status(client, job.id, "succeeded"))
     finally:
         stop_worker(proc)
 
@@ -159,15 +169,7 @@ async def test_a_beat_tick_revives_a_maintenance_job_whose_worker_died(
             ),
             {"id": stuck.id},
         )
-    beat = create_celery(app.state.settings)
-    try:
+    with celery_client(app.state.settings) as beat:
         beat.send_task("maintenance.sweep", queue="maintenance")  # what a beat tick sends
-    finally:
-        beat.pool.force_close_all()
-        beat.close()
-
-    async def revived() -> bool:
-        return (await _job(client, str(stuck.id)))["status"] == "succeeded"
-
-    await wait_for(revived)
+    await wait_for(job_has_status(client, stuck.id, "succeeded"))
     assert (await _job(client, str(stuck.id)))["attempts"] == 2
