@@ -27,6 +27,8 @@ class Settings(BaseSettings):
     llm_base_url: str | None = None
     llm_api_key: SecretStr = SecretStr("")
     llm_model: str = "gpt-4o-mini"
+    llm_timeout_seconds: float = Field(default=60.0, gt=0)
+    llm_max_retries: int = Field(default=3, ge=0)  # 429 / 5xx / timeouts, with backoff (Retry-After honoured)
 
     db_pool_size: int = Field(default=20, ge=1)
     db_max_overflow: int = Field(default=10, ge=0)

@@ -1,0 +1,98 @@
+"""The distiller interface: turns (and related memory) in, candidate memory units out."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CORE_KINDS = ("fact", "preference", "constraint", "task_state", "correction", "episode")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One raw event as a distiller sees it."""
+
+    seq: int
+    event_id: int
+    role: str
+    content: str
+    speaker: str | None
+    occurred_at: datetime
+
+
+@dataclass(frozen=True)
+class RelatedUnit:
+    """An active unit of the bank the new turns may update."""
+
+    id: uuid.UUID
+    content: str
+    tags: list[str]
+
+
+@dataclass(frozen=True)
+class DistillContext:
+    bank_id: str
+    session_id: str
+    turns: list[Turn]
+    timezone: tzinfo
+    related: list[RelatedUnit] = field(default_factory=list)
+    taxonomy: list[str] = field(default_factory=list)
+
+
+class EntityOut(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = Field(min_length=1, max_length=256)
+    type: str = Field(default="other", min_length=1, max_length=64)
+
+
+class RelationOut(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    subject: str = Field(min_length=1, max_length=256)
+    relation: str = Field(min_length=1, max_length=128)
+    object: str = Field(min_length=1, max_length=256)
+
+
+class Candidate(BaseModel):
+    """A unit a distiller proposes. `content` is self-contained: "I" resolved to the speaker,
+    relative dates resolved against the event time."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    content: str = Field(min_length=1, max_length=4000)
+    tags: list[str] = Field(min_length=1, max_length=16)
+    confidence: float = Field(ge=0, le=1)
+    importance: float = Field(ge=0, le=1)
+    source_seqs: list[int] = Field(min_length=1)
+    entities: list[EntityOut] = Field(default_factory=list)
+    relations: list[RelationOut] = Field(default_factory=list)
+    supersedes: uuid.UUID | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.tags[0].split(".", 1)[0]
+
+
+@dataclass
+class DistillResult:
+    candidates: list[Candidate]
+    usage: dict[str, int] = field(default_factory=dict)  # token counts, for LLM distillers
+
+
+class Distiller(Protocol):
+    name: str  # "heuristic" | "llm"
+    version: str  # part of every unit's identity: a new version may redistill the same turns
+    uses_related: bool  # whether the service should look up related active units first
+
+    async def distill(self, context: DistillContext) -> DistillResult: ...
+
+    async def aclose(self) -> None: ...
+
+
+class DistillError(Exception):
+    """The distiller could not produce a valid result (the job fails; the watermark stays)."""
