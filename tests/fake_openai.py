@@ -3,15 +3,18 @@ The real `openai` SDK talks to it over HTTP."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 
 from app.embedded import free_port
 
@@ -21,9 +24,60 @@ def deterministic_vector(text: str, dim: int) -> list[float]:
     return [((digest[i % len(digest)] + i) % 17) - 8.0 for i in range(dim)]
 
 
+@dataclass
+class ChatStep:
+    """One scripted answer of `/v1/chat/completions`: a reply (status 200) or an HTTP error."""
+
+    content: str = '{"units": []}'
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds to wait before answering (ends early if the client hangs up)
+    prompt_tokens: int = 10
+    completion_tokens: int = 5
+    finish_reason: str = "stop"
+
+
+def reply(content: str, **kwargs: Any) -> ChatStep:
+    return ChatStep(content=content, **kwargs)
+
+
+def error(status: int, message: str = "scripted error", **kwargs: Any) -> ChatStep:
+    return ChatStep(content=message, status=status, **kwargs)
+
+
 def create_fake_openai(dim: int = 384) -> FastAPI:
+    """`app.state.chat_script`: a list of ChatStep consumed in order; the last one repeats."""
     app = FastAPI()
     app.state.requests = []
+    app.state.chat_script = [ChatStep()]
+
+    @app.post("/v1/chat/completions")
+    async def chat(body: dict[str, Any], request: Request) -> JSONResponse:
+        app.state.requests.append(("chat", body))
+        script: list[ChatStep] = app.state.chat_script
+        step = script.pop(0) if len(script) > 1 else script[0]
+        for _ in range(round(step.delay / 0.02)):
+            if await request.is_disconnected():
+                break
+            await asyncio.sleep(0.02)
+        if step.status != 200:
+            problem = {"message": step.content, "type": "scripted", "param": None, "code": None}
+            return JSONResponse({"error": problem}, status_code=step.status, headers=step.headers)
+        usage = {
+            "prompt_tokens": step.prompt_tokens,
+            "completion_tokens": step.completion_tokens,
+            "total_tokens": step.prompt_tokens + step.completion_tokens,
+        }
+        message = {"role": "assistant", "content": step.content}
+        completion = {
+            "id": f"chatcmpl-{len(app.state.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": step.finish_reason}],
+            "usage": usage,
+        }
+        return JSONResponse(completion, headers=step.headers)
 
     @app.post("/v1/embeddings")
     async def embeddings(body: dict[str, Any]) -> dict[str, Any]:

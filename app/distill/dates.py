@@ -1,0 +1,155 @@
+"""Relative dates in a turn ("next Friday", "in 3 days", "明天", "下周五") resolved against the time
+the turn was said. Phrases are found with small per-language patterns and resolved by dateparser;
+the Chinese weekday forms dateparser does not know ("下周五") are computed here."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from functools import cache
+from typing import Any
+
+_WEEKDAYS_EN = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_MONTHS_EN = "january|february|march|april|june|july|august|september|october|november|december"
+_NUM_EN = r"\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few"
+_UNIT_EN = r"days?|weeks?|months?|years?"
+
+EN_PATTERN = re.compile(
+    rf"""\b(?:
+        the\ day\ after\ tomorrow|the\ day\ before\ yesterday|tomorrow|yesterday|today|tonight
+      | (?:next|last|this|coming)\ (?:week|month|year|weekend|{_WEEKDAYS_EN})
+      | (?:in|within)\ (?:{_NUM_EN})\ (?:{_UNIT_EN})
+      | (?:{_NUM_EN})\ (?:{_UNIT_EN})\ ago
+      | (?:{_WEEKDAYS_EN})
+      | (?:{_MONTHS_EN}|may)\ \d{{1,2}}(?:st|nd|rd|th)?
+      | (?<=in\ )(?:{_MONTHS_EN}|May)
+    )\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_ZH_WEEK_OFFSET = {"上": -1, "这": 0, "本": 0, "下": 1}
+_ZH_NUM = r"[0-9零一二两三四五六七八九十]+"
+
+ZH_PATTERN = re.compile(
+    rf"""(?:
+        大后天|大前天|今天|明天|后天|昨天|前天|今晚|明晚|今早|明早
+      | (?P<wk>[上下这本])个?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])?
+      | [上下这本]个?月 | [去今明]年
+      | {_ZH_NUM}(?:天|周|个星期|个月|年)(?:前|后|以后|之后|以前)
+      | (?:周|星期|礼拜)(?P<bare>[一二三四五六日天])
+      | (?P<m>\d{{1,2}})月(?P<d>\d{{1,2}})[日号]
+    )""",
+    re.VERBOSE,
+)
+
+# Past tense in the sentence: a bare "Friday" or "March" then means the last one, not the next.
+_PAST_EN = re.compile(r"\b(?:was|were|went|did|had|met|saw|ago|last|yesterday|\w{2,}(?<!e)ed)\b", re.I)
+_PAST_ZH = re.compile(r"[了过]|昨|前天|上(?:周|个|星期|礼拜)")
+
+
+@dataclass(frozen=True)
+class ResolvedDate:
+    phrase: str
+    start: int
+    end: int
+    value: date
+    text: str  # how the resolved date is written: 2026-12-04, the week of 2026-12-07, 2026-12, 2027
+
+
+@cache
+def _parser(language: str, prefer: str) -> Any:
+    from dateparser.date import DateDataParser
+
+    return DateDataParser(
+        languages=[language],
+        settings={"PREFER_DATES_FROM": prefer, "RETURN_AS_TIMEZONE_AWARE": False},
+    )
+
+
+def _zh_number(text: str) -> int:
+    if text.isdigit():
+        return int(text)
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(ones, 0) if ones else 0)
+    return _ZH_DIGITS.get(text, 0)
+
+
+def _format(value: datetime, period: str) -> tuple[date, str]:
+    day = value.date()
+    if period == "week":
+        monday = day - timedelta(days=day.weekday())
+        return monday, f"the week of {monday.isoformat()}"
+    if period == "month":
+        return day.replace(day=1), f"{day:%Y-%m}"
+    if period == "year":
+        return day.replace(month=1, day=1), f"{day:%Y}"
+    return day, day.isoformat()
+
+
+def _zh_weekday(anchor: date, week_offset: int, weekday: int) -> date:
+    monday = anchor - timedelta(days=anchor.weekday()) + timedelta(weeks=week_offset)
+    return monday + timedelta(days=weekday)
+
+
+def _resolve_zh(match: re.Match[str], anchor: datetime, prefer: str) -> tuple[date, str] | None:
+    if match.group("wk") and match.group("wd"):
+        day = _zh_weekday(anchor.date(), _ZH_WEEK_OFFSET[match.group("wk")], _ZH_WEEKDAY[match.group("wd")])
+        return day, day.isoformat()
+    if match.group("bare"):
+        day = _zh_weekday(anchor.date(), 0, _ZH_WEEKDAY[match.group("bare")])
+        if prefer == "future" and day < anchor.date():
+            day += timedelta(weeks=1)
+        elif prefer == "past" and day > anchor.date():
+            day -= timedelta(weeks=1)
+        return day, day.isoformat()
+    if match.group("m"):
+        try:
+            day = date(anchor.year, int(match.group("m")), int(match.group("d")))
+        except ValueError:
+            return None
+        return day, day.isoformat()
+    phrase = re.sub(_ZH_NUM, lambda m: str(_zh_number(m.group())), match.group())
+    return _parse(phrase, "zh", anchor, prefer)
+
+
+def _parse(phrase: str, language: str, anchor: datetime, prefer: str) -> tuple[date, str] | None:
+    parser = _parser(language, prefer)
+    parser._settings.RELATIVE_BASE = anchor.replace(tzinfo=None)
+    data = parser.get_date_data(phrase)
+    if data.date_obj is None:
+        return None
+    return _format(data.date_obj, data.period or "day")
+
+
+def find_dates(text: str, anchor: datetime) -> list[ResolvedDate]:
+    """Relative date phrases in `text` with the dates they mean when said at `anchor` (local time)."""
+    found: list[ResolvedDate] = []
+    for pattern, language, past in ((EN_PATTERN, "en", _PAST_EN), (ZH_PATTERN, "zh", _PAST_ZH)):
+        prefer = "past" if past.search(text) else "future"
+        for match in pattern.finditer(text):
+            resolved = (
+                _resolve_zh(match, anchor, prefer)
+                if language == "zh"
+                else _parse(match.group(), language, anchor, prefer)
+            )
+            if resolved is not None:
+                found.append(ResolvedDate(match.group(), match.start(), match.end(), *resolved))
+    return found
+
+
+def resolve_dates(text: str, anchor: datetime) -> tuple[str, list[ResolvedDate]]:
+    """`text` with each relative date followed by the date it means: "by Friday (2026-12-04)"."""
+    found = find_dates(text, anchor)
+    out, last = [], 0
+    for item in sorted(found, key=lambda r: r.start):
+        if item.start < last or item.text == item.phrase:
+            continue
+        note = f"（{item.text}）" if re.match(ZH_PATTERN, item.phrase) else f" ({item.text})"
+        out += [text[last : item.end], note]
+        last = item.end
+    out.append(text[last:])
+    return "".join(out), found

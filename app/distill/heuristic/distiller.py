@@ -1,0 +1,332 @@
+"""The offline default distiller: English and Chinese rules (see `rules.py`) applied sentence by
+sentence, first person resolved to the speaker, relative dates resolved against the turn's time."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from functools import cache
+
+from app.distill.dates import resolve_dates
+from app.distill.heuristic import rules as R
+from app.distill.types import Candidate, DistillContext, DistillResult, EntityOut, RelationOut, Turn
+from app.text import has_cjk, split_sentences
+
+DEFAULT_SPEAKER = {
+    ("en", "user"): "The user",
+    ("en", "assistant"): "The assistant",
+    ("en", "tool"): "A tool",
+    ("zh", "user"): "用户",
+    ("zh", "assistant"): "助手",
+    ("zh", "tool"): "工具",
+}
+MODALS = frozenset("can could will would shall should may might must was did had".split())
+ADVERBS = frozenset("really also just usually always generally definitely still actually mostly totally often never".split())
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
+_ID = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,6}-\d{3,}(?![0-9])")
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
+_MONEY = re.compile(
+    r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?k?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k|usd|dollars?|euros?|eur|rmb|yuan|bucks)\b"
+    r"|\d+(?:\.\d+)?\s*(?:元|块|万元|万|美元)",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"(?<![A-Za-z0-9-])\d[\d,]*(?:\.\d+)?k?(?![A-Za-z0-9-])|[零一二两三四五六七八九十百千万]{2,}")
+_PROPER = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
+_NOT_NAMES = frozenset(
+    """I The A An My Our Your Hi Hello Hey Thanks Thank Yes No Ok Okay Sure Also But And So Then Well Oh
+    Actually Sorry Please Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
+    April May June July August September October November December It This That What When Where Who Why
+    How If Maybe Can Could Would Will Do Does Did Is Are Was Were We You He She They Just Great Good Nice
+    Wow Correction Let Not Today Tomorrow Yesterday""".split()
+)
+_PLACE_BEFORE = re.compile(r"\b(?:in|from|near|to|visited|visit|visiting|around)\s+$", re.IGNORECASE)
+_PERSON_BEFORE = re.compile(
+    r"\b(?:with|met|meet|friend|named|told|asked|called|saw|and|sister|brother|mom|dad|son|daughter|wife|"
+    r"husband|partner)\s+$",
+    re.IGNORECASE,
+)
+_ORG_AFTER = re.compile(r"^\s+(?:Inc|Corp|Ltd|LLC|University|College|Bank|Labs?|Group|Company)\b")
+_ZH_POS_TYPES = {"nr": "person", "ns": "place", "nt": "organization", "nz": "product"}
+# jieba's dictionary tags some common words as names (过敏 "nr"); a Chinese name starts with a surname.
+_ZH_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石"
+    "廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+
+
+def _zh_entity_type(word: str, flag: str) -> str | None:
+    kind = _ZH_POS_TYPES.get(flag)
+    if kind == "person" and not (len(word) <= 4 and word[0] in _ZH_SURNAMES):
+        return None
+    return kind
+
+
+@cache
+def _inflect() -> tuple[object, object]:
+    from lemminflect import getInflection, getLemma
+
+    return getInflection, getLemma
+
+
+def _third_person(verb: str) -> str:
+    lower = verb.lower()
+    if lower in MODALS:
+        return verb
+    if lower in ("don't", "do"):
+        return "doesn't" if lower == "don't" else "does"
+    if lower in ("haven't", "have"):
+        return "hasn't" if lower == "haven't" else "has"
+    if lower in ("am", "'m"):
+        return "is"
+    get_inflection, get_lemma = _inflect()
+    lemmas = get_lemma(lower, upos="VERB")  # type: ignore[operator]
+    if not lemmas or lemmas[0] != lower:
+        return verb  # past tense or not a verb: "I liked", "I finally"
+    forms = get_inflection(lower, tag="VBZ")  # type: ignore[operator]
+    return str(forms[0]) if forms else verb
+
+
+def _language(text: str) -> str:
+    return "zh" if has_cjk(text) else "en"
+
+
+def _speaker(turn: Turn, language: str) -> tuple[str, bool]:
+    if turn.speaker:
+        return turn.speaker, True
+    return DEFAULT_SPEAKER.get((language, turn.role), DEFAULT_SPEAKER[(language, "user")]), False
+
+
+_FIRST_PERSON_EN = (
+    (re.compile(r"\bI(?:'m| am)\b"), "{s} is"),
+    (re.compile(r"\bI've\b"), "{s} has"),
+    (re.compile(r"\bI'd\b"), "{s} would"),
+    (re.compile(r"\bI'll\b"), "{s} will"),
+    (re.compile(r"\b(?:my|mine)\b", re.IGNORECASE), "{s}'s"),
+    (re.compile(r"\b(?:me|myself)\b", re.IGNORECASE), "{s}"),
+)
+_I_VERB = re.compile(r"\bI((?:\s+(?:" + "|".join(ADVERBS) + r"))*)\s+([A-Za-z']+)")
+
+
+def first_person_to_speaker(text: str, speaker: str, named: bool) -> str:
+    """"I prefer my tea hot" → "Alice prefers Alice's tea hot"; "我喜欢" → "张伟喜欢"."""
+    if has_cjk(text):
+        return re.sub(r"我(?!们)", speaker, text)
+    inner = speaker if named else speaker[0].lower() + speaker[1:]
+    out = _I_VERB.sub(lambda m: f"{inner}{m.group(1)} {_third_person(m.group(2))}", text)
+    for pattern, template in _FIRST_PERSON_EN:
+        out = pattern.sub(template.format(s=inner), out)
+    out = re.sub(r"\bI\b", inner, out)
+    return out[0].upper() + out[1:] if out else out
+
+
+def _is_filler(sentence: str, language: str) -> bool:
+    if language == "zh":
+        rest = R.FILLER_ZH.sub("", sentence)
+        return len(rest) < 2 and not any(c.isdigit() for c in rest)
+    words = [w.lower() for w in _WORD.findall(sentence)]
+    return all(w in R.FILLER_EN for w in words) or (len(words) <= 2 and not any(w.isdigit() for w in words))
+
+
+def _has_content(text: str, language: str) -> bool:
+    if language == "zh":
+        rest = R.FILLER_ZH.sub("", text)
+        return len(rest) >= R.MIN_CONTENT_CHARS_ZH
+    words = [w.lower() for w in _WORD.findall(text)]
+    content = [w for w in words if w not in R.STOPWORDS_EN and len(w) > 1]
+    return len(content) >= R.MIN_CONTENT_WORDS_EN or (len(content) >= 2 and any(w.isdigit() for w in words))
+
+
+def _matches(sentence: str, language: str, role: str) -> list[tuple[R.Rule, re.Match[str]]]:
+    found = []
+    for rule in R.ZH_RULES if language == "zh" else R.EN_RULES:
+        if role not in rule.roles:
+            continue
+        match = rule.pattern.search(sentence)
+        if match is None:
+            continue
+        obj = match.groupdict().get("obj")
+        if obj is not None and all(w in R.EMPTY_OBJECTS for w in obj.lower().split()):
+            continue  # "I love it!" states no preference
+        found.append((rule, match))
+    return found
+
+
+def _tags(sentence: str, rules: list[R.Rule]) -> list[str]:
+    tags: list[str] = []
+    for rule in rules:
+        tag = rule.tag
+        if tag == "preference":
+            tag = next((t for t, p in R.PREFERENCE_TOPICS if p.search(sentence)), tag)
+        if tag not in tags:
+            tags.append(tag)
+    # the most specific tags win: "constraint" goes when "constraint.budget" is there, and the
+    # catch-all "fact" ("my X is Y") when anything else matched
+    tags = [t for t in tags if not any(o.startswith(t + ".") for o in tags)]
+    if len(tags) > 1 and "fact" in tags:
+        tags.remove("fact")
+    # a correction is tagged by what it corrects first, then `correction`
+    return sorted(tags, key=lambda t: t == "correction")
+
+
+def _entities(sentence: str, language: str, tags: list[str]) -> list[EntityOut]:
+    found: list[EntityOut] = []
+    found += [EntityOut(name=m, type="id") for m in _ID.findall(sentence)]
+    found += [EntityOut(name=m, type="contact") for m in _EMAIL.findall(sentence)]
+    amounts = [m.group().strip() for m in _MONEY.finditer(sentence)]
+    if "constraint.budget" in tags and not amounts:
+        amounts = [m.group() for m in _NUMBER.finditer(sentence)]
+    found += [EntityOut(name=a, type="amount") for a in amounts]
+    if language == "zh":
+        from app.text import pos_tag
+
+        for word, flag in pos_tag(sentence):
+            kind = _zh_entity_type(word, flag)
+            if kind is not None:
+                found.append(EntityOut(name=word, type=kind))
+        return found
+    for match in _PROPER.finditer(sentence):
+        name = match.group()
+        words = [w for w in name.split() if w not in _NOT_NAMES]
+        if not words or _ID.search(name):
+            continue
+        name = " ".join(words)
+        before, after = sentence[: match.start()], sentence[match.end() :]
+        if _ORG_AFTER.match(after) or _ORG_AFTER.match(" " + words[-1]):
+            kind = "organization"
+        elif _PLACE_BEFORE.search(before):
+            kind = "place"
+        elif _PERSON_BEFORE.search(before):
+            kind = "person"
+        else:
+            kind = "other"
+        found.append(EntityOut(name=name, type=kind))
+    return found
+
+
+def _dedupe_entities(entities: list[EntityOut]) -> list[EntityOut]:
+    seen: dict[str, EntityOut] = {}
+    for entity in entities:
+        key = entity.name.lower()
+        if key not in seen or seen[key].type == "other":
+            seen[key] = entity
+    return list(seen.values())
+
+
+class HeuristicDistiller:
+    name = "heuristic"
+    version = "heuristic-1"
+    uses_related = False
+
+    async def distill(self, context: DistillContext) -> DistillResult:
+        candidates: list[Candidate] = []
+        for turn in context.turns:
+            candidates += self.distill_turn(turn, turn.occurred_at.astimezone(context.timezone))
+        return DistillResult(candidates)
+
+    async def aclose(self) -> None:
+        return None
+
+    def distill_turn(self, turn: Turn, local_time: datetime) -> list[Candidate]:
+        if turn.role == "system":
+            return []
+        units: list[Candidate] = []
+        leftover: list[str] = []
+        for sentence in split_sentences(turn.content):
+            language = _language(sentence)
+            if _is_filler(sentence, language):
+                continue
+            question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(sentence)
+            matches = [] if question else _matches(sentence, language, turn.role)
+            if matches:
+                units.append(self._typed_unit(turn, sentence, language, matches, local_time))
+            else:
+                leftover.append(sentence)
+        units += self._episodes(turn, leftover, local_time)
+        return units
+
+    def _typed_unit(
+        self,
+        turn: Turn,
+        sentence: str,
+        language: str,
+        matches: list[tuple[R.Rule, re.Match[str]]],
+        local_time: datetime,
+    ) -> Candidate:
+        rules = [rule for rule, _ in matches]
+        tags = _tags(sentence, rules)
+        hedge = (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(sentence)
+        confidence = max(r.confidence for r in rules) * (R.HEDGE_FACTOR if hedge else 1.0)
+        importance = max(r.importance for r in rules)
+        if "correction" in tags:
+            importance += R.CORRECTION_IMPORTANCE_BONUS
+        speaker, named = _speaker(turn, language)
+        content, dates = resolve_dates(sentence, local_time)
+        content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
+        entities = _entities(sentence, language, tags)
+        entities += [EntityOut(name=d.text, type="date") for d in dates]
+        relations = []
+        for rule, match in matches:
+            obj = (match.groupdict().get("obj") or "").strip(" ,.'")
+            if rule.relation and not obj and rule.object_type == "amount":
+                obj = next((e.name for e in entities if e.type == "amount"), "")
+            if rule.relation and obj:
+                entities.append(EntityOut(name=obj, type=rule.object_type))
+                relations.append(RelationOut(subject=speaker, relation=rule.relation, object=obj))
+        if named or relations:
+            entities.insert(0, EntityOut(name=speaker, type="person"))
+        return Candidate(
+            content=content,
+            tags=tags,
+            confidence=round(confidence, 3),
+            importance=round(min(importance, 1.0), 3),
+            source_seqs=[turn.seq],
+            entities=_dedupe_entities(entities),
+            relations=relations,
+        )
+
+    def _episodes(self, turn: Turn, sentences: list[str], local_time: datetime) -> list[Candidate]:
+        text = " ".join(sentences)
+        language = _language(text)
+        if not sentences or not _has_content(text, language):
+            return []
+        speaker, named = _speaker(turn, language)
+        confidence, importance = R.KIND_DEFAULTS["episode"] if turn.role == "user" else R.ASSISTANT_EPISODE
+        units = []
+        for chunk in _chunks(sentences, R.EPISODE_MAX_CHARS, "" if language == "zh" else " "):
+            content, dates = resolve_dates(chunk, local_time)
+            content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
+            entities = _entities(chunk, language, ["episode"]) + [EntityOut(name=d.text, type="date") for d in dates]
+            if named:
+                entities.insert(0, EntityOut(name=speaker, type="person"))
+            units.append(
+                Candidate(
+                    content=content,
+                    tags=["episode"],
+                    confidence=confidence,
+                    importance=importance,
+                    source_seqs=[turn.seq],
+                    entities=_dedupe_entities(entities),
+                )
+            )
+        return units
+
+    @staticmethod
+    def _attributed(content: str, speaker: str, language: str) -> str:
+        """Every unit says whose it is: "Alice: budget 5000 max" when no first person named her."""
+        if speaker.lower() in content.lower():
+            return content
+        return f"{speaker}：{content}" if language == "zh" else f"{speaker}: {content}"
+
+
+def _chunks(sentences: list[str], limit: int, joiner: str) -> list[str]:
+    chunks: list[str] = []
+    current = ""
+    for sentence in sentences:
+        if current and len(current) + len(sentence) + 1 > limit:
+            chunks.append(current)
+            current = ""
+        current = f"{current}{joiner}{sentence}" if current else sentence
+    if current:
+        chunks.append(current)
+    return chunks
