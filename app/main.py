@@ -9,7 +9,7 @@ import redis.asyncio as aioredis
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from app.api import banks, events, health, jobs
+from app.api import banks, distill, events, health, jobs
 from app.config import Settings, get_settings
 from app.db.engine import create_engine, create_sessionmaker
 from app.errors import install_error_handlers
@@ -74,6 +74,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["*"],
         )
     app.add_middleware(MetricsMiddleware)
-    for module in (health, banks, events, jobs):
+    for module in (health, banks, events, distill, jobs):
         app.include_router(module.router)
     return app

@@ -5,6 +5,7 @@ with Alembic; tests isolate themselves by working in banks of their own."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -23,9 +24,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class Stack:
-    def __init__(self, database_url: str, redis_url: str) -> None:
+    def __init__(self, database_url: str, redis_url: str, llm: Any, llm_url: str) -> None:
         self.database_url = database_url
         self.redis_url = redis_url
+        self.llm = llm  # the fake OpenAI-compatible server's app: tests script its replies
+        self.llm_url = llm_url
 
     def env(self, **extra: str) -> dict[str, str]:
         return {
@@ -34,6 +37,9 @@ class Stack:
             "HINDSIGHT_DATABASE_URL": self.database_url,
             "HINDSIGHT_REDIS_URL": self.redis_url,
             "HINDSIGHT_ADMIN_KEY": ADMIN_KEY,
+            "HINDSIGHT_LLM_BASE_URL": self.llm_url,
+            "HINDSIGHT_LLM_MAX_RETRIES": "1",
+            "HINDSIGHT_LLM_TIMEOUT_SECONDS": "5",
             "HF_HUB_OFFLINE": "1",
             **extra,
         }
@@ -43,30 +49,28 @@ class Stack:
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     from app.embedded import start_postgres, start_redis
     from app.migrate import upgrade
+    from tests.fake_openai import create_fake_openai, serve
 
-    started: list[Any] = []
     database_url = os.environ.get("HINDSIGHT_TEST_DATABASE_URL")
     redis_url = os.environ.get("HINDSIGHT_TEST_REDIS_URL")
     base = tmp_path_factory.mktemp("stack")
-    try:
+    with contextlib.ExitStack() as services:
         if not database_url:
             postgres = start_postgres(base / "pgdata")
-            started.append(postgres)
+            services.callback(postgres.stop)
             database_url = postgres.url()
         if not redis_url:
             server = start_redis(base / "redis")
-            started.append(server)
+            services.callback(server.stop)
             redis_url = server.url
         upgrade(database_url)
-        result = Stack(database_url, redis_url)
+        llm = create_fake_openai()
+        result = Stack(database_url, redis_url, llm, services.enter_context(serve(llm)))
         os.environ.update({k: v for k, v in result.env().items() if k.startswith("HINDSIGHT_")})
         from app.config import get_settings
 
         get_settings.cache_clear()
         yield result
-    finally:
-        for service in reversed(started):
-            service.stop()
 
 
 @pytest.fixture(scope="session")
@@ -161,3 +165,20 @@ def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:
     assert body["status"] == status
     assert {"type", "title", "detail"} <= body.keys()
     return body
+
+
+@pytest.fixture(scope="session")
+async def sql(stack: Stack) -> AsyncIterator[Any]:
+    """Run SQL against the test database: `await sql("SELECT …", key=value)` → list of row mappings."""
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(stack.database_url)
+
+    async def run(statement: str, **params: Any) -> list[Any]:
+        async with engine.connect() as conn:
+            result = await conn.execute(text(statement), params)
+            return list(result.mappings().all()) if result.returns_rows else []
+
+    yield run
+    await engine.dispose()

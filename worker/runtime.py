@@ -6,16 +6,21 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, TypeVar
 
+import redis.asyncio as aioredis
 from celery.signals import worker_process_shutdown
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.config import Settings, get_settings
 from app.db.engine import create_engine, create_sessionmaker
+from app.distill.service import DistillRuntime, create_distiller
+from app.distill.types import Distiller
+from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
+from app.providers.embeddings import Embedder, create_embedder
 
 T = TypeVar("T")
 
@@ -28,10 +33,47 @@ class WorkerRuntime:
     engine: AsyncEngine
     sessionmaker: async_sessionmaker[AsyncSession]
     queue: TaskQueue
+    redis: aioredis.Redis
+    _embedder: Embedder | None = None
+    _distillers: dict[str, Distiller] = field(default_factory=dict)
 
     @property
     def job_deadline(self) -> timedelta:
         return timedelta(seconds=self.settings.job_deadline_seconds)
+
+    @property
+    def embedder(self) -> Embedder:
+        """Loaded on first use: a worker that only sweeps never loads the model."""
+        if self._embedder is None:
+            self._embedder = create_embedder(self.settings)
+        return self._embedder
+
+    def distiller(self, name: str | None) -> Distiller:
+        name = name or self.settings.distiller
+        if name not in self._distillers:
+            self._distillers[name] = create_distiller(self.settings, name)
+        return self._distillers[name]
+
+    def distill_runtime(self) -> DistillRuntime:
+        return DistillRuntime(
+            sessionmaker=self.sessionmaker,
+            embedder=self.embedder,
+            distiller=self.distiller,
+            queue=self.queue,
+            working_memory=WorkingMemory(
+                self.redis,
+                max_turns=self.settings.working_memory_max_turns,
+                ttl_seconds=self.settings.working_memory_ttl_seconds,
+            ),
+        )
+
+    async def aclose(self) -> None:
+        for distiller in self._distillers.values():
+            await distiller.aclose()
+        if self._embedder is not None:
+            await self._embedder.aclose()
+        await self.redis.aclose()
+        await self.engine.dispose()
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         return self.loop.run_until_complete(coro)
@@ -56,6 +98,11 @@ def get_runtime() -> WorkerRuntime:
             engine=engine,
             sessionmaker=create_sessionmaker(engine),
             queue=TaskQueue(celery),
+            redis=aioredis.Redis.from_url(
+                settings.redis_url,
+                socket_timeout=settings.redis_timeout_seconds,
+                socket_connect_timeout=settings.redis_timeout_seconds,
+            ),
         )
     return _runtime
 
@@ -63,5 +110,5 @@ def get_runtime() -> WorkerRuntime:
 @worker_process_shutdown.connect
 def _dispose(**_: Any) -> None:
     if _runtime is not None and _runtime.pid == os.getpid():
-        _runtime.run(_runtime.engine.dispose())
+        _runtime.run(_runtime.aclose())
         _runtime.loop.close()

@@ -10,8 +10,10 @@ from celery import shared_task
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Job
+from app.distill import service as distill
 from app.jobs import service as jobs
 from app.maintenance.sweep import sweep
+from app.resolve.service import resolve_bank
 from worker.runtime import WorkerRuntime, get_runtime
 
 TASK_OPTIONS: dict[str, Any] = {
@@ -41,7 +43,34 @@ async def _run_async(rt: WorkerRuntime, kind: str, job_id: str | None, handler: 
 
 @shared_task(name="maintenance.sweep", **TASK_OPTIONS)
 def sweep_task(job_id: str | None = None) -> str:
-    async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
-        return await sweep(db, job, queue=get_runtime().queue)
+    rt = get_runtime()
+    new_jobs: list[Job] = []
 
-    return _run("maintenance.sweep", job_id, handler)
+    async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
+        return await sweep(db, job, queue=rt.queue, new_jobs=new_jobs)
+
+    status = _run("maintenance.sweep", job_id, handler)
+    if status == "succeeded":
+        rt.run(jobs.send_after_commit(rt.sessionmaker, rt.queue, new_jobs))
+    return status
+
+
+@shared_task(name="distill.session", **TASK_OPTIONS)
+def distill_session_task(job_id: str) -> str:
+    async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
+        return await distill.distill_session(get_runtime().distill_runtime(), job)
+
+    return _run("distill.session", job_id, handler)
+
+
+@shared_task(name="distill.redistill", **TASK_OPTIONS)
+def redistill_task(job_id: str) -> str:
+    async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
+        return await distill.redistill(get_runtime().distill_runtime(), job)
+
+    return _run("distill.redistill", job_id, handler)
+
+
+@shared_task(name="resolve.bank", **TASK_OPTIONS)
+def resolve_bank_task(job_id: str) -> str:
+    return _run("resolve.bank", job_id, resolve_bank)

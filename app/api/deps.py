@@ -12,8 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.banks import service as banks
 from app.banks.service import Principal
 from app.config import Settings
-from app.db.models import Bank
+from app.db.models import Bank, Job
 from app.events.working_memory import WorkingMemory
+from app.jobs import service as jobs
 from app.jobs.queue import TaskQueue
 from app.schemas.common import Slug
 
@@ -30,9 +31,17 @@ def get_settings(request: Request) -> Settings:
     return settings
 
 
-def get_queue(request: Request) -> TaskQueue:
-    queue: TaskQueue = request.app.state.queue
-    return queue
+class JobSender:
+    """Sends jobs the request committed (the database is the outbox; the sweep resends losses)."""
+
+    def __init__(self, request: Request) -> None:
+        self._sessionmaker = request.app.state.sessionmaker
+        self._queue: TaskQueue = request.app.state.queue
+
+    async def send(self, pending: list[Job | None]) -> None:
+        committed = [job for job in pending if job is not None]
+        if committed:
+            await jobs.send_after_commit(self._sessionmaker, self._queue, committed)
 
 
 def get_working_memory(request: Request) -> WorkingMemory:
@@ -42,7 +51,7 @@ def get_working_memory(request: Request) -> WorkingMemory:
 
 SessionDep = Annotated[AsyncSession, Depends(get_db)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
-QueueDep = Annotated[TaskQueue, Depends(get_queue)]
+JobSenderDep = Annotated[JobSender, Depends(JobSender)]
 WorkingMemoryDep = Annotated[WorkingMemory, Depends(get_working_memory)]
 
 _bearer = HTTPBearer(auto_error=False, description="The admin key or a bank key.")

@@ -4,8 +4,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, status
 
-from app.api.deps import BankDep, SessionDep, WorkingMemoryDep, WritableBankDep
+from app.api.deps import BankDep, JobSenderDep, SessionDep, WorkingMemoryDep, WritableBankDep
 from app.db.repositories import events as repo
+from app.distill.triggers import schedule_distill
 from app.errors import NotFound
 from app.events import service
 from app.schemas.common import Limit, Slug, decode_cursor, encode_cursor
@@ -14,6 +15,7 @@ from app.schemas.events import (
     AppendResult,
     EventPage,
     EventRead,
+    SessionClosed,
     SessionPage,
     SessionRead,
 )
@@ -28,11 +30,14 @@ async def append_events(
     bank: WritableBankDep,
     db: SessionDep,
     working_memory: WorkingMemoryDep,
+    sender: JobSenderDep,
 ) -> AppendResult:
     """Append 1–1000 turns to a session's log (created on first append). Durable before the 202;
-    a repeated `external_id` is counted in `duplicates`, not appended again."""
-    result, turns = await service.append(db, bank, session_id, body)
+    a repeated `external_id` is counted in `duplicates`, not appended again. Every
+    `distill_every_n_turns` undistilled turns start a distillation in the background."""
+    result, turns, job = await service.append(db, bank, session_id, body)
     await working_memory.push(bank.id, session_id, turns)
+    await sender.send([job])
     return result
 
 
@@ -74,11 +79,18 @@ async def list_events(
     return EventPage(events=[EventRead.model_validate(e) for e in rows], next_cursor=next_cursor)
 
 
-@router.post("/{session_id}/close", response_model=SessionRead)
-async def close_session(session_id: Slug, bank: WritableBankDep, db: SessionDep) -> SessionRead:
-    """Close a session. A later append reopens it."""
+@router.post("/{session_id}/close", response_model=SessionClosed)
+async def close_session(
+    session_id: Slug, bank: WritableBankDep, db: SessionDep, sender: JobSenderDep
+) -> SessionClosed:
+    """Close a session and distil what is left of it (`job_id`, or null when nothing is). A later
+    append reopens it."""
     session = await repo.close_session(db, bank.id, session_id)
     if session is None:
         raise NotFound(f"Session {session_id!r} not found.")
+    job, created = None, False
+    if session.last_seq > session.distilled_seq:
+        job, created = await schedule_distill(db, bank.id, session_id)
     await db.commit()
-    return SessionRead.model_validate(session)
+    await sender.send([job if created else None])
+    return SessionClosed(**SessionRead.model_validate(session).model_dump(), job_id=job.id if job else None)

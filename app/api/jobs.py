@@ -3,9 +3,9 @@ from __future__ import annotations
 import uuid
 from typing import Literal
 
-from fastapi import APIRouter, Request, status
+from fastapi import APIRouter, status
 
-from app.api.deps import AdminDep, PrincipalDep, QueueDep, SessionDep
+from app.api.deps import AdminDep, JobSenderDep, PrincipalDep, SessionDep
 from app.db.repositories import jobs as repo
 from app.errors import NotFound
 from app.jobs import service as jobs
@@ -32,12 +32,11 @@ async def get_job(job_id: uuid.UUID, db: SessionDep, principal: PrincipalDep) ->
     tags=["admin"],
 )
 async def run_maintenance(
-    task: MaintenanceTask, request: Request, db: SessionDep, queue: QueueDep, _: AdminDep
+    task: MaintenanceTask, db: SessionDep, sender: JobSenderDep, _: AdminDep
 ) -> JobAccepted:
     """Run a maintenance task now (admin key); Celery beat runs the same tasks on its schedule."""
     kind = f"maintenance.{task}"
     job, created = await jobs.create(db, kind, dedupe_key=kind)
     await db.commit()
-    if created:
-        await jobs.send_after_commit(request.app.state.sessionmaker, queue, [job])
+    await sender.send([job if created else None])
     return JobAccepted(job_id=job.id)

@@ -28,17 +28,44 @@ EN_PATTERN = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 
-_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_DIGITS = {
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _ZH_WEEK_OFFSET = {"上": -1, "这": 0, "本": 0, "下": 1}
+# days from today; dateparser does not know 今晚 or 明早
+_ZH_DAYS = {
+    "大前天": -3,
+    "前天": -2,
+    "昨天": -1,
+    "昨晚": -1,
+    "今天": 0,
+    "今早": 0,
+    "今晚": 0,
+    "明天": 1,
+    "明早": 1,
+    "明晚": 1,
+    "后天": 2,
+    "大后天": 3,
+}
 _ZH_NUM = r"[0-9零一二两三四五六七八九十]+"
 
 ZH_PATTERN = re.compile(
     rf"""(?:
-        大后天|大前天|今天|明天|后天|昨天|前天|今晚|明晚|今早|明早
+        (?P<day>大后天|大前天|今天|明天|后天|昨天|前天|今晚|明晚|今早|明早|昨晚)
       | (?P<wk>[上下这本])个?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])?
       | [上下这本]个?月 | [去今明]年
-      | {_ZH_NUM}(?:天|周|个星期|个月|年)(?:前|后|以后|之后|以前)
+      | {_ZH_NUM}(?:天|周|个星期|个月|年)(?:前|后|以后|之后|以前|内|之内)
       | (?:周|星期|礼拜)(?P<bare>[一二三四五六日天])
       | (?P<m>\d{{1,2}})月(?P<d>\d{{1,2}})[日号]
     )""",
@@ -46,7 +73,11 @@ ZH_PATTERN = re.compile(
 )
 
 # Past tense in the sentence: a bare "Friday" or "March" then means the last one, not the next.
-_PAST_EN = re.compile(r"\b(?:was|were|went|did|had|met|saw|ago|last|yesterday|\w{2,}(?<!e)ed)\b", re.I)
+# A participle after "be" is not past: "it has to be delivered by Friday".
+_PAST_EN = re.compile(
+    r"\b(?:was|were|went|did|had|met|saw|ago|last|yesterday|(?<!\b(?:be|is) )(?<!\bare )\w{2,}(?<!e)ed)\b",
+    re.I,
+)
 _PAST_ZH = re.compile(r"[了过]|昨|前天|上(?:周|个|星期|礼拜)")
 
 
@@ -96,6 +127,9 @@ def _zh_weekday(anchor: date, week_offset: int, weekday: int) -> date:
 
 
 def _resolve_zh(match: re.Match[str], anchor: datetime, prefer: str) -> tuple[date, str] | None:
+    if match.group("day"):
+        day = anchor.date() + timedelta(days=_ZH_DAYS[match.group("day")])
+        return day, day.isoformat()
     if match.group("wk") and match.group("wd"):
         day = _zh_weekday(anchor.date(), _ZH_WEEK_OFFSET[match.group("wk")], _ZH_WEEKDAY[match.group("wd")])
         return day, day.isoformat()
@@ -113,6 +147,7 @@ def _resolve_zh(match: re.Match[str], anchor: datetime, prefer: str) -> tuple[da
             return None
         return day, day.isoformat()
     phrase = re.sub(_ZH_NUM, lambda m: str(_zh_number(m.group())), match.group())
+    phrase = re.sub(r"之?内$", "后", phrase)  # 三天内: by three days from now
     return _parse(phrase, "zh", anchor, prefer)
 
 
@@ -134,7 +169,7 @@ def find_dates(text: str, anchor: datetime) -> list[ResolvedDate]:
             resolved = (
                 _resolve_zh(match, anchor, prefer)
                 if language == "zh"
-                else _parse(match.group(), language, anchor, prefer)
+                else _parse(re.sub(r"^within\b", "in", match.group(), flags=re.I), language, anchor, prefer)
             )
             if resolved is not None:
                 found.append(ResolvedDate(match.group(), match.start(), match.end(), *resolved))

@@ -9,10 +9,12 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Bank
+from app.db.models import Bank, Job
 from app.db.repositories import events as repo
+from app.distill.triggers import schedule_distill
 from app.errors import NotFound
 from app.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE
+from app.schemas.banks import BankConfig
 from app.schemas.events import AppendRequest, AppendResult, EventIn
 
 
@@ -39,15 +41,17 @@ def _dedupe(events: list[EventIn], already: set[str]) -> tuple[list[EventIn], in
 
 async def append(
     db: AsyncSession, bank: Bank, session_id: str, request: AppendRequest
-) -> tuple[AppendResult, list[dict[str, Any]]]:
+) -> tuple[AppendResult, list[dict[str, Any]], Job | None]:
     """Append a batch in one transaction (all or nothing) and commit it.
 
-    Returns the result and the appended turns for the working-memory buffer. Nothing after the
-    commit can fail the append.
+    Returns the result, the appended turns for the working-memory buffer, and the distillation
+    job to send when the session now holds `distill_every_n_turns` undistilled events (created in
+    the same transaction, so a crash between commit and send loses nothing: the sweep sends it).
+    Nothing after the commit can fail the append.
     """
     tz = bank_timezone(bank)
     now = datetime.now(UTC)
-    last_seq = await repo.lock_session_for_append(db, bank.id, session_id)
+    last_seq, distilled_seq = await repo.lock_session_for_append(db, bank.id, session_id)
     external_ids = [e.external_id for e in request.events if e.external_id is not None]
     already = (
         await repo.existing_external_ids(db, bank.id, session_id, external_ids) if external_ids else set()
@@ -65,11 +69,16 @@ async def append(
         for e in kept
     ]
     first_seq = last_seq + 1
+    job: Job | None = None
     if rows:
         await repo.insert_events(db, bank.id, session_id, first_seq, rows)
         await repo.advance_session(
             db, bank.id, session_id, last_seq + len(rows), max(r.occurred_at for r in rows)
         )
+        every = BankConfig.model_validate(bank.config).distill_every_n_turns
+        if last_seq + len(rows) - distilled_seq >= every:
+            job, created = await schedule_distill(db, bank.id, session_id)
+            job = job if created else None
     try:
         await db.commit()
     except IntegrityError as exc:
@@ -96,4 +105,4 @@ async def append(
         last_seq=last_seq + len(rows) if rows else None,
         duplicates=duplicates,
     )
-    return result, turns
+    return result, turns, job

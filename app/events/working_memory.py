@@ -58,3 +58,18 @@ class WorkingMemory:
             return []
         turns = [json.loads(item) for item in raw]
         return [t for t in turns if int(t.get("seq", 0)) > after_seq]
+
+    async def discard_through(self, bank_id: str, session_id: str, seq: int) -> None:
+        """Drop the turns a distillation has covered (seq <= `seq`); the rest stay buffered."""
+        key = working_memory_key(bank_id, session_id)
+        try:
+            raw = await self._redis.lrange(key, 0, -1)
+            covered = 0
+            for item in raw:  # turns are pushed in seq order
+                if int(json.loads(item).get("seq", 0)) > seq:
+                    break
+                covered += 1
+            if covered:
+                await self._redis.ltrim(key, covered, -1)
+        except (RedisError, OSError) as exc:
+            log.warning("working memory trim failed for %s/%s: %s", bank_id, session_id, exc)

@@ -8,14 +8,33 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Job
+from app.db.repositories import events as events_repo
 from app.db.repositories import jobs as repo
+from app.db.repositories import memory as memory_repo
+from app.distill import triggers
 from app.jobs.queue import TaskQueue
+from app.schemas.banks import BankConfig
 
 BATCH = 500
 RESEND_AFTER = timedelta(seconds=60)
+PENDING_AFTER_SECONDS = 60
+DEFAULT_IDLE_SECONDS = int(BankConfig.model_fields["idle_distill_seconds"].default)
 
 
-async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue) -> dict[str, Any]:
+async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue, new_jobs: list[Job]) -> dict[str, Any]:
+    """Requeue or fail overdue jobs, resend lost messages, and create the distillation of idle
+    sessions and the resolution of pending units nobody resolved. Jobs created here go into
+    `new_jobs`, to be sent once this transaction commits."""
+    idle = await events_repo.idle_undistilled_sessions(db, DEFAULT_IDLE_SECONDS, BATCH)
+    for bank_id, session_id in idle:
+        distill_job, created = await triggers.schedule_distill(db, bank_id, session_id)
+        if created:
+            new_jobs.append(distill_job)
+    stale_pending = await memory_repo.banks_with_stale_pending(db, PENDING_AFTER_SECONDS, BATCH)
+    for bank_id in stale_pending:
+        resolve_job, created = await triggers.schedule_resolve(db, bank_id)
+        if created:
+            new_jobs.append(resolve_job)
     failed, requeued = 0, 0
     for overdue in await repo.overdue_running(db, BATCH):
         if overdue.id == job.id:
@@ -39,4 +58,10 @@ async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue) -> dict[str, An
             resent.append(stale.id)
     if resent:
         await repo.mark_enqueued(db, resent)
-    return {"failed_overdue": failed, "requeued_overdue": requeued, "resent": len(resent)}
+    return {
+        "failed_overdue": failed,
+        "requeued_overdue": requeued,
+        "resent": len(resent),
+        "idle_sessions": len(idle),
+        "banks_with_stale_pending": len(stale_pending),
+    }

@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
-from app.schemas.common import ReadSchema, SafeText, Schema, Slug
+from app.schemas.common import TAG_PATTERN, ReadSchema, SafeText, Schema, Slug
 
 
 class BankConfig(Schema):
@@ -23,6 +23,11 @@ class BankConfig(Schema):
     min_score: float = Field(default=0.3, ge=0)
     forgetting_policy: Literal["delete", "downweight", "never"] = "delete"
     redact: bool = True
+    tags: list[Annotated[str, StringConstraints(pattern=TAG_PATTERN)]] = Field(
+        default_factory=list,
+        max_length=200,
+        description="The bank's own tags, added to the built-in taxonomy the distillers choose from.",
+    )
 
     @field_validator("timezone")
     @classmethod

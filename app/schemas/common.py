@@ -12,6 +12,8 @@ from app.errors import BadRequest
 
 SLUG_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
+# Hierarchical dotted tags: "constraint.budget", "preference.food", a bank's own "project.alpha".
+TAG_PATTERN = r"^[a-z0-9_]+(?:\.[a-z0-9_]+){0,4}$"
 MAX_METADATA_DEPTH = 8
 
 

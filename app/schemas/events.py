@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from typing import Literal
 
@@ -64,6 +65,10 @@ class SessionRead(ReadSchema):
     distilled_seq: int
     created_at: datetime
     last_event_at: datetime | None
+
+
+class SessionClosed(SessionRead):
+    job_id: uuid.UUID | None = Field(description="The distillation of the session's tail, if it had one.")
 
 
 class SessionPage(ReadSchema):

@@ -4,7 +4,9 @@ import uuid
 from datetime import datetime
 from typing import Any, Literal
 
-from app.schemas.common import ReadSchema
+from pydantic import Field
+
+from app.schemas.common import ReadSchema, Schema, Slug
 
 
 class JobRead(ReadSchema):
@@ -23,3 +25,13 @@ class JobRead(ReadSchema):
 
 class JobAccepted(ReadSchema):
     job_id: uuid.UUID
+
+
+class RedistillRequest(Schema):
+    session_ids: list[Slug] | None = Field(
+        default=None, min_length=1, max_length=1000, description="Default: every session of the bank."
+    )
+    distiller: Literal["heuristic", "llm"] | None = Field(
+        default=None, description="Default: the configured one."
+    )
+    dry_run: bool = Field(default=False, description="Only compute the diff; change nothing.")

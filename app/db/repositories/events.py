@@ -24,8 +24,8 @@ class NewEvent:
     metadata: dict[str, Any]
 
 
-async def lock_session_for_append(db: AsyncSession, bank_id: str, session_id: str) -> int:
-    """Create the session if needed and lock its row; return its `last_seq`.
+async def lock_session_for_append(db: AsyncSession, bank_id: str, session_id: str) -> tuple[int, int]:
+    """Create the session if needed and lock its row; return its `last_seq` and `distilled_seq`.
 
     The row lock serialises appenders of one session, so seqs never gap or repeat. An append to a
     closed session reopens it.
@@ -37,9 +37,10 @@ async def lock_session_for_append(db: AsyncSession, bank_id: str, session_id: st
             index_elements=[Session.bank_id, Session.session_id],
             set_={"status": "open", "closed_at": None},
         )
-        .returning(Session.last_seq)
+        .returning(Session.last_seq, Session.distilled_seq)
     )
-    return int((await db.execute(stmt)).scalar_one())
+    last_seq, distilled_seq = (await db.execute(stmt)).one()
+    return int(last_seq), int(distilled_seq)
 
 
 async def existing_external_ids(
@@ -127,3 +128,40 @@ async def close_session(db: AsyncSession, bank_id: str, session_id: str) -> Sess
         session.closed_at = datetime.now(UTC)
         await db.flush()
     return session
+
+
+async def advance_distilled(db: AsyncSession, bank_id: str, session_id: str, seq: int) -> None:
+    await db.execute(
+        text("""
+            UPDATE sessions SET distilled_seq = GREATEST(distilled_seq, :seq)
+            WHERE bank_id = :bank_id AND session_id = :session_id
+        """),
+        {"seq": seq, "bank_id": bank_id, "session_id": session_id},
+    )
+
+
+async def idle_undistilled_sessions(
+    db: AsyncSession, default_idle_seconds: int, limit: int
+) -> list[tuple[str, str]]:
+    """Sessions with undistilled events whose last append is older than the bank's
+    `idle_distill_seconds` (server time of the last event, not the client's `occurred_at`)."""
+    rows = await db.execute(
+        text("""
+            SELECT s.bank_id, s.session_id
+            FROM sessions s
+            JOIN banks b ON b.id = s.bank_id
+            JOIN events e ON e.bank_id = s.bank_id AND e.session_id = s.session_id AND e.seq = s.last_seq
+            WHERE s.last_seq > s.distilled_seq
+              AND e.created_at < now() - make_interval(
+                    secs => COALESCE((b.config->>'idle_distill_seconds')::int, :default_idle))
+            ORDER BY e.created_at
+            LIMIT :limit
+        """),
+        {"default_idle": default_idle_seconds, "limit": limit},
+    )
+    return [(row[0], row[1]) for row in rows]
+
+
+async def all_session_ids(db: AsyncSession, bank_id: str) -> list[str]:
+    stmt = select(Session.session_id).where(Session.bank_id == bank_id).order_by(Session.session_id)
+    return list((await db.scalars(stmt)).all())

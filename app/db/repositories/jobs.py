@@ -64,6 +64,10 @@ async def create_job(
     return existing, False
 
 
+async def set_progress(db: AsyncSession, job_id: uuid.UUID, progress: dict[str, Any]) -> None:
+    await db.execute(update(Job).where(Job.id == job_id).values(progress=progress))
+
+
 async def get_job(db: AsyncSession, job_id: uuid.UUID) -> Job | None:
     return await db.get(Job, job_id)
 

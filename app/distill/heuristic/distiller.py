@@ -7,6 +7,7 @@ import re
 from datetime import datetime
 from functools import cache
 
+from app.distill.dates import EN_PATTERN as DATE_EN
 from app.distill.dates import resolve_dates
 from app.distill.heuristic import rules as R
 from app.distill.types import Candidate, DistillContext, DistillResult, EntityOut, RelationOut, Turn
@@ -21,24 +22,31 @@ DEFAULT_SPEAKER = {
     ("zh", "tool"): "工具",
 }
 MODALS = frozenset("can could will would shall should may might must was did had".split())
-ADVERBS = frozenset("really also just usually always generally definitely still actually mostly totally often never".split())
+ADVERBS = frozenset(
+    "really also just usually always generally definitely still actually mostly totally often never".split()
+)
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
 _ID = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,6}-\d{3,}(?![0-9])")
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
+# ASCII only: in "我的邮箱是a@b.cn" the Chinese before the address is not part of it
+_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_PHONE = re.compile(r"(?<![A-Za-z0-9-])\+?\d[\d -]{7,}\d(?![A-Za-z0-9-])")
 _MONEY = re.compile(
     r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?k?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k|usd|dollars?|euros?|eur|rmb|yuan|bucks)\b"
     r"|\d+(?:\.\d+)?\s*(?:元|块|万元|万|美元)",
     re.IGNORECASE,
 )
-_NUMBER = re.compile(r"(?<![A-Za-z0-9-])\d[\d,]*(?:\.\d+)?k?(?![A-Za-z0-9-])|[零一二两三四五六七八九十百千万]{2,}")
+_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9-])\d[\d,]*(?:\.\d+)?k?(?![A-Za-z0-9-])|[零一二两三四五六七八九十百千万]{2,}"
+)
 _PROPER = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
 _NOT_NAMES = frozenset(
     """I The A An My Our Your Hi Hello Hey Thanks Thank Yes No Ok Okay Sure Also But And So Then Well Oh
     Actually Sorry Please Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
     April May June July August September October November December It This That What When Where Who Why
     How If Maybe Can Could Would Will Do Does Did Is Are Was Were We You He She They Just Great Good Nice
-    Wow Correction Let Not Today Tomorrow Yesterday""".split()
+    Wow Correction Let Not Today Tomorrow Yesterday Wait Probably Perhaps Hopefully Anyway Last
+    Next Call""".split()
 )
 _PLACE_BEFORE = re.compile(r"\b(?:in|from|near|to|visited|visit|visiting|around)\s+$", re.IGNORECASE)
 _PERSON_BEFORE = re.compile(
@@ -71,14 +79,14 @@ def _inflect() -> tuple[object, object]:
 
 def _third_person(verb: str) -> str:
     lower = verb.lower()
-    if lower in MODALS:
-        return verb
     if lower in ("don't", "do"):
         return "doesn't" if lower == "don't" else "does"
     if lower in ("haven't", "have"):
         return "hasn't" if lower == "haven't" else "has"
     if lower in ("am", "'m"):
         return "is"
+    if lower in MODALS or lower.endswith("n't"):
+        return verb  # "can", "can't", "won't"
     get_inflection, get_lemma = _inflect()
     lemmas = get_lemma(lower, upos="VERB")  # type: ignore[operator]
     if not lemmas or lemmas[0] != lower:
@@ -105,11 +113,12 @@ _FIRST_PERSON_EN = (
     (re.compile(r"\b(?:my|mine)\b", re.IGNORECASE), "{s}'s"),
     (re.compile(r"\b(?:me|myself)\b", re.IGNORECASE), "{s}"),
 )
-_I_VERB = re.compile(r"\bI((?:\s+(?:" + "|".join(ADVERBS) + r"))*)\s+([A-Za-z']+)")
+# not after "and": "my wife and I have" keeps its plural verb
+_I_VERB = re.compile(r"(?<!\band )\bI((?:\s+(?:" + "|".join(ADVERBS) + r"))*)\s+([A-Za-z']+)")
 
 
 def first_person_to_speaker(text: str, speaker: str, named: bool) -> str:
-    """"I prefer my tea hot" → "Alice prefers Alice's tea hot"; "我喜欢" → "张伟喜欢"."""
+    """ "I prefer my tea hot" → "Alice prefers Alice's tea hot"; "我喜欢" → "张伟喜欢"."""
     if has_cjk(text):
         return re.sub(r"我(?!们)", speaker, text)
     inner = speaker if named else speaker[0].lower() + speaker[1:]
@@ -124,8 +133,15 @@ def _is_filler(sentence: str, language: str) -> bool:
     if language == "zh":
         rest = R.FILLER_ZH.sub("", sentence)
         return len(rest) < 2 and not any(c.isdigit() for c in rest)
-    words = [w.lower() for w in _WORD.findall(sentence)]
-    return all(w in R.FILLER_EN for w in words) or (len(words) <= 2 and not any(w.isdigit() for w in words))
+    return all(w.lower() in R.FILLER_EN for w in _WORD.findall(sentence))
+
+
+def _is_short(sentence: str, language: str) -> bool:
+    """Two words or fewer ("Love it", "Me neither"): dropped unless a rule finds something ("I'm vegan")."""
+    if language == "zh":
+        return False
+    words = _WORD.findall(sentence)
+    return len(words) <= 2 and not any(w.isdigit() for w in words)
 
 
 def _has_content(text: str, language: str) -> bool:
@@ -134,7 +150,10 @@ def _has_content(text: str, language: str) -> bool:
         return len(rest) >= R.MIN_CONTENT_CHARS_ZH
     words = [w.lower() for w in _WORD.findall(text)]
     content = [w for w in words if w not in R.STOPWORDS_EN and len(w) > 1]
-    return len(content) >= R.MIN_CONTENT_WORDS_EN or (len(content) >= 2 and any(w.isdigit() for w in words))
+    specific = (
+        any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
+    )  # "The meeting is on Tuesday"
+    return len(content) >= R.MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
 
 
 def _matches(sentence: str, language: str, role: str) -> list[tuple[R.Rule, re.Match[str]]]:
@@ -146,7 +165,7 @@ def _matches(sentence: str, language: str, role: str) -> list[tuple[R.Rule, re.M
         if match is None:
             continue
         obj = match.groupdict().get("obj")
-        if obj is not None and all(w in R.EMPTY_OBJECTS for w in obj.lower().split()):
+        if obj is not None and all(w in R.EMPTY_OBJECTS for w in re.findall(r"[\w']+", obj.lower())):
             continue  # "I love it!" states no preference
         found.append((rule, match))
     return found
@@ -173,6 +192,8 @@ def _entities(sentence: str, language: str, tags: list[str]) -> list[EntityOut]:
     found: list[EntityOut] = []
     found += [EntityOut(name=m, type="id") for m in _ID.findall(sentence)]
     found += [EntityOut(name=m, type="contact") for m in _EMAIL.findall(sentence)]
+    if "fact.contact" in tags:
+        found += [EntityOut(name=m.strip(), type="contact") for m in _PHONE.findall(sentence)]
     amounts = [m.group().strip() for m in _MONEY.finditer(sentence)]
     if "constraint.budget" in tags and not amounts:
         amounts = [m.group() for m in _NUMBER.finditer(sentence)]
@@ -240,7 +261,7 @@ class HeuristicDistiller:
             matches = [] if question else _matches(sentence, language, turn.role)
             if matches:
                 units.append(self._typed_unit(turn, sentence, language, matches, local_time))
-            else:
+            elif not _is_short(sentence, language):
                 leftover.append(sentence)
         units += self._episodes(turn, leftover, local_time)
         return units
@@ -266,13 +287,15 @@ class HeuristicDistiller:
         entities = _entities(sentence, language, tags)
         entities += [EntityOut(name=d.text, type="date") for d in dates]
         relations = []
+        objects = []  # typed by the rule that found them, ahead of the guesses from the text
         for rule, match in matches:
             obj = (match.groupdict().get("obj") or "").strip(" ,.'")
             if rule.relation and not obj and rule.object_type == "amount":
                 obj = next((e.name for e in entities if e.type == "amount"), "")
             if rule.relation and obj:
-                entities.append(EntityOut(name=obj, type=rule.object_type))
+                objects.append(EntityOut(name=obj, type=rule.object_type))
                 relations.append(RelationOut(subject=speaker, relation=rule.relation, object=obj))
+        entities = objects + entities
         if named or relations:
             entities.insert(0, EntityOut(name=speaker, type="person"))
         return Candidate(
@@ -296,7 +319,9 @@ class HeuristicDistiller:
         for chunk in _chunks(sentences, R.EPISODE_MAX_CHARS, "" if language == "zh" else " "):
             content, dates = resolve_dates(chunk, local_time)
             content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
-            entities = _entities(chunk, language, ["episode"]) + [EntityOut(name=d.text, type="date") for d in dates]
+            entities = _entities(chunk, language, ["episode"]) + [
+                EntityOut(name=d.text, type="date") for d in dates
+            ]
             if named:
                 entities.insert(0, EntityOut(name=speaker, type="person"))
             units.append(

@@ -50,7 +50,7 @@ _END = r"(?=[,.;!?]| and | but | because | so |$)"
 _WEEKDAY_OR_DATE = (
     r"(?:tomorrow|today|tonight|next|this|the end|end of|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|noon|midnight|\d)"
+    r"december|noon|midnight|\d{1,2}(?::\d\d|\s?[ap]\.?m\b|/\d|(?:st|nd|rd|th)\b))"
 )
 _MONEY = r"[$€£¥]?\s?\d[\d,.]*\s?(?:k|usd|dollars?|euros?|eur|rmb|yuan|bucks)?"
 _JOBS = (
@@ -66,80 +66,244 @@ _FAMILY = (
 
 EN_RULES: tuple[Rule, ...] = (
     # corrections first: they also carry the tag of what they correct
-    rule("correction", r"^(?:actually|correction|sorry,? i meant|i meant|i mean,|wait,? (?:no|it'?s|my)|"
-         r"no,? (?:it'?s|it is|make (?:that|it))|let me correct|scratch that|make (?:that|it) )", 0.9, 0.7),
-    rule("correction", r"\bnot \w+(?: \w+)?,? but (?:rather )?\w", 0.85, 0.7),
+    rule(
+        "correction",
+        r"^(?:actually|correction|sorry,? i meant|i meant|i mean,|wait,? (?:no|it'?s|my)|"
+        r"no,? (?:it'?s|it is|make (?:that|it))|let me correct|scratch that|make (?:that|it) )",
+        0.9,
+        0.7,
+    ),
+    # "not X but Y" (not "not only X but also Y")
+    rule("correction", r"\bnot (?!only\b|just\b)\w+(?: \w+){0,2},? but (?!also\b)(?:rather )?\w", 0.85, 0.7),
     # constraints
     rule("constraint.budget", r"\bbudget\b", 0.9, 0.85, relation="has_budget", object_type="amount"),
-    rule("constraint.budget", rf"\b(?:can|could) (?:only )?(?:afford|spend|pay|go (?:up )?to) (?:up to |about )?{_MONEY}",
-         0.9, 0.85),
-    rule("constraint.budget", rf"\b(?:no more than|at most|up to|not (?:to )?exceed|under|less than|maximum of|max)"
-         rf"\s*[$€£¥]\s?\d", 0.9, 0.85),
+    rule(
+        "constraint.budget",
+        rf"\b(?:can|could) (?:only )?(?:afford|spend|pay|go (?:up )?to) (?:up to |about )?{_MONEY}",
+        0.9,
+        0.85,
+    ),
+    rule(
+        "constraint.budget",
+        r"\b(?:no more than|at most|up to|not (?:to )?exceed|under|less than|maximum of|max)"
+        r"\s*[$€£¥]\s?\d",
+        0.9,
+        0.85,
+    ),
     rule("constraint.budget", r"\b(?:willing to (?:pay|spend)|price range|spending limit)\b", 0.85, 0.85),
     rule("constraint.time", r"\bdeadline\b", 0.9, 0.8),
-    rule("constraint.time", rf"\b(?:by|before|no later than|until|due(?: on| by)?)\s+(?:the )?{_WEEKDAY_OR_DATE}",
-         0.85, 0.8),
-    rule("constraint.time", r"\bwithin (?:\d+|a|an|one|two|three) (?:hours?|days?|weeks?|months?)\b", 0.85, 0.8),
-    rule("constraint.quantity", r"\b(?:need|want|order|buy|require|book|reserve)s?\s+(?:exactly |at least )?"
-         r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|a dozen)\s+[a-z]+", 0.85, 0.7),
-    rule("constraint.quantity", r"\b(?:at least|at most|no more than|no fewer than) \d+\b(?! ?(?:%|dollars|usd|eur))",
-         0.85, 0.7),
-    rule("constraint.quantity", r"\b(?:for|party of|group of) \d+ (?:people|persons|guests|adults|kids|of us)\b",
-         0.85, 0.7),
-    rule("constraint.diet", r"\b(?:allergic to|allergy|vegetarian|vegan|gluten[- ]free|lactose[- ]intolerant|"
-         r"halal|kosher|(?:can'?t|cannot|don'?t|do not) eat)\b", 0.9, 0.9),
-    rule("constraint.location", r"\b(?:must|has to|needs to|should) be (?:in|near|close to|within)\b|"
-         r"\bdeliver(?:y|ed)? to\b", 0.85, 0.7),
-    rule("constraint", r"\b(?:must(?: not)?|mustn'?t|has to be|have to be|should(?: not|n'?t) be|is required|"
-         r"requirement|mandatory|not allowed|is a must)\b", 0.8, 0.7),
+    rule(
+        "constraint.time",
+        # not "until": it bounds a span ("open until 9 pm", "stayed up until midnight")
+        rf"\b(?:by|before|no later than|due(?: on| by)?)\s+(?:the )?{_WEEKDAY_OR_DATE}",
+        0.85,
+        0.8,
+    ),
+    rule(
+        "constraint.time", r"\bwithin (?:\d+|a|an|one|two|three) (?:hours?|days?|weeks?|months?)\b", 0.85, 0.8
+    ),
+    rule(
+        "constraint.quantity",
+        r"\b(?:need|want|order|buy|require|book|reserve)s?\s+(?:exactly |at least )?"
+        r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|a dozen)\s+[a-z]+",
+        0.85,
+        0.7,
+    ),
+    rule(
+        "constraint.quantity",
+        r"\b(?:at least|at most|no more than|no fewer than) \d+\b(?! ?(?:%|dollars|usd|eur))",
+        0.85,
+        0.7,
+    ),
+    rule(
+        "constraint.quantity",
+        r"\b(?:for|party of|group of) \d+ (?:people|persons|guests|adults|kids|of us)\b",
+        0.85,
+        0.7,
+    ),
+    rule(
+        "constraint.diet",
+        r"\b(?:allergic to|allergy|vegetarian|vegan|gluten[- ]free|lactose[- ]intolerant|"
+        r"halal|kosher|(?:can'?t|cannot|don'?t|do not) eat)\b",
+        0.9,
+        0.9,
+    ),
+    rule(
+        "constraint.location",
+        r"\b(?:must|has to|needs to|should) be (?:in|near|close to|within)\b|"
+        r"\bdeliver(?:y|ed)? to\b",
+        0.85,
+        0.7,
+    ),
+    rule(
+        "constraint",
+        r"\b(?:must(?: not)?|mustn'?t|has to be|have to be|should(?: not|n'?t) be|is required|"
+        r"requirement|mandatory|not allowed|is a must)\b(?!-)",  # not "a must-see"
+        0.8,
+        0.7,
+    ),
     # preferences (the sub-tag comes from the topic table below)
-    rule("preference", rf"\bI {_ADV}(?:prefer|like|love|enjoy|adore|hate|dislike|don'?t like|do not like|"
-         rf"can'?t stand|would rather|'d rather)\s+{_OBJ}{_END}", 0.85, 0.6, relation="prefers"),
-    rule("preference", rf"\bI(?:'m| am) {_ADV}(?:a (?:big |huge )?fan of|into|keen on|fond of)\s+{_OBJ}{_END}",
-         0.85, 0.6, relation="prefers"),
-    rule("preference", rf"\bmy (?:absolute )?favou?rite\b", 0.85, 0.6),
+    rule(
+        "preference",
+        rf"\bI(?: {_ADV}(?:prefer|like|love|enjoy|adore)|(?:'d| would) {_ADV}(?:prefer|rather))"
+        rf"\s+{_OBJ}{_END}",
+        0.85,
+        0.6,
+        relation="prefers",
+    ),
+    rule(
+        "preference",
+        rf"\bI(?:'m| am) {_ADV}(?:a (?:big |huge )?fan of|into|keen on|fond of)\s+{_OBJ}{_END}",
+        0.85,
+        0.6,
+        relation="prefers",
+    ),
+    rule(
+        "preference",
+        rf"\bI {_ADV}(?:hate|dislike|detest|don'?t (?:really )?like|do not like|can'?t stand)\s+{_OBJ}{_END}",
+        0.85,
+        0.6,
+        relation="dislikes",
+    ),
+    rule(
+        "preference",
+        rf"\bI(?:'m| am) {_ADV}not (?:a (?:big |huge )?fan of|into|keen on|fond of)\s+{_OBJ}{_END}",
+        0.85,
+        0.6,
+        relation="dislikes",
+    ),
+    rule("preference", r"\bmy (?:absolute )?favou?rite\b", 0.85, 0.6),
     rule("preference", r"\b(?:prefer|rather)\b.*\b(?:over|than|instead of)\b", 0.85, 0.6),
     # facts
-    rule("fact.identity", r"\bmy name(?:'s| is)\s+(?P<obj>[A-Z][\w-]+(?: [A-Z][\w-]+)?)", 0.95, 0.8,
-         relation="is_named", object_type="person", flags=0),
-    rule("fact.identity", r"\b(?:call me|I'm called|I am called)\s+(?P<obj>[A-Z][\w-]+)", 0.9, 0.8,
-         relation="is_named", object_type="person", flags=0),
+    rule(
+        "fact.identity",
+        r"\b(?i:my name(?:'s| is))\s+(?P<obj>[A-Z][\w-]+(?: [A-Z][\w-]+)?)",
+        0.95,
+        0.8,
+        relation="is_named",
+        object_type="person",
+        flags=0,
+    ),
+    rule(
+        "fact.identity",
+        r"\b(?i:call me|I'm called|I am called)\s+(?P<obj>[A-Z][\w-]+)",
+        0.9,
+        0.8,
+        relation="is_named",
+        object_type="person",
+        flags=0,
+    ),
     rule("fact.identity", r"\bI(?:'m| am) (?P<obj>\d{1,3}) (?:years old|yo)\b", 0.95, 0.7, relation="age"),
-    rule("fact.identity", r"\bI(?:'m| am) (?:a |an )?(?:\w+ )?(?:woman|man|transgender|trans woman|trans man|"
-         r"non-?binary|gay|lesbian|bisexual|american|british|chinese|german|french|indian|canadian|"
-         r"australian|japanese|swedish|mexican|spanish|italian)\b", 0.85, 0.7),
-    rule("fact.work", rf"\bI {_ADV}work(?:ed)? (?:at|for) (?P<obj>[\w&.'-]+(?: [A-Z][\w&.'-]+){{0,3}})", 0.9, 0.7,
-         relation="works_at", object_type="organization"),
-    rule("fact.work", rf"\bI(?:'m| am) (?:a|an) (?:\w+ ){{0,2}}(?P<obj>{_JOBS})s?\b", 0.9, 0.7,
-         relation="works_as"),
-    rule("fact.work", r"\bmy (?:job|company|employer|boss|manager|office|role|position|career|workplace)\b",
-         0.85, 0.65),
+    rule(
+        "fact.identity",
+        r"\bI(?:'m| am) (?:a |an )?(?:\w+ )?(?:woman|man|transgender|trans woman|trans man|"
+        r"non-?binary|gay|lesbian|bisexual|american|british|chinese|german|french|indian|canadian|"
+        r"australian|japanese|swedish|mexican|spanish|italian)\b",
+        0.85,
+        0.7,
+    ),
+    rule(
+        "fact.work",
+        rf"\bI (?i:{_ADV}work(?:ed)? (?:at|for)) (?P<obj>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){{0,3}})",
+        0.9,
+        0.7,
+        relation="works_at",
+        object_type="organization",
+        flags=0,
+    ),
+    rule(
+        "fact.work",
+        rf"\bI(?:'m| am) (?:a|an) (?:\w+ ){{0,2}}(?P<obj>{_JOBS})s?\b",
+        0.9,
+        0.7,
+        relation="works_as",
+    ),
+    rule(
+        "fact.work",
+        r"\bmy (?:job|company|employer|boss|manager|office|role|position|career|workplace)\b",
+        0.85,
+        0.65,
+    ),
     rule("fact.work", r"\bI (?:work|worked) as\b", 0.9, 0.7),
-    rule("fact.location", rf"\bI {_ADV}(?:live|lived|am based|'m based|moved|grew up|relocated) (?:in|to|at)\s+"
-         r"(?P<obj>[A-Z][\w-]+(?: [A-Z][\w-]+){0,2})", 0.9, 0.75, relation="lives_in", object_type="place",
-         flags=0),
-    rule("fact.location", r"\bI(?:'m| am) (?:originally )?from\s+(?P<obj>[A-Z][\w-]+(?: [A-Z][\w-]+){0,2})", 0.9,
-         0.75, relation="is_from", object_type="place", flags=0),
+    rule(
+        "fact.location",
+        rf"\bI {_ADV}(?:live|lived|am based|'m based|moved|grew up|relocated) (?:in|to|at)\s+"
+        r"(?P<obj>[A-Z][\w-]+(?: [A-Z][\w-]+){0,2})",
+        0.9,
+        0.75,
+        relation="lives_in",
+        object_type="place",
+        flags=0,
+    ),
+    rule(
+        "fact.location",
+        r"\bI(?:'m| am) (?:originally )?from\s+(?P<obj>[A-Z][\w-]+(?: [A-Z][\w-]+){0,2})",
+        0.9,
+        0.75,
+        relation="is_from",
+        object_type="place",
+        flags=0,
+    ),
     rule("fact.location", r"\bmy (?:address|hometown|home town|home city)\b", 0.9, 0.75),
     rule("fact.id", r"(?<![A-Za-z0-9])[A-Z]{2,6}-\d{3,}(?![0-9])", 0.95, 0.75, roles=ANY_ROLE, flags=0),
-    rule("fact.id", r"\b(?:order|account|ticket|booking|reservation|invoice|tracking|confirmation|customer|"
-         r"membership|case|policy) (?:number|no\.?|id|#|code)\b", 0.9, 0.75, roles=ANY_ROLE),
+    rule(
+        "fact.id",
+        r"\b(?:order|account|ticket|booking|reservation|invoice|tracking|confirmation|customer|"
+        r"membership|case|policy) (?:number|no\.?|id|#|code)\b",
+        0.9,
+        0.75,
+        roles=ANY_ROLE,
+    ),
     rule("fact.contact", r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b|\+?\d[\d -]{7,}\d", 0.9, 0.75),
-    rule("fact.contact", r"\b(?:reach|contact|email|call|text|message) me (?:at|on|via|by)\b|"
-         r"\bmy (?:email|e-mail|phone|number|cell|mobile|whatsapp|wechat|telegram|handle)\b", 0.9, 0.75),
-    rule("fact.family", rf"\bmy (?:{_FAMILY})\b|\bI have (?:a |an |\d+ |two |three |four )?(?:{_FAMILY})\b",
-         0.85, 0.65),
-    rule("fact.education", r"\bI (?:study|studied|graduated|majored|major|am studying|'m studying)\b|"
-         r"\bmy (?:school|university|college|degree|major|thesis|class(?:es)?)\b", 0.85, 0.65),
+    rule(
+        "fact.contact",
+        r"\b(?:reach|contact|email|call|text|message) me (?:at|on|via|by)\b|"
+        r"\bmy (?:email|e-mail|phone|number|cell|mobile|whatsapp|wechat|telegram|handle)\b",
+        0.9,
+        0.75,
+    ),
+    rule(
+        "fact.family",
+        rf"\bmy (?:{_FAMILY})\b|\bI have (?:a |an |\d+ |two |three |four )?(?:{_FAMILY})\b",
+        0.85,
+        0.65,
+    ),
+    rule(
+        "fact.education",
+        r"\bI (?:study|studied|graduated|majored|major|am studying|'m studying)\b|"
+        r"\bmy (?:school|university|college|degree|major|thesis|class(?:es)?)\b",
+        0.85,
+        0.65,
+    ),
     rule("fact", r"\bmy (?!name\b)\w+(?: \w+)? (?:is|are|was|were) (?!\w+ing\b)\w", 0.8, 0.55),
     # task state (any role: the assistant and tools report progress too)
-    rule("task_state", r"\b(?:is|are|has been|have been|was|were|got) (?:now |already |just )?(?:done|completed|"
-         r"finished|verified|confirmed|shipped|delivered|paid|resolved|cancell?ed|approved|booked|submitted|"
-         r"sent|fixed|closed|refunded|scheduled|on hold)\b", 0.85, 0.5, roles=ANY_ROLE),
-    rule("task_state", r"\bI(?:'ve| have)? (?:already |just )(?:paid|submitted|booked|sent|signed|verified|"
-         r"confirmed|ordered|cancell?ed|uploaded|filed|scheduled)\b", 0.85, 0.5, roles=ANY_ROLE),
-    rule("task_state", r"\b(?:pending|in progress|waiting (?:for|on)|on hold|not (?:done|finished) yet|to-?do|"
-         r"blocked on|still need to|next step)\b", 0.8, 0.5, roles=ANY_ROLE),
+    rule(
+        "task_state",
+        r"\b(?:is|are|has been|have been|was|were|got) (?:now |already |just )?(?:done|completed|"
+        r"finished|verified|confirmed|shipped|delivered|paid|resolved|cancell?ed|approved|booked|submitted|"
+        r"sent|fixed|closed|refunded|processed|scheduled|on hold)\b",
+        0.85,
+        0.5,
+        roles=ANY_ROLE,
+    ),
+    rule(
+        "task_state",
+        # perfect tense or "already/just" ("I have verified", "I just paid"), not a plain past ("I paid")
+        r"\b(?:I|we)(?:(?:'ve| have)(?: already| just)?|(?: already| just)) (?:paid|submitted|booked|sent|"
+        r"signed|verified|confirmed|ordered|cancell?ed|uploaded|filed|scheduled|processed|refunded|resolved|"
+        r"fixed|completed|finished|updated|reset)\b",
+        0.85,
+        0.5,
+        roles=ANY_ROLE,
+    ),
+    rule(
+        "task_state",
+        r"\b(?:pending|in progress|waiting (?:for|on)|on hold|not (?:done|finished) yet|to-?do|"
+        r"blocked on|still need to|next step)\b",
+        0.8,
+        0.5,
+        roles=ANY_ROLE,
+    ),
 )
 
 # --- Chinese ----------------------------------------------------------------------------------
@@ -148,43 +312,134 @@ _ZH_NUM = r"[0-9零一二两三四五六七八九十百千万]+"
 _ZH_MONEY = rf"{_ZH_NUM}(?:\.\d+)?\s*(?:元|块|万|千|美元|rmb|RMB)?"
 
 ZH_RULES: tuple[Rule, ...] = (
-    rule("correction", r"^(?:不对|更正|纠正|其实|我是说|我的意思是|说错了|应该是|改成|改为|不好意思，?(?:是|应该))",
-         0.9, 0.7),
+    rule(
+        "correction",
+        r"^(?:不对|更正|纠正|其实|我是说|我的意思是|说错了|应该是|改成|改为|不好意思，?(?:是|应该))",
+        0.9,
+        0.7,
+    ),
     rule("correction", r"不是\S{1,12}而是", 0.85, 0.7),
     rule("constraint.budget", r"预算", 0.9, 0.85, relation="has_budget", object_type="amount"),
-    rule("constraint.budget", rf"(?:最多|顶多|至多)(?:能)?(?:花|付|出|给){_ZH_MONEY}|(?:加|出|提)到{_ZH_MONEY}|"
-         rf"不超过{_ZH_MONEY}(?:元|块|万)|{_ZH_MONEY}(?:元|块)?(?:以内|以下)(?!的人)", 0.9, 0.85),
+    rule(
+        "constraint.budget",
+        rf"(?:最多|顶多|至多)(?:能)?(?:花|付|出|给){_ZH_MONEY}|(?:加|出|提)到{_ZH_MONEY}|"
+        rf"不超过{_ZH_MONEY}(?:元|块|万)|{_ZH_MONEY}(?:元|块)?(?:以内|以下)(?!的人)",
+        0.9,
+        0.85,
+    ),
     rule("constraint.budget", r"价位|价格区间|愿意(?:花|付|出)", 0.85, 0.85),
-    rule("constraint.time", r"截止|期限|最晚|最迟|(?:之前|以前|前).{0,4}(?:完成|交付|交|给我|发货|到货|送到|搞定)|"
-         r"\d+(?:天|周|小时)(?:内|之内)|尽快", 0.85, 0.8),
-    rule("constraint.quantity", rf"(?:需要|要|订|买|预订|订购|预约){_ZH_NUM}\s*(?:个|份|台|件|张|位|箱|本|瓶|间|人|套)|"
-         rf"(?:至少|最少|一共|总共){_ZH_NUM}\s*(?:个|份|台|件|张|位|箱|本|瓶|间|人|套)", 0.85, 0.7),
+    rule(
+        "constraint.time",
+        r"截止|期限|最晚|最迟|(?:之前|以前|前).{0,4}(?:完成|交付|交|给我|发货|到货|送到|搞定)|"
+        rf"{_ZH_NUM}个?(?:天|周|星期|小时|月)(?:内|之内)|尽快",
+        0.85,
+        0.8,
+    ),
+    rule(
+        "constraint.quantity",
+        rf"(?:需要|要|订|买|预订|订购|预约){_ZH_NUM}\s*(?:个|份|台|件|张|位|箱|本|瓶|间|人|套)|"
+        rf"(?:至少|最少|一共|总共){_ZH_NUM}\s*(?:个|份|台|件|张|位|箱|本|瓶|间|人|套)",
+        0.85,
+        0.7,
+    ),
     rule("constraint.diet", r"过敏|吃素|素食|不吃|忌口|清真|不能吃", 0.9, 0.9),
-    rule("constraint.location", r"(?:必须|一定要|需要)在\S{1,8}(?:附近|以内|里面)|送到", 0.85, 0.7),
+    rule(
+        "constraint.location",
+        r"(?:必须|一定要|需要)在\S{1,8}(?:附近|以内|里面)|(?<!已)(?<!已经)送到(?!了)",
+        0.85,
+        0.7,
+    ),
     rule("constraint", r"必须|不能|不可以|只能|一定要|不允许|务必|要求", 0.8, 0.7),
-    rule("preference", r"我?(?:更|比较|很|非常|最|特别)?(?:喜欢|偏好|偏爱|爱吃|爱喝|讨厌|不喜欢|倾向于|宁愿|宁可|习惯)"
-         r"(?P<obj>[^，。！？,.!?]{1,12})", 0.85, 0.6, relation="prefers"),
+    rule(
+        "preference",
+        r"我?(?:更|比较|很|非常|最|特别)?(?<!不)(?:喜欢|偏好|偏爱|爱吃|爱喝|倾向于|宁愿|宁可|习惯)"
+        r"(?!的)(?P<obj>[^，。！？,.!?]{1,12})",
+        0.85,
+        0.6,
+        relation="prefers",
+    ),
+    rule(
+        "preference",
+        r"我?(?:很|非常|最|特别|真的)?(?:讨厌|不喜欢|不爱|受不了)(?P<obj>[^，。！？,.!?]{1,12})",
+        0.85,
+        0.6,
+        relation="dislikes",
+    ),
     rule("preference", r"最爱|最喜欢的", 0.85, 0.6),
-    rule("fact.identity", r"我(?:叫|的名字是|名叫)(?P<obj>[\u4e00-\u9fffA-Za-z]{1,4})", 0.95, 0.8,
-         relation="is_named", object_type="person"),
-    rule("fact.identity", r"我姓|我今年(?P<obj>\d{1,3})岁|我是(?:一[名个位])?(?:男|女)(?:生|的|性)|我是\S{1,3}人(?:[，。]|$)",
-         0.9, 0.75),
-    rule("fact.work", r"我在(?P<obj>[\u4e00-\u9fffA-Za-z]{2,12}?)(?:工作|上班|任职|实习)", 0.9, 0.7,
-         relation="works_at", object_type="organization"),
-    rule("fact.work", r"我是(?:一[名个位])?\S{0,6}(?:工程师|老师|医生|护士|学生|设计师|经理|律师|程序员|会计|销售|"
-         r"记者|厨师|司机|教授|研究员|创始人)|我的(?:工作|公司|老板|职位|领导|同事)", 0.9, 0.7),
-    rule("fact.location", r"我(?:现在)?(?:住在|来自|家在|搬到了?|老家在?|定居在)(?P<obj>[\u4e00-\u9fff]{2,8}?)(?:[，。！,.]|$|了|的|附近)",
-         0.9, 0.75, relation="lives_in", object_type="place"),
+    rule(
+        "fact.identity",
+        r"我(?:叫|的名字是|名叫)(?P<obj>[\u4e00-\u9fffA-Za-z]{1,4})",
+        0.95,
+        0.8,
+        relation="is_named",
+        object_type="person",
+    ),
+    rule(
+        "fact.identity",
+        r"我姓|我是(?:一[名个位])?(?:男|女)(?:生|的|性)|我是\S{1,3}人(?:[，。]|$)",
+        0.9,
+        0.75,
+    ),
+    rule("fact.identity", r"我今年(?P<obj>\d{1,3})岁", 0.95, 0.7, relation="age"),
+    rule(
+        "fact.work",
+        r"我在(?P<obj>[\u4e00-\u9fffA-Za-z]{2,12}?)(?:工作|上班|任职|实习)",
+        0.9,
+        0.7,
+        relation="works_at",
+        object_type="organization",
+    ),
+    rule(
+        "fact.work",
+        r"我是(?:一[名个位])?\S{0,6}(?:工程师|老师|医生|护士|学生|设计师|经理|律师|程序员|会计|销售|"
+        r"记者|厨师|司机|教授|研究员|创始人)|我的(?:工作|公司|老板|职位|领导|同事)",
+        0.9,
+        0.7,
+    ),
+    rule(
+        "fact.location",
+        r"我(?:现在)?(?:住在|来自|家在|搬到了?|老家在?|定居在)(?P<obj>[\u4e00-\u9fff]{2,8}?)(?:[，。！,.]|$|了|的|附近)",
+        0.9,
+        0.75,
+        relation="lives_in",
+        object_type="place",
+    ),
     rule("fact.id", r"(?<![A-Za-z0-9])[A-Z]{2,6}-\d{3,}(?![0-9])", 0.95, 0.75, roles=ANY_ROLE, flags=0),
-    rule("fact.id", r"(?:订单|账号|账户|工单|预订|快递|运单|会员|发票)(?:号|编号|单号)", 0.9, 0.75, roles=ANY_ROLE),
-    rule("fact.contact", r"[\w.+-]+@[\w-]+\.[\w.-]+|1[3-9]\d{9}|(?:电话|手机|邮箱|微信|联系方式)(?:号(?:码)?)?(?:是|：|:)",
-         0.9, 0.75),
-    rule("fact.family", r"我(?:的)?(?:老婆|老公|妻子|丈夫|儿子|女儿|孩子|妈妈|爸爸|母亲|父亲|父母|哥哥|姐姐|弟弟|妹妹|"
-         r"家人|男朋友|女朋友|狗|猫|宠物)", 0.85, 0.65),
-    rule("fact.education", r"我(?:在)?(?:读|学|上)(?:大学|研究生|博士|硕士|本科)|我的(?:专业|学校|大学|导师)|我(?:毕业于|学的是)",
-         0.85, 0.65),
-    rule("task_state", r"已(?:经)?(?:完成|支付|付款|付了|发货|确认|提交|处理|解决|取消|验证|预订|到货|签收|退款)|完成了|"
-         r"搞定了|待(?:确认|处理|支付|发货|审核)|进行中|尚未|正在处理|还在等", 0.85, 0.5, roles=ANY_ROLE),
+    rule(
+        "fact.id",
+        r"(?:订单|账号|账户|工单|预订|快递|运单|会员|发票)(?:号|编号|单号)",
+        0.9,
+        0.75,
+        roles=ANY_ROLE,
+    ),
+    rule(
+        "fact.contact",
+        r"[\w.+-]+@[\w-]+\.[\w.-]+|1[3-9]\d{9}|(?:电话|手机|邮箱|微信|联系方式)(?:号(?:码)?)?(?:是|：|:)",
+        0.9,
+        0.75,
+    ),
+    rule(
+        "fact.family",
+        r"我(?:的)?(?:老婆|老公|妻子|丈夫|儿子|女儿|孩子|妈妈|爸爸|母亲|父亲|父母|哥哥|姐姐|弟弟|妹妹|"
+        r"家人|男朋友|女朋友|狗|猫|宠物)",
+        0.85,
+        0.65,
+    ),
+    rule(
+        "fact.education",
+        r"我(?:在)?(?:读|学|上)(?:大学|研究生|博士|硕士|本科)|我的(?:专业|学校|大学|导师)|我(?:毕业于|学的是)",
+        0.85,
+        0.65,
+    ),
+    rule(
+        "task_state",
+        r"已(?:经)?(?:为您|帮您|给您)?(?:完成|支付|付款|付了|发货|确认|提交|处理|解决|取消|验证|预订|到货|签收|"
+        r"退款|送到|送达)|完成了|"
+        r"搞定了|待(?:确认|处理|支付|发货|审核)|进行中|尚未|正在处理|还在等",
+        0.85,
+        0.5,
+        roles=ANY_ROLE,
+    ),
 )
 
 # --- Signals ----------------------------------------------------------------------------------
@@ -224,26 +479,56 @@ FILLER_ZH = re.compile(
 
 # Topic words that refine a preference into a sub-tag.
 PREFERENCE_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("preference.food", re.compile(
-        r"\b(?:food|eat|eating|dish|dishes|cuisine|restaurants?|pizza|sushi|pasta|burgers?|coffee|tea|drinks?|"
-        r"wine|beer|spicy|sweet|desserts?|meals?|cook|cooking|chocolate|breakfast|lunch|dinner|snacks?|fruit|"
-        r"vegetables?|cheese|bread|cake|ice cream)\b|吃|菜|饭|咖啡|茶|喝|辣|甜|素食|水果|零食|火锅", re.IGNORECASE)),
-    ("preference.contact", re.compile(
-        r"\b(?:email|e-mail|phone|calls?|texts?|sms|messages?|whatsapp|slack|contact(?:ed)?|reach)\b|电话|邮件|"
-        r"邮箱|短信|微信|联系", re.IGNORECASE)),
-    ("preference.travel", re.compile(
-        r"\b(?:flights?|seats?|window|aisle|hotels?|trains?|travel(?:l?ing)?|trips?|airlines?|beach|mountains?)\b|"
-        r"航班|座位|靠窗|过道|酒店|火车|旅行|旅游|海边", re.IGNORECASE)),
-    ("preference.schedule", re.compile(
-        r"\b(?:mornings?|evenings?|afternoons?|nights?|weekends?|weekdays?|early|late|schedule|meetings?)\b|"
-        r"早上|上午|下午|晚上|周末|工作日|时间", re.IGNORECASE)),
-    ("preference.style", re.compile(
-        r"\b(?:colou?rs?|style|design|dark mode|light mode|theme|font|format|tone|concise|detailed|short|brief|"
-        r"formal|casual|answers?|replies|responses?)\b|颜色|风格|设计|格式|简洁|详细|回答|回复", re.IGNORECASE)),
-    ("preference.entertainment", re.compile(
-        r"\b(?:music|songs?|bands?|movies?|films?|books?|novels?|shows?|series|games?|sports?|hiking|painting|"
-        r"reading|dancing|singing|swimming|running|yoga|art|concerts?|podcasts?)\b|音乐|歌|电影|书|小说|游戏|"
-        r"运动|爬山|画画|跑步|游泳|瑜伽", re.IGNORECASE)),
+    (
+        "preference.food",
+        re.compile(
+            r"\b(?:food|eat|eating|dish|dishes|cuisine|restaurants?|pizza|sushi|pasta|burgers?|coffee|tea|drinks?|"
+            r"wine|beer|spicy|sweet|desserts?|meals?|cook|cooking|chocolate|breakfast|lunch|dinner|snacks?|fruit|"
+            r"vegetables?|cheese|bread|cake|ice cream)\b|吃|菜|饭|咖啡|茶|喝|辣|甜|素食|水果|零食|火锅",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "preference.contact",
+        re.compile(
+            r"\b(?:email|e-mail|phone|calls?|texts?|sms|messages?|whatsapp|slack|contact(?:ed)?|reach)\b|电话|邮件|"
+            r"邮箱|短信|微信|联系",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "preference.travel",
+        re.compile(
+            r"\b(?:flights?|seats?|window|aisle|hotels?|trains?|travel(?:l?ing)?|trips?|airlines?|beach|mountains?)\b|"
+            r"航班|座位|靠窗|过道|酒店|火车|旅行|旅游|海边",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "preference.schedule",
+        re.compile(
+            r"\b(?:mornings?|evenings?|afternoons?|nights?|weekends?|weekdays?|early|late|schedule|meetings?)\b|"
+            r"早上|上午|下午|晚上|早起|熬夜|周末|工作日|时间",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "preference.style",
+        re.compile(
+            r"\b(?:colou?rs?|style|design|dark mode|light mode|theme|font|format|tone|concise|detailed|short|"
+            r"brief|formal|casual|answers?|replies|responses?)\b|颜色|风格|设计|格式|简洁|详细|回答|回复",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "preference.entertainment",
+        re.compile(
+            r"\b(?:music|songs?|bands?|movies?|films?|books?|novels?|shows?|series|games?|sports?|hiking|painting|"
+            r"reading|dancing|singing|swimming|running|yoga|art|concerts?|podcasts?)\b|音乐|歌|电影|书|小说|游戏|"
+            r"运动|爬山|画画|跑步|游泳|瑜伽",
+            re.IGNORECASE,
+        ),
+    ),
 )
 
 # An object that is only a pronoun says nothing: "I love it!" is not a preference.

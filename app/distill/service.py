@@ -1,0 +1,366 @@
+"""Distillation jobs: a session's undistilled events become pending memory units, in batches,
+one job per session at a time, idempotently; and replay (`redistill`) with a diff."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.config import Settings
+from app.db.models import Bank, Event, Job, MemoryUnit
+from app.db.repositories import banks as banks_repo
+from app.db.repositories import events as events_repo
+from app.db.repositories import jobs as jobs_repo
+from app.db.repositories import memory as repo
+from app.db.repositories.locks import try_xact_lock
+from app.distill.taxonomy import bank_taxonomy
+from app.distill.triggers import schedule_resolve
+from app.distill.types import Candidate, DistillContext, Distiller, RelatedUnit, Turn
+from app.events.service import bank_timezone
+from app.events.working_memory import WorkingMemory
+from app.jobs import service as jobs
+from app.jobs.queue import TaskQueue
+from app.providers.embeddings import Embedder
+from app.schemas.banks import BankConfig
+from app.text import search_text
+
+log = logging.getLogger(__name__)
+
+BATCH_EVENTS = 200  # events per transaction; a long backlog is distilled in several
+RELATED_UNITS = 20
+LIVE_STATUSES = ("pending", "active")
+
+
+@dataclass
+class DistillRuntime:
+    """What a distillation needs from the worker process that runs it."""
+
+    sessionmaker: async_sessionmaker[AsyncSession]
+    embedder: Embedder
+    distiller: Callable[[str | None], Distiller]  # by name; None is the configured default
+    queue: TaskQueue
+    working_memory: WorkingMemory | None = None
+
+
+def create_distiller(settings: Settings, name: str | None = None) -> Distiller:
+    if (name or settings.distiller) == "llm":
+        from app.distill.llm import LLMDistiller
+
+        return LLMDistiller.from_settings(settings)
+    from app.distill.heuristic.distiller import HeuristicDistiller
+
+    return HeuristicDistiller()
+
+
+def llm_configured(settings: Settings) -> bool:
+    return bool(settings.llm_base_url or settings.llm_api_key.get_secret_value())
+
+
+def _turns(events: list[Event]) -> list[Turn]:
+    return [Turn(e.seq, e.id, e.role, e.content, e.speaker, e.occurred_at) for e in events]
+
+
+def _identity(session_id: str, version: str, candidate: Candidate, salt: str = "") -> str:
+    """Session + source seqs + distiller version + what was said: the same job run twice, or two
+    workers on the same batch, produce the same keys and the second insert adds nothing."""
+    digest = hashlib.sha256(f"{candidate.content}\x00{'|'.join(candidate.tags)}".encode()).hexdigest()[:20]
+    seqs = ",".join(map(str, sorted(candidate.source_seqs)))
+    return f"{session_id}:{seqs}:{version}:{digest}{salt}"
+
+
+async def _context(
+    db: AsyncSession,
+    rt: DistillRuntime,
+    distiller: Distiller,
+    bank: Bank,
+    session_id: str,
+    events: list[Event],
+) -> DistillContext:
+    config = BankConfig.model_validate(bank.config)
+    related: list[RelatedUnit] = []
+    if distiller.uses_related:
+        probe = "\n".join(e.content for e in events)[:2000]
+        [vector] = await rt.embedder.embed([probe])
+        units = await repo.related_active_units(db, bank.id, rt.embedder.model, vector, RELATED_UNITS)
+        related = [RelatedUnit(u.id, u.content, list(u.tags)) for u in units]
+    return DistillContext(
+        bank_id=bank.id,
+        session_id=session_id,
+        turns=_turns(events),
+        timezone=bank_timezone(bank),
+        related=related,
+        taxonomy=bank_taxonomy(config.tags),
+    )
+
+
+async def _candidates(
+    db: AsyncSession,
+    rt: DistillRuntime,
+    distiller: Distiller,
+    bank: Bank,
+    session_id: str,
+    events: list[Event],
+) -> tuple[list[Candidate], int, dict[str, int]]:
+    """Run the distiller; drop units under the bank's `min_confidence`. Returns (kept, dropped, usage)."""
+    result = await distiller.distill(await _context(db, rt, distiller, bank, session_id, events))
+    floor = BankConfig.model_validate(bank.config).min_confidence
+    kept = [c for c in result.candidates if c.confidence >= floor]
+    return kept, len(result.candidates) - len(kept), result.usage
+
+
+async def _store(
+    db: AsyncSession,
+    rt: DistillRuntime,
+    bank: Bank,
+    session_id: str,
+    events: list[Event],
+    candidates: list[Candidate],
+    *,
+    distiller: Distiller,
+    job: Job,
+    salt: str = "",
+) -> list[uuid.UUID]:
+    """Insert candidates as `pending` units with embeddings, entities, relations and a history
+    row each. Units whose identity exists already are skipped. Returns the new ids."""
+    by_seq = {e.seq: e for e in events}
+    prepared: dict[str, tuple[dict[str, Any], Candidate]] = {}
+    for c in candidates:
+        sources = [by_seq[s] for s in sorted(set(c.source_seqs)) if s in by_seq]
+        key = _identity(session_id, distiller.version, c, salt)
+        if not sources or key in prepared:  # identical candidates of one batch are one unit
+            continue
+        row = {
+            "id": uuid.uuid4(),
+            "bank_id": bank.id,
+            "content": c.content,
+            "search_text": search_text(c.content),
+            "tags": c.tags,
+            "confidence": c.confidence,
+            "importance": c.importance,
+            "status": "pending",
+            "session_id": session_id,
+            "source_seqs": [e.seq for e in sources],
+            "source_event_ids": [e.id for e in sources],
+            "supersedes": c.supersedes,
+            "valid_from": min(e.occurred_at for e in sources),
+            "distiller": distiller.version,
+            "identity_key": key,
+            "embedding_model": rt.embedder.model,
+        }
+        prepared[key] = (row, c)
+    inserted = await repo.insert_units(db, [row for row, _ in prepared.values()])
+    new = [(inserted[key], row, c) for key, (row, c) in prepared.items() if key in inserted]
+    if not new:
+        return []
+    vectors = await rt.embedder.embed([row["content"] for _, row, _ in new])
+    ids = [mid for mid, _, _ in new]
+    await repo.insert_embeddings(db, bank.id, rt.embedder.model, dict(zip(ids, vectors, strict=True)))
+    await _store_graph(db, bank.id, [(mid, c) for mid, _, c in new])
+    await repo.add_history(
+        db,
+        [
+            {
+                "bank_id": bank.id,
+                "memory_id": mid,
+                "action": "created",
+                "actor": f"distiller:{distiller.version}",
+                "details": {"job_id": str(job.id), "session_id": session_id, "seqs": r["source_seqs"]},
+            }
+            for mid, r, _ in new
+        ],
+    )
+    return ids
+
+
+async def _store_graph(db: AsyncSession, bank_id: str, units: list[tuple[uuid.UUID, Candidate]]) -> None:
+    """Entities named by the units, the links to them and the relations between them."""
+    pairs = [(e.name, e.type) for _, c in units for e in c.entities]
+    for _, c in units:
+        # A relation's ends are entities of the unit where it names them; else new ones.
+        named = {repo.canonical(e.name) for e in c.entities}
+        for r in c.relations:
+            pairs += [(r.subject, "person")] if repo.canonical(r.subject) not in named else []
+            pairs += [(r.object, "other")] if repo.canonical(r.object) not in named else []
+    ids = await repo.upsert_entities(db, bank_id, pairs)
+    by_name: dict[str, uuid.UUID] = {}
+    for (key, _), entity_id in ids.items():
+        by_name.setdefault(key, entity_id)
+    links, relations = [], []
+    for memory_id, c in units:
+        for e in c.entities:
+            links.append((memory_id, ids[(repo.canonical(e.name), e.type)]))
+        typed = {repo.canonical(e.name): ids[(repo.canonical(e.name), e.type)] for e in c.entities}
+        for r in c.relations:
+            subject = typed.get(repo.canonical(r.subject)) or by_name[repo.canonical(r.subject)]
+            obj = typed.get(repo.canonical(r.object)) or by_name[repo.canonical(r.object)]
+            relations.append(
+                {
+                    "id": uuid.uuid4(),
+                    "bank_id": bank_id,
+                    "subject_id": subject,
+                    "relation": r.relation,
+                    "object_id": obj,
+                    "memory_id": memory_id,
+                    "confidence": c.confidence,
+                }
+            )
+    await repo.link_entities(db, bank_id, links)
+    await repo.insert_relations(db, relations)
+
+
+async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
+    """Distil `(distilled_seq, last_seq]` of the job's session, a batch per transaction. The
+    watermark moves in the same transaction as the batch's units; a failed batch moves nothing."""
+    assert job.bank_id is not None
+    bank_id, session_id = job.bank_id, str(job.params["session_id"])
+    distiller = rt.distiller(None)
+    totals: Counter[str] = Counter()
+    usage: Counter[str] = Counter()
+    resolve_jobs: list[Job] = []
+    watermark = 0
+    while True:
+        async with rt.sessionmaker() as db, db.begin():
+            if not await try_xact_lock(db, f"distill/{bank_id}/{session_id}"):
+                raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
+            bank = await banks_repo.get_bank(db, bank_id)
+            session = await events_repo.get_session(db, bank_id, session_id)
+            if bank is None or session is None:
+                break  # deleted meanwhile: nothing to do
+            events = await events_repo.list_events(
+                db, bank_id, session_id, after_seq=session.distilled_seq, limit=BATCH_EVENTS
+            )
+            if not events:
+                watermark = session.distilled_seq
+                break
+            candidates, dropped, batch_usage = await _candidates(db, rt, distiller, bank, session_id, events)
+            ids = await _store(db, rt, bank, session_id, events, candidates, distiller=distiller, job=job)
+            watermark = events[-1].seq
+            await events_repo.advance_distilled(db, bank_id, session_id, watermark)
+            if ids:
+                resolve_job, created = await schedule_resolve(db, bank_id)
+                if created:
+                    resolve_jobs.append(resolve_job)
+            totals.update(events=len(events), units=len(ids), dropped_low_confidence=dropped, batches=1)
+            usage.update(batch_usage)
+            await jobs_repo.set_progress(db, job.id, {**totals, "distilled_seq": watermark})
+        if rt.working_memory is not None:
+            await rt.working_memory.discard_through(bank_id, session_id, watermark)
+        if len(events) < BATCH_EVENTS:
+            break
+    await jobs.send_after_commit(rt.sessionmaker, rt.queue, resolve_jobs)
+    result: dict[str, Any] = {
+        "session_id": session_id,
+        "distilled_seq": watermark,
+        "distiller": distiller.version,
+    }
+    result.update(totals)
+    if usage:
+        result["usage"] = dict(usage)
+    return result
+
+
+def _signature(content: str, tags: list[str]) -> tuple[str, tuple[str, ...]]:
+    return " ".join(content.split()), tuple(tags)
+
+
+DIFF_LIMIT = 200  # items listed per diff section; the counts are always complete
+
+
+async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
+    """Replay distillation over sessions' already distilled events with the current (or named)
+    distiller and diff the result against their live units. Unless `dry_run`, new units are added
+    (pending, then resolved) and units the replay no longer produces become `superseded`."""
+    assert job.bank_id is not None
+    bank_id = job.bank_id
+    dry_run = bool(job.params.get("dry_run"))
+    distiller = rt.distiller(job.params.get("distiller"))
+    session_ids: list[str] | None = job.params.get("session_ids")
+    if session_ids is None:
+        async with rt.sessionmaker() as db:
+            session_ids = await events_repo.all_session_ids(db, bank_id)
+    diff: dict[str, list[dict[str, Any]]] = {"added": [], "removed": [], "unchanged": []}
+    counts: Counter[str] = Counter()
+    usage: Counter[str] = Counter()
+    resolve_jobs: list[Job] = []
+    for session_id in session_ids:
+        async with rt.sessionmaker() as db, db.begin():
+            if not await try_xact_lock(db, f"distill/{bank_id}/{session_id}"):
+                raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
+            bank = await banks_repo.get_bank(db, bank_id)
+            session = await events_repo.get_session(db, bank_id, session_id)
+            if bank is None or session is None:
+                continue
+            events = await events_repo.list_events(
+                db, bank_id, session_id, after_seq=0, limit=max(session.distilled_seq, 1)
+            )
+            events = [e for e in events if e.seq <= session.distilled_seq]
+            candidates: list[Candidate] = []
+            for start in range(0, len(events), BATCH_EVENTS):
+                batch = events[start : start + BATCH_EVENTS]
+                kept, _, batch_usage = await _candidates(db, rt, distiller, bank, session_id, batch)
+                candidates += kept
+                usage.update(batch_usage)
+            old = await repo.session_units(db, bank_id, session_id, LIVE_STATUSES)
+            old_by_sig = {_signature(u.content, list(u.tags)): u for u in old}
+            new_by_sig = {_signature(c.content, c.tags): c for c in candidates}
+            added = [c for sig, c in new_by_sig.items() if sig not in old_by_sig]
+            removed = [u for sig, u in old_by_sig.items() if sig not in new_by_sig]
+            unchanged = [u for sig, u in old_by_sig.items() if sig in new_by_sig]
+            counts.update(added=len(added), removed=len(removed), unchanged=len(unchanged))
+            for name, items in (
+                ("added", [{"session_id": session_id, "content": c.content, "tags": c.tags} for c in added]),
+                ("removed", [_unit_summary(u) for u in removed]),
+                ("unchanged", [_unit_summary(u) for u in unchanged]),
+            ):
+                diff[name] += items[: max(0, DIFF_LIMIT - len(diff[name]))]
+            if dry_run:
+                continue
+            await _store(
+                db, rt, bank, session_id, events, added, distiller=distiller, job=job, salt=f"/{job.id}"
+            )
+            await repo.set_status(db, [u.id for u in removed], "superseded")
+            await repo.add_history(
+                db,
+                [
+                    {
+                        "bank_id": bank_id,
+                        "memory_id": u.id,
+                        "action": "redistilled",
+                        "actor": f"distiller:{distiller.version}",
+                        "details": {"job_id": str(job.id), "from": u.status, "to": "superseded"},
+                    }
+                    for u in removed
+                ],
+            )
+            if added:
+                resolve_job, created = await schedule_resolve(db, bank_id)
+                if created:
+                    resolve_jobs.append(resolve_job)
+            await jobs_repo.set_progress(db, job.id, {"sessions_done": counts["sessions"] + 1})
+        counts.update(sessions=1)
+    await jobs.send_after_commit(rt.sessionmaker, rt.queue, resolve_jobs)
+    result: dict[str, Any] = {
+        **diff,
+        "counts": dict(counts),
+        "dry_run": dry_run,
+        "distiller": distiller.version,
+    }
+    if usage:
+        result["usage"] = dict(usage)
+    return result
+
+
+def _unit_summary(unit: MemoryUnit) -> dict[str, Any]:
+    return {
+        "id": str(unit.id),
+        "session_id": unit.session_id,
+        "content": unit.content,
+        "tags": list(unit.tags),
+    }
