@@ -313,13 +313,14 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             added = [c for sig, c in new_by_sig.items() if sig not in old_by_sig]
             removed = [u for sig, u in old_by_sig.items() if sig not in new_by_sig]
             unchanged = [u for sig, u in old_by_sig.items() if sig in new_by_sig]
-            counts.update(added=len(added), removed=len(removed), unchanged=len(unchanged))
+            counts.update(added=len(added), removed=len(removed), unchanged=len(unchanged), sessions=1)
             for name, items in (
                 ("added", [{"session_id": session_id, "content": c.content, "tags": c.tags} for c in added]),
                 ("removed", [_unit_summary(u) for u in removed]),
                 ("unchanged", [_unit_summary(u) for u in unchanged]),
             ):
                 diff[name] += items[: max(0, DIFF_LIMIT - len(diff[name]))]
+            await jobs_repo.set_progress(db, job.id, {"sessions_done": counts["sessions"]})
             if dry_run:
                 continue
             await _store(
@@ -343,8 +344,6 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 resolve_job, created = await schedule_resolve(db, bank_id)
                 if created:
                     resolve_jobs.append(resolve_job)
-            await jobs_repo.set_progress(db, job.id, {"sessions_done": counts["sessions"] + 1})
-        counts.update(sessions=1)
     await jobs.send_after_commit(rt.sessionmaker, rt.queue, resolve_jobs)
     result: dict[str, Any] = {
         **diff,
