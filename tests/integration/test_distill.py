@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
 import httpx
+import pytest
 import redis.asyncio as aioredis
 
 from app.events.working_memory import working_memory_key
@@ -277,45 +279,54 @@ async def test_redistill_dry_run_diffs_and_apply_replaces(
     assert {"redistilled"} <= {a["action"] for a in actions}
 
 
-async def test_llm_failure_fails_the_job_and_keeps_the_watermark(
-    client: httpx.AsyncClient, sql: Any, stack: Stack
-) -> None:
-    """In-process (the worker's own code path, with the LLM distiller): a server that always
-    fails leaves the session where it was."""
+@pytest.fixture
+async def in_process(stack: Stack, app: Any) -> AsyncIterator[Any]:
+    """The worker's distillation code run in this process (embeddings from the fake server; the
+    API's task queue, whose broker connection pool is shared process-wide)."""
     from app.config import get_settings
     from app.db.engine import create_engine, create_sessionmaker
-    from app.distill.service import DistillRuntime, create_distiller, distill_session
-    from app.distill.triggers import schedule_distill
-    from app.jobs import service as jobs
-    from app.jobs.queue import TaskQueue
+    from app.distill.service import DistillRuntime, create_distiller
     from app.providers.embeddings import OpenAIEmbedder
-    from worker.factory import create_celery
 
+    settings = get_settings()
+    engine = create_engine(settings, pool_size=4)
+    embedder = OpenAIEmbedder("fake-embedding", 384, stack.llm_url, "key")
+    distillers = {name: create_distiller(settings, name) for name in ("heuristic", "llm")}
+    yield lambda name: DistillRuntime(
+        create_sessionmaker(engine), embedder, lambda _: distillers[name], app.state.queue
+    )
+    stack.llm.state.chat_script = [reply('{"units": []}')]
+    for distiller in distillers.values():
+        await distiller.aclose()
+    await embedder.aclose()
+    await engine.dispose()
+
+
+async def run_distill_job(rt: Any, bank: str, *, dedupe: bool = True) -> tuple[uuid.UUID, str]:
+    from app.distill.service import distill_session
+    from app.distill.triggers import DISTILL, schedule_distill
+    from app.jobs import service as jobs
+
+    async with rt.sessionmaker() as db, db.begin():
+        if dedupe:
+            job, _ = await schedule_distill(db, bank, "s")
+        else:  # a second job for the same session, as a duplicated trigger without the dedupe key would make
+            job, _ = await jobs.create(db, DISTILL, bank_id=bank, params={"session_id": "s"})
+    status = await jobs.run(
+        rt.sessionmaker, job.id, lambda _db, j: distill_session(rt, j), deadline=timedelta(seconds=60)
+    )
+    return job.id, status
+
+
+async def test_llm_failure_fails_the_job_and_keeps_the_watermark(
+    client: httpx.AsyncClient, sql: Any, stack: Stack, in_process: Any
+) -> None:
     bank = await make_bank(client, distill_every_n_turns=1000)
     await client.post(f"/v1/banks/{bank}/sessions/s/events", json={"events": events(CONVERSATION[:4])})
-    settings = get_settings()
-    engine = create_engine(settings, pool_size=2)
-    sessionmaker = create_sessionmaker(engine)
-    celery = create_celery(settings)
-    embedder = OpenAIEmbedder("fake-embedding", 384, stack.llm_url, "key")
-    distiller = create_distiller(settings, "llm")
-    rt = DistillRuntime(sessionmaker, embedder, lambda _: distiller, TaskQueue(celery))
     stack.llm.state.chat_script = [error(500)]
-    try:
-        async with sessionmaker() as db, db.begin():
-            job, _ = await schedule_distill(db, bank, "s")
-        status = await jobs.run(
-            sessionmaker, job.id, lambda _db, j: distill_session(rt, j), deadline=timedelta(seconds=60)
-        )
-    finally:
-        stack.llm.state.chat_script = [reply('{"units": []}')]
-        await distiller.aclose()
-        await embedder.aclose()
-        await engine.dispose()
-        celery.pool.force_close_all()
-        celery.close()
+    job_id, status = await run_distill_job(in_process("llm"), bank)
     assert status == "failed"
-    failed = (await client.get(f"/v1/jobs/{job.id}")).json()
+    failed = (await client.get(f"/v1/jobs/{job_id}")).json()
     assert failed["status"] == "failed"
     assert "LLM call failed" in failed["error"]
     session = await session_row(client, bank, "s")
@@ -323,6 +334,27 @@ async def test_llm_failure_fails_the_job_and_keeps_the_watermark(
     assert not await units(sql, bank)
     kept = await client.get(f"/v1/banks/{bank}/sessions/s/events")
     assert [e["content"] for e in kept.json()["events"]] == [c for _, c in CONVERSATION[:4]]
+
+
+async def test_two_jobs_on_one_session_at_once_add_each_unit_once(
+    client: httpx.AsyncClient, sql: Any, in_process: Any
+) -> None:
+    bank = await make_bank(client, distill_every_n_turns=1000)
+    await client.post(f"/v1/banks/{bank}/sessions/s/events", json={"events": events(CONVERSATION)})
+    rt = in_process("heuristic")
+    outcomes = await asyncio.gather(*(run_distill_job(rt, bank, dedupe=False) for _ in range(3)))
+    # One job distils; the others find the session locked (and are requeued) or nothing left.
+    assert "succeeded" in [status for _, status in outcomes]
+    assert {status for _, status in outcomes} <= {"succeeded", "queued"}
+    distilled = await units(sql, bank)
+    keys = [(u["content"], tuple(u["source_seqs"])) for u in distilled]
+    assert len(keys) == len(set(keys))
+    assert (await session_row(client, bank, "s"))["distilled_seq"] == len(CONVERSATION)
+    # A retry of a finished job's work (same identity keys) adds nothing either.
+    await sql("UPDATE sessions SET distilled_seq = 0 WHERE bank_id = :bank", bank=bank)
+    _, status = await run_distill_job(rt, bank)
+    assert status == "succeeded"
+    assert len(await units(sql, bank)) == len(distilled)
 
 
 async def test_the_sweep_distills_idle_sessions(client: httpx.AsyncClient, worker: Any, sql: Any) -> None:
