@@ -63,6 +63,11 @@ _ZH_SURNAMES = frozenset(
 )
 
 
+def _not_a_name(word: str) -> bool:
+    """A capitalised word that is no name: "On Sundays", "Some of", "Actually"."""
+    return word in _NOT_NAMES or word.removesuffix("s") in _NOT_NAMES or word.lower() in R.STOPWORDS_EN
+
+
 def _zh_entity_type(word: str, flag: str) -> str | None:
     kind = _ZH_POS_TYPES.get(flag)
     if kind == "person" and not (len(word) <= 4 and word[0] in _ZH_SURNAMES):
@@ -113,8 +118,20 @@ _FIRST_PERSON_EN = (
     (re.compile(r"\b(?:my|mine)\b", re.IGNORECASE), "{s}'s"),
     (re.compile(r"\b(?:me|myself)\b", re.IGNORECASE), "{s}"),
 )
-# not after "and": "my wife and I have" keeps its plural verb
-_I_VERB = re.compile(r"(?<!\band )\bI((?:\s+(?:" + "|".join(ADVERBS) + r"))*)\s+([A-Za-z']+)")
+_I_VERB = re.compile(r"\bI((?:\s+(?:" + "|".join(ADVERBS) + r"))*)\s+([A-Za-z']+)")
+
+
+# "My wife and I" at the start of a clause is a plural subject ("…and I need it" is a new clause)
+_COMPOUND_SUBJECT = re.compile(
+    r"(?:^|[.!?;:,]\s+)(?:(?i:my|our|his|her|their|the|a|an)\s+(?:[\w'-]+\s+){0,2}"
+    r"|(?!(?:I|We|You|They|He|She|It)\b)[A-Z][\w'-]*\s+(?:[A-Z][\w'-]*\s+)?)and\s+$"
+)
+
+
+def _verb_after(text: str, match: re.Match[str]) -> str:
+    if _COMPOUND_SUBJECT.search(text, 0, match.start()):
+        return match.group(2)  # "my wife and I have" keeps its plural verb
+    return _third_person(match.group(2))
 
 
 def first_person_to_speaker(text: str, speaker: str, named: bool) -> str:
@@ -122,7 +139,7 @@ def first_person_to_speaker(text: str, speaker: str, named: bool) -> str:
     if has_cjk(text):
         return re.sub(r"我(?!们)", speaker, text)
     inner = speaker if named else speaker[0].lower() + speaker[1:]
-    out = _I_VERB.sub(lambda m: f"{inner}{m.group(1)} {_third_person(m.group(2))}", text)
+    out = _I_VERB.sub(lambda m: f"{inner}{m.group(1)} {_verb_after(text, m)}", text)
     for pattern, template in _FIRST_PERSON_EN:
         out = pattern.sub(template.format(s=inner), out)
     out = re.sub(r"\bI\b", inner, out)
@@ -150,9 +167,8 @@ def _has_content(text: str, language: str) -> bool:
         return len(rest) >= R.MIN_CONTENT_CHARS_ZH
     words = [w.lower() for w in _WORD.findall(text)]
     content = [w for w in words if w not in R.STOPWORDS_EN and len(w) > 1]
-    specific = (
-        any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
-    )  # "The meeting is on Tuesday"
+    # two content words are enough with a number or a date: "The meeting is on Tuesday"
+    specific = any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
     return len(content) >= R.MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
 
 
@@ -171,12 +187,17 @@ def _matches(sentence: str, language: str, role: str) -> list[tuple[R.Rule, re.M
     return found
 
 
-def _tags(sentence: str, rules: list[R.Rule]) -> list[str]:
+def _topic(text: str) -> str | None:
+    return next((tag for tag, pattern in R.PREFERENCE_TOPICS if pattern.search(text)), None)
+
+
+def _tags(sentence: str, matches: list[tuple[R.Rule, re.Match[str]]]) -> list[str]:
     tags: list[str] = []
-    for rule in rules:
+    for rule, match in matches:
         tag = rule.tag
         if tag == "preference":
-            tag = next((t for t, p in R.PREFERENCE_TOPICS if p.search(sentence)), tag)
+            # the topic of what is preferred ("hiking"), else of the whole sentence ("…every weekend")
+            tag = _topic(match.groupdict().get("obj") or "") or _topic(sentence) or tag
         if tag not in tags:
             tags.append(tag)
     # the most specific tags win: "constraint" goes when "constraint.budget" is there, and the
@@ -208,7 +229,7 @@ def _entities(sentence: str, language: str, tags: list[str]) -> list[EntityOut]:
         return found
     for match in _PROPER.finditer(sentence):
         name = match.group()
-        words = [w for w in name.split() if w not in _NOT_NAMES]
+        words = [w for w in name.split() if not _not_a_name(w)]
         if not words or _ID.search(name):
             continue
         name = " ".join(words)
@@ -275,7 +296,7 @@ class HeuristicDistiller:
         local_time: datetime,
     ) -> Candidate:
         rules = [rule for rule, _ in matches]
-        tags = _tags(sentence, rules)
+        tags = _tags(sentence, matches)
         hedge = (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(sentence)
         confidence = max(r.confidence for r in rules) * (R.HEDGE_FACTOR if hedge else 1.0)
         importance = max(r.importance for r in rules)
