@@ -116,7 +116,7 @@ _FIRST_PERSON_EN = (
     (re.compile(r"\bI'd\b"), "{s} would"),
     (re.compile(r"\bI'll\b"), "{s} will"),
     (re.compile(r"\b(?:my|mine)\b", re.IGNORECASE), "{s}'s"),
-    (re.compile(r"\b(?:me|myself)\b", re.IGNORECASE), "{s}"),
+    (re.compile(r"\b(?:me|myself)\b(?!-)", re.IGNORECASE), "{s}"),  # not "me-time"
 )
 _I_VERB = re.compile(r"\bI((?:\s+(?:" + "|".join(ADVERBS) + r"))*)\s+([A-Za-z']+)")
 
