@@ -4,7 +4,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, status
 
-from app.api.deps import BankDep, JobSenderDep, SessionDep, WorkingMemoryDep, WritableBankDep
+from app.api.deps import BankDep, JobSenderDep, SessionDep, SettingsDep, WorkingMemoryDep, WritableBankDep
 from app.db.repositories import events as repo
 from app.distill.triggers import schedule_distill
 from app.errors import NotFound
@@ -18,6 +18,8 @@ from app.schemas.events import (
     SessionClosed,
     SessionPage,
     SessionRead,
+    WorkingMemoryRead,
+    WorkingTurn,
 )
 
 router = APIRouter(prefix="/v1/banks/{bank_id}/sessions", tags=["events"])
@@ -59,6 +61,32 @@ async def get_session(session_id: Slug, bank: BankDep, db: SessionDep) -> Sessio
     if session is None:
         raise NotFound(f"Session {session_id!r} not found.")
     return SessionRead.model_validate(session)
+
+
+@router.get("/{session_id}/working_memory", response_model=WorkingMemoryRead)
+async def get_working_memory(
+    session_id: Slug,
+    bank: BankDep,
+    db: SessionDep,
+    buffer: WorkingMemoryDep,
+    settings: SettingsDep,
+    limit: Annotated[int | None, Query(ge=1, le=1000)] = None,
+) -> WorkingMemoryRead:
+    """The session's turns not yet distilled (newest `limit`, default the buffer size), so an agent
+    never loses its last few turns while distillation runs."""
+    session = await repo.get_session(db, bank.id, session_id)
+    if session is None:
+        raise NotFound(f"Session {session_id!r} not found.")
+    turns, source = await service.working_memory(
+        db, buffer, session, limit or settings.working_memory_max_turns
+    )
+    return WorkingMemoryRead(
+        session_id=session_id,
+        last_seq=session.last_seq,
+        distilled_seq=session.distilled_seq,
+        turns=[WorkingTurn.model_validate(t) for t in turns],
+        source=source,
+    )
 
 
 @router.get("/{session_id}/events", response_model=EventPage)

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, tzinfo
-from typing import Any
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Bank, Job
+from app.db.models import Bank, Job, Session
 from app.db.repositories import events as repo
 from app.distill.triggers import schedule_distill
 from app.errors import NotFound
+from app.events.working_memory import WorkingMemory
 from app.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE
 from app.schemas.banks import BankConfig
 from app.schemas.events import AppendRequest, AppendResult, EventIn
@@ -25,6 +26,17 @@ def bank_timezone(bank: Bank) -> tzinfo:
 def as_aware(value: datetime, tz: tzinfo) -> datetime:
     """A timestamp without an offset is read in the bank's time zone (CONTRACT §3)."""
     return value.replace(tzinfo=tz) if value.tzinfo is None else value
+
+
+def _turn(seq: int, role: str, content: str, speaker: str | None, occurred_at: datetime) -> dict[str, Any]:
+    """A turn as the working-memory buffer holds it."""
+    return {
+        "seq": seq,
+        "role": role,
+        "content": content,
+        "speaker": speaker,
+        "occurred_at": occurred_at.isoformat(),
+    }
 
 
 def _dedupe(events: list[EventIn], already: set[str]) -> tuple[list[EventIn], int]:
@@ -88,16 +100,7 @@ async def append(
         raise NotFound(f"Bank {bank.id!r} not found.") from exc
     EVENTS_APPENDED.inc(len(rows))
     EVENTS_DUPLICATE.inc(duplicates)
-    turns: list[dict[str, Any]] = [
-        {
-            "seq": first_seq + i,
-            "role": r.role,
-            "content": r.content,
-            "speaker": r.speaker,
-            "occurred_at": r.occurred_at.isoformat(),
-        }
-        for i, r in enumerate(rows)
-    ]
+    turns = [_turn(first_seq + i, r.role, r.content, r.speaker, r.occurred_at) for i, r in enumerate(rows)]
     result = AppendResult(
         session_id=session_id,
         appended=len(rows),
@@ -106,3 +109,19 @@ async def append(
         duplicates=duplicates,
     )
     return result, turns, job
+
+
+async def working_memory(
+    db: AsyncSession, buffer: WorkingMemory, session: Session, limit: int
+) -> tuple[list[dict[str, Any]], Literal["redis", "events"]]:
+    """The session's newest `limit` turns not yet distilled, and where they came from: the Redis
+    buffer, or the event log when the buffer does not hold them all (Redis down, evicted, expired)."""
+    wanted = min(session.last_seq - session.distilled_seq, limit)
+    if wanted <= 0:
+        return [], "redis"
+    first = session.last_seq - wanted + 1
+    buffered = await buffer.recent(session.bank_id, session.session_id, first - 1)
+    if [t["seq"] for t in buffered] == list(range(first, session.last_seq + 1)):
+        return buffered, "redis"
+    rows = await repo.list_events(db, session.bank_id, session.session_id, after_seq=first - 1, limit=wanted)
+    return [_turn(e.seq, e.role, e.content, e.speaker, e.occurred_at) for e in rows], "events"

@@ -74,3 +74,21 @@ class SessionClosed(SessionRead):
 class SessionPage(ReadSchema):
     sessions: list[SessionRead]
     next_cursor: str | None
+
+
+class WorkingTurn(ReadSchema):
+    seq: int
+    role: str
+    content: str
+    speaker: str | None
+    occurred_at: datetime
+
+
+class WorkingMemoryRead(ReadSchema):
+    session_id: str
+    last_seq: int
+    distilled_seq: int
+    turns: list[WorkingTurn] = Field(description="The newest turns not yet distilled, in seq order.")
+    source: Literal["redis", "events"] = Field(
+        description="`events` when the Redis buffer did not hold them all and the log was read instead."
+    )

@@ -373,3 +373,74 @@ async def test_the_sweep_distills_idle_sessions(client: httpx.AsyncClient, worke
     [unit] = await wait_for(distilled)
     assert unit["tags"] == ["constraint.diet"]
     assert unit["content"] == "The user is allergic to peanuts."
+
+
+async def test_working_memory_holds_the_undistilled_turns(
+    client: httpx.AsyncClient, sql: Any, stack: Stack, in_process: Any
+) -> None:
+    bank = await make_bank(client, distill_every_n_turns=1000)
+    url = f"/v1/banks/{bank}/sessions/s/working_memory"
+    await client.post(f"/v1/banks/{bank}/sessions/s/events", json={"events": events(CONVERSATION[:4])})
+    body = (await client.get(url)).json()
+    assert (body["source"], [t["seq"] for t in body["turns"]]) == ("redis", [1, 2, 3, 4])
+    assert body["turns"][2]["content"] == "My budget is 5000."
+    assert [t["seq"] for t in (await client.get(url, params={"limit": 2})).json()["turns"]] == [3, 4]
+
+    # Redis lost the buffer: the log answers instead.
+    redis = aioredis.Redis.from_url(stack.redis_url)
+    try:
+        await redis.delete(working_memory_key(bank, "s"))
+    finally:
+        await redis.aclose()
+    body = (await client.get(url)).json()
+    assert (body["source"], [t["seq"] for t in body["turns"]]) == ("events", [1, 2, 3, 4])
+
+    # Once distilled, the turns leave working memory.
+    _, status = await run_distill_job(in_process("heuristic"), bank)
+    assert status == "succeeded"
+    await client.post(f"/v1/banks/{bank}/sessions/s/events", json={"events": events(CONVERSATION[4:5])})
+    body = (await client.get(url)).json()
+    assert (body["distilled_seq"], [t["seq"] for t in body["turns"]]) == (4, [5])
+    assert_problem(await client.get(f"/v1/banks/{bank}/sessions/nope/working_memory"), 404)
+
+
+async def test_llm_distiller_sees_related_units_and_can_supersede_one(
+    client: httpx.AsyncClient, sql: Any, stack: Stack, in_process: Any
+) -> None:
+    bank = await make_bank(client, distill_every_n_turns=1000)
+    await client.post(f"/v1/banks/{bank}/sessions/s/events", json={"events": events(CONVERSATION[2:3])})
+    _, status = await run_distill_job(in_process("heuristic"), bank)
+    assert status == "succeeded"
+    [old] = await units(sql, bank)
+    await sql("UPDATE memory_units SET status = 'active' WHERE id = :id", id=old["id"])
+
+    update = {
+        "content": "The user's budget is now 8000.",
+        "tags": ["constraint.budget"],
+        "confidence": 0.9,
+        "importance": 0.85,
+        "source_seqs": [2],
+        "supersedes": str(old["id"]),
+        "entities": [{"name": "8000", "type": "amount"}],
+    }
+    stack.llm.state.chat_script = [reply(f"```json\n{json.dumps({'units': [update]})}\n```")]
+    stack.llm.state.requests.clear()
+    await client.post(
+        f"/v1/banks/{bank}/sessions/s/events", json={"events": events([("user", "Make that 8000 instead.")])}
+    )
+    job_id, status = await run_distill_job(in_process("llm"), bank)
+    assert status == "succeeded"
+    job = (await client.get(f"/v1/jobs/{job_id}")).json()
+    assert job["result"]["units"] == 1
+    assert job["result"]["usage"]["total_tokens"] == 15
+    [chat] = [body for kind, body in stack.llm.state.requests if kind == "chat"]
+    prompt = json.dumps(chat["messages"], ensure_ascii=False)
+    assert str(old["id"]) in prompt  # the related active unit was offered with its id
+    new = next(u for u in await units(sql, bank) if u["id"] != old["id"])
+    assert (new["content"], new["supersedes"], new["status"]) == (
+        "The user's budget is now 8000.",
+        old["id"],
+        "pending",
+    )
+    assert new["distiller"] == "llm-1:gpt-4o-mini"
+    assert new["source_seqs"] == [2]
