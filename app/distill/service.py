@@ -75,31 +75,6 @@ def _identity(session_id: str, version: str, candidate: Candidate, salt: str = "
     return f"{session_id}:{seqs}:{version}:{digest}{salt}"
 
 
-async def _context(
-    db: AsyncSession,
-    rt: DistillRuntime,
-    distiller: Distiller,
-    bank: Bank,
-    session_id: str,
-    events: list[Event],
-) -> DistillContext:
-    config = BankConfig.model_validate(bank.config)
-    related: list[RelatedUnit] = []
-    if distiller.uses_related:
-        probe = "\n".join(e.content for e in events)[:2000]
-        [vector] = await rt.embedder.embed([probe])
-        units = await repo.related_active_units(db, bank.id, rt.embedder.model, vector, RELATED_UNITS)
-        related = [RelatedUnit(u.id, u.content, list(u.tags)) for u in units]
-    return DistillContext(
-        bank_id=bank.id,
-        session_id=session_id,
-        turns=_turns(events),
-        timezone=bank_timezone(bank),
-        related=related,
-        taxonomy=bank_taxonomy(config.tags),
-    )
-
-
 async def _candidates(
     db: AsyncSession,
     rt: DistillRuntime,
@@ -108,10 +83,25 @@ async def _candidates(
     session_id: str,
     events: list[Event],
 ) -> tuple[list[Candidate], int, dict[str, int]]:
-    """Run the distiller; drop units under the bank's `min_confidence`. Returns (kept, dropped, usage)."""
-    result = await distiller.distill(await _context(db, rt, distiller, bank, session_id, events))
-    floor = BankConfig.model_validate(bank.config).min_confidence
-    kept = [c for c in result.candidates if c.confidence >= floor]
+    """Run the distiller over the events (with the bank's related active units when it wants
+    them); drop units under the bank's `min_confidence`. Returns (kept, dropped, usage)."""
+    config = BankConfig.model_validate(bank.config)
+    related: list[RelatedUnit] = []
+    if distiller.uses_related:
+        probe = "\n".join(e.content for e in events)[:2000]
+        [vector] = await rt.embedder.embed([probe])
+        units = await repo.related_active_units(db, bank.id, rt.embedder.model, vector, RELATED_UNITS)
+        related = [RelatedUnit(u.id, u.content, list(u.tags)) for u in units]
+    context = DistillContext(
+        bank_id=bank.id,
+        session_id=session_id,
+        turns=_turns(events),
+        timezone=bank_timezone(bank),
+        related=related,
+        taxonomy=bank_taxonomy(config.tags),
+    )
+    result = await distiller.distill(context)
+    kept = [c for c in result.candidates if c.confidence >= config.min_confidence]
     return kept, len(result.candidates) - len(kept), result.usage
 
 
