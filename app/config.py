@@ -29,6 +29,11 @@ class Settings(BaseSettings):
     llm_model: str = "gpt-4o-mini"
     llm_timeout_seconds: float = Field(default=60.0, gt=0)
     llm_max_retries: int = Field(default=3, ge=0)  # 429 / 5xx / timeouts, with backoff (Retry-After honoured)
+    llm_judge: bool | None = None  # conflict judge for ambiguous pairs; default: on with the LLM distiller
+
+    @property
+    def judge_enabled(self) -> bool:
+        return self.distiller == "llm" if self.llm_judge is None else self.llm_judge
 
     db_pool_size: int = Field(default=20, ge=1)
     db_max_overflow: int = Field(default=10, ge=0)

@@ -176,7 +176,7 @@ async def sql(stack: Stack) -> AsyncIterator[Any]:
     engine = create_async_engine(stack.database_url)
 
     async def run(statement: str, **params: Any) -> list[Any]:
-        async with engine.connect() as conn:
+        async with engine.begin() as conn:
             result = await conn.execute(text(statement), params)
             return list(result.mappings().all()) if result.returns_rows else []
 

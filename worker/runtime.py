@@ -21,6 +21,7 @@ from app.distill.types import Distiller
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
 from app.providers.embeddings import Embedder, create_embedder
+from app.resolve.judge import LLMJudge
 
 T = TypeVar("T")
 
@@ -36,6 +37,7 @@ class WorkerRuntime:
     redis: aioredis.Redis
     _embedder: Embedder | None = None
     _distillers: dict[str, Distiller] = field(default_factory=dict)
+    _judge: LLMJudge | None = None
 
     @property
     def job_deadline(self) -> timedelta:
@@ -54,6 +56,13 @@ class WorkerRuntime:
             self._distillers[name] = create_distiller(self.settings, name)
         return self._distillers[name]
 
+    @property
+    def judge(self) -> LLMJudge | None:
+        """The LLM conflict judge, when configured (`HINDSIGHT_LLM_JUDGE`)."""
+        if self._judge is None and self.settings.judge_enabled:
+            self._judge = LLMJudge.from_settings(self.settings)
+        return self._judge
+
     def distill_runtime(self) -> DistillRuntime:
         return DistillRuntime(
             sessionmaker=self.sessionmaker,
@@ -70,6 +79,8 @@ class WorkerRuntime:
     async def aclose(self) -> None:
         for distiller in self._distillers.values():
             await distiller.aclose()
+        if self._judge is not None:
+            await self._judge.aclose()
         if self._embedder is not None:
             await self._embedder.aclose()
         await self.redis.aclose()

@@ -73,4 +73,9 @@ def redistill_task(job_id: str) -> str:
 
 @shared_task(name="resolve.bank", **TASK_OPTIONS)
 def resolve_bank_task(job_id: str) -> str:
-    return _run("resolve.bank", job_id, resolve_bank)
+    async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
+        rt = get_runtime()
+        judge = rt.judge
+        return await resolve_bank(db, job, embedder=rt.embedder, judge=judge.judge if judge else None)
+
+    return _run("resolve.bank", job_id, handler)

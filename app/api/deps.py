@@ -16,6 +16,7 @@ from app.db.models import Bank, Job
 from app.events.working_memory import WorkingMemory
 from app.jobs import service as jobs
 from app.jobs.queue import TaskQueue
+from app.providers.embeddings import Embedder
 from app.schemas.common import Slug
 
 
@@ -44,6 +45,11 @@ class JobSender:
             await jobs.send_after_commit(self._sessionmaker, self._queue, committed)
 
 
+def get_embedder(request: Request) -> Embedder:
+    embedder: Embedder = request.app.state.embedder
+    return embedder
+
+
 def get_working_memory(request: Request) -> WorkingMemory:
     memory: WorkingMemory = request.app.state.working_memory
     return memory
@@ -53,6 +59,7 @@ SessionDep = Annotated[AsyncSession, Depends(get_db)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 JobSenderDep = Annotated[JobSender, Depends(JobSender)]
 WorkingMemoryDep = Annotated[WorkingMemory, Depends(get_working_memory)]
+EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 
 _bearer = HTTPBearer(auto_error=False, description="The admin key or a bank key.")
 

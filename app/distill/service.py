@@ -22,7 +22,7 @@ from app.db.repositories import memory as repo
 from app.db.repositories.locks import try_xact_lock
 from app.distill.taxonomy import bank_taxonomy
 from app.distill.triggers import schedule_resolve
-from app.distill.types import Candidate, DistillContext, Distiller, RelatedUnit, Turn
+from app.distill.types import Candidate, DistillContext, Distiller, EntityOut, RelatedUnit, RelationOut, Turn
 from app.events.service import bank_timezone
 from app.events.working_memory import WorkingMemory
 from app.jobs import service as jobs
@@ -152,7 +152,7 @@ async def _store(
     vectors = await rt.embedder.embed([row["content"] for _, row, _ in new])
     ids = [mid for mid, _, _ in new]
     await repo.insert_embeddings(db, bank.id, rt.embedder.model, dict(zip(ids, vectors, strict=True)))
-    await _store_graph(db, bank.id, [(mid, c) for mid, _, c in new])
+    await store_graph(db, bank.id, [(mid, c.entities, c.relations, c.confidence) for mid, _, c in new])
     await repo.add_history(
         db,
         [
@@ -161,7 +161,12 @@ async def _store(
                 "memory_id": mid,
                 "action": "created",
                 "actor": f"distiller:{distiller.version}",
-                "details": {"job_id": str(job.id), "session_id": session_id, "seqs": r["source_seqs"]},
+                "details": {
+                    "job_id": str(job.id),
+                    "session_id": session_id,
+                    "seqs": r["source_seqs"],
+                    "to": "pending",
+                },
             }
             for mid, r, _ in new
         ],
@@ -169,28 +174,33 @@ async def _store(
     return ids
 
 
-async def _store_graph(db: AsyncSession, bank_id: str, units: list[tuple[uuid.UUID, Candidate]]) -> None:
+GraphItem = tuple[
+    uuid.UUID, list[EntityOut], list[RelationOut], float
+]  # unit, entities, relations, confidence
+
+
+async def store_graph(db: AsyncSession, bank_id: str, units: list[GraphItem]) -> None:
     """Entities named by the units, the links to them and the relations between them."""
-    pairs = [(e.name, e.type) for _, c in units for e in c.entities]
-    for _, c in units:
+    pairs = [(e.name, e.type) for _, entities, _, _ in units for e in entities]
+    for _, entities, relations, _ in units:
         # A relation's ends are entities of the unit where it names them; else new ones.
-        named = {repo.canonical(e.name) for e in c.entities}
-        for r in c.relations:
+        named = {repo.canonical(e.name) for e in entities}
+        for r in relations:
             pairs += [(r.subject, "person")] if repo.canonical(r.subject) not in named else []
             pairs += [(r.object, "other")] if repo.canonical(r.object) not in named else []
     ids = await repo.upsert_entities(db, bank_id, pairs)
     by_name: dict[str, uuid.UUID] = {}
     for (key, _), entity_id in ids.items():
         by_name.setdefault(key, entity_id)
-    links, relations = [], []
-    for memory_id, c in units:
-        for e in c.entities:
+    links, rows = [], []
+    for memory_id, entities, relations, confidence in units:
+        for e in entities:
             links.append((memory_id, ids[(repo.canonical(e.name), e.type)]))
-        typed = {repo.canonical(e.name): ids[(repo.canonical(e.name), e.type)] for e in c.entities}
-        for r in c.relations:
+        typed = {repo.canonical(e.name): ids[(repo.canonical(e.name), e.type)] for e in entities}
+        for r in relations:
             subject = typed.get(repo.canonical(r.subject)) or by_name[repo.canonical(r.subject)]
             obj = typed.get(repo.canonical(r.object)) or by_name[repo.canonical(r.object)]
-            relations.append(
+            rows.append(
                 {
                     "id": uuid.uuid4(),
                     "bank_id": bank_id,
@@ -198,11 +208,11 @@ async def _store_graph(db: AsyncSession, bank_id: str, units: list[tuple[uuid.UU
                     "relation": r.relation,
                     "object_id": obj,
                     "memory_id": memory_id,
-                    "confidence": c.confidence,
+                    "confidence": confidence,
                 }
             )
     await repo.link_entities(db, bank_id, links)
-    await repo.insert_relations(db, relations)
+    await repo.insert_relations(db, rows)
 
 
 async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
@@ -316,19 +326,13 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             await _store(
                 db, rt, bank, session_id, events, added, distiller=distiller, job=job, salt=f"/{job.id}"
             )
-            await repo.set_status(db, [u.id for u in removed], "superseded")
-            await repo.add_history(
+            await repo.transition(
                 db,
-                [
-                    {
-                        "bank_id": bank_id,
-                        "memory_id": u.id,
-                        "action": "redistilled",
-                        "actor": f"distiller:{distiller.version}",
-                        "details": {"job_id": str(job.id), "from": u.status, "to": "superseded"},
-                    }
-                    for u in removed
-                ],
+                bank_id,
+                [(u.id, u.status, "superseded") for u in removed],
+                action="redistilled",
+                actor=f"distiller:{distiller.version}",
+                details={u.id: {"job_id": str(job.id)} for u in removed},
             )
             if added:
                 resolve_job, created = await schedule_resolve(db, bank_id)

@@ -26,7 +26,12 @@ async def schedule_distill(db: AsyncSession, bank_id: str, session_id: str) -> t
 
 
 async def schedule_resolve(db: AsyncSession, bank_id: str) -> tuple[Job, bool]:
-    return await jobs.create(db, RESOLVE, bank_id=bank_id, dedupe_key=f"resolve:{bank_id}")
+    """The bank's resolution job. A running one may have read the pending units already, so then
+    one more is queued behind it (at most one waits)."""
+    job, created = await jobs.create(db, RESOLVE, bank_id=bank_id, dedupe_key=f"resolve:{bank_id}")
+    if created or job.status == "queued":
+        return job, created
+    return await jobs.create(db, RESOLVE, bank_id=bank_id, dedupe_key=f"resolve:{bank_id}:next")
 
 
 async def schedule_redistill(

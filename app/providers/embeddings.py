@@ -89,6 +89,29 @@ def _normalise(vector: list[float]) -> list[float]:
     return [x / norm for x in vector] if norm else vector
 
 
+class LazyEmbedder:
+    """An embedder made on first use (off the event loop): the API starts fast and loads the
+    model only when a request needs a vector."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._inner: Embedder | None = None
+        self._lock = asyncio.Lock()
+        self.model = settings.embedding_model
+        self.dim = settings.embedding_dim
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        if self._inner is None:
+            async with self._lock:
+                if self._inner is None:
+                    self._inner = await asyncio.to_thread(create_embedder, self._settings)
+        return await self._inner.embed(texts)
+
+    async def aclose(self) -> None:
+        if self._inner is not None:
+            await self._inner.aclose()
+
+
 def create_embedder(settings: Settings) -> Embedder:
     if settings.embedding_provider == "openai":
         return OpenAIEmbedder(

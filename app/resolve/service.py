@@ -1,42 +1,322 @@
-"""Resolution of pending units. For now every pending unit becomes `active`, so the pipeline works
-end to end; conflict detection (supersede, merge) replaces this decision in `resolve_pending`."""
+"""Resolution: every `pending` unit becomes `active`, `superseded`-by-it, or `merged` into an older
+twin. Decisions, in order (DESIGN.md "Conflict detection"):
+
+1. the distiller said `supersedes` → the head of that unit's chain is superseded;
+2. a near-duplicate (cosine ≥ the bank's `dedupe_threshold`, same numbers, same polarity) → merged
+   into the older unit, which gains its sources and some confidence;
+3. a conflict → the older unit is superseded (see `CONFLICT_RULES`);
+4. otherwise → active.
+
+One bank is resolved by one transaction at a time (an advisory lock), so two workers can never both
+activate two units that contradict each other.
+"""
 
 from __future__ import annotations
 
+import logging
+import re
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Job
+from app.db.models import Job, MemoryUnit
 from app.db.repositories import memory as repo
-from app.db.repositories.locks import try_xact_lock
+from app.db.repositories.locks import xact_lock
 from app.jobs.service import RetryableError
+from app.providers.embeddings import Embedder
+from app.resolve.judge import JudgedUnit, Verdict
+from app.schemas.banks import BankConfig
 
-BATCH = 500
+log = logging.getLogger(__name__)
+
+BATCH = 200
+LOCK_WAIT_SECONDS = 10.0
+NEIGHBOURS = 10
+SIMILAR = 0.80  # below: unrelated; between this and dedupe_threshold: a judge may decide
+SAME_SUBJECT_SIMILARITY = 0.6  # same tag, different values, and at least this close: an update
+CONDITIONAL_MARGIN = 0.1  # a unit this much less confident than the old one only adds, never replaces
+MAX_CONFIDENCE = 0.99
+
+# Tags without a "value" of their own: never a conflict key.
+NO_KEY_TAGS = frozenset({"episode", "correction"})
+# One value per subject: a new budget replaces the old one.
+SINGLE_VALUED_TAGS = frozenset({"constraint.budget"})
+# One object per (subject, relation): "lives_in Berlin" then "lives_in Paris".
+SINGLE_VALUED_RELATIONS = frozenset({"has_budget", "lives_in", "works_at", "works_as", "is_named", "age"})
+VALUE_TYPES = frozenset({"amount", "date", "place", "organization", "id", "contact", "product"})
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nothing|n't)\b|n't\b|不|没|别|无", re.IGNORECASE)
+
+Judge = Callable[[JudgedUnit, JudgedUnit], Awaitable[Verdict]]
 
 
-async def resolve_bank(db: AsyncSession, job: Job) -> dict[str, Any]:
-    """Resolve the bank's pending units. Serialised per bank: two resolutions could otherwise
-    activate two units that contradict each other."""
+@dataclass
+class Facts:
+    """What the rules compare about a unit: its entities and relations, loaded in bulk."""
+
+    persons: set[uuid.UUID] = field(default_factory=set)
+    values: set[uuid.UUID] = field(default_factory=set)
+    relations: set[tuple[uuid.UUID, str, uuid.UUID]] = field(default_factory=set)
+
+
+def key_tag(unit: MemoryUnit) -> str | None:
+    """The most specific tag that names what the unit is about (not `episode`/`correction`)."""
+    keyed = [t for t in unit.tags if t not in NO_KEY_TAGS]
+    return max(keyed, key=lambda t: t.count("."), default=None)
+
+
+def _same_subject(a: Facts, b: Facts) -> bool:
+    # A unit naming nobody is about the bank's user, like one that names the same person.
+    return not a.persons or not b.persons or bool(a.persons & b.persons)
+
+
+def _same_statement(a: MemoryUnit, b: MemoryUnit) -> bool:
+    """Near-identical vectors can still differ in the one thing that matters: a number or a 'not'."""
+    return set(_NUMBER.findall(a.content)) == set(_NUMBER.findall(b.content)) and bool(
+        _NEGATION.search(a.content)
+    ) == bool(_NEGATION.search(b.content))
+
+
+def _relation_conflict(new: Facts, old: Facts) -> bool:
+    return any(
+        (s, r) == (s2, r2) and o != o2 and r in SINGLE_VALUED_RELATIONS
+        for s, r, o in new.relations
+        for s2, r2, o2 in old.relations
+    )
+
+
+@dataclass
+class Candidate:
+    unit: MemoryUnit
+    similarity: float
+    facts: Facts
+
+
+def _conflict_reason(new: MemoryUnit, new_facts: Facts, c: Candidate) -> str | None:
+    """Why `new` replaces the active `c.unit`, or None. The rules, most certain first."""
+    old = c.unit
+    if not _same_subject(new_facts, c.facts):
+        return None
+    correction = "correction" in new.tags
+    if not correction and new.confidence + CONDITIONAL_MARGIN < old.confidence:
+        return None  # "if it can be upgraded I can go to 8000" does not replace "my budget is 5000"
+    tag = key_tag(new)
+    same_tag = tag is not None and tag == key_tag(old)
+    if _relation_conflict(new_facts, c.facts):
+        return "relation"
+    if same_tag and tag in SINGLE_VALUED_TAGS:
+        return "single-valued tag"
+    if correction and (same_tag or (tag is None and c.similarity >= SAME_SUBJECT_SIMILARITY)):
+        return "correction"
+    values_differ = bool(new_facts.values) and bool(c.facts.values) and new_facts.values != c.facts.values
+    if same_tag and values_differ and c.similarity >= SAME_SUBJECT_SIMILARITY:
+        return "same tag, new value"
+    return None
+
+
+async def resolve_bank(
+    db: AsyncSession, job: Job, *, embedder: Embedder, judge: Judge | None = None
+) -> dict[str, Any]:
+    """Resolve the bank's pending units in creation order."""
     assert job.bank_id is not None
-    if not await try_xact_lock(db, f"resolve/{job.bank_id}"):
-        raise RetryableError(f"bank {job.bank_id!r} is being resolved by another job")
-    activated = 0
-    while units := await repo.lock_pending(db, job.bank_id, BATCH):
-        ids = [u.id for u in units]
-        await repo.set_status(db, ids, "active")
-        await repo.add_history(
-            db,
-            [
-                {
-                    "bank_id": job.bank_id,
-                    "memory_id": mid,
-                    "action": "activated",
-                    "actor": "resolver",
-                    "details": {"job_id": str(job.id), "from": "pending"},
-                }
-                for mid in ids
-            ],
+    return await resolve_pending(
+        db, job.bank_id, embedder=embedder, judge=judge, actor_details={"job_id": str(job.id)}
+    )
+
+
+async def lock_bank(db: AsyncSession, bank_id: str) -> None:
+    """Serialise decisions about one bank's units (resolution, PATCH) for this transaction."""
+    if not await xact_lock(db, f"resolve/{bank_id}", LOCK_WAIT_SECONDS):
+        raise RetryableError(f"bank {bank_id!r} is being resolved by another job")
+
+
+async def resolve_pending(
+    db: AsyncSession,
+    bank_id: str,
+    *,
+    embedder: Embedder,
+    judge: Judge | None = None,
+    only: list[uuid.UUID] | None = None,
+    actor_details: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    await lock_bank(db, bank_id)
+    bank_config = await repo.bank_config(db, bank_id)
+    config = BankConfig.model_validate(bank_config or {})
+    counts = {"activated": 0, "superseded": 0, "merged": 0}
+    details = actor_details or {}
+    while units := await repo.lock_pending(db, bank_id, BATCH, only=only):
+        await _ensure_embeddings(db, bank_id, embedder, units)
+        for unit in units:
+            outcome = await _resolve_one(db, unit, config, embedder, judge, details)
+            counts[outcome] += 1
+        if only is not None:
+            break
+    return counts
+
+
+async def _ensure_embeddings(
+    db: AsyncSession, bank_id: str, embedder: Embedder, units: list[MemoryUnit]
+) -> None:
+    missing = await repo.without_embedding(db, [u.id for u in units], embedder.model)
+    if missing:
+        todo = [u for u in units if u.id in missing]
+        vectors = await embedder.embed([u.content for u in todo])
+        await repo.insert_embeddings(
+            db, bank_id, embedder.model, {u.id: v for u, v in zip(todo, vectors, strict=True)}
         )
-        activated += len(ids)
-    return {"activated": activated}
+
+
+async def _resolve_one(
+    db: AsyncSession,
+    unit: MemoryUnit,
+    config: BankConfig,
+    embedder: Embedder,
+    judge: Judge | None,
+    details: dict[str, Any],
+) -> str:
+    if unit.supersedes is not None:
+        head = await repo.chain_head(db, unit.supersedes)
+        if head is not None and head.status == "active" and head.bank_id == unit.bank_id:
+            await supersede(db, head, unit, reason="distiller", actor="resolver", details=details)
+            return "superseded"
+    candidates = await _candidates(db, unit, embedder)
+    unit_facts = _facts(await load_facts(db, [unit.id]), unit.id)
+    for c in candidates:
+        if c.similarity >= config.dedupe_threshold and _same_statement(unit, c.unit):
+            await merge(db, unit, into=c.unit, similarity=c.similarity, details=details)
+            return "merged"
+    for c in sorted(
+        candidates, key=lambda c: (c.unit.valid_from or c.unit.created_at, c.unit.created_at), reverse=True
+    ):
+        reason = _conflict_reason(unit, unit_facts, c)
+        if reason is not None:
+            await supersede(db, c.unit, unit, reason=reason, actor="resolver", details=details)
+            return "superseded"
+    if judge is not None:
+        for c in candidates:
+            if SIMILAR <= c.similarity < config.dedupe_threshold and key_tag(c.unit) == key_tag(unit):
+                verdict = await judge(_judged(c.unit), _judged(unit))
+                if verdict.replaces:
+                    await supersede(
+                        db,
+                        c.unit,
+                        unit,
+                        reason=f"llm judge: {verdict.reason}",
+                        actor="resolver:llm",
+                        details=details,
+                    )
+                    return "superseded"
+    await repo.transition(
+        db,
+        unit.bank_id,
+        [(unit.id, "pending", "active")],
+        action="activated",
+        actor="resolver",
+        details={unit.id: details},
+    )
+    return "activated"
+
+
+def _judged(unit: MemoryUnit) -> JudgedUnit:
+    return JudgedUnit(content=unit.content, tags=list(unit.tags), said_at=unit.valid_from)
+
+
+def _facts(rows: dict[uuid.UUID, Facts], memory_id: uuid.UUID) -> Facts:
+    return rows.get(memory_id) or Facts()
+
+
+async def _candidates(db: AsyncSession, unit: MemoryUnit, embedder: Embedder) -> list[Candidate]:
+    """Active units that could be the same fact or its older value: semantic neighbours, units
+    with the same key tag, and units sharing a single-valued relation."""
+    near = await repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
+    similar = {u.id: (u, sim) for u, sim in near}
+    tag = key_tag(unit)
+    extra = await repo.active_related(db, unit, tag, list(SINGLE_VALUED_RELATIONS), exclude=list(similar))
+    for u, sim in extra:
+        similar.setdefault(u.id, (u, sim))
+    facts = await load_facts(db, list(similar))
+    return [Candidate(u, sim, _facts(facts, u.id)) for u, sim in similar.values()]
+
+
+async def load_facts(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, Facts]:
+    facts: dict[uuid.UUID, Facts] = {}
+    for memory_id, entity_id, kind in await repo.unit_entities(db, ids):
+        f = facts.setdefault(memory_id, Facts())
+        if kind == "person":
+            f.persons.add(entity_id)
+        elif kind in VALUE_TYPES:
+            f.values.add(entity_id)
+    for memory_id, subject, relation, obj in await repo.unit_relations(db, ids):
+        facts.setdefault(memory_id, Facts()).relations.add((subject, relation, obj))
+    return facts
+
+
+async def supersede(
+    db: AsyncSession,
+    old: MemoryUnit,
+    new: MemoryUnit,
+    *,
+    reason: str,
+    actor: str,
+    details: dict[str, Any] | None = None,
+    action: str = "superseded",
+) -> None:
+    """`new` replaces the active `old`: old → superseded (valid until new's valid time), new → active;
+    both directions of the chain are stored and both units get a history row."""
+    extra = details or {}
+    await repo.link_supersede(db, old.id, new.id)
+    await repo.transition(
+        db,
+        old.bank_id,
+        [(old.id, old.status, "superseded")],
+        action=action,
+        actor=actor,
+        details={old.id: {**extra, "superseded_by": str(new.id), "reason": reason}},
+    )
+    await repo.transition(
+        db,
+        new.bank_id,
+        [(new.id, new.status, "active")],
+        action="activated",
+        actor=actor,
+        details={new.id: {**extra, "supersedes": str(old.id), "reason": reason}},
+    )
+
+
+async def merge(
+    db: AsyncSession, unit: MemoryUnit, *, into: MemoryUnit, similarity: float, details: dict[str, Any]
+) -> None:
+    """The pending `unit` says again what the active `into` says: `into` keeps its id, gains the
+    sources and confidence; `unit` becomes `merged`."""
+    confidence = min(MAX_CONFIDENCE, 1 - (1 - into.confidence) * (1 - unit.confidence))
+    await repo.absorb(db, into, unit, confidence=confidence)
+    await repo.transition(
+        db,
+        unit.bank_id,
+        [(unit.id, unit.status, "merged")],
+        action="merged",
+        actor="resolver",
+        details={unit.id: {**details, "merged_into": str(into.id), "similarity": round(similarity, 4)}},
+    )
+    await repo.add_history(
+        db,
+        [
+            {
+                "bank_id": into.bank_id,
+                "memory_id": into.id,
+                "action": "merged_from",
+                "actor": "resolver",
+                "details": {
+                    **details,
+                    "source": str(unit.id),
+                    "confidence": round(confidence, 4),
+                    "from": "active",
+                    "to": "active",
+                },
+            }
+        ],
+    )

@@ -5,6 +5,7 @@ from app.db.models.base import Base
 from app.db.models.events import Event, Session
 from app.db.models.jobs import Job, QueryLog
 from app.db.models.memory import (
+    MEMORY_STATUSES,
     Entity,
     MemoryEmbedding,
     MemoryEntity,
@@ -14,6 +15,7 @@ from app.db.models.memory import (
 )
 
 __all__ = [
+    "MEMORY_STATUSES",
     "ApiKey",
     "Bank",
     "Base",

@@ -1,0 +1,196 @@
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response, status
+from pydantic import AwareDatetime
+
+from app.api.deps import (
+    BankDep,
+    EmbedderDep,
+    JobSenderDep,
+    PrincipalDep,
+    SessionDep,
+    SettingsDep,
+    WritableBankDep,
+)
+from app.banks.service import Principal, require_admin
+from app.db.models import MEMORY_STATUSES
+from app.db.repositories import memory as repo
+from app.distill.triggers import schedule_resolve
+from app.errors import BadRequest, Invalid
+from app.memory import service
+from app.resolve.judge import LLMJudge
+from app.resolve.service import resolve_pending
+from app.schemas.common import Limit, Slug, decode_cursor, encode_cursor
+from app.schemas.memories import (
+    MemoryAccepted,
+    MemoryCreate,
+    MemoryHistoryRead,
+    MemoryPage,
+    MemoryPatch,
+    MemoryRead,
+)
+
+router = APIRouter(prefix="/v1/banks/{bank_id}/memories", tags=["memories"])
+
+
+def actor(principal: Principal) -> str:
+    return "api:admin" if principal.is_admin else f"api:key:{principal.key_id}"
+
+
+@router.post("", status_code=status.HTTP_202_ACCEPTED, response_model=MemoryAccepted)
+async def write_memory(
+    body: MemoryCreate,
+    bank: WritableBankDep,
+    principal: PrincipalDep,
+    db: SessionDep,
+    embedder: EmbedderDep,
+    settings: SettingsDep,
+    sender: JobSenderDep,
+    response: Response,
+    wait: bool = False,
+) -> MemoryAccepted:
+    """Write a unit directly. It is stored `pending` and resolved in the background (202 with the
+    resolution job); with `?wait=true` it is resolved in this request (at most ~10 s) → 201 with the
+    unit as resolved: `active`, `merged` into an older twin, or active and superseding an older value."""
+    unit = await service.create(db, embedder, bank, body, actor(principal))
+    if not wait:
+        job, created = await schedule_resolve(db, bank.id)
+        await db.commit()
+        await sender.send([job if created else None])
+        return MemoryAccepted(memory=await service.read_model(db, unit), job_id=job.id)
+    judge = LLMJudge.from_settings(settings) if settings.judge_enabled else None
+    try:
+        await resolve_pending(
+            db, bank.id, embedder=embedder, judge=judge.judge if judge else None, only=[unit.id]
+        )
+    finally:
+        if judge is not None:
+            await judge.aclose()
+    await db.commit()
+    await db.refresh(unit)
+    response.status_code = status.HTTP_201_CREATED
+    return MemoryAccepted(memory=await service.read_model(db, unit), job_id=None)
+
+
+def _statuses(value: str | None) -> list[str] | None:
+    if not value:
+        return None
+    statuses = [s.strip() for s in value.split(",") if s.strip()]
+    unknown = sorted(set(statuses) - set(MEMORY_STATUSES))
+    if unknown:
+        raise Invalid(f"Unknown status {', '.join(unknown)}; one of {', '.join(MEMORY_STATUSES)}.")
+    return statuses
+
+
+def _position(cursor: str | None) -> tuple[datetime, uuid.UUID] | None:
+    raw = decode_cursor(cursor, "pos", str)
+    if raw is None:
+        return None
+    try:
+        at, _, memory_id = raw.partition("|")
+        return datetime.fromisoformat(at), uuid.UUID(memory_id)
+    except ValueError as exc:
+        raise BadRequest("The cursor is not valid.") from exc
+
+
+@router.get("", response_model=MemoryPage)
+async def list_memories(
+    bank: BankDep,
+    db: SessionDep,
+    status_: Annotated[
+        str | None, Query(alias="status", description="Comma list, e.g. active,superseded")
+    ] = None,
+    tag: Annotated[str | None, Query(description="A tag and everything under it")] = None,
+    entity: Annotated[str | None, Query(description="An entity name")] = None,
+    session_id: Slug | None = None,
+    since: Annotated[AwareDatetime | None, Query(description="Created at or after")] = None,
+    until: Annotated[AwareDatetime | None, Query(description="Created before")] = None,
+    as_of: Annotated[
+        AwareDatetime | None, Query(description="Only units that were active at this instant")
+    ] = None,
+    limit: Limit = 100,
+    cursor: str | None = None,
+) -> MemoryPage:
+    """The bank's units, newest first, filtered."""
+    units = await repo.list_units(
+        db,
+        bank.id,
+        statuses=_statuses(status_),
+        tag=tag,
+        entity=entity,
+        session_id=session_id,
+        since=since,
+        until=until,
+        as_of=as_of,
+        after=_position(cursor),
+        limit=limit,
+    )
+    last = units[-1] if len(units) == limit else None
+    return MemoryPage(
+        memories=await service.read_models(db, units),
+        next_cursor=encode_cursor("pos", f"{last.created_at.isoformat()}|{last.id}") if last else None,
+    )
+
+
+@router.get("/{memory_id}", response_model=MemoryRead)
+async def get_memory(memory_id: uuid.UUID, bank: BankDep, db: SessionDep) -> MemoryRead:
+    """One unit, with the text of the turns it was distilled from."""
+    return await service.read_model(db, await service.get(db, bank, memory_id), with_events=True)
+
+
+@router.get("/{memory_id}/history", response_model=MemoryHistoryRead)
+async def memory_history(memory_id: uuid.UUID, bank: BankDep, db: SessionDep) -> MemoryHistoryRead:
+    """A unit's past: its whole supersede chain both ways, what was merged into it, and every
+    action on it (who, when, why)."""
+    return await service.history(db, bank, memory_id)
+
+
+@router.patch("/{memory_id}", status_code=status.HTTP_201_CREATED, response_model=MemoryRead)
+async def update_memory(
+    memory_id: uuid.UUID,
+    body: MemoryPatch,
+    bank: WritableBankDep,
+    principal: PrincipalDep,
+    db: SessionDep,
+    embedder: EmbedderDep,
+) -> MemoryRead:
+    """Change a unit: a new unit with the changes supersedes it (history action `updated`); 409
+    unless the unit is active."""
+    unit = await service.update(db, embedder, bank, memory_id, body, actor(principal))
+    await db.commit()
+    return await service.read_model(db, unit)
+
+
+@router.delete("/{memory_id}", response_model=MemoryRead)
+async def forget_memory(
+    memory_id: uuid.UUID,
+    bank: WritableBankDep,
+    principal: PrincipalDep,
+    db: SessionDep,
+    purge: bool = False,
+) -> MemoryRead:
+    """Forget a unit by the bank's `forgetting_policy`: `delete` → `deleted` (restorable),
+    `downweight` → kept at a fifth of its importance, `never` → 409. `?purge=true` (admin key)
+    erases its content and vectors for good; the history keeps a tombstone."""
+    if purge:
+        require_admin(principal)
+        unit = await service.purge(db, bank, memory_id, actor(principal))
+    else:
+        unit = await service.forget(db, bank, memory_id, actor(principal))
+    await db.commit()
+    return await service.read_model(db, unit)
+
+
+@router.post("/{memory_id}/restore", response_model=MemoryRead)
+async def restore_memory(
+    memory_id: uuid.UUID, bank: WritableBankDep, principal: PrincipalDep, db: SessionDep
+) -> MemoryRead:
+    """Undo a forget: back to the status it had (or its importance); 409 if it was not forgotten
+    or was purged."""
+    unit = await service.restore(db, bank, memory_id, actor(principal))
+    await db.commit()
+    return await service.read_model(db, unit)

@@ -1,0 +1,137 @@
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import Field, StringConstraints, model_validator
+
+from app.schemas.common import TAG_PATTERN, JsonObject, ReadSchema, SafeText, Schema, Slug
+
+Tag = Annotated[str, StringConstraints(pattern=TAG_PATTERN)]
+Tags = Annotated[list[Tag], Field(min_length=1, max_length=16)]
+Content = Annotated[SafeText, Field(min_length=1, max_length=4000)]
+Score = Annotated[float, Field(ge=0, le=1)]
+
+
+class EntityIn(Schema):
+    name: SafeText = Field(min_length=1, max_length=256)
+    type: SafeText = Field(default="other", min_length=1, max_length=64)
+
+
+class EntityRef(ReadSchema):
+    id: uuid.UUID
+    name: str
+    type: str
+
+
+class SourceEvent(ReadSchema):
+    id: int
+    seq: int
+    role: str
+    speaker: str | None
+    content: str
+    occurred_at: datetime
+
+
+class Source(ReadSchema):
+    session_id: str | None
+    seqs: list[int]
+    event_ids: list[int]
+    events: list[SourceEvent] | None = Field(
+        default=None, description="The source turns' text (single reads)."
+    )
+
+
+class MemoryRead(ReadSchema):
+    id: uuid.UUID
+    bank_id: str
+    content: str
+    tags: list[str]
+    confidence: float
+    importance: float
+    status: str
+    layer: str
+    entities: list[EntityRef]
+    source: Source
+    supersedes: uuid.UUID | None
+    superseded_by: uuid.UUID | None
+    merged_from: list[uuid.UUID]
+    merged_into: uuid.UUID | None
+    valid_from: datetime | None
+    valid_to: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    status_changed_at: datetime
+    expires_at: datetime | None
+    last_accessed_at: datetime | None
+    access_count: int
+    distiller: str | None
+    embedding_model: str | None
+    metadata: dict[str, Any]
+
+
+class MemoryCreate(Schema):
+    content: Content
+    tags: Tags
+    confidence: Score = 0.9
+    importance: Score = 0.5
+    entities: list[EntityIn] = Field(default_factory=list, max_length=64)
+    occurred_at: datetime | None = Field(
+        default=None, description="When it was true or said (valid time); default now. Naive = bank timezone."
+    )
+    session_id: Slug | None = None
+    metadata: JsonObject = Field(default_factory=dict)
+
+
+class MemoryPatch(Schema):
+    content: Content | None = None
+    tags: Tags | None = None
+    confidence: Score | None = None
+    importance: Score | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> MemoryPatch:
+        if not self.model_fields_set:
+            raise ValueError("give at least one of content, tags, confidence, importance")
+        return self
+
+
+class MemoryAccepted(ReadSchema):
+    memory: MemoryRead
+    job_id: uuid.UUID | None = Field(description="The resolution job; null when resolved in the request.")
+
+
+class MemoryPage(ReadSchema):
+    memories: list[MemoryRead]
+    next_cursor: str | None
+
+
+class MemoryBrief(ReadSchema):
+    id: uuid.UUID
+    content: str
+    tags: list[str]
+    status: str
+    confidence: float
+    valid_from: datetime | None
+    valid_to: datetime | None
+    created_at: datetime
+    status_changed_at: datetime
+
+
+class HistoryAction(ReadSchema):
+    memory_id: uuid.UUID
+    action: str
+    actor: str
+    at: datetime
+    details: dict[str, Any]
+
+
+class MemoryHistoryRead(ReadSchema):
+    memory: MemoryRead
+    chain: list[MemoryBrief] = Field(
+        description="The whole supersede chain, oldest first; this unit included."
+    )
+    merged_from: list[MemoryBrief]
+    merged_into: MemoryBrief | None
+    actions: list[HistoryAction] = Field(description="Every action on this unit, oldest first.")
