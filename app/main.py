@@ -9,13 +9,14 @@ import redis.asyncio as aioredis
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from app.api import banks, distill, events, health, jobs
+from app.api import banks, distill, entities, events, health, jobs, memories, timeline
 from app.config import Settings, get_settings
 from app.db.engine import create_engine, create_sessionmaker
 from app.errors import install_error_handlers
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
 from app.middleware import BodySizeLimitMiddleware, MetricsMiddleware
+from app.providers.embeddings import LazyEmbedder
 
 DESCRIPTION = """Agent memory as a service. Append raw conversation events; workers distil them into
 typed memory units; queries return the few units that matter, newest truth first.
@@ -46,9 +47,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ttl_seconds=settings.working_memory_ttl_seconds,
         )
         app.state.queue = TaskQueue(create_celery(settings))
+        app.state.embedder = LazyEmbedder(settings)
         try:
             yield
         finally:
+            await app.state.embedder.aclose()
             await redis.aclose()
             await engine.dispose()
 
@@ -74,6 +77,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["*"],
         )
     app.add_middleware(MetricsMiddleware)
-    for module in (health, banks, events, distill, jobs):
+    for module in (health, banks, events, distill, memories, jobs, timeline, entities):
         app.include_router(module.router)
     return app

@@ -19,7 +19,7 @@ from app.db.repositories import banks as banks_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import memory as repo
-from app.db.repositories.locks import try_xact_lock
+from app.db.repositories.locks import xact_lock
 from app.distill.taxonomy import bank_taxonomy
 from app.distill.triggers import schedule_resolve
 from app.distill.types import Candidate, DistillContext, Distiller, EntityOut, RelatedUnit, RelationOut, Turn
@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 BATCH_EVENTS = 200  # events per transaction; a long backlog is distilled in several
 RELATED_UNITS = 20
+LOCK_WAIT_SECONDS = 30.0  # a follow-up job waits this long for the session's running distillation
 LIVE_STATUSES = ("pending", "active")
 
 
@@ -227,7 +228,7 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     watermark = 0
     while True:
         async with rt.sessionmaker() as db, db.begin():
-            if not await try_xact_lock(db, f"distill/{bank_id}/{session_id}"):
+            if not await xact_lock(db, f"distill/{bank_id}/{session_id}", LOCK_WAIT_SECONDS):
                 raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
             bank = await banks_repo.get_bank(db, bank_id)
             session = await events_repo.get_session(db, bank_id, session_id)
@@ -291,7 +292,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     resolve_jobs: list[Job] = []
     for session_id in session_ids:
         async with rt.sessionmaker() as db, db.begin():
-            if not await try_xact_lock(db, f"distill/{bank_id}/{session_id}"):
+            if not await xact_lock(db, f"distill/{bank_id}/{session_id}", LOCK_WAIT_SECONDS):
                 raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
             bank = await banks_repo.get_bank(db, bank_id)
             session = await events_repo.get_session(db, bank_id, session_id)

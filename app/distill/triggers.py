@@ -3,6 +3,8 @@ it commits. Concurrent triggers of one session share its unfinished job (the ded
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Job
@@ -13,25 +15,27 @@ REDISTILL = "distill.redistill"
 RESOLVE = "resolve.bank"
 
 
+async def _schedule(
+    db: AsyncSession, kind: str, bank_id: str, key: str, params: dict[str, Any] | None = None
+) -> tuple[Job, bool]:
+    """A queued job covers whatever the caller just committed. A running one may have read its
+    input already, so then one more is queued behind it (at most one waits)."""
+    job, created = await jobs.create(db, kind, bank_id=bank_id, params=params, dedupe_key=key)
+    if created or job.status == "queued":
+        return job, created
+    return await jobs.create(db, kind, bank_id=bank_id, params=params, dedupe_key=f"{key}:next")
+
+
 async def schedule_distill(db: AsyncSession, bank_id: str, session_id: str) -> tuple[Job, bool]:
-    """The session's distillation job, in the caller's transaction: a new one, or the unfinished
-    one that already covers it (concurrent triggers share a job)."""
-    return await jobs.create(
-        db,
-        DISTILL,
-        bank_id=bank_id,
-        params={"session_id": session_id},
-        dedupe_key=f"distill:{bank_id}:{session_id}",
+    """The session's distillation job, in the caller's transaction (concurrent triggers share one)."""
+    return await _schedule(
+        db, DISTILL, bank_id, f"distill:{bank_id}:{session_id}", {"session_id": session_id}
     )
 
 
 async def schedule_resolve(db: AsyncSession, bank_id: str) -> tuple[Job, bool]:
-    """The bank's resolution job. A running one may have read the pending units already, so then
-    one more is queued behind it (at most one waits)."""
-    job, created = await jobs.create(db, RESOLVE, bank_id=bank_id, dedupe_key=f"resolve:{bank_id}")
-    if created or job.status == "queued":
-        return job, created
-    return await jobs.create(db, RESOLVE, bank_id=bank_id, dedupe_key=f"resolve:{bank_id}:next")
+    """The bank's resolution job, in the caller's transaction."""
+    return await _schedule(db, RESOLVE, bank_id, f"resolve:{bank_id}")
 
 
 async def schedule_redistill(

@@ -318,3 +318,13 @@ async def test_bad_input(client: httpx.AsyncClient) -> None:
     )
     assert_problem(await client.get(f"/v1/banks/{bank}/memories", params={"status": "alive"}), 422)
     assert_problem(await client.get(f"/v1/banks/{bank}/memories", params={"cursor": "nope"}), 400)
+
+
+async def test_a_busy_lock_is_given_up_after_its_timeout(app: Any) -> None:
+    from app.db.repositories.locks import xact_lock
+
+    async with app.state.sessionmaker() as holder, holder.begin():
+        assert await xact_lock(holder, "resolve/some-bank", 1.0)
+        async with app.state.sessionmaker() as other, other.begin():
+            assert not await xact_lock(other, "resolve/some-bank", 0.2)
+            assert await xact_lock(other, "resolve/another-bank", 0.2)  # the transaction is still usable

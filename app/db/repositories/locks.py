@@ -6,11 +6,6 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 
-async def try_xact_lock(db: AsyncSession, key: str) -> bool:
-    got = await db.scalar(text("SELECT pg_try_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key})
-    return bool(got)
-
-
 async def xact_lock(db: AsyncSession, key: str, timeout_seconds: float) -> bool:
     """Wait up to `timeout_seconds` for the lock; False if it stayed busy."""
     from sqlalchemy.exc import DBAPIError

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from app.api.deps import BankDep, SessionDep
+from app.db.repositories import entities as repo
+from app.errors import NotFound
+from app.schemas.common import Limit, SafeText
+from app.schemas.entities import (
+    EntityDetailRead,
+    EntityPage,
+    decode_entity_cursor,
+    parse_statuses,
+)
+
+router = APIRouter(prefix="/v1/banks/{bank_id}/entities", tags=["entities"])
+
+
+@router.get(
+    "", response_model=EntityPage, responses={400: {"description": "Malformed cursor (problem+json)"}}
+)
+async def list_entities(
+    bank: BankDep,
+    db: SessionDep,
+    q: Annotated[
+        SafeText | None,
+        Query(max_length=256, description="Case-insensitive substring of the name."),
+    ] = None,
+    type_: Annotated[
+        SafeText | None,
+        Query(alias="type", max_length=64, description="Only entities of this type (`person`, `place`, …)."),
+    ] = None,
+    limit: Limit = 100,
+    cursor: str | None = None,
+) -> EntityPage:
+    """The bank's entities (people, places, organisations, ids…) by name, with how many units
+    mention each; `q` finds them by a case-insensitive part of the name."""
+    rows = await repo.list_entities(
+        db, bank.id, q=q, type_=type_, after=decode_entity_cursor(cursor), limit=limit + 1
+    )
+    return EntityPage.from_rows(rows, limit)
+
+
+@router.get("/{entity_id}", response_model=EntityDetailRead)
+async def get_entity(
+    entity_id: uuid.UUID,
+    bank: BankDep,
+    db: SessionDep,
+    statuses: Annotated[
+        str | None,
+        Query(
+            description="Comma-separated statuses of the units to list (default `active,pending`).",
+            examples=["active,superseded"],
+        ),
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=500, description="At most this many relations and units.")] = 50,
+) -> EntityDetailRead:
+    """One entity with its relations (as subject or object) and the newest units that mention it."""
+    detail = await repo.entity_detail(db, bank.id, entity_id, statuses=parse_statuses(statuses), limit=limit)
+    if detail is None:
+        raise NotFound(f"Entity {entity_id} not found.")
+    return EntityDetailRead.from_detail(detail)

@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from app.api.deps import BankDep, SessionDep
+from app.db.repositories import timeline as repo
+from app.errors import Invalid
+from app.events.service import as_aware, bank_timezone
+from app.schemas.common import Limit, Slug
+from app.schemas.timeline import TimelinePage, decode_position, parse_kinds
+
+router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["timeline"])
+
+
+@router.get(
+    "/timeline",
+    response_model=TimelinePage,
+    responses={400: {"description": "Malformed cursor (problem+json)"}},
+)
+async def get_timeline(
+    bank: BankDep,
+    db: SessionDep,
+    start: Annotated[
+        datetime | None,
+        Query(alias="from", description="Inclusive lower bound (RFC 3339)."),
+    ] = None,
+    end: Annotated[
+        datetime | None, Query(alias="to", description="Exclusive upper bound (RFC 3339).")
+    ] = None,
+    kinds: Annotated[
+        str | None,
+        Query(
+            description="Comma-separated: `event,memory,query,job` (default: all).", examples=["event,job"]
+        ),
+    ] = None,
+    session_id: Annotated[
+        Slug | None,
+        Query(description="Only this session's events and units (and jobs and queries naming no other)."),
+    ] = None,
+    limit: Limit = 100,
+    cursor: str | None = None,
+) -> TimelinePage:
+    """The "memory replay" view: every write and read of the bank in ascending time order — appended
+    turns (`event`), unit transitions from the history (`memory`: created, activated, superseded,
+    merged, deleted, purged, …), queries with the ids they returned (`query`), and background jobs
+    (`job`, once at creation and once more when finished). A timestamp without an offset is read in
+    the bank's `timezone`. Ties at one instant list events, then units, queries and jobs."""
+    tz = bank_timezone(bank)
+    start = as_aware(start, tz) if start is not None else None
+    end = as_aware(end, tz) if end is not None else None
+    if start is not None and end is not None and start > end:
+        raise Invalid("`from` must not be after `to`.")
+    rows = await repo.timeline(
+        db,
+        bank.id,
+        kinds=parse_kinds(kinds),
+        start=start,
+        end=end,
+        session_id=session_id,
+        after=decode_position(cursor),
+        limit=limit + 1,
+    )
+    return TimelinePage.from_rows(rows, limit)
