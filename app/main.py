@@ -9,7 +9,7 @@ import redis.asyncio as aioredis
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from app.api import banks, distill, entities, events, health, jobs, memories, timeline
+from app.api import banks, distill, entities, events, health, jobs, memories, query, timeline
 from app.config import Settings, get_settings
 from app.db.engine import create_engine, create_sessionmaker
 from app.errors import install_error_handlers
@@ -17,6 +17,7 @@ from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
 from app.middleware import BodySizeLimitMiddleware, MetricsMiddleware
 from app.providers.embeddings import LazyEmbedder
+from app.query.recorder import ReadRecorder
 
 DESCRIPTION = """Agent memory as a service. Append raw conversation events; workers distil them into
 typed memory units; queries return the few units that matter, newest truth first.
@@ -48,9 +49,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.queue = TaskQueue(create_celery(settings))
         app.state.embedder = LazyEmbedder(settings)
+        app.state.recorder = ReadRecorder(app.state.sessionmaker)
+        app.state.recorder.start()
         try:
             yield
         finally:
+            await app.state.recorder.stop()
             await app.state.embedder.aclose()
             await redis.aclose()
             await engine.dispose()
@@ -77,6 +81,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["*"],
         )
     app.add_middleware(MetricsMiddleware)
-    for module in (health, banks, events, distill, memories, jobs, timeline, entities):
+    for module in (health, banks, events, distill, memories, query, jobs, timeline, entities):
         app.include_router(module.router)
     return app

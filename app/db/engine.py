@@ -19,7 +19,12 @@ def create_engine(settings: Settings, *, url: str | None = None, pool_size: int 
         max_overflow=settings.db_max_overflow,
         pool_pre_ping=True,  # a restarted PostgreSQL is reconnected to without operator help
         pool_recycle=1800,
-        connect_args={"timeout": 5, "command_timeout": 60},
+        connect_args={
+            "timeout": 5,
+            "command_timeout": 60,
+            # HNSW scans keep going until enough rows pass the query's filters (pgvector ≥ 0.8)
+            "server_settings": {"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"},
+        },
     )
 
 

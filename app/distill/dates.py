@@ -100,7 +100,7 @@ def _parser(language: str, prefer: str) -> Any:
     )
 
 
-def _zh_number(text: str) -> int:
+def zh_number(text: str) -> int:
     if text.isdigit():
         return int(text)
     if "十" in text:
@@ -146,7 +146,7 @@ def _resolve_zh(match: re.Match[str], anchor: datetime, prefer: str) -> tuple[da
         except ValueError:
             return None
         return day, day.isoformat()
-    phrase = re.sub(_ZH_NUM, lambda m: str(_zh_number(m.group())), match.group())
+    phrase = re.sub(_ZH_NUM, lambda m: str(zh_number(m.group())), match.group())
     phrase = re.sub(r"之?内$", "后", phrase)  # 三天内: by three days from now
     return _parse(phrase, "zh", anchor, prefer)
 

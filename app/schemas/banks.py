@@ -10,6 +10,17 @@ from pydantic import ConfigDict, Field, StringConstraints, field_validator
 from app.schemas.common import TAG_PATTERN, ReadSchema, SafeText, Schema, Slug
 
 
+class ChannelWeights(Schema):
+    """How much each retrieval channel counts; an omitted channel keeps its default, 0 turns it off."""
+
+    semantic: float | None = Field(default=None, ge=0, le=10)
+    keyword: float | None = Field(default=None, ge=0, le=10)
+    entity: float | None = Field(default=None, ge=0, le=10)
+    temporal: float | None = Field(default=None, ge=0, le=10)
+    tag: float | None = Field(default=None, ge=0, le=10)
+    recency: float | None = Field(default=None, ge=0, le=10)
+
+
 class BankConfig(Schema):
     """Per-bank behaviour; every field overrides a service default. Unknown keys are refused."""
 
@@ -23,6 +34,8 @@ class BankConfig(Schema):
     min_score: float = Field(default=0.3, ge=0)
     forgetting_policy: Literal["delete", "downweight", "never"] = "delete"
     redact: bool = True
+    fusion: Literal["rrf", "weighted"] = "rrf"
+    weights: ChannelWeights | None = None
     tags: list[Annotated[str, StringConstraints(pattern=TAG_PATTERN)]] = Field(
         default_factory=list,
         max_length=200,

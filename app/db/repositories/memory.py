@@ -431,13 +431,20 @@ async def history_of(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryHisto
     return list((await db.scalars(stmt)).all())
 
 
-def tag_filter(prefixes: list[str]) -> ColumnElement[bool]:
-    """Units carrying one of the tags or a tag under one ("constraint" covers "constraint.budget")."""
-    patterns = [p.replace("_", r"\_") + ".%" for p in prefixes]
-    return text(
-        "EXISTS (SELECT 1 FROM unnest(memory_units.tags) AS t(tag) "
-        "WHERE t.tag = ANY(CAST(:tag_exact AS text[])) OR t.tag LIKE ANY(CAST(:tag_like AS text[])))"
-    ).bindparams(tag_exact=prefixes, tag_like=patterns)  # type: ignore[return-value]
+def tag_prefix_sql(alias: str, name: str, tags: list[str]) -> tuple[str, dict[str, Any]]:
+    """SQL for "unit `alias` carries one of `tags` or a tag under one" ("constraint" covers
+    "constraint.budget"), with its bind parameters prefixed `name`."""
+    params = {f"{name}_exact": tags, f"{name}_like": [t.replace("_", r"\_") + ".%" for t in tags]}
+    sql = (
+        f"EXISTS (SELECT 1 FROM unnest({alias}.tags) AS t(tag)"
+        f" WHERE t.tag = ANY(CAST(:{name}_exact AS text[])) OR t.tag LIKE ANY(CAST(:{name}_like AS text[])))"
+    )
+    return sql, params
+
+
+def tag_filter(tags: list[str]) -> ColumnElement[bool]:
+    sql, params = tag_prefix_sql("memory_units", "tag", tags)
+    return text(sql).bindparams(**params)  # type: ignore[return-value]
 
 
 def active_as_of(bank_id: str, at: datetime) -> Any:

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from app.api.deps import BankDep, EmbedderDep, SessionDep, SettingsDep, WorkingMemoryDep
+from app.query import service
+from app.schemas.query import QueryRequest, QueryResult
+
+router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["query"])
+
+
+@router.post("/query", response_model=QueryResult, response_model_by_alias=True)
+async def query(
+    body: QueryRequest,
+    bank: BankDep,
+    db: SessionDep,
+    embedder: EmbedderDep,
+    working_memory: WorkingMemoryDep,
+    settings: SettingsDep,
+    request: Request,
+) -> QueryResult:
+    """Bring back the few units that matter for `query`: semantic, keyword, entity, temporal and tag
+    channels over the bank's active units, fused (RRF by default), decayed and boosted, cut to
+    `top_k` / `min_score` / `max_tokens`, with a prompt-ready `context`. Relative times in the
+    query ("last week", "上周") become `time_filter`; `as_of` answers with what was active then."""
+    deps = service.QueryDeps(
+        embedder=embedder,
+        working_memory=working_memory,
+        recorder=request.app.state.recorder,
+        working_memory_turns=settings.working_memory_max_turns,
+    )
+    return await service.query(db, deps, bank, body)

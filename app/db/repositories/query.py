@@ -1,0 +1,281 @@
+"""The retrieval channels: one SQL statement, one round trip, each channel a bounded CTE over the
+bank's units that pass the request's filters, using its own index:
+
+- semantic: HNSW cosine on `memory_embeddings` (the partial index of the current model; pgvector's
+  iterative scan keeps going until enough rows pass the filters);
+- keyword: GIN full text on `memory_units.search` (OR of the query's lexemes, ranked by ts_rank);
+- entity: units linked to entities the query names, and 1 hop over `relations`;
+- temporal: units said within the time filter (or mentioning a date in it), newest first; without a
+  filter, the newest units;
+- tag: units under the tags inferred from the query, most important first.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import QueryLog
+from app.db.repositories.memory import tag_prefix_sql
+
+CHANNEL_LIMIT = 50
+_SAFE_MODEL = re.compile(r"^[\w./:-]+$")
+
+
+@dataclass
+class Filters:
+    bank_id: str
+    statuses: list[str]
+    as_of: datetime | None = None
+    tags: list[str] | None = None
+    entities: list[str] | None = None  # canonical names
+    time_from: datetime | None = None
+    time_to: datetime | None = None
+
+
+@dataclass
+class ChannelInputs:
+    model: str
+    dim: int
+    vector: list[float] | None  # None: no semantic channel
+    tsquery: str | None  # an OR of quoted lexemes; None: no keyword channel
+    entity_names: list[str] = field(default_factory=list)
+    inferred_tags: list[str] = field(default_factory=list)
+    channels: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Hit:
+    channel: str
+    memory_id: uuid.UUID
+    rank: int
+    score: float
+    importance: float
+    layer: str
+    tags: list[str]
+    valid_from: datetime | None
+    created_at: datetime
+
+
+_DATE_ENTITIES = """
+    date_units AS (
+        SELECT DISTINCT me.memory_id AS id
+        FROM (
+            SELECT id, substring(name from '\\d{4}(?:-\\d{2}){0,2}') AS d, name LIKE 'the week of%' AS week
+            FROM entities WHERE bank_id = :bank AND type = 'date'
+        ) e
+        CROSS JOIN LATERAL (
+            SELECT CASE length(e.d)
+                       WHEN 4 THEN make_date(left(e.d, 4)::int, 1, 1)
+                       WHEN 7 THEN to_date(e.d || '-01', 'YYYY-MM-DD')
+                       ELSE to_date(e.d, 'YYYY-MM-DD') END AS start
+        ) s
+        CROSS JOIN LATERAL (
+            SELECT s.start + CASE
+                       WHEN length(e.d) = 4 THEN interval '1 year'
+                       WHEN length(e.d) = 7 THEN interval '1 month'
+                       WHEN e.week THEN interval '7 days'
+                       ELSE interval '1 day' END AS stop
+        ) t
+        JOIN memory_entities me ON me.entity_id = e.id
+        WHERE e.d IS NOT NULL
+          AND s.start < CAST(:time_to AS timestamptz) AND t.stop > CAST(:time_from AS timestamptz)
+    ),"""
+
+
+def _where(f: Filters, params: dict[str, Any], alias: str = "m") -> str:
+    """The request's filters on `memory_units` aliased `alias`."""
+    clauses = [f"{alias}.bank_id = :bank"]
+    if f.as_of is not None:
+        params["as_of"] = f.as_of
+        clauses.append(f"{alias}.created_at <= :as_of AND {alias}.id IN (SELECT id FROM as_of_active)")
+    else:
+        params["statuses"] = f.statuses
+        clauses.append(f"{alias}.status = ANY(CAST(:statuses AS text[]))")
+    if f.tags:
+        sql, tag_params = tag_prefix_sql(alias, "tag", f.tags)
+        params.update(tag_params)
+        clauses.append(sql)
+    if f.entities:
+        params["entity_filter"] = f.entities
+        clauses.append(
+            f"{alias}.id IN (SELECT fme.memory_id FROM memory_entities fme"
+            " JOIN entities fe ON fe.id = fme.entity_id"
+            " WHERE fe.bank_id = :bank AND fe.canonical_name = ANY(CAST(:entity_filter AS text[])))"
+        )
+    if f.time_from is not None and f.time_to is not None:
+        params["time_from"], params["time_to"] = f.time_from, f.time_to
+        clauses.append(
+            f"(({alias}.valid_from >= CAST(:time_from AS timestamptz)"
+            f" AND {alias}.valid_from < CAST(:time_to AS timestamptz))"
+            f" OR {alias}.id IN (SELECT id FROM date_units))"
+        )
+    return " AND ".join(clauses)
+
+
+_COLUMNS = "m.importance, m.layer, m.tags, m.valid_from, m.created_at"
+
+
+def _ranked(channel: str, order: str) -> str:
+    # Ranked here, over at most CHANNEL_LIMIT rows, not inside the CTE (that would rank the whole bank).
+    return (
+        f"SELECT '{channel}' AS channel, row_number() OVER (ORDER BY {order}, id) AS rank, * FROM {channel}"
+    )
+
+
+def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
+    if not _SAFE_MODEL.match(c.model):
+        raise ValueError(f"unexpected embedding model name {c.model!r}")
+    where = _where(f, params)
+    ctes: list[str] = []
+    selects: list[str] = []
+    if f.as_of is not None:
+        ctes.append(
+            """
+    as_of_active AS (
+        SELECT memory_id AS id FROM (
+            SELECT DISTINCT ON (memory_id) memory_id, details->>'to' AS status
+            FROM memory_history
+            WHERE bank_id = :bank AND at <= :as_of AND details ? 'to'
+            ORDER BY memory_id, at DESC, id DESC
+        ) last WHERE status = 'active'
+    ),"""
+        )
+    if f.time_from is not None:
+        ctes.append(_DATE_ENTITIES)
+    if "semantic" in c.channels and c.vector is not None:
+        # The model name and dimension are literals so the planner can match the partial HNSW index.
+        vec = f"CAST(:qvec AS vector({c.dim}))"
+        distance = f"(e.embedding::vector({c.dim}) <=> {vec})"
+        params["qvec"] = str(c.vector)
+        ctes.append(
+            f"""
+    semantic AS MATERIALIZED (
+        SELECT e.memory_id AS id, 1 - {distance} AS score, {_COLUMNS}
+        FROM memory_embeddings e JOIN memory_units m ON m.id = e.memory_id
+        WHERE e.model = '{c.model}' AND e.bank_id = :bank AND {where}
+        ORDER BY {distance}
+        LIMIT {CHANNEL_LIMIT}
+    ),"""
+        )
+        selects.append(_ranked("semantic", "score DESC"))
+    if "keyword" in c.channels and c.tsquery:
+        params["tsq"] = c.tsquery
+        ctes.append(
+            f"""
+    keyword AS MATERIALIZED (
+        SELECT m.id, ts_rank(m.search, q.tsq, 1) AS score, {_COLUMNS}
+        FROM memory_units m, (SELECT to_tsquery('english', :tsq) AS tsq) q
+        WHERE m.search @@ q.tsq AND {where}
+        ORDER BY score DESC, m.valid_from DESC NULLS LAST
+        LIMIT {CHANNEL_LIMIT}
+    ),"""
+        )
+        selects.append(_ranked("keyword", "score DESC, valid_from DESC NULLS LAST"))
+    if "entity" in c.channels and c.entity_names:
+        params["entity_names"] = c.entity_names
+        ctes.append(
+            f"""
+    named AS (
+        SELECT id FROM entities
+        WHERE bank_id = :bank AND canonical_name = ANY(CAST(:entity_names AS text[]))
+    ),
+    hop AS (
+        SELECT CASE WHEN r.subject_id = n.id THEN r.object_id ELSE r.subject_id END AS id
+        FROM relations r JOIN named n ON r.subject_id = n.id OR r.object_id = n.id
+        WHERE r.bank_id = :bank
+    ),
+    entity AS MATERIALIZED (
+        SELECT m.id, max(CASE WHEN me.entity_id IN (SELECT id FROM named) THEN 1.0 ELSE 0.5 END) AS score,
+               {_COLUMNS}
+        FROM memory_entities me JOIN memory_units m ON m.id = me.memory_id
+        WHERE me.entity_id IN (SELECT id FROM named UNION SELECT id FROM hop) AND {where}
+        GROUP BY m.id
+        ORDER BY score DESC, m.valid_from DESC NULLS LAST
+        LIMIT {CHANNEL_LIMIT}
+    ),"""
+        )
+        selects.append(_ranked("entity", "score DESC, valid_from DESC NULLS LAST"))
+    if "temporal" in c.channels:
+        ctes.append(
+            f"""
+    temporal AS MATERIALIZED (
+        SELECT m.id, extract(epoch FROM coalesce(m.valid_from, m.created_at)) AS score, {_COLUMNS}
+        FROM memory_units m
+        WHERE {where}
+        ORDER BY coalesce(m.valid_from, m.created_at) DESC
+        LIMIT {CHANNEL_LIMIT}
+    ),"""
+        )
+        selects.append(_ranked("temporal", "score DESC"))
+    if "tag" in c.channels and c.inferred_tags:
+        inferred, tag_params = tag_prefix_sql("m", "inferred", c.inferred_tags)
+        params.update(tag_params)
+        ctes.append(
+            f"""
+    tag AS MATERIALIZED (
+        SELECT m.id, m.importance AS score, {_COLUMNS}
+        FROM memory_units m
+        WHERE {where} AND {inferred}
+        ORDER BY m.importance DESC, m.valid_from DESC NULLS LAST
+        LIMIT {CHANNEL_LIMIT}
+    ),"""
+        )
+        selects.append(_ranked("tag", "score DESC, valid_from DESC NULLS LAST"))
+    if not selects:
+        return ""
+    body = "\nUNION ALL\n".join(selects)
+    return "WITH" + "".join(ctes).rstrip(",") + "\n" + body
+
+
+async def run_channels(db: AsyncSession, f: Filters, c: ChannelInputs) -> list[Hit]:
+    """Every channel's hits, ranked within their channel, in one round trip."""
+    params: dict[str, Any] = {"bank": f.bank_id}
+    statement = _statement(f, c, params)
+    if not statement:
+        return []
+    rows = (await db.execute(text(statement), params)).all()
+    return [
+        Hit(
+            channel, memory_id, int(rank), float(score), importance, layer, list(tags), valid_from, created_at
+        )
+        for channel, rank, memory_id, score, importance, layer, tags, valid_from, created_at in rows
+    ]
+
+
+async def log_queries(db: AsyncSession, reads: list[dict[str, Any]]) -> None:
+    await db.execute(
+        insert(QueryLog),
+        [
+            {
+                "bank_id": r["bank_id"],
+                "query": r["query"],
+                "params": r["params"],
+                "result_ids": r["result_ids"],
+                "took_ms": r["took_ms"],
+                "created_at": r["at"],
+            }
+            for r in reads
+        ],
+    )
+
+
+async def bump_access(db: AsyncSession, counts: dict[uuid.UUID, int], at: datetime) -> None:
+    if not counts:
+        return
+    ids = sorted(counts)  # a stable order: concurrent flushes cannot deadlock
+    await db.execute(
+        text("""
+            UPDATE memory_units m SET access_count = m.access_count + c.n,
+                   last_accessed_at = GREATEST(COALESCE(m.last_accessed_at, :at), :at)
+            FROM unnest(CAST(:ids AS uuid[]), CAST(:ns AS int[])) AS c(id, n)
+            WHERE m.id = c.id
+        """),
+        {"ids": ids, "ns": [counts[i] for i in ids], "at": at},
+    )

@@ -1,0 +1,116 @@
+"""Fusing the channels into one ranking, then time decay and boosts.
+
+- `rrf` (default): Σ weight_c / (60 + rank_c), divided by the best unit's, so the top unit scores 1.
+- `weighted`: Σ weight_c · score_c with each channel's score on [0, 1] (cosine similarity, keyword rank
+  relative to the best, 1 for a named entity and 0.5 one hop away, rank within the time window, 1 for a
+  tag match). Defaults 0.5 semantic, 0.3 tag, 0.2 temporal.
+- `recency` (either mode, default 0) adds weight · 0.5^(age / 30 days).
+Then: × a per-tag decay that never goes below half (half-lives in `HALF_LIFE_DAYS`; facts do not decay),
+× (0.9 + 0.2 · importance), × 1.15 for L3 (semantic-layer) units. `min_score` applies to the result.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from app.db.repositories.query import CHANNEL_LIMIT, Hit
+
+RRF_K = 60
+DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
+    "rrf": {"semantic": 1.0, "keyword": 1.0, "entity": 0.7, "temporal": 0.3, "tag": 0.5, "recency": 0.0},
+    "weighted": {"semantic": 0.5, "keyword": 0.0, "entity": 0.0, "temporal": 0.2, "tag": 0.3, "recency": 0.0},
+}
+HALF_LIFE_DAYS: dict[str, float | None] = {
+    "task_state": 1.0,
+    "constraint": 180.0,
+    "correction": 180.0,
+    "preference": 365.0,
+    "episode": 365.0,
+    "fact": None,
+}
+DECAY_FLOOR = 0.5
+RECENCY_HALF_LIFE_DAYS = 30.0
+SEMANTIC_LAYER_BOOST = 1.15
+
+
+@dataclass
+class Fused:
+    memory_id: uuid.UUID
+    score: float = 0.0
+    channels: dict[str, tuple[int, float]] = field(default_factory=dict)
+
+
+def _age_days(hit: Hit, now: datetime) -> float:
+    said = hit.valid_from or hit.created_at
+    return max((now - said).total_seconds() / 86_400, 0.0)
+
+
+def _decay(hit: Hit, now: datetime) -> float:
+    kind = hit.tags[0].split(".", 1)[0] if hit.tags else "episode"
+    half_life = HALF_LIFE_DAYS.get(kind, 365.0)
+    if half_life is None:
+        return 1.0
+    return DECAY_FLOOR + (1 - DECAY_FLOOR) * math.pow(0.5, _age_days(hit, now) / half_life)
+
+
+def _channel_score(hit: Hit, best_keyword: float) -> float:
+    if hit.channel == "semantic":
+        return min(max(hit.score, 0.0), 1.0)
+    if hit.channel == "keyword":
+        return hit.score / best_keyword if best_keyword > 0 else 0.0
+    if hit.channel == "temporal":
+        return 1 - (hit.rank - 1) / CHANNEL_LIMIT
+    if hit.channel == "tag":
+        return 1.0
+    return hit.score  # entity: 1 named, 0.5 one hop away
+
+
+def fuse(hits: list[Hit], mode: str, weights: dict[str, float], now: datetime) -> list[Fused]:
+    """One score per unit, best first."""
+    best_keyword = max((h.score for h in hits if h.channel == "keyword"), default=0.0)
+    fused: dict[uuid.UUID, Fused] = {}
+    first: dict[uuid.UUID, Hit] = {}
+    for hit in hits:
+        unit = fused.setdefault(hit.memory_id, Fused(hit.memory_id))
+        first.setdefault(hit.memory_id, hit)
+        unit.channels[hit.channel] = (hit.rank, hit.score)
+        weight = weights.get(hit.channel, 0.0)
+        unit.score += (
+            weight / (RRF_K + hit.rank) if mode == "rrf" else weight * _channel_score(hit, best_keyword)
+        )
+    recency = weights.get("recency", 0.0)
+    for memory_id, unit in fused.items():
+        hit = first[memory_id]
+        if recency:
+            fresh = math.pow(0.5, _age_days(hit, now) / RECENCY_HALF_LIFE_DAYS)
+            unit.score += recency * fresh / (RRF_K + 1) if mode == "rrf" else recency * fresh
+    if mode == "rrf" and fused:
+        top = max(u.score for u in fused.values()) or 1.0
+        for unit in fused.values():
+            unit.score /= top
+    for memory_id, unit in fused.items():
+        hit = first[memory_id]
+        boost = (0.9 + 0.2 * hit.importance) * (SEMANTIC_LAYER_BOOST if hit.layer == "semantic" else 1.0)
+        unit.score = round(unit.score * _decay(hit, now) * boost, 6)
+    return sorted(fused.values(), key=lambda u: (-u.score, _best_rank(u), str(u.memory_id)))
+
+
+def _best_rank(unit: Fused) -> int:
+    return min(rank for rank, _ in unit.channels.values())
+
+
+def effective_weights(mode: str, *overrides: dict[str, float | None] | None) -> dict[str, float]:
+    """Defaults of the mode, then the bank's, then the request's (each only where given)."""
+    weights = dict(DEFAULT_WEIGHTS[mode])
+    for layer in overrides:
+        for name, value in (layer or {}).items():
+            if value is not None:
+                weights[name] = value
+    return weights
+
+
+def active_channels(weights: dict[str, float]) -> frozenset[str]:
+    return frozenset(name for name, w in weights.items() if w > 0 and not math.isclose(w, 0.0))

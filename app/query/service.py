@@ -1,0 +1,157 @@
+"""The query: embed, parse time, infer tags, run the channels in one round trip, fuse, cut, format."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
+from zoneinfo import ZoneInfo
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import Bank
+from app.db.repositories import events as events_repo
+from app.db.repositories import memory as memory_repo
+from app.db.repositories.query import ChannelInputs, Filters, run_channels
+from app.distill.heuristic.rules import STOPWORDS_EN
+from app.events.service import as_aware, bank_timezone
+from app.events.service import working_memory as read_working_memory
+from app.events.working_memory import WorkingMemory
+from app.memory.service import read_models
+from app.providers.embeddings import Embedder
+from app.query.context import build_context
+from app.query.fusion import active_channels, effective_weights, fuse
+from app.query.recorder import ReadRecorder
+from app.query.tags import infer_tags
+from app.query.timeparse import parse_time_filter
+from app.schemas.banks import BankConfig
+from app.schemas.events import WorkingTurn
+from app.schemas.query import ChannelScore, QueryRequest, QueryResult, ScoredMemory, TimeFilterRead
+from app.text import has_cjk, segment
+
+_LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
+_CJK_STOP = frozenset(
+    "的 了 是 吗 呢 我 你 他 她 们 在 有 和 么 吧 啊 哪 谁 这 那 个 多少 什么 哪里 怎么".split()
+)
+MAX_NAME_CANDIDATES = 60
+FAR_PAST = datetime(1900, 1, 1, tzinfo=UTC)
+FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
+
+
+@dataclass
+class QueryDeps:
+    embedder: Embedder
+    working_memory: WorkingMemory
+    recorder: ReadRecorder
+    working_memory_turns: int
+
+
+def _words(query: str) -> list[str]:
+    words = [w.lower().removesuffix("'s") for w in _LATIN_WORD.findall(query)]
+    if has_cjk(query):
+        words += [w for w in segment(query) if has_cjk(w)]
+    return words
+
+
+def keyword_query(query: str) -> str | None:
+    """An OR of the query's content words for `to_tsquery('english', …)`: natural questions
+    rarely share every word with the answer."""
+    terms = []
+    for word in _words(query):
+        clean = re.sub(r"[^\w-]", "", word).strip("-")
+        if clean and clean not in STOPWORDS_EN and clean not in _CJK_STOP and clean not in terms:
+            terms.append(clean)
+    return " | ".join(f"'{t}'" for t in terms) or None
+
+
+def entity_candidates(query: str, named: list[str] | None) -> list[str]:
+    """Names the query might mention: its 1–3-word spans (canonical form) and Chinese words."""
+    latin = [w.lower() for w in _LATIN_WORD.findall(query)]
+    spans = {" ".join(latin[i : i + n]) for n in (1, 2, 3) for i in range(len(latin) - n + 1)}
+    spans |= {s.removesuffix("'s") for s in spans}
+    if has_cjk(query):
+        spans |= {w for w in segment(query) if has_cjk(w) and w not in _CJK_STOP}
+    spans |= {memory_repo.canonical(n) for n in named or []}
+    spans = {s for s in spans if s and s not in STOPWORDS_EN}
+    return sorted(spans, key=len, reverse=True)[:MAX_NAME_CANDIDATES]
+
+
+def _time_filter(req: QueryRequest, now: datetime, tz: tzinfo) -> TimeFilterRead | None:
+    if req.time_range and (req.time_range.from_ or req.time_range.to):
+        start = as_aware(req.time_range.from_, tz) if req.time_range.from_ else FAR_PAST
+        end = as_aware(req.time_range.to, tz) if req.time_range.to else FAR_FUTURE
+        return TimeFilterRead(from_=start, to=end, source="request")
+    parsed = parse_time_filter(req.query, now, tz)
+    if parsed is None:
+        return None
+    return TimeFilterRead(from_=parsed.start, to=parsed.end, source="query", phrase=parsed.phrase)
+
+
+async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest) -> QueryResult:
+    started = time.perf_counter()
+    config = BankConfig.model_validate(bank.config)
+    tz = ZoneInfo(req.timezone) if req.timezone else bank_timezone(bank)
+    now = as_aware(req.now, tz) if req.now else datetime.now(UTC)
+    mode = req.fusion or config.fusion
+    weights = effective_weights(
+        mode,
+        config.weights.model_dump() if config.weights else None,
+        req.weights.model_dump() if req.weights else None,
+    )
+    channels = active_channels(weights)
+    time_filter = _time_filter(req, now, tz)
+    inferred = infer_tags(req.query) if "tag" in channels else []
+    vector = (await deps.embedder.embed([req.query]))[0] if "semantic" in channels else None
+    filters = Filters(
+        bank_id=bank.id,
+        statuses=list(req.statuses),
+        as_of=as_aware(req.as_of, tz) if req.as_of else None,
+        tags=req.tags,
+        entities=[memory_repo.canonical(e) for e in req.entities] if req.entities else None,
+        time_from=time_filter.from_ if time_filter else None,
+        time_to=time_filter.to if time_filter else None,
+    )
+    inputs = ChannelInputs(
+        model=deps.embedder.model,
+        dim=deps.embedder.dim,
+        vector=vector,
+        tsquery=keyword_query(req.query) if "keyword" in channels else None,
+        entity_names=entity_candidates(req.query, req.entities) if "entity" in channels else [],
+        inferred_tags=inferred,
+        channels=channels,
+    )
+    hits = await run_channels(db, filters, inputs)
+    floor = req.min_score if req.min_score is not None else config.min_score
+    ranked = [u for u in fuse(hits, mode, weights, now) if u.score >= floor][: req.top_k]
+    units = {u.id: u for u in await memory_repo.get_units(db, [r.memory_id for r in ranked])}
+    models = {m.id: m for m in await read_models(db, list(units.values()))}
+    scored = [
+        ScoredMemory(
+            **models[r.memory_id].model_dump(),
+            score=r.score,
+            scores={c: ChannelScore(rank=rank, score=round(s, 6)) for c, (rank, s) in r.channels.items()}
+            if req.explain
+            else None,
+        )
+        for r in ranked
+        if r.memory_id in models
+    ]
+    context, kept = build_context(scored, tz, req.max_tokens, mark_status=req.as_of is None)
+    turns: list[WorkingTurn] = []
+    if req.working_memory and req.session_id:
+        session = await events_repo.get_session(db, bank.id, req.session_id)
+        if session is not None:
+            raw, _ = await read_working_memory(db, deps.working_memory, session, deps.working_memory_turns)
+            turns = [WorkingTurn.model_validate(t) for t in raw]
+    took_ms = round((time.perf_counter() - started) * 1000, 2)
+    deps.recorder.record(
+        bank.id,
+        req.query,
+        req.model_dump(mode="json", exclude={"query"}, exclude_defaults=True),
+        [m.id for m in kept],
+        took_ms,
+    )
+    return QueryResult(
+        memories=kept, context=context, working_memory=turns, time_filter=time_filter, took_ms=took_ms
+    )

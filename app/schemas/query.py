@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, StringConstraints, field_validator, model_validator
+
+from app.db.models import MEMORY_STATUSES
+from app.schemas.banks import ChannelWeights
+from app.schemas.common import TAG_PATTERN, ReadSchema, SafeText, Schema, Slug
+from app.schemas.events import WorkingTurn
+from app.schemas.memories import MemoryRead
+
+Status = Literal["pending", "active", "superseded", "merged", "expired", "archived", "deleted"]
+assert set(Status.__args__) == set(MEMORY_STATUSES)  # type: ignore[attr-defined]
+
+CHANNELS = ("semantic", "keyword", "entity", "temporal", "tag")
+
+
+class TimeRange(Schema):
+    from_: datetime | None = Field(default=None, alias="from")
+    to: datetime | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TimeRange:
+        if self.from_ and self.to and self.from_.tzinfo and self.to.tzinfo and self.from_ >= self.to:
+            raise ValueError("`from` must be before `to`")
+        return self
+
+
+class QueryRequest(Schema):
+    query: SafeText = Field(min_length=1, max_length=2000)
+    top_k: int = Field(default=10, ge=1, le=100)
+    tags: list[Annotated[str, StringConstraints(pattern=TAG_PATTERN)]] | None = Field(
+        default=None, max_length=50, description="Only units under these tag prefixes."
+    )
+    entities: list[Annotated[SafeText, StringConstraints(min_length=1, max_length=256)]] | None = Field(
+        default=None, max_length=50, description="Only units that mention one of these entities."
+    )
+    session_id: Slug | None = Field(default=None, description="The session whose working memory to add.")
+    time_range: TimeRange | None = None
+    as_of: datetime | None = Field(default=None, description="Answer with what was active at this instant.")
+    statuses: list[Status] = Field(default=["active"], min_length=1)
+    fusion: Literal["rrf", "weighted"] | None = Field(default=None, description="Default: the bank's (rrf).")
+    weights: ChannelWeights | None = None
+    min_score: float | None = Field(default=None, ge=0, description="Default: the bank's (0.3).")
+    max_tokens: int | None = Field(default=None, ge=1, le=100_000)
+    working_memory: bool = False
+    explain: bool = False
+    now: datetime | None = Field(default=None, description="Anchor of relative times in the query.")
+    timezone: str | None = Field(default=None, description="Default: the bank's.")
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value.strip()
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError) as exc:
+                raise ValueError(f"unknown time zone {value!r}") from exc
+        return value
+
+
+class ChannelScore(ReadSchema):
+    rank: int
+    score: float
+
+
+class ScoredMemory(MemoryRead):
+    score: float
+    scores: dict[str, ChannelScore] | None = Field(
+        default=None, description="With `explain`: each channel that found the unit, its rank and raw score."
+    )
+
+
+class TimeFilterRead(ReadSchema):
+    from_: datetime = Field(serialization_alias="from")
+    to: datetime
+    source: Literal["request", "query"]
+    phrase: str | None = None
+
+
+class QueryResult(ReadSchema):
+    memories: list[ScoredMemory]
+    context: str
+    working_memory: list[WorkingTurn]
+    time_filter: TimeFilterRead | None
+    took_ms: float
