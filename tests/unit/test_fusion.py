@@ -1,0 +1,96 @@
+"""Fusion, decay and the query-side text helpers (pure functions)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from app.db.repositories.query import Hit
+from app.query.fusion import DEFAULT_WEIGHTS, active_channels, effective_weights, fuse
+from app.query.service import entity_candidates, keyword_query
+from app.query.tags import infer_tags
+
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+A, B, C = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+
+
+def hit(channel: str, memory_id: uuid.UUID, rank: int, score: float = 0.5, **extra: object) -> Hit:
+    fields: dict[str, object] = {
+        "importance": 0.5,
+        "layer": "episodic",
+        "tags": ["fact"],
+        "valid_from": NOW,
+        "created_at": NOW,
+    }
+    fields.update(extra)
+    return Hit(channel, memory_id, rank, score, **fields)  # type: ignore[arg-type]
+
+
+def test_rrf_favours_agreement_and_scales_the_best_to_one() -> None:
+    hits = [hit("semantic", A, 1), hit("keyword", A, 2), hit("semantic", B, 2), hit("keyword", C, 1)]
+    ranked = fuse(hits, "rrf", DEFAULT_WEIGHTS["rrf"], NOW)
+    assert ranked[0].memory_id == A
+    assert ranked[0].score == pytest.approx(1.0)  # importance 0.5 → boost 1.0, facts do not decay
+    assert set(ranked[0].channels) == {"semantic", "keyword"}
+    assert all(0 < u.score < 1 for u in ranked[1:])
+
+
+def test_a_zero_weight_turns_a_channel_off() -> None:
+    weights = effective_weights("rrf", None, {"keyword": 0.0, "semantic": None})
+    assert weights["semantic"] == DEFAULT_WEIGHTS["rrf"]["semantic"]
+    assert "keyword" not in active_channels(weights)
+    ranked = fuse([hit("keyword", C, 1), hit("semantic", A, 5)], "rrf", weights, NOW)
+    assert ranked[0].memory_id == A
+    assert ranked[-1].score == 0
+
+
+def test_decay_by_tag_and_importance_boost() -> None:
+    old = NOW - timedelta(days=10)
+    hits = [
+        hit("semantic", A, 1, tags=["task_state"], valid_from=old),
+        hit("semantic", B, 2, tags=["fact.work"], valid_from=old),
+        hit("semantic", C, 3, tags=["fact.work"], valid_from=old, importance=1.0),
+    ]
+    scores = {u.memory_id: u.score for u in fuse(hits, "rrf", DEFAULT_WEIGHTS["rrf"], NOW)}
+    assert scores[A] < scores[B]  # a ten-day-old task state has decayed towards half
+    assert scores[A] >= 0.5 * 0.9 * 0.99
+    assert scores[C] > scores[B] * 0.9  # importance lifts a lower rank
+
+
+def test_weighted_uses_channel_scores_on_a_unit_scale() -> None:
+    hits = [hit("semantic", A, 1, score=0.9), hit("tag", A, 1, score=0.8), hit("semantic", B, 2, score=0.4)]
+    ranked = fuse(hits, "weighted", DEFAULT_WEIGHTS["weighted"], NOW)
+    assert ranked[0].memory_id == A
+    assert ranked[0].score == pytest.approx(0.5 * 0.9 + 0.3 * 1.0)
+    assert ranked[1].score == pytest.approx(0.5 * 0.4)
+
+
+def test_keyword_query_is_an_or_of_content_words() -> None:
+    assert keyword_query("What is my budget for the Lisbon trip?") == "'budget' | 'lisbon' | 'trip'"
+    assert keyword_query("what is it?") is None
+    chinese = keyword_query("我的预算是多少？")
+    assert chinese is not None
+    assert "'预算'" in chinese
+    assert "'的'" not in chinese
+
+
+def test_entity_candidates_are_spans_of_the_query() -> None:
+    spans = entity_candidates("Where did Caroline move from New York?", ["ORD-12345"])
+    assert {"caroline", "new york", "ord-12345"} <= set(spans)
+    assert "where" not in spans
+    assert "上海" in entity_candidates("张伟住在上海吗", None)
+
+
+@pytest.mark.parametrize(
+    ("query", "tag"),
+    [
+        ("what is my budget?", "constraint.budget"),
+        ("我的预算是多少？", "constraint.budget"),
+        ("where does she live?", "fact.location"),
+        ("what food does he like?", "preference"),
+    ],
+)
+def test_tags_inferred_from_the_query(query: str, tag: str) -> None:
+    assert tag in infer_tags(query)
