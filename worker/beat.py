@@ -5,6 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from celery.schedules import crontab
+
+_QUEUE = {"queue": "maintenance"}
+
 BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
-    "sweep": {"task": "maintenance.sweep", "schedule": 60.0, "options": {"queue": "maintenance"}},
+    # lost messages, dead workers, idle sessions, unresolved units, units missing the current model's vector
+    "sweep": {"task": "maintenance.sweep", "schedule": 60.0, "options": _QUEUE},
+    "expire": {"task": "maintenance.expire", "schedule": crontab(minute=7), "options": _QUEUE},
+    "decay": {"task": "maintenance.decay", "schedule": crontab(hour=2, minute=17), "options": _QUEUE},
+    "promote": {"task": "maintenance.promote", "schedule": crontab(hour=2, minute=37), "options": _QUEUE},
+    # hourly tick; each bank merges in its own local Sunday 03:00 hour
+    "merge": {"task": "maintenance.merge", "schedule": crontab(minute=47), "options": _QUEUE},
 }

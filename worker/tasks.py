@@ -4,6 +4,7 @@ claimed or finished and does nothing."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from celery import shared_task
@@ -12,6 +13,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Job
 from app.distill import service as distill
 from app.jobs import service as jobs
+from app.maintenance import lifecycle
+from app.maintenance.lifecycle import Run, job_now
+from app.maintenance.merge import merge
+from app.maintenance.reembed import reembed
 from app.maintenance.sweep import sweep
 from app.resolve.service import resolve_bank
 from worker.runtime import WorkerRuntime, get_runtime
@@ -47,7 +52,7 @@ def sweep_task(job_id: str | None = None) -> str:
     new_jobs: list[Job] = []
 
     async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
-        return await sweep(db, job, queue=rt.queue, new_jobs=new_jobs)
+        return await sweep(db, job, queue=rt.queue, new_jobs=new_jobs, model=rt.settings.embedding_model)
 
     status = _run("maintenance.sweep", job_id, handler)
     if status == "succeeded":
@@ -79,3 +84,37 @@ def resolve_bank_task(job_id: str) -> str:
         return await resolve_bank(db, job, embedder=rt.embedder, judge=judge.judge if judge else None)
 
     return _run("resolve.bank", job_id, handler)
+
+
+def _maintenance(kind: str, job_id: str | None, work: Callable[[Run], Awaitable[dict[str, Any]]]) -> str:
+    async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
+        return await work(Run(get_runtime().sessionmaker, job, job_now(job)))
+
+    return _run(kind, job_id, handler)
+
+
+@shared_task(name="maintenance.expire", **TASK_OPTIONS)
+def expire_task(job_id: str | None = None) -> str:
+    return _maintenance("maintenance.expire", job_id, lifecycle.expire)
+
+
+@shared_task(name="maintenance.decay", **TASK_OPTIONS)
+def decay_task(job_id: str | None = None) -> str:
+    return _maintenance("maintenance.decay", job_id, lifecycle.decay)
+
+
+@shared_task(name="maintenance.promote", **TASK_OPTIONS)
+def promote_task(job_id: str | None = None) -> str:
+    return _maintenance("maintenance.promote", job_id, lifecycle.promote)
+
+
+@shared_task(name="maintenance.merge", **TASK_OPTIONS)
+def merge_task(job_id: str | None = None) -> str:
+    return _maintenance(
+        "maintenance.merge", job_id, lambda run: merge(run, get_runtime().settings.embedding_model)
+    )
+
+
+@shared_task(name="maintenance.reembed", **TASK_OPTIONS)
+def reembed_task(job_id: str | None = None) -> str:
+    return _maintenance("maintenance.reembed", job_id, lambda run: reembed(run, get_runtime().embedder))

@@ -9,11 +9,11 @@ from app.api.deps import AdminDep, JobSenderDep, PrincipalDep, SessionDep
 from app.db.repositories import jobs as repo
 from app.errors import NotFound
 from app.jobs import service as jobs
-from app.schemas.jobs import JobAccepted, JobRead
+from app.schemas.jobs import JobAccepted, JobRead, MaintenanceRequest
 
 router = APIRouter(tags=["jobs"])
 
-MaintenanceTask = Literal["sweep"]
+MaintenanceTask = Literal["decay", "expire", "merge", "promote", "reembed", "sweep"]
 
 
 @router.get("/v1/jobs/{job_id}", response_model=JobRead)
@@ -32,11 +32,17 @@ async def get_job(job_id: uuid.UUID, db: SessionDep, principal: PrincipalDep) ->
     tags=["admin"],
 )
 async def run_maintenance(
-    task: MaintenanceTask, db: SessionDep, sender: JobSenderDep, _: AdminDep
+    task: MaintenanceTask,
+    db: SessionDep,
+    sender: JobSenderDep,
+    _: AdminDep,
+    body: MaintenanceRequest | None = None,
 ) -> JobAccepted:
-    """Run a maintenance task now (admin key); Celery beat runs the same tasks on its schedule."""
+    """Run a maintenance task now (admin key); Celery beat runs the same tasks on its schedule.
+    Optional body: `bank_id` (one bank only), `now` (the clock the task reads: tests, backfills)."""
     kind = f"maintenance.{task}"
-    job, created = await jobs.create(db, kind, dedupe_key=kind)
+    params = body.model_dump(mode="json", exclude_none=True) if body else {}
+    job, created = await jobs.create(db, kind, params=params, dedupe_key=kind)
     await db.commit()
     await sender.send([job if created else None])
     return JobAccepted(job_id=job.id)

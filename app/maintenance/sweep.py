@@ -12,6 +12,7 @@ from app.db.repositories import events as events_repo
 from app.db.repositories import jobs as repo
 from app.db.repositories import memory as memory_repo
 from app.distill import triggers
+from app.jobs import service as jobs_service
 from app.jobs.queue import TaskQueue
 from app.schemas.banks import BankConfig
 
@@ -21,7 +22,9 @@ PENDING_AFTER_SECONDS = 60
 DEFAULT_IDLE_SECONDS = int(BankConfig.model_fields["idle_distill_seconds"].default)
 
 
-async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue, new_jobs: list[Job]) -> dict[str, Any]:
+async def sweep(
+    db: AsyncSession, job: Job, *, queue: TaskQueue, new_jobs: list[Job], model: str
+) -> dict[str, Any]:
     """Requeue or fail overdue jobs, resend lost messages, and create the distillation of idle
     sessions and the resolution of pending units nobody resolved. Jobs created here go into
     `new_jobs`, to be sent once this transaction commits."""
@@ -35,6 +38,14 @@ async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue, new_jobs: list[
         resolve_job, created = await triggers.schedule_resolve(db, bank_id)
         if created:
             new_jobs.append(resolve_job)
+    # A changed HINDSIGHT_EMBEDDING_MODEL (or units written while the embedder was down).
+    missing_vectors = await memory_repo.any_without_vector(db, model)
+    if missing_vectors:
+        reembed_job, created = await jobs_service.create(
+            db, "maintenance.reembed", dedupe_key="maintenance.reembed"
+        )
+        if created:
+            new_jobs.append(reembed_job)
     failed, requeued = 0, 0
     for overdue in await repo.overdue_running(db, BATCH):
         if overdue.id == job.id:
@@ -49,6 +60,7 @@ async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue, new_jobs: list[
             failed += 1
         else:
             await repo.release_for_retry(db, overdue.id, "deadline exceeded; requeued by sweep")
+            new_jobs.append(overdue)  # its worker died: send it again as soon as this commits
             requeued += 1
     # Jobs are committed rows already, so sending before this transaction commits is safe: a
     # message that arrives early claims the job as usual.
@@ -64,4 +76,5 @@ async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue, new_jobs: list[
         "resent": len(resent),
         "idle_sessions": len(idle),
         "banks_with_stale_pending": len(stale_pending),
+        "units_without_current_vector": missing_vectors,
     }

@@ -74,7 +74,7 @@ def _same_subject(a: Facts, b: Facts) -> bool:
     return not a.persons or not b.persons or bool(a.persons & b.persons)
 
 
-def _same_statement(a: MemoryUnit, b: MemoryUnit) -> bool:
+def same_statement(a: MemoryUnit, b: MemoryUnit) -> bool:
     """Near-identical vectors can still differ in the one thing that matters: a number or a 'not'."""
     return set(_NUMBER.findall(a.content)) == set(_NUMBER.findall(b.content)) and bool(
         _NEGATION.search(a.content)
@@ -186,7 +186,7 @@ async def _resolve_one(
     candidates = await _candidates(db, unit, embedder)
     unit_facts = _facts(await load_facts(db, [unit.id]), unit.id)
     for c in candidates:
-        if c.similarity >= config.dedupe_threshold and _same_statement(unit, c.unit):
+        if c.similarity >= config.dedupe_threshold and same_statement(unit, c.unit):
             await merge(db, unit, into=c.unit, similarity=c.similarity, details=details)
             return "merged"
     for c in sorted(

@@ -36,6 +36,13 @@ class BankConfig(Schema):
     redact: bool = True
     fusion: Literal["rrf", "weighted"] = "rrf"
     weights: ChannelWeights | None = None
+    ttl_days: dict[str, float | None] = Field(
+        default_factory=dict,
+        description="Days a unit of a tag kind lives after it was said; null = forever. "
+        "Defaults: task_state 1, episode 90.",
+    )
+    decay_lambda: float = Field(default=0.01, ge=0, le=10)
+    decay_threshold: float = Field(default=0.05, ge=0, le=1)
     tags: list[Annotated[str, StringConstraints(pattern=TAG_PATTERN)]] = Field(
         default_factory=list,
         max_length=200,
@@ -100,3 +107,6 @@ class BankStats(ReadSchema):
     undistilled_events: int
     queued_jobs: int
     queue_lag_seconds: float
+    maintenance: dict[str, dict[str, Any]] = Field(
+        description="The last finished run of each maintenance task: when, and what it changed in this bank."
+    )

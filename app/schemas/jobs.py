@@ -4,7 +4,7 @@ import uuid
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import AwareDatetime, Field
 
 from app.schemas.common import ReadSchema, Schema, Slug
 
@@ -35,3 +35,10 @@ class RedistillRequest(Schema):
         default=None, description="Default: the configured one."
     )
     dry_run: bool = Field(default=False, description="Only compute the diff; change nothing.")
+
+
+class MaintenanceRequest(Schema):
+    bank_id: Slug | None = Field(default=None, description="Only this bank (merge then runs at once).")
+    now: AwareDatetime | None = Field(
+        default=None, description="The time the task works with (default: now)."
+    )

@@ -100,6 +100,24 @@ async def bank_stats(db: AsyncSession, bank_id: str) -> dict[str, Any]:
         )
     ).one()
     lag = (datetime.now(UTC) - oldest).total_seconds() if oldest else 0.0
+    latest = (
+        await db.execute(
+            text("""
+                SELECT DISTINCT ON (kind) kind, status, finished_at, result FROM jobs
+                WHERE kind LIKE 'maintenance.%' AND finished_at IS NOT NULL
+                ORDER BY kind, finished_at DESC
+            """)
+        )
+    ).all()
+    maintenance = {
+        kind.removeprefix("maintenance."): {
+            "status": status,
+            "finished_at": finished_at.isoformat(),
+            "changed": ((result or {}).get("banks") or {}).get(bank_id, {}),
+        }
+        for kind, status, finished_at, result in latest
+        if kind != "maintenance.sweep"
+    }
     return {
         "bank_id": bank_id,
         "memories_by_status": by_status,
@@ -110,4 +128,5 @@ async def bank_stats(db: AsyncSession, bank_id: str) -> dict[str, Any]:
         "undistilled_events": int(undistilled),
         "queued_jobs": queued,
         "queue_lag_seconds": max(lag, 0.0),
+        "maintenance": maintenance,
     }

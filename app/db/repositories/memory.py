@@ -317,6 +317,52 @@ async def transition(
     )
 
 
+async def active_after(
+    db: AsyncSession, bank_id: str, after: uuid.UUID | None, limit: int
+) -> list[MemoryUnit]:
+    stmt = select(MemoryUnit).where(MemoryUnit.bank_id == bank_id, MemoryUnit.status == "active")
+    if after is not None:
+        stmt = stmt.where(MemoryUnit.id > after)
+    return list((await db.scalars(stmt.order_by(MemoryUnit.id).limit(limit))).all())
+
+
+async def without_vector(
+    db: AsyncSession, model: str, limit: int, *, bank_id: str | None = None
+) -> list[tuple[uuid.UUID, str, str]]:
+    """Units (not purged) with no vector of `model` yet: (id, bank, content), locked for this batch."""
+    rows = await db.execute(
+        text("""
+            SELECT m.id, m.bank_id, m.content FROM memory_units m
+            WHERE m.content <> '' AND (CAST(:bank AS text) IS NULL OR m.bank_id = :bank)
+              AND NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = :model)
+            ORDER BY m.id LIMIT :limit FOR UPDATE OF m SKIP LOCKED
+        """),
+        {"model": model, "limit": limit, "bank": bank_id},
+    )
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+async def any_without_vector(db: AsyncSession, model: str) -> bool:
+    found = await db.scalar(
+        text("""
+            SELECT 1 FROM memory_units m WHERE m.content <> '' AND NOT EXISTS
+              (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = :model) LIMIT 1
+        """),
+        {"model": model},
+    )
+    return found is not None
+
+
+async def set_embedding_model(db: AsyncSession, ids: list[uuid.UUID], model: str) -> None:
+    if ids:
+        await db.execute(update(MemoryUnit).where(MemoryUnit.id.in_(ids)).values(embedding_model=model))
+
+
+async def set_layer(db: AsyncSession, ids: list[uuid.UUID], layer: str) -> None:
+    if ids:
+        await db.execute(update(MemoryUnit).where(MemoryUnit.id.in_(ids)).values(layer=layer))
+
+
 async def banks_with_stale_pending(db: AsyncSession, older_than_seconds: int, limit: int) -> list[str]:
     rows = await db.execute(
         text("""

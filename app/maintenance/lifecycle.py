@@ -1,0 +1,230 @@
+"""Scheduled forgetting and promotion: expire (per-tag TTL), decay (importance fading without use) and
+promote (L2 → L3). Each works bank by bank in bounded batches, one transaction per batch, taking rows
+with SKIP LOCKED: a run killed half-way resumes where it stopped, a second run changes nothing more,
+and two runs at once split the work."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.db.models import Job
+from app.db.repositories import jobs as jobs_repo
+from app.db.repositories import memory as repo
+from app.db.repositories.memory import tag_prefix_sql
+from app.schemas.banks import BankConfig
+
+BATCH = 500
+DEFAULT_TTL_DAYS: dict[str, float | None] = {"task_state": 1.0, "episode": 90.0}
+PROMOTE_SOURCES = 3
+PROMOTE_CONFIDENCE = 0.9
+PROMOTE_IMPORTANCE = 0.7
+AFTER_EXPIRY = {"delete": "deleted", "downweight": "archived"}  # `never` keeps everything active
+
+
+def job_now(job: Job) -> datetime:
+    """The job's clock: `params.now` when an admin (or a test) sets it, else the real time."""
+    raw = job.params.get("now")
+    return datetime.fromisoformat(raw) if raw else datetime.now(UTC)
+
+
+@dataclass
+class Run:
+    """One maintenance task over every bank (or the one in `params.bank_id`)."""
+
+    sessionmaker: async_sessionmaker[AsyncSession]
+    job: Job
+    now: datetime
+    batch: int = BATCH
+
+    async def banks(self) -> list[tuple[str, BankConfig]]:
+        only = self.job.params.get("bank_id")
+        async with self.sessionmaker() as db:
+            rows = await db.execute(
+                text(
+                    "SELECT id, config FROM banks WHERE CAST(:only AS text) IS NULL OR id = :only ORDER BY id"
+                ),
+                {"only": only},
+            )
+            return [(bank_id, BankConfig.model_validate(config)) for bank_id, config in rows]
+
+    async def batches(self, step: Callable[[AsyncSession], Awaitable[int]], progress: dict[str, Any]) -> int:
+        """Run `step` (one batch, returns rows changed) in its own transaction until it changes nothing."""
+        total = 0
+        while True:
+            async with self.sessionmaker() as db, db.begin():
+                changed = await step(db)
+                total += changed
+                if changed:
+                    await jobs_repo.set_progress(db, self.job.id, {**progress, "changed": total})
+            if not changed:  # a short batch may only mean rows locked by others: look again
+                return total
+
+
+def summarize(per_bank: dict[str, Counter[str]]) -> dict[str, Any]:
+    totals: Counter[str] = Counter()
+    for counts in per_bank.values():
+        totals.update(counts)
+    return {"totals": dict(+totals), "banks": {b: dict(+c) for b, c in per_bank.items() if +c}}
+
+
+async def _lock_units(
+    db: AsyncSession, where: str, params: dict[str, Any], limit: int
+) -> list[tuple[Any, ...]]:
+    rows = await db.execute(
+        text(
+            f"SELECT id, status FROM memory_units m WHERE {where}"
+            " ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED"
+        ),
+        {**params, "limit": limit},
+    )
+    return [tuple(r) for r in rows]
+
+
+async def expire(run: Run) -> dict[str, Any]:
+    """Units older than their tag's TTL (or past `expires_at`) → `expired`, then `archived`
+    (policy downweight) or `deleted` (policy delete); policy never keeps them."""
+    per_bank: dict[str, Counter[str]] = {}
+    for bank_id, config in await run.banks():
+        if config.forgetting_policy == "never":
+            continue
+        ttl = {**DEFAULT_TTL_DAYS, **config.ttl_days}
+        final = AFTER_EXPIRY[config.forgetting_policy]
+        counts = per_bank.setdefault(bank_id, Counter())
+        rules: list[tuple[str, str, dict[str, Any]]] = [
+            ("expires_at", "m.expires_at <= CAST(:now AS timestamptz)", {})
+        ]
+        for kind, days in ttl.items():
+            if days is not None:
+                sql, params = tag_prefix_sql("m", "ttl", [kind])
+                params["days"] = days
+                age = (
+                    "coalesce(m.valid_from, m.created_at)"
+                    " <= CAST(:now AS timestamptz) - make_interval(secs => :days * 86400)"
+                )
+                rules.append((kind, f"{sql} AND {age}", params))
+        for _, rule, params in rules:
+
+            async def step(
+                db: AsyncSession,
+                rule: str = rule,
+                params: dict[str, Any] = params,
+                bank_id: str = bank_id,
+                final: str = final,
+                policy: str = config.forgetting_policy,
+            ) -> int:
+                units = await _lock_units(
+                    db,
+                    f"m.bank_id = :bank AND m.status = 'active' AND {rule}",
+                    {**params, "bank": bank_id, "now": run.now},
+                    run.batch,
+                )
+                changes = [(uid, status, "expired") for uid, status in units]
+                await repo.transition(db, bank_id, changes, action="expired", actor="maintenance:expire")
+                await repo.transition(
+                    db,
+                    bank_id,
+                    [(uid, "expired", final) for uid, _ in units],
+                    action=final,
+                    actor="maintenance:expire",
+                    details={uid: {"policy": policy} for uid, _ in units},
+                )
+                return len(units)
+
+            counts["expired"] += await run.batches(step, {"task": "expire", "bank_id": bank_id})
+    return summarize(per_bank)
+
+
+_FADED = (
+    "m.importance * exp(-CAST(:lam AS float8) * extract(epoch FROM (CAST(:now AS timestamptz)"
+    " - coalesce(m.last_accessed_at, m.valid_from, m.created_at))) / 86400) < CAST(:threshold AS float8)"
+)
+
+
+# Facts do not fade (as in retrieval's decay, app/query/fusion.py).
+NO_DECAY = "split_part(m.tags[1], '.', 1) = 'fact'"
+
+
+async def decay(run: Run) -> dict[str, Any]:
+    """Episodic units (facts excepted) whose `importance · exp(-λ · days since last use)` fell under
+    the bank's threshold → `archived` (out of retrieval unless asked for). Policy never keeps them."""
+    per_bank: dict[str, Counter[str]] = {}
+    for bank_id, config in await run.banks():
+        if config.forgetting_policy == "never":
+            continue
+        counts = per_bank.setdefault(bank_id, Counter())
+
+        async def step(db: AsyncSession, bank_id: str = bank_id, config: BankConfig = config) -> int:
+            units = await _lock_units(
+                db,
+                f"m.bank_id = :bank AND m.status = 'active' AND m.layer = 'episodic'"
+                f" AND NOT ({NO_DECAY}) AND {_FADED}",
+                {
+                    "bank": bank_id,
+                    "now": run.now,
+                    "lam": config.decay_lambda,
+                    "threshold": config.decay_threshold,
+                },
+                run.batch,
+            )
+            await repo.transition(
+                db,
+                bank_id,
+                [(uid, status, "archived") for uid, status in units],
+                action="decayed",
+                actor="maintenance:decay",
+                details={uid: {"lambda": config.decay_lambda} for uid, _ in units},
+            )
+            return len(units)
+
+        counts["archived"] += await run.batches(step, {"task": "decay", "bank_id": bank_id})
+    return summarize(per_bank)
+
+
+async def promote(run: Run) -> dict[str, Any]:
+    """Active L2 units confirmed by ≥ 3 sources, or with confidence ≥ 0.9 and importance ≥ 0.7,
+    become L3 (semantic-layer) knowledge."""
+    per_bank: dict[str, Counter[str]] = {}
+    for bank_id, _ in await run.banks():
+        counts = per_bank.setdefault(bank_id, Counter())
+
+        async def step(db: AsyncSession, bank_id: str = bank_id) -> int:
+            units = await _lock_units(
+                db,
+                "m.bank_id = :bank AND m.status = 'active' AND m.layer = 'episodic' AND"
+                " (cardinality(m.source_event_ids) + cardinality(m.merged_from) >= :sources"
+                "  OR (m.confidence >= :confidence AND m.importance >= :importance))",
+                {
+                    "bank": bank_id,
+                    "sources": PROMOTE_SOURCES,
+                    "confidence": PROMOTE_CONFIDENCE,
+                    "importance": PROMOTE_IMPORTANCE,
+                },
+                run.batch,
+            )
+            ids: list[uuid.UUID] = [uid for uid, _ in units]
+            await repo.set_layer(db, ids, "semantic")
+            await repo.add_history(
+                db,
+                [
+                    {
+                        "bank_id": bank_id,
+                        "memory_id": uid,
+                        "action": "promoted",
+                        "actor": "maintenance:promote",
+                        "details": {"layer": "semantic", "from": status, "to": status},
+                    }
+                    for uid, status in units
+                ],
+            )
+            return len(units)
+
+        counts["promoted"] += await run.batches(step, {"task": "promote", "bank_id": bank_id})
+    return summarize(per_bank)

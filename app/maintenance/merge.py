@@ -1,0 +1,75 @@
+"""The weekly merge: clusters of active units with the same first tag and cosine ≥ 0.90 that say
+the same thing (same numbers, same negation) become one — the most complete member (the longest
+text) keeps its id and gains the others' sources; the others become `merged`. Runs for a bank in its
+local Sunday 03:00 hour (beat ticks hourly), or whenever an admin asks."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import MemoryUnit
+from app.db.repositories import memory as repo
+from app.maintenance.lifecycle import Run, summarize
+from app.resolve.service import lock_bank, same_statement
+from app.resolve.service import merge as merge_into
+
+SIMILARITY = 0.90
+NEIGHBOURS = 10
+LOCAL_WEEKDAY, LOCAL_HOUR = 6, 3  # Sunday, 03:00–04:00 in the bank's time zone
+
+
+def _due(run: Run, timezone: str) -> bool:
+    if run.job.params.get("bank_id") or run.job.params.get("force"):
+        return True
+    local = run.now.astimezone(ZoneInfo(timezone))
+    return local.weekday() == LOCAL_WEEKDAY and local.hour == LOCAL_HOUR
+
+
+def _completeness(unit: MemoryUnit) -> tuple[int, int, float]:
+    return len(unit.content), len(unit.source_event_ids), -unit.created_at.timestamp()
+
+
+async def merge(run: Run, model: str) -> dict[str, Any]:
+    per_bank: dict[str, Counter[str]] = {}
+    for bank_id, config in await run.banks():
+        if not _due(run, config.timezone):
+            continue
+        counts = per_bank.setdefault(bank_id, Counter())
+        after = None
+        while True:
+            async with run.sessionmaker() as db, db.begin():
+                await lock_bank(db, bank_id)  # merging races resolution otherwise
+                units = await repo.active_after(db, bank_id, after, run.batch)
+                for unit in units:
+                    counts["merged"] += await _merge_cluster(db, unit, model)
+                after = units[-1].id if units else None
+            if len(units) < run.batch:
+                break
+    return summarize(per_bank)
+
+
+async def _merge_cluster(db: AsyncSession, unit: MemoryUnit, model: str) -> int:
+    await db.refresh(unit)
+    if unit.status != "active" or not unit.tags:
+        return 0
+    near = await repo.neighbours(db, unit, model, NEIGHBOURS)
+    cluster = [unit] + [
+        u
+        for u, sim in near
+        if sim >= SIMILARITY and u.tags and u.tags[0] == unit.tags[0] and same_statement(u, unit)
+    ]
+    if len(cluster) < 2:
+        return 0
+    survivor = max(cluster, key=_completeness)
+    for member in cluster:
+        if member.id != survivor.id:
+            await db.refresh(survivor)
+            similarity = next((sim for u, sim in near if u.id == member.id), 1.0)
+            await merge_into(
+                db, member, into=survivor, similarity=similarity, details={"by": "maintenance:merge"}
+            )
+    return len(cluster) - 1

@@ -1,0 +1,326 @@
+"""Scheduled maintenance on the real stack: each task through the admin API and a real worker, with
+the clock injected (`now`), never slept."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+
+from tests.conftest import Stack, assert_problem, start_worker, wait_for
+from tests.fake_openai import ChatStep, reply
+from tests.integration.test_distill import events, finished_job, make_bank
+from tests.integration.test_memories import memories
+
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+
+
+def ago(**delta: float) -> str:
+    return (NOW - timedelta(**delta)).isoformat()
+
+
+async def put(
+    client: httpx.AsyncClient, bank: str, content: str, tags: list[str], at: str, **extra: Any
+) -> dict[str, Any]:
+    response = await client.post(
+        f"/v1/banks/{bank}/memories",
+        params={"wait": "true"},
+        json={"content": content, "tags": tags, "occurred_at": at, **extra},
+    )
+    assert response.status_code == 201, response.text
+    unit: dict[str, Any] = response.json()["memory"]
+    return unit
+
+
+async def maintain(client: httpx.AsyncClient, task: str, bank: str, now: datetime = NOW) -> dict[str, Any]:
+    response = await client.post(
+        f"/v1/admin/maintenance/{task}", json={"bank_id": bank, "now": now.isoformat()}
+    )
+    assert response.status_code == 202, response.text
+    job = await finished_job(client, response.json()["job_id"])
+    assert job["status"] == "succeeded", job["error"]
+    return job
+
+
+async def status_of(client: httpx.AsyncClient, bank: str, unit: dict[str, Any]) -> str:
+    status: str = (await client.get(f"/v1/banks/{bank}/memories/{unit['id']}")).json()["status"]
+    return status
+
+
+async def test_expire_follows_ttls_and_the_forgetting_policy(client: httpx.AsyncClient, worker: Any) -> None:
+    bank = await make_bank(client, forgetting_policy="delete", ttl_days={"fact": 365})
+    old_task = await put(
+        client, bank, "The refund for order ORD-11111 is pending.", ["task_state"], ago(days=2)
+    )
+    new_task = await put(
+        client, bank, "The invoice for order ORD-22222 is pending.", ["task_state"], ago(hours=3)
+    )
+    old_episode = await put(client, bank, "The user talked about a trip to Oslo.", ["episode"], ago(days=100))
+    new_episode = await put(client, bank, "The user talked about a trip to Rome.", ["episode"], ago(days=10))
+    old_fact = await put(client, bank, "The user drives a blue Fiat.", ["fact"], ago(days=400))
+    job = await maintain(client, "expire", bank)
+    assert job["result"]["banks"][bank] == {"expired": 3}
+    assert [await status_of(client, bank, u) for u in (old_task, old_episode, old_fact)] == ["deleted"] * 3
+    assert [await status_of(client, bank, u) for u in (new_task, new_episode)] == ["active"] * 2
+    actions = (await client.get(f"/v1/banks/{bank}/memories/{old_task['id']}/history")).json()["actions"]
+    assert [a["action"] for a in actions][-2:] == ["expired", "deleted"]
+    assert actions[-1]["actor"] == "maintenance:expire"
+    again = await maintain(client, "expire", bank)
+    assert again["result"]["banks"] == {}
+    stats = (await client.get(f"/v1/banks/{bank}/stats")).json()
+    assert stats["maintenance"]["expire"]["status"] == "succeeded"
+
+
+async def test_expire_archives_under_downweight_and_keeps_everything_under_never(
+    client: httpx.AsyncClient, worker: Any
+) -> None:
+    soft = await make_bank(client, forgetting_policy="downweight")
+    keep = await make_bank(client, forgetting_policy="never")
+    archived = await put(
+        client, soft, "The parcel for order ORD-33333 is on hold.", ["task_state"], ago(days=3)
+    )
+    kept = await put(client, keep, "The parcel for order ORD-44444 is on hold.", ["task_state"], ago(days=3))
+    await maintain(client, "expire", soft)
+    await maintain(client, "expire", keep)
+    assert await status_of(client, soft, archived) == "archived"
+    assert await status_of(client, keep, kept) == "active"
+
+
+async def test_decay_archives_faded_units_and_query_skips_them(
+    client: httpx.AsyncClient, worker: Any
+) -> None:
+    bank = await make_bank(client)
+    faded = await put(
+        client, bank, "The user once mentioned a red umbrella.", ["episode"], ago(days=700), importance=0.1
+    )
+    fresh = await put(
+        client, bank, "The user mentioned a green umbrella.", ["episode"], ago(days=5), importance=0.1
+    )
+    vital = await put(
+        client, bank, "The user's umbrella is from Milan.", ["fact"], ago(days=700), importance=0.9
+    )
+    job = await maintain(client, "decay", bank)
+    assert job["result"]["banks"][bank] == {"archived": 1}
+    assert [await status_of(client, bank, u) for u in (faded, fresh, vital)] == [
+        "archived",
+        "active",
+        "active",
+    ]
+    found = await client.post(f"/v1/banks/{bank}/query", json={"query": "red umbrella", "min_score": 0})
+    assert faded["id"] not in [m["id"] for m in found.json()["memories"]]
+    asked = await client.post(
+        f"/v1/banks/{bank}/query",
+        json={"query": "red umbrella", "min_score": 0, "statuses": ["active", "archived"]},
+    )
+    assert faded["id"] in [m["id"] for m in asked.json()["memories"]]
+    assert (await maintain(client, "decay", bank))["result"]["banks"] == {}
+
+
+async def test_promote_moves_confirmed_knowledge_to_l3(client: httpx.AsyncClient, worker: Any) -> None:
+    bank = await make_bank(client)
+    strong = await put(
+        client,
+        bank,
+        "The user is allergic to penicillin.",
+        ["constraint.diet"],
+        ago(days=1),
+        confidence=0.95,
+        importance=0.9,
+    )
+    weak = await put(client, bank, "The user might like jazz.", ["preference"], ago(days=1), confidence=0.7)
+    job = await maintain(client, "promote", bank)
+    assert job["result"]["banks"][bank] == {"promoted": 1}
+    layers = {m["id"]: m["layer"] for m in await memories(client, bank)}
+    assert (layers[strong["id"]], layers[weak["id"]]) == ("semantic", "episodic")
+    actions = (await client.get(f"/v1/banks/{bank}/memories/{strong['id']}/history")).json()["actions"]
+    assert actions[-1]["action"] == "promoted"
+    assert (await maintain(client, "promote", bank))["result"]["banks"] == {}
+
+
+async def test_merge_collapses_near_duplicates(client: httpx.AsyncClient, worker: Any) -> None:
+    bank = await make_bank(client, dedupe_threshold=1.0)  # resolution keeps them apart; the merge does not
+    variants = [
+        "The user enjoys hiking in the mountains.",
+        "The user enjoys hiking in the mountains!",
+        "The user really enjoys hiking in the mountains.",
+    ]
+    units = [await put(client, bank, v, ["preference.entertainment"], ago(days=3)) for v in variants]
+    other = await put(
+        client, bank, "The user enjoys cooking Thai food.", ["preference.entertainment"], ago(days=3)
+    )
+    assert len(await memories(client, bank, status="active")) == 4
+    job = await maintain(client, "merge", bank)
+    assert job["result"]["banks"][bank] == {"merged": 2}
+    [survivor] = [m for m in await memories(client, bank, status="active") if m["id"] != other["id"]]
+    assert survivor["content"] == variants[2]  # the most complete member
+    assert sorted(survivor["merged_from"]) == sorted(u["id"] for u in units[:2])
+    assert (await maintain(client, "merge", bank))["result"]["banks"] == {}
+
+
+async def test_a_task_killed_half_way_resumes(client: httpx.AsyncClient, app: Any) -> None:
+    from app.db.repositories import jobs as jobs_repo
+    from app.maintenance.lifecycle import Run, expire
+
+    bank = await make_bank(client)
+    for i in range(5):
+        await put(
+            client, bank, f"The ticket TCK-{1000 + i} is waiting for review.", ["task_state"], ago(days=2)
+        )
+
+    class KilledAfterOneBatch(Run):
+        async def batches(self, step: Any, progress: dict[str, Any]) -> int:
+            async with self.sessionmaker() as db, db.begin():
+                done = await step(db)
+            if done:  # the process dies right after its first committed batch
+                raise asyncio.CancelledError(f"killed after {done}")
+            return 0
+
+    async with app.state.sessionmaker() as db, db.begin():
+        job, _ = await jobs_repo.create_job(
+            db,
+            kind="maintenance.expire",
+            bank_id=None,
+            params={"bank_id": bank},
+            dedupe_key=None,
+            max_attempts=3,
+        )
+    killed = KilledAfterOneBatch(app.state.sessionmaker, job, NOW, batch=2)
+    try:
+        await expire(killed)
+    except asyncio.CancelledError:
+        pass
+    assert len(await memories(client, bank, status="deleted")) == 2
+    result = await expire(Run(app.state.sessionmaker, job, NOW, batch=2))
+    assert result["banks"][bank] == {"expired": 3}
+    assert len(await memories(client, bank, status="deleted")) == 5
+
+
+async def test_reembed_with_a_new_model_keeps_queries_answering(
+    client: httpx.AsyncClient, app: Any, sql: Any
+) -> None:
+    from app.config import get_settings
+    from app.main import create_app
+    from app.maintenance.lifecycle import Run
+    from app.maintenance.reembed import reembed
+    from app.providers.embeddings import LocalEmbedder
+    from tests.conftest import make_client
+
+    bank = await make_bank(client)
+    for i, city in enumerate(["Lisbon", "Oslo", "Kyoto", "Lima", "Accra", "Hanoi"]):
+        await put(client, bank, f"The user's sister lives in {city}.", ["fact.family"], ago(days=i + 1))
+    alt = LocalEmbedder("minilm-renamed", 384)  # the same weights under another name: a "new" model
+    alt_app = create_app(get_settings().model_copy(update={"embedding_model": "minilm-renamed"}))
+    async with (
+        alt_app.router.lifespan_context(alt_app),
+        make_client(alt_app, client.headers["Authorization"][7:]) as alt_client,
+    ):
+        before = await alt_client.post(
+            f"/v1/banks/{bank}/query", json={"query": "sister Kyoto", "explain": True}
+        )
+        top = before.json()["memories"][0]
+        assert "Kyoto" in top["content"]  # keyword and entity channels find it without a vector
+        assert "semantic" not in top["scores"]
+
+        async with app.state.sessionmaker() as db, db.begin():
+            from app.db.repositories import jobs as jobs_repo
+
+            job, _ = await jobs_repo.create_job(
+                db,
+                kind="maintenance.reembed",
+                bank_id=None,
+                params={"bank_id": bank},
+                dedupe_key=None,
+                max_attempts=3,
+            )
+        task = asyncio.create_task(reembed(Run(app.state.sessionmaker, job, NOW, batch=2), alt))
+        answered = 0
+        while not task.done():
+            during = await client.post(f"/v1/banks/{bank}/query", json={"query": "sister Oslo"})
+            assert during.status_code == 200
+            assert "Oslo" in during.json()["memories"][0]["content"]
+            answered += 1
+            await asyncio.sleep(0.01)
+        result = await task
+        assert result == {"model": "minilm-renamed", "dim": 384, "reembedded": 6}
+        assert answered >= 1
+        after = await alt_client.post(
+            f"/v1/banks/{bank}/query", json={"query": "sister Kyoto", "explain": True}
+        )
+        assert "semantic" in after.json()["memories"][0]["scores"]
+    indexes = await sql(
+        "SELECT indexdef FROM pg_indexes WHERE indexname LIKE 'ix_memory_embeddings_hnsw_384_minilm%'"
+    )
+    assert "model = 'minilm-renamed'" in indexes[0]["indexdef"]
+
+
+async def test_a_worker_killed_mid_distillation_is_finished_by_the_sweep(
+    client: httpx.AsyncClient, worker: Any, stack: Stack, app: Any, sql: Any, tmp_path: Any
+) -> None:
+    from app.config import get_settings
+    from app.distill.triggers import schedule_distill
+    from worker.factory import create_celery
+
+    bank = await make_bank(client, distill_every_n_turns=1000)
+    await client.post(
+        f"/v1/banks/{bank}/sessions/s/events",
+        json={"events": events([("user", "My budget is 5000."), ("user", "I live in Porto.")])},
+    )
+    # The doomed worker listens on a broker of its own, so it (and not the shared worker) takes the job;
+    # its LLM call hangs, and it dies holding the job.
+    private_broker = stack.redis_url.rsplit("/", 1)[0] + "/5"
+    stack.llm.state.chat_script = [ChatStep(delay=60)]
+    stack.llm.state.requests.clear()
+    doomed = start_worker(
+        stack,
+        tmp_path / "doomed.log",
+        "doomed@localhost",
+        HINDSIGHT_DISTILLER="llm",
+        HINDSIGHT_JOB_DEADLINE_SECONDS="2",
+        HINDSIGHT_BROKER_URL=private_broker,
+    )
+    celery = create_celery(get_settings().model_copy(update={"broker_url": private_broker}))
+    try:
+        async with app.state.sessionmaker() as db, db.begin():
+            job, _ = await schedule_distill(db, bank, "s")
+        celery.send_task("distill.session", args=[str(job.id)], queue="distill")
+        await wait_for(lambda: _llm_called(stack), within=30)
+        assert (await client.get(f"/v1/jobs/{job.id}")).json()["status"] == "running"
+        doomed.send_signal(signal.SIGKILL)
+        doomed.wait(10)
+    finally:
+        if doomed.poll() is None:
+            doomed.kill()
+            doomed.wait()
+        celery.pool.force_close_all()
+        celery.close()
+        stack.llm.state.chat_script = [reply('{"units": []}')]
+    await asyncio.sleep(2.5)  # past the dead worker's deadline
+    swept = await client.post("/v1/admin/maintenance/sweep")
+    sweep_job = await finished_job(client, swept.json()["job_id"])
+    assert sweep_job["result"]["requeued_overdue"] >= 1
+    done = await finished_job(client, str(job.id), within=90)
+    assert done["status"] == "succeeded", done
+    assert done["attempts"] == 2
+    rows = await sql("SELECT content, source_seqs FROM memory_units WHERE bank_id = :bank", bank=bank)
+    keys = [(r["content"], tuple(r["source_seqs"])) for r in rows]
+    assert len(keys) >= 2
+    assert len(keys) == len(set(keys))
+    session = (await client.get(f"/v1/banks/{bank}/sessions/s")).json()
+    assert session["distilled_seq"] == session["last_seq"] == 2
+
+
+async def _llm_called(stack: Stack) -> bool:
+    return any(kind == "chat" for kind, _ in stack.llm.state.requests)
+
+
+async def test_maintenance_endpoints_refuse_bad_input(client: httpx.AsyncClient) -> None:
+    assert_problem(await client.post("/v1/admin/maintenance/vacuum"), 422)
+    assert_problem(await client.post("/v1/admin/maintenance/expire", json={"now": "yesterday"}), 422)
+    bank = await make_bank(client)
+    key = (await client.post(f"/v1/banks/{bank}/keys", json={})).json()["key"]
+    assert_problem(
+        await client.post("/v1/admin/maintenance/expire", headers={"Authorization": f"Bearer {key}"}), 403
+    )
