@@ -17,6 +17,7 @@ from app.maintenance import lifecycle
 from app.maintenance.lifecycle import Run, job_now
 from app.maintenance.merge import merge
 from app.maintenance.reembed import reembed
+from app.maintenance.summary import LLMSummarizer
 from app.maintenance.sweep import sweep
 from app.resolve.service import resolve_bank
 from worker.runtime import WorkerRuntime, get_runtime
@@ -110,9 +111,17 @@ def promote_task(job_id: str | None = None) -> str:
 
 @shared_task(name="maintenance.merge", **TASK_OPTIONS)
 def merge_task(job_id: str | None = None) -> str:
-    return _maintenance(
-        "maintenance.merge", job_id, lambda run: merge(run, get_runtime().settings.embedding_model)
-    )
+    async def work(run: Run) -> dict[str, Any]:
+        rt = get_runtime()
+        if not rt.settings.judge_enabled:  # no LLM in use: the most complete member stays as it is
+            return await merge(run, rt.embedder)
+        summarizer = LLMSummarizer.from_settings(rt.settings)
+        try:
+            return await merge(run, rt.embedder, summarizer)
+        finally:
+            await summarizer.aclose()
+
+    return _maintenance("maintenance.merge", job_id, work)
 
 
 @shared_task(name="maintenance.reembed", **TASK_OPTIONS)

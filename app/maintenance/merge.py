@@ -1,12 +1,13 @@
 """The weekly merge: clusters of active units with the same first tag and cosine ≥ 0.90 that say
 the same thing (same numbers, same negation) become one — the most complete member (the longest
-text) keeps its id and gains the others' sources; the others become `merged`. Runs for a bank in its
-local Sunday 03:00 hour (beat ticks hourly), or whenever an admin asks."""
+text) keeps its id and gains the others' sources; the others become `merged`. With an LLM
+configured, the survivor's text becomes the LLM's one-sentence summary of the cluster (and is
+re-embedded). Runs for a bank in its local Sunday 03:00 hour (beat ticks hourly), or when an admin asks."""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -14,8 +15,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import MemoryUnit
 from app.db.repositories import memory as repo
 from app.maintenance.lifecycle import Run, summarize
+from app.providers.embeddings import Embedder
 from app.resolve.service import lock_bank, same_statement
 from app.resolve.service import merge as merge_into
+from app.text import search_text
 
 SIMILARITY = 0.90
 NEIGHBOURS = 10
@@ -33,7 +36,11 @@ def _completeness(unit: MemoryUnit) -> tuple[int, int, float]:
     return len(unit.content), len(unit.source_event_ids), -unit.created_at.timestamp()
 
 
-async def merge(run: Run, model: str) -> dict[str, Any]:
+class Summarizer(Protocol):
+    async def summarize(self, statements: list[str]) -> str | None: ...
+
+
+async def merge(run: Run, embedder: Embedder, summarizer: Summarizer | None = None) -> dict[str, Any]:
     per_bank: dict[str, Counter[str]] = {}
     for bank_id, config in await run.banks():
         if not _due(run, config.timezone):
@@ -45,25 +52,30 @@ async def merge(run: Run, model: str) -> dict[str, Any]:
                 await lock_bank(db, bank_id)  # merging races resolution otherwise
                 units = await repo.active_after(db, bank_id, after, run.batch)
                 for unit in units:
-                    counts["merged"] += await _merge_cluster(db, unit, model)
+                    merged, summarized = await _merge_cluster(db, unit, embedder, summarizer)
+                    counts["merged"] += merged
+                    counts["summarized"] += summarized
                 after = units[-1].id if units else None
             if len(units) < run.batch:
                 break
     return summarize(per_bank)
 
 
-async def _merge_cluster(db: AsyncSession, unit: MemoryUnit, model: str) -> int:
+async def _merge_cluster(
+    db: AsyncSession, unit: MemoryUnit, embedder: Embedder, summarizer: Summarizer | None
+) -> tuple[int, int]:
+    """Returns (units merged away, 1 if the survivor was rewritten as a summary)."""
     await db.refresh(unit)
     if unit.status != "active" or not unit.tags:
-        return 0
-    near = await repo.neighbours(db, unit, model, NEIGHBOURS)
+        return 0, 0
+    near = await repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
     cluster = [unit] + [
         u
         for u, sim in near
         if sim >= SIMILARITY and u.tags and u.tags[0] == unit.tags[0] and same_statement(u, unit)
     ]
     if len(cluster) < 2:
-        return 0
+        return 0, 0
     survivor = max(cluster, key=_completeness)
     for member in cluster:
         if member.id != survivor.id:
@@ -72,4 +84,21 @@ async def _merge_cluster(db: AsyncSession, unit: MemoryUnit, model: str) -> int:
             await merge_into(
                 db, member, into=survivor, similarity=similarity, details={"by": "maintenance:merge"}
             )
-    return len(cluster) - 1
+    summary = await summarizer.summarize([m.content for m in cluster]) if summarizer else None
+    if not summary or summary == survivor.content:
+        return len(cluster) - 1, 0
+    [vector] = await embedder.embed([summary])
+    await repo.rewrite(db, survivor, summary, search_text(summary), embedder.model, vector)
+    await repo.add_history(
+        db,
+        [
+            {
+                "bank_id": survivor.bank_id,
+                "memory_id": survivor.id,
+                "action": "summarized",
+                "actor": "maintenance:merge",
+                "details": {"members": len(cluster), "from": "active", "to": "active"},
+            }
+        ],
+    )
+    return len(cluster) - 1, 1

@@ -324,3 +324,42 @@ async def test_maintenance_endpoints_refuse_bad_input(client: httpx.AsyncClient)
     assert_problem(
         await client.post("/v1/admin/maintenance/expire", headers={"Authorization": f"Bearer {key}"}), 403
     )
+
+
+async def test_merge_writes_an_llm_summary_when_an_llm_is_configured(
+    client: httpx.AsyncClient, app: Any, stack: Stack
+) -> None:
+    import json
+
+    from app.db.repositories import jobs as jobs_repo
+    from app.maintenance.lifecycle import Run
+    from app.maintenance.merge import merge
+    from app.maintenance.summary import LLMSummarizer
+
+    bank = await make_bank(client, dedupe_threshold=1.0)
+    for variant in ("The user enjoys hiking in the mountains.", "The user enjoys hiking in the mountains!"):
+        await put(client, bank, variant, ["preference.entertainment"], ago(days=3))
+    summary = "The user enjoys mountain hiking."
+    stack.llm.state.chat_script = [reply(json.dumps({"content": summary}))]
+    summarizer = LLMSummarizer(base_url=stack.llm_url, api_key="k", model="m")
+    async with app.state.sessionmaker() as db, db.begin():
+        job, _ = await jobs_repo.create_job(
+            db,
+            kind="maintenance.merge",
+            bank_id=None,
+            params={"bank_id": bank},
+            dedupe_key=None,
+            max_attempts=3,
+        )
+    try:
+        result = await merge(Run(app.state.sessionmaker, job, NOW), app.state.embedder, summarizer)
+    finally:
+        await summarizer.aclose()
+        stack.llm.state.chat_script = [reply('{"units": []}')]
+    assert result["banks"][bank] == {"merged": 1, "summarized": 1}
+    [unit] = await memories(client, bank, status="active")
+    assert unit["content"] == summary
+    found = await client.post(f"/v1/banks/{bank}/query", json={"query": "mountain hiking", "explain": True})
+    assert "semantic" in found.json()["memories"][0]["scores"]
+    actions = (await client.get(f"/v1/banks/{bank}/memories/{unit['id']}/history")).json()["actions"]
+    assert actions[-1]["action"] == "summarized"

@@ -358,6 +358,19 @@ async def set_embedding_model(db: AsyncSession, ids: list[uuid.UUID], model: str
         await db.execute(update(MemoryUnit).where(MemoryUnit.id.in_(ids)).values(embedding_model=model))
 
 
+async def rewrite(
+    db: AsyncSession, unit: MemoryUnit, content: str, search: str, model: str, vector: list[float]
+) -> None:
+    """New text for a unit (a merge summary), with its vector of `model` replaced."""
+    await db.execute(
+        update(MemoryUnit).where(MemoryUnit.id == unit.id).values(content=content, search_text=search)
+    )
+    await db.execute(
+        delete(MemoryEmbedding).where(MemoryEmbedding.memory_id == unit.id, MemoryEmbedding.model == model)
+    )
+    await insert_embeddings(db, unit.bank_id, model, {unit.id: vector})
+
+
 async def set_layer(db: AsyncSession, ids: list[uuid.UUID], layer: str) -> None:
     if ids:
         await db.execute(update(MemoryUnit).where(MemoryUnit.id.in_(ids)).values(layer=layer))
