@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.conftest import Stack, assert_problem, start_worker, wait_for
 from tests.fake_openai import ChatStep, reply
@@ -160,42 +161,61 @@ async def test_merge_collapses_near_duplicates(client: httpx.AsyncClient, worker
     assert (await maintain(client, "merge", bank))["result"]["banks"] == {}
 
 
-async def test_a_task_killed_half_way_resumes(client: httpx.AsyncClient, app: Any) -> None:
+@pytest.mark.parametrize(
+    ("task", "unit", "done"),
+    [
+        ("expire", {"tags": ["task_state"], "at": {"days": 2}}, lambda m: m["status"] == "deleted"),
+        (
+            "decay",
+            {"tags": ["episode"], "at": {"days": 700}, "importance": 0.1},
+            lambda m: m["status"] == "archived",
+        ),
+        (
+            "promote",
+            {"tags": ["fact"], "at": {"days": 1}, "confidence": 0.95, "importance": 0.8},
+            lambda m: m["layer"] == "semantic",
+        ),
+    ],
+)
+async def test_a_task_killed_half_way_resumes(
+    client: httpx.AsyncClient, app: Any, task: str, unit: dict[str, Any], done: Any
+) -> None:
     from app.db.repositories import jobs as jobs_repo
-    from app.maintenance.lifecycle import Run, expire
+    from app.maintenance import lifecycle
+    from app.maintenance.lifecycle import Run
 
     bank = await make_bank(client)
+    extra = {k: v for k, v in unit.items() if k not in ("tags", "at")}
     for i in range(5):
         await put(
-            client, bank, f"The ticket TCK-{1000 + i} is waiting for review.", ["task_state"], ago(days=2)
+            client, bank, f"The ticket TCK-{1000 + i} is waiting.", unit["tags"], ago(**unit["at"]), **extra
         )
 
     class KilledAfterOneBatch(Run):
         async def batches(self, step: Any, progress: dict[str, Any]) -> int:
             async with self.sessionmaker() as db, db.begin():
-                done = await step(db)
-            if done:  # the process dies right after its first committed batch
-                raise asyncio.CancelledError(f"killed after {done}")
+                changed = await step(db)
+            if changed:  # the process dies right after its first committed batch
+                raise asyncio.CancelledError(f"killed after {changed}")
             return 0
 
     async with app.state.sessionmaker() as db, db.begin():
         job, _ = await jobs_repo.create_job(
             db,
-            kind="maintenance.expire",
+            kind=f"maintenance.{task}",
             bank_id=None,
             params={"bank_id": bank},
             dedupe_key=None,
             max_attempts=3,
         )
-    killed = KilledAfterOneBatch(app.state.sessionmaker, job, NOW, batch=2)
-    try:
-        await expire(killed)
-    except asyncio.CancelledError:
-        pass
-    assert len(await memories(client, bank, status="deleted")) == 2
-    result = await expire(Run(app.state.sessionmaker, job, NOW, batch=2))
-    assert result["banks"][bank] == {"expired": 3}
-    assert len(await memories(client, bank, status="deleted")) == 5
+    work = getattr(lifecycle, task)
+    with pytest.raises(asyncio.CancelledError):
+        await work(KilledAfterOneBatch(app.state.sessionmaker, job, NOW, batch=2))
+    assert sum(map(done, await memories(client, bank))) == 2
+    result = await work(Run(app.state.sessionmaker, job, NOW, batch=2))
+    assert sum(result["banks"][bank].values()) == 3
+    assert sum(map(done, await memories(client, bank))) == 5
+    assert (await work(Run(app.state.sessionmaker, job, NOW, batch=2)))["banks"] == {}
 
 
 async def test_reembed_with_a_new_model_keeps_queries_answering(
