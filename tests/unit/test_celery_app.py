@@ -19,3 +19,20 @@ def test_task_names_route_to_their_domain_queue() -> None:
     assert queue_for("distill.session") == "distill"
     assert queue_for("resolve.units") == "resolve"
     assert queue_for("maintenance.sweep") == "maintenance"
+
+
+def test_every_scheduled_and_admin_task_is_a_registered_task_on_the_maintenance_queue() -> None:
+    from typing import get_args
+
+    import worker.tasks  # noqa: F401  (registers the tasks)
+    from app.api.jobs import MaintenanceTask
+    from worker.beat import BEAT_SCHEDULE
+
+    celery = create_celery(Settings(env="test"))
+    celery.loader.import_default_modules()
+    scheduled = {entry["task"] for entry in BEAT_SCHEDULE.values()}
+    admin = {f"maintenance.{task}" for task in get_args(MaintenanceTask)}
+    assert scheduled <= admin
+    assert admin <= set(celery.tasks)
+    assert {queue_for(task) for task in admin} == {"maintenance"}
+    assert {"distill.session", "distill.redistill", "resolve.bank"} <= set(celery.tasks)
