@@ -98,6 +98,22 @@ def fuse(hits: list[Hit], mode: str, weights: dict[str, float], now: datetime) -
     return sorted(fused.values(), key=lambda u: (-u.score, _best_rank(u), str(u.memory_id)))
 
 
+REDUNDANT_FACTOR = 0.6
+
+
+def diversify(ranked: list[Fused], hits: list[Hit]) -> list[Fused]:
+    """A unit whose source turns are all covered by better units (the episode of a turn whose fact
+    ranked higher) says less that is new: its score is lowered, so more distinct turns come back."""
+    sources = {h.memory_id: set(h.sources) for h in hits}
+    covered: set[int] = set()
+    for unit in ranked:
+        mine = sources.get(unit.memory_id, set())
+        if mine and mine <= covered:
+            unit.score = round(unit.score * REDUNDANT_FACTOR, 6)
+        covered |= mine
+    return sorted(ranked, key=lambda u: (-u.score, _best_rank(u), str(u.memory_id)))
+
+
 def _best_rank(unit: Fused) -> int:
     return min(rank for rank, _ in unit.channels.values())
 

@@ -21,7 +21,7 @@ from app.events.working_memory import WorkingMemory
 from app.memory.service import read_models
 from app.providers.embeddings import Embedder
 from app.query.context import build_context
-from app.query.fusion import active_channels, effective_weights, fuse
+from app.query.fusion import active_channels, diversify, effective_weights, fuse
 from app.query.recorder import ReadRecorder
 from app.query.tags import infer_tags
 from app.query.timeparse import parse_time_filter
@@ -35,6 +35,8 @@ _CJK_STOP = frozenset(
     "的 了 是 吗 呢 我 你 他 她 们 在 有 和 么 吧 啊 哪 谁 这 那 个 多少 什么 哪里 怎么".split()
 )
 MAX_NAME_CANDIDATES = 60
+# "Recently" is too vague to drop everything older than a week: no filter (recency still ranks).
+VAGUE = frozenset({"recently", "lately", "最近", "近期", "近来", "这几天"})
 FAR_PAST = datetime(1900, 1, 1, tzinfo=UTC)
 FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 
@@ -54,15 +56,15 @@ def _words(query: str) -> list[str]:
     return words
 
 
-def keyword_query(query: str) -> str | None:
-    """An OR of the query's content words for `to_tsquery('english', …)`: natural questions
-    rarely share every word with the answer."""
-    terms = []
+def keywords(query: str) -> list[str]:
+    """The query's content words; the keyword channel ORs them (natural questions rarely share
+    every word with the answer)."""
+    terms: list[str] = []
     for word in _words(query):
         clean = re.sub(r"[^\w-]", "", word).strip("-")
         if clean and clean not in STOPWORDS_EN and clean not in _CJK_STOP and clean not in terms:
             terms.append(clean)
-    return " | ".join(f"'{t}'" for t in terms) or None
+    return terms
 
 
 def entity_candidates(query: str, named: list[str] | None) -> list[str]:
@@ -83,7 +85,7 @@ def _time_filter(req: QueryRequest, now: datetime, tz: tzinfo) -> TimeFilterRead
         end = as_aware(req.time_range.to, tz) if req.time_range.to else FAR_FUTURE
         return TimeFilterRead(from_=start, to=end, source="request")
     parsed = parse_time_filter(req.query, now, tz)
-    if parsed is None:
+    if parsed is None or parsed.phrase.lower() in VAGUE:
         return None
     return TimeFilterRead(from_=parsed.start, to=parsed.end, source="query", phrase=parsed.phrase)
 
@@ -116,14 +118,15 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest
         model=deps.embedder.model,
         dim=deps.embedder.dim,
         vector=vector,
-        tsquery=keyword_query(req.query) if "keyword" in channels else None,
+        keywords=keywords(req.query) if "keyword" in channels else [],
         entity_names=entity_candidates(req.query, req.entities) if "entity" in channels else [],
+        entity_wanted=[memory_repo.canonical(e) for e in req.entities or []],
         inferred_tags=inferred,
         channels=channels,
     )
     hits = await run_channels(db, filters, inputs)
     floor = req.min_score if req.min_score is not None else config.min_score
-    ranked = [u for u in fuse(hits, mode, weights, now) if u.score >= floor][: req.top_k]
+    ranked = [u for u in diversify(fuse(hits, mode, weights, now), hits) if u.score >= floor][: req.top_k]
     units = {u.id: u for u in await memory_repo.get_units(db, [r.memory_id for r in ranked])}
     models = {m.id: m for m in await read_models(db, list(units.values()))}
     scored = [

@@ -9,7 +9,7 @@ import pytest
 
 from app.db.repositories.query import Hit
 from app.query.fusion import DEFAULT_WEIGHTS, active_channels, effective_weights, fuse
-from app.query.service import entity_candidates, keyword_query
+from app.query.service import entity_candidates, keywords
 from app.query.tags import infer_tags
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -23,6 +23,7 @@ def hit(channel: str, memory_id: uuid.UUID, rank: int, score: float = 0.5, **ext
         "tags": ["fact"],
         "valid_from": NOW,
         "created_at": NOW,
+        "sources": [],
     }
     fields.update(extra)
     return Hit(channel, memory_id, rank, score, **fields)  # type: ignore[arg-type]
@@ -67,13 +68,12 @@ def test_weighted_uses_channel_scores_on_a_unit_scale() -> None:
     assert ranked[1].score == pytest.approx(0.5 * 0.4)
 
 
-def test_keyword_query_is_an_or_of_content_words() -> None:
-    assert keyword_query("What is my budget for the Lisbon trip?") == "'budget' | 'lisbon' | 'trip'"
-    assert keyword_query("what is it?") is None
-    chinese = keyword_query("我的预算是多少？")
-    assert chinese is not None
-    assert "'预算'" in chinese
-    assert "'的'" not in chinese
+def test_keywords_are_the_content_words() -> None:
+    assert keywords("What is my budget for the Lisbon trip?") == ["budget", "lisbon", "trip"]
+    assert keywords("what is it?") == []
+    chinese = keywords("我的预算是多少？")
+    assert "预算" in chinese
+    assert "的" not in chinese
 
 
 def test_entity_candidates_are_spans_of_the_query() -> None:

@@ -188,8 +188,8 @@ async def test_dates_resolve_in_the_context_timezone() -> None:
 @pytest.mark.parametrize(
     ("text", "speaker", "named", "expected"),
     [
-        ("I prefer my tea hot", "Alice", True, "Alice prefers Alice's tea hot"),
-        ("I prefer my tea hot", "The user", False, "The user prefers the user's tea hot"),
+        ("I prefer my tea hot", "Alice", True, "Alice prefers their tea hot"),
+        ("I prefer my tea hot", "The user", False, "The user prefers their tea hot"),
         ("I really like jazz", "Alice", True, "Alice really likes jazz"),
         (
             "I'm allergic to nuts and I've told the waiter",
@@ -203,7 +203,7 @@ async def test_dates_resolve_in_the_context_timezone() -> None:
         ("I went there yesterday", "Caroline", True, "Caroline went there yesterday"),
         ("My wife and I have two kids", "Bob", True, "Bob's wife and Bob have two kids"),
         ("I like tea, and I drink it daily", "Bob", True, "Bob likes tea, and Bob drinks it daily"),
-        ("Call me at 5, the book is mine", "The user", False, "Call the user at 5, the book is the user's"),
+        ("Call me at 5, the book is mine", "The user", False, "Call the user at 5, the book is theirs"),
         ("我喜欢喝茶", "张伟", True, "张伟喜欢喝茶"),
         ("我们和我的朋友", "用户", False, "我们和用户的朋友"),
     ],

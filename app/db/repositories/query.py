@@ -25,6 +25,9 @@ from app.db.models import QueryLog
 from app.db.repositories.memory import tag_prefix_sql
 
 CHANNEL_LIMIT = 50
+# An entity named in more units than this says little about any one of them (the bank's own user,
+# the two people of a conversation): the entity channel leaves it out unless the request names it.
+COMMON_ENTITY_MENTIONS = 50
 _SAFE_MODEL = re.compile(r"^[\w./:-]+$")
 
 
@@ -44,8 +47,9 @@ class ChannelInputs:
     model: str
     dim: int
     vector: list[float] | None  # None: no semantic channel
-    tsquery: str | None  # an OR of quoted lexemes; None: no keyword channel
+    keywords: list[str]  # the query's content words; empty: no keyword channel
     entity_names: list[str] = field(default_factory=list)
+    entity_wanted: list[str] = field(default_factory=list)  # named by the request: never too common
     inferred_tags: list[str] = field(default_factory=list)
     channels: frozenset[str] = frozenset()
 
@@ -61,6 +65,7 @@ class Hit:
     tags: list[str]
     valid_from: datetime | None
     created_at: datetime
+    sources: list[int]
 
 
 _DATE_ENTITIES = """
@@ -119,7 +124,15 @@ def _where(f: Filters, params: dict[str, Any], alias: str = "m") -> str:
     return " AND ".join(clauses)
 
 
-_COLUMNS = "m.importance, m.layer, m.tags, m.valid_from, m.created_at"
+_COLUMNS = "m.importance, m.layer, m.tags, m.valid_from, m.created_at, m.source_event_ids"
+
+
+def _rare(entity_id: str) -> str:
+    """The entity is linked to at most COMMON_ENTITY_MENTIONS units (counting stops there)."""
+    return (
+        f"(SELECT count(*) FROM (SELECT 1 FROM memory_entities ce WHERE ce.entity_id = {entity_id}"
+        f" LIMIT {COMMON_ENTITY_MENTIONS + 1}) c) <= {COMMON_ENTITY_MENTIONS}"
+    )
 
 
 def _ranked(channel: str, order: str) -> str:
@@ -165,13 +178,20 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
     ),"""
         )
         selects.append(_ranked("semantic", "score DESC"))
-    if "keyword" in c.channels and c.tsquery:
-        params["tsq"] = c.tsquery
+    if "keyword" in c.channels and c.keywords:
+        params["keywords"] = c.keywords
         ctes.append(
             f"""
     keyword AS MATERIALIZED (
         SELECT m.id, ts_rank(m.search, q.tsq, 1) AS score, {_COLUMNS}
-        FROM memory_units m, (SELECT to_tsquery('english', :tsq) AS tsq) q
+        FROM memory_units m, (
+            -- an OR of the words, without the names of entities so common they match everything
+            SELECT to_tsquery('english', string_agg(quote_literal(w.word), ' | ')) AS tsq
+            FROM unnest(CAST(:keywords AS text[])) AS w(word)
+            WHERE NOT EXISTS (
+                SELECT 1 FROM entities ke
+                WHERE ke.bank_id = :bank AND ke.canonical_name = w.word AND NOT {_rare("ke.id")})
+        ) q
         WHERE m.search @@ q.tsq AND {where}
         ORDER BY score DESC, m.valid_from DESC NULLS LAST
         LIMIT {CHANNEL_LIMIT}
@@ -180,16 +200,21 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
         selects.append(_ranked("keyword", "score DESC, valid_from DESC NULLS LAST"))
     if "entity" in c.channels and c.entity_names:
         params["entity_names"] = c.entity_names
+        params["entity_wanted"] = c.entity_wanted
         ctes.append(
             f"""
     named AS (
-        SELECT id FROM entities
-        WHERE bank_id = :bank AND canonical_name = ANY(CAST(:entity_names AS text[]))
+        SELECT ne.id FROM entities ne
+        WHERE ne.bank_id = :bank AND ne.canonical_name = ANY(CAST(:entity_names AS text[]))
+          AND (ne.canonical_name = ANY(CAST(:entity_wanted AS text[])) OR {_rare("ne.id")})
     ),
     hop AS (
-        SELECT CASE WHEN r.subject_id = n.id THEN r.object_id ELSE r.subject_id END AS id
-        FROM relations r JOIN named n ON r.subject_id = n.id OR r.object_id = n.id
-        WHERE r.bank_id = :bank
+        SELECT h.id FROM (
+            SELECT CASE WHEN r.subject_id = n.id THEN r.object_id ELSE r.subject_id END AS id
+            FROM relations r JOIN named n ON r.subject_id = n.id OR r.object_id = n.id
+            WHERE r.bank_id = :bank
+        ) h
+        WHERE {_rare("h.id")}
     ),
     entity AS MATERIALIZED (
         SELECT m.id, max(CASE WHEN me.entity_id IN (SELECT id FROM named) THEN 1.0 ELSE 0.5 END) AS score,
@@ -243,9 +268,18 @@ async def run_channels(db: AsyncSession, f: Filters, c: ChannelInputs) -> list[H
     rows = (await db.execute(text(statement), params)).all()
     return [
         Hit(
-            channel, memory_id, int(rank), float(score), importance, layer, list(tags), valid_from, created_at
+            channel=row.channel,
+            memory_id=row.id,
+            rank=int(row.rank),
+            score=float(row.score),
+            importance=row.importance,
+            layer=row.layer,
+            tags=list(row.tags),
+            valid_from=row.valid_from,
+            created_at=row.created_at,
+            sources=list(row.source_event_ids),
         )
-        for channel, rank, memory_id, score, importance, layer, tags, valid_from, created_at in rows
+        for row in rows
     ]
 
 

@@ -110,14 +110,21 @@ def _speaker(turn: Turn, language: str) -> tuple[str, bool]:
     return DEFAULT_SPEAKER.get((language, turn.role), DEFAULT_SPEAKER[(language, "user")]), False
 
 
+# First person becomes placeholders (subject, possessive, object, reflexive), then words: the first
+# mention names the speaker, later ones are pronouns, so the name does not crowd out the content.
+_SUBJ, _POSS, _MINE, _OBJ, _REFL = "\x01S\x01", "\x01P\x01", "\x01M\x01", "\x01O\x01", "\x01R\x01"
 _FIRST_PERSON_EN = (
-    (re.compile(r"\bI(?:'m| am)\b"), "{s} is"),
-    (re.compile(r"\bI've\b"), "{s} has"),
-    (re.compile(r"\bI'd\b"), "{s} would"),
-    (re.compile(r"\bI'll\b"), "{s} will"),
-    (re.compile(r"\b(?:my|mine)\b", re.IGNORECASE), "{s}'s"),
-    (re.compile(r"\b(?:me|myself)\b(?!-)", re.IGNORECASE), "{s}"),  # not "me-time"
+    (re.compile(r"\bI(?:'m| am)\b"), f"{_SUBJ} is"),
+    (re.compile(r"\bI've\b"), f"{_SUBJ} has"),
+    (re.compile(r"\bI'd\b"), f"{_SUBJ} would"),
+    (re.compile(r"\bI'll\b"), f"{_SUBJ} will"),
+    (re.compile(r"\bmy\b", re.IGNORECASE), _POSS),
+    (re.compile(r"\bmine\b", re.IGNORECASE), _MINE),
+    (re.compile(r"\bmyself\b", re.IGNORECASE), _REFL),
+    (re.compile(r"\bme\b(?!-)", re.IGNORECASE), _OBJ),  # not "me-time"
 )
+_PLACEHOLDER = re.compile("\x01[SPMOR]\x01")
+_LATER = {_SUBJ: None, _POSS: "their", _MINE: "theirs", _OBJ: "them", _REFL: "themselves"}
 _I_VERB = re.compile(r"\bI((?:\s+(?:" + "|".join(ADVERBS) + r"))*)\s+([A-Za-z']+)")
 
 
@@ -139,10 +146,21 @@ def first_person_to_speaker(text: str, speaker: str, named: bool) -> str:
     if has_cjk(text):
         return re.sub(r"我(?!们)", speaker, text)
     inner = speaker if named else speaker[0].lower() + speaker[1:]
-    out = _I_VERB.sub(lambda m: f"{inner}{m.group(1)} {_verb_after(text, m)}", text)
+    out = _I_VERB.sub(lambda m: f"{_SUBJ}{m.group(1)} {_verb_after(text, m)}", text)
     for pattern, template in _FIRST_PERSON_EN:
-        out = pattern.sub(template.format(s=inner), out)
-    out = re.sub(r"\bI\b", inner, out)
+        out = pattern.sub(template, out)
+    out = re.sub(r"\bI\b", _SUBJ, out)
+    seen = False
+
+    def word(match: re.Match[str]) -> str:
+        nonlocal seen
+        later = _LATER[match.group()] if seen else None
+        seen = True
+        if later is not None:
+            return later
+        return f"{inner}'s" if match.group() in (_POSS, _MINE) else inner
+
+    out = _PLACEHOLDER.sub(word, out)
     return out[0].upper() + out[1:] if out else out
 
 
