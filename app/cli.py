@@ -66,6 +66,18 @@ def _dev(args: argparse.Namespace) -> int:
     return run_dev(port=args.port, data_dir=Path(args.data_dir))
 
 
+def _mcp(args: argparse.Namespace) -> int:
+    from app.mcp.stdio import run
+
+    return run(args.url)
+
+
+def _eval_locomo(args: argparse.Namespace) -> int:
+    from app.eval.locomo import run_cli
+
+    return run_cli(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hindsight", description="Agent memory as a service.")
     verbs = parser.add_subparsers(dest="verb", required=True)
@@ -92,6 +104,20 @@ def build_parser() -> argparse.ArgumentParser:
     beat = verbs.add_parser("beat", help="run Celery beat (the maintenance schedule)")
     beat.add_argument("--schedule", default=None, help="beat state file")
     beat.set_defaults(func=_beat)
+
+    mcp = verbs.add_parser("mcp", help="serve the MCP tools over stdio, forwarding to a running service")
+    mcp.add_argument("--url", default=None, help="service URL (default: $HINDSIGHT_URL or localhost:8000)")
+    mcp.set_defaults(func=_mcp)
+
+    evaluation = verbs.add_parser("eval", help="evaluate a running service over its HTTP API")
+    suites = evaluation.add_subparsers(dest="suite", required=True)
+    locomo = suites.add_parser(
+        "locomo", help="LoCoMo retrieval: evidence recall@k, context size, latency (or --compare A B)"
+    )
+    from app.eval.locomo import add_arguments
+
+    add_arguments(locomo)
+    locomo.set_defaults(func=_eval_locomo)
     return parser
 
 
