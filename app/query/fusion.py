@@ -20,7 +20,7 @@ from app.db.repositories.query import CHANNEL_LIMIT, Hit
 
 RRF_K = 60
 DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
-    "rrf": {"semantic": 1.0, "keyword": 1.0, "entity": 0.7, "temporal": 0.3, "tag": 0.5, "recency": 0.0},
+    "rrf": {"semantic": 1.0, "keyword": 1.0, "entity": 0.2, "temporal": 0.1, "tag": 0.3, "recency": 0.0},
     "weighted": {"semantic": 0.5, "keyword": 0.0, "entity": 0.0, "temporal": 0.2, "tag": 0.3, "recency": 0.0},
 }
 HALF_LIFE_DAYS: dict[str, float | None] = {
@@ -98,7 +98,7 @@ def fuse(hits: list[Hit], mode: str, weights: dict[str, float], now: datetime) -
     return sorted(fused.values(), key=lambda u: (-u.score, _best_rank(u), str(u.memory_id)))
 
 
-REDUNDANT_FACTOR = 0.6
+REDUNDANT_FACTOR = 0.4
 
 
 def diversify(ranked: list[Fused], hits: list[Hit]) -> list[Fused]:

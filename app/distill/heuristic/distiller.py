@@ -280,14 +280,22 @@ class HeuristicDistiller:
 
     async def distill(self, context: DistillContext) -> DistillResult:
         candidates: list[Candidate] = []
+        previous: Turn | None = None
         for turn in context.turns:
-            candidates += self.distill_turn(turn, turn.occurred_at.astimezone(context.timezone))
+            local_time = turn.occurred_at.astimezone(context.timezone)
+            candidates += self.distill_turn(turn, local_time, asked=_question_to(turn, previous))
+            previous = turn
         return DistillResult(candidates)
 
     async def aclose(self) -> None:
         return None
 
-    def distill_turn(self, turn: Turn, local_time: datetime) -> list[Candidate]:
+    def distill_turn(
+        self, turn: Turn, local_time: datetime, asked: tuple[Turn, str] | None = None
+    ) -> list[Candidate]:
+        """The turn's units. `asked`: the other speaker's question this turn answers, which its
+        episode quotes (and cites): "Researching adoption agencies" means little without "What are
+        your plans for the summer?"."""
         if turn.role == "system":
             return []
         units: list[Candidate] = []
@@ -302,7 +310,7 @@ class HeuristicDistiller:
                 units.append(self._typed_unit(turn, sentence, language, matches, local_time))
             elif not _is_short(sentence, language):
                 leftover.append(sentence)
-        units += self._episodes(turn, leftover, local_time)
+        units += self._episodes(turn, leftover, local_time, asked)
         return units
 
     def _typed_unit(
@@ -347,7 +355,9 @@ class HeuristicDistiller:
             relations=relations,
         )
 
-    def _episodes(self, turn: Turn, sentences: list[str], local_time: datetime) -> list[Candidate]:
+    def _episodes(
+        self, turn: Turn, sentences: list[str], local_time: datetime, asked: tuple[Turn, str] | None
+    ) -> list[Candidate]:
         text = " ".join(sentences)
         language = _language(text)
         if not sentences or not _has_content(text, language):
@@ -358,6 +368,15 @@ class HeuristicDistiller:
         for chunk in _chunks(sentences, R.EPISODE_MAX_CHARS, "" if language == "zh" else " "):
             content, dates = resolve_dates(chunk, local_time)
             content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
+            seqs = [turn.seq]
+            if asked is not None:
+                asker = _speaker(asked[0], language)[0]
+                content += (
+                    f"（回复{asker}：“{asked[1]}”）"
+                    if language == "zh"
+                    else f' (replying to {asker}: "{asked[1]}")'
+                )
+                seqs = [asked[0].seq, turn.seq]
             entities = _entities(chunk, language, ["episode"]) + [
                 EntityOut(name=d.text, type="date") for d in dates
             ]
@@ -369,7 +388,7 @@ class HeuristicDistiller:
                     tags=["episode"],
                     confidence=confidence,
                     importance=importance,
-                    source_seqs=[turn.seq],
+                    source_seqs=seqs,
                     entities=_dedupe_entities(entities),
                 )
             )
@@ -381,6 +400,17 @@ class HeuristicDistiller:
         if speaker.lower() in content.lower():
             return content
         return f"{speaker}：{content}" if language == "zh" else f"{speaker}: {content}"
+
+
+def _question_to(turn: Turn, previous: Turn | None) -> tuple[Turn, str] | None:
+    """The last question of the previous turn, when another speaker asked it."""
+    if previous is None or (previous.speaker, previous.role) == (turn.speaker, turn.role):
+        return None
+    for sentence in reversed(split_sentences(previous.content)):
+        pattern = R.QUESTION_ZH if has_cjk(sentence) else R.QUESTION_EN
+        if pattern.search(sentence) and len(sentence) <= R.EPISODE_MAX_CHARS // 3:
+            return previous, sentence
+    return None
 
 
 def _chunks(sentences: list[str], limit: int, joiner: str) -> list[str]:
