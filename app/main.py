@@ -15,6 +15,7 @@ from app.db.engine import create_engine, create_sessionmaker
 from app.errors import install_error_handlers
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
+from app.mcp import server as mcp
 from app.middleware import BodySizeLimitMiddleware, MetricsMiddleware
 from app.providers.embeddings import LazyEmbedder
 from app.query.recorder import ReadRecorder
@@ -52,7 +53,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.recorder = ReadRecorder(app.state.sessionmaker)
         app.state.recorder.start()
         try:
-            yield
+            async with mcp.lifespan(app):  # the MCP session manager at /mcp
+                yield
         finally:
             await app.state.recorder.stop()
             await app.state.embedder.aclose()
@@ -83,4 +85,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(MetricsMiddleware)
     for module in (health, banks, events, distill, memories, query, jobs, timeline, entities):
         app.include_router(module.router)
+    mcp.mount(app)
     return app

@@ -1,0 +1,132 @@
+"""`hindsight mcp`: the MCP tools over stdio for hosts that launch a local process, in URL mode — a
+proxy to a running Hindsight's `/mcp` endpoint (HINDSIGHT_URL, HINDSIGHT_API_KEY).
+
+The tools, their schemas and all authorization stay in the service: this process holds no database
+credentials and forwards `tools/list` and `tools/call` as they are. Each forwarded message opens a
+short connection of its own, so the proxy may start before the service and outlives its restarts; when
+the service cannot be reached, a tool call answers with an error result saying so."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx2
+from mcp import Client
+from mcp.client import Transport
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    INTERNAL_ERROR,
+    CallToolRequestParams,
+    CallToolResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+)
+
+from app.mcp import INSTRUCTIONS, NAME, PATH, TITLE
+
+log = logging.getLogger(__name__)
+
+DEFAULT_URL = "http://localhost:8000"
+TIMEOUT = httpx2.Timeout(30.0, read=120.0)
+
+
+def endpoint(url: str) -> str:
+    """The `/mcp` endpoint of a service URL (given with or without the path)."""
+    url = url.rstrip("/")
+    return url if url.endswith(PATH) else url + PATH
+
+
+class Upstream:
+    """The running Hindsight the proxy forwards to."""
+
+    def __init__(self, url: str, api_key: str) -> None:
+        self.url = endpoint(url)
+        self.api_key = api_key
+
+    async def list_tools(self, cursor: str | None) -> ListToolsResult:
+        async with self._client() as client:
+            return await client.list_tools(cursor=cursor)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None) -> CallToolResult:
+        async with self._client() as client:
+            return await client.call_tool(name, arguments)
+
+    def _client(self) -> Client:
+        transport: Transport = _transport(self.url, self.api_key)
+        return Client(transport, cache=None)
+
+
+@asynccontextmanager
+async def _transport(url: str, api_key: str) -> AsyncIterator[Any]:
+    """The SDK's Streamable HTTP transport on an HTTP client that sends the key and is closed after."""
+    headers = {"Authorization": f"Bearer {api_key}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=TIMEOUT) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
+        yield streams
+
+
+def _unreachable(upstream: Upstream, exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # the SDK's task groups wrap the cause
+        exc = exc.exceptions[0]
+    return (
+        f"Hindsight at {upstream.url} could not be reached or refused the key ({type(exc).__name__}: {exc})."
+    )
+
+
+def build_proxy(upstream: Upstream) -> Server[Any]:
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
+        try:
+            return await upstream.list_tools(params.cursor if params else None)
+        except MCPError:
+            raise
+        except Exception as exc:
+            log.warning("tools/list failed: %s", exc)
+            raise MCPError(code=INTERNAL_ERROR, message=_unreachable(upstream, exc)) from exc
+
+    async def call_tool(ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> CallToolResult:
+        try:
+            return await upstream.call_tool(params.name, params.arguments)
+        except Exception as exc:
+            log.warning("tools/call %s failed: %s", params.name, exc)
+            text = _unreachable(upstream, exc)
+            return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+    return Server(
+        NAME,
+        title=TITLE,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def serve(upstream: Upstream) -> None:
+    server = build_proxy(upstream)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def run(url: str | None = None) -> int:
+    """The `hindsight mcp` verb: serve on stdin/stdout until the host closes them."""
+    api_key = os.environ.get("HINDSIGHT_API_KEY", "")
+    if not api_key:
+        log.error("HINDSIGHT_API_KEY is not set: give a bank key (or the admin key) of the service.")
+        return 2
+    logging.getLogger("httpx2").setLevel(logging.WARNING)  # not a line per forwarded request
+    upstream = Upstream(url or os.environ.get("HINDSIGHT_URL") or DEFAULT_URL, api_key)
+    log.info("MCP over stdio, forwarding to %s", upstream.url)
+    anyio.run(serve, upstream)
+    return 0
