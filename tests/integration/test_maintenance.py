@@ -383,3 +383,38 @@ async def test_merge_writes_an_llm_summary_when_an_llm_is_configured(
     assert "semantic" in found.json()["memories"][0]["scores"]
     actions = (await client.get(f"/v1/banks/{bank}/memories/{unit['id']}/history")).json()["actions"]
     assert actions[-1]["action"] == "summarized"
+
+
+async def test_reembed_killed_half_way_resumes_and_a_second_run_does_nothing(
+    client: httpx.AsyncClient, app: Any
+) -> None:
+    from app.db.repositories import jobs as jobs_repo
+    from app.maintenance.lifecycle import Run
+    from app.maintenance.reembed import reembed
+
+    bank = await make_bank(client)
+    for city in ("Quito", "Riga", "Perth", "Tunis", "Bergen"):
+        await put(client, bank, f"The user's cousin lives in {city}.", ["fact.family"], ago(days=2))
+
+    class KilledAfterOneBatch(Run):
+        async def batches(self, step: Any, progress: dict[str, Any]) -> int:
+            async with self.sessionmaker() as db, db.begin():
+                changed = await step(db)
+            raise asyncio.CancelledError(f"killed after {changed}")
+
+    async with app.state.sessionmaker() as db, db.begin():
+        job, _ = await jobs_repo.create_job(
+            db,
+            kind="maintenance.reembed",
+            bank_id=None,
+            params={"bank_id": bank},
+            dedupe_key=None,
+            max_attempts=3,
+        )
+    embedder = app.state.embedder
+    renamed = type("Renamed", (), {"model": "minilm-second-name", "dim": 384, "embed": embedder.embed})()
+    with pytest.raises(asyncio.CancelledError):
+        await reembed(KilledAfterOneBatch(app.state.sessionmaker, job, NOW, batch=2), renamed)
+    rest = await reembed(Run(app.state.sessionmaker, job, NOW, batch=2), renamed)
+    assert rest["reembedded"] == 3
+    assert (await reembed(Run(app.state.sessionmaker, job, NOW, batch=2), renamed))["reembedded"] == 0
