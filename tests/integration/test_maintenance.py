@@ -23,6 +23,31 @@ def ago(**delta: float) -> str:
     return (NOW - timedelta(**delta)).isoformat()
 
 
+async def maintenance_job(app: Any, kind: str, bank: str) -> Any:
+    """A job row for running a task in this process, as a worker would (one bank)."""
+    from app.db.repositories import jobs as jobs_repo
+
+    async with app.state.sessionmaker() as db, db.begin():
+        job, _ = await jobs_repo.create_job(
+            db, kind=kind, bank_id=None, params={"bank_id": bank}, dedupe_key=None, max_attempts=3
+        )
+    return job
+
+
+def killed_after_one_batch(run_type: Any) -> Any:
+    """A Run whose process dies right after its first committed batch that changed something."""
+
+    class Killed(run_type):  # type: ignore[misc,valid-type]
+        async def batches(self, step: Any, progress: dict[str, Any]) -> int:
+            async with self.sessionmaker() as db, db.begin():
+                changed = await step(db)
+            if changed:
+                raise asyncio.CancelledError(f"killed after {changed}")
+            return 0
+
+    return Killed
+
+
 async def put(
     client: httpx.AsyncClient, bank: str, content: str, tags: list[str], at: str, **extra: Any
 ) -> dict[str, Any]:
@@ -180,7 +205,6 @@ async def test_merge_collapses_near_duplicates(client: httpx.AsyncClient, worker
 async def test_a_task_killed_half_way_resumes(
     client: httpx.AsyncClient, app: Any, task: str, unit: dict[str, Any], done: Any
 ) -> None:
-    from app.db.repositories import jobs as jobs_repo
     from app.maintenance import lifecycle
     from app.maintenance.lifecycle import Run
 
@@ -191,26 +215,10 @@ async def test_a_task_killed_half_way_resumes(
             client, bank, f"The ticket TCK-{1000 + i} is waiting.", unit["tags"], ago(**unit["at"]), **extra
         )
 
-    class KilledAfterOneBatch(Run):
-        async def batches(self, step: Any, progress: dict[str, Any]) -> int:
-            async with self.sessionmaker() as db, db.begin():
-                changed = await step(db)
-            if changed:  # the process dies right after its first committed batch
-                raise asyncio.CancelledError(f"killed after {changed}")
-            return 0
-
-    async with app.state.sessionmaker() as db, db.begin():
-        job, _ = await jobs_repo.create_job(
-            db,
-            kind=f"maintenance.{task}",
-            bank_id=None,
-            params={"bank_id": bank},
-            dedupe_key=None,
-            max_attempts=3,
-        )
+    job = await maintenance_job(app, f"maintenance.{task}", bank)
     work = getattr(lifecycle, task)
     with pytest.raises(asyncio.CancelledError):
-        await work(KilledAfterOneBatch(app.state.sessionmaker, job, NOW, batch=2))
+        await work(killed_after_one_batch(Run)(app.state.sessionmaker, job, NOW, batch=2))
     assert sum(map(done, await memories(client, bank))) == 2
     result = await work(Run(app.state.sessionmaker, job, NOW, batch=2))
     assert sum(result["banks"][bank].values()) == 3
@@ -244,17 +252,7 @@ async def test_reembed_with_a_new_model_keeps_queries_answering(
         assert "Kyoto" in top["content"]  # keyword and entity channels find it without a vector
         assert "semantic" not in top["scores"]
 
-        async with app.state.sessionmaker() as db, db.begin():
-            from app.db.repositories import jobs as jobs_repo
-
-            job, _ = await jobs_repo.create_job(
-                db,
-                kind="maintenance.reembed",
-                bank_id=None,
-                params={"bank_id": bank},
-                dedupe_key=None,
-                max_attempts=3,
-            )
+        job = await maintenance_job(app, "maintenance.reembed", bank)
         task = asyncio.create_task(reembed(Run(app.state.sessionmaker, job, NOW, batch=2), alt))
         answered = 0
         while not task.done():
@@ -351,7 +349,6 @@ async def test_merge_writes_an_llm_summary_when_an_llm_is_configured(
 ) -> None:
     import json
 
-    from app.db.repositories import jobs as jobs_repo
     from app.maintenance.lifecycle import Run
     from app.maintenance.merge import merge
     from app.maintenance.summary import LLMSummarizer
@@ -362,15 +359,7 @@ async def test_merge_writes_an_llm_summary_when_an_llm_is_configured(
     summary = "The user enjoys mountain hiking."
     stack.llm.state.chat_script = [reply(json.dumps({"content": summary}))]
     summarizer = LLMSummarizer(base_url=stack.llm_url, api_key="k", model="m")
-    async with app.state.sessionmaker() as db, db.begin():
-        job, _ = await jobs_repo.create_job(
-            db,
-            kind="maintenance.merge",
-            bank_id=None,
-            params={"bank_id": bank},
-            dedupe_key=None,
-            max_attempts=3,
-        )
+    job = await maintenance_job(app, "maintenance.merge", bank)
     try:
         result = await merge(Run(app.state.sessionmaker, job, NOW), app.state.embedder, summarizer)
     finally:
@@ -388,7 +377,6 @@ async def test_merge_writes_an_llm_summary_when_an_llm_is_configured(
 async def test_reembed_killed_half_way_resumes_and_a_second_run_does_nothing(
     client: httpx.AsyncClient, app: Any
 ) -> None:
-    from app.db.repositories import jobs as jobs_repo
     from app.maintenance.lifecycle import Run
     from app.maintenance.reembed import reembed
 
@@ -396,25 +384,11 @@ async def test_reembed_killed_half_way_resumes_and_a_second_run_does_nothing(
     for city in ("Quito", "Riga", "Perth", "Tunis", "Bergen"):
         await put(client, bank, f"The user's cousin lives in {city}.", ["fact.family"], ago(days=2))
 
-    class KilledAfterOneBatch(Run):
-        async def batches(self, step: Any, progress: dict[str, Any]) -> int:
-            async with self.sessionmaker() as db, db.begin():
-                changed = await step(db)
-            raise asyncio.CancelledError(f"killed after {changed}")
-
-    async with app.state.sessionmaker() as db, db.begin():
-        job, _ = await jobs_repo.create_job(
-            db,
-            kind="maintenance.reembed",
-            bank_id=None,
-            params={"bank_id": bank},
-            dedupe_key=None,
-            max_attempts=3,
-        )
+    job = await maintenance_job(app, "maintenance.reembed", bank)
     embedder = app.state.embedder
     renamed = type("Renamed", (), {"model": "minilm-second-name", "dim": 384, "embed": embedder.embed})()
     with pytest.raises(asyncio.CancelledError):
-        await reembed(KilledAfterOneBatch(app.state.sessionmaker, job, NOW, batch=2), renamed)
+        await reembed(killed_after_one_batch(Run)(app.state.sessionmaker, job, NOW, batch=2), renamed)
     rest = await reembed(Run(app.state.sessionmaker, job, NOW, batch=2), renamed)
     assert rest["reembedded"] == 3
     assert (await reembed(Run(app.state.sessionmaker, job, NOW, batch=2), renamed))["reembedded"] == 0
