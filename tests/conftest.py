@@ -182,3 +182,13 @@ async def sql(stack: Stack) -> AsyncIterator[Any]:
 
     yield run
     await engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[Any, str]]:
+    """A fake OpenAI-compatible server of the module's own (unit tests of the LLM clients)."""
+    from tests.fake_openai import create_fake_openai, serve
+
+    app = create_fake_openai()
+    with serve(app) as base_url:
+        yield app, base_url

@@ -114,3 +114,12 @@ def serve(app: FastAPI) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(5)
+
+
+def chat_bodies(fake: FastAPI) -> list[dict[str, Any]]:
+    """The chat requests the fake has received, in order."""
+    return [body for kind, body in fake.state.requests if kind == "chat"]
+
+
+def script(fake: FastAPI, *steps: ChatStep) -> None:
+    fake.state.chat_script = list(steps)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from app.config import Settings
 from app.embedded import free_port
 from app.resolve.judge import JudgedUnit, LLMJudge, Verdict
-from tests.fake_openai import ChatStep, create_fake_openai, error, reply, serve
+from tests.fake_openai import ChatStep, chat_bodies, error, reply, script
 
 OLDER = JudgedUnit(
     content="Alice's budget is 5000 dollars.",
@@ -31,21 +31,6 @@ NEWER = JudgedUnit(
 
 def verdict_json(replaces: bool, reason: str = "the budget changed") -> str:
     return json.dumps({"replaces": replaces, "reason": reason})
-
-
-def chat_bodies(fake: FastAPI) -> list[dict[str, Any]]:
-    return [body for kind, body in fake.state.requests if kind == "chat"]
-
-
-def script(fake: FastAPI, *steps: ChatStep) -> None:
-    fake.state.chat_script = list(steps)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[tuple[FastAPI, str]]:
-    app = create_fake_openai()
-    with serve(app) as base_url:
-        yield app, base_url
 
 
 @pytest.fixture

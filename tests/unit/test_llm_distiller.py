@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from app.config import Settings
 from app.distill.llm import LLMDistiller
 from app.distill.types import DistillContext, DistillError, RelatedUnit, Turn
-from tests.fake_openai import ChatStep, create_fake_openai, error, reply, serve
+from tests.fake_openai import ChatStep, chat_bodies, error, reply, script
 
 SHANGHAI = timezone(timedelta(hours=8))
 BUDGET_ID = uuid.UUID("11111111-1111-4111-8111-111111111111")
@@ -53,21 +53,6 @@ def unit(**overrides: Any) -> dict[str, Any]:
 
 def units_json(*units: dict[str, Any]) -> str:
     return json.dumps({"units": list(units)})
-
-
-def chat_bodies(fake: FastAPI) -> list[dict[str, Any]]:
-    return [body for kind, body in fake.state.requests if kind == "chat"]
-
-
-def script(fake: FastAPI, *steps: ChatStep) -> None:
-    fake.state.chat_script = list(steps)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[tuple[FastAPI, str]]:
-    app = create_fake_openai()
-    with serve(app) as base_url:
-        yield app, base_url
 
 
 @pytest.fixture
