@@ -42,7 +42,7 @@ import textwrap
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -1114,23 +1114,28 @@ async def prepare(q: BenchQuery, vector: list[float], bank_id: str, anchor: date
     captured: list[Any] = []
 
     async def intercept(db: Any, filters: Any, inputs: Any) -> list[Any]:
-        captured.extend((filters, inputs))
-        raise _Captured
+        # The service runs the other channels first, then the semantic one once the query is embedded.
+        captured.append((filters, inputs))
+        if "semantic" in inputs.channels:
+            raise _Captured
+        return []
 
     deps = service.QueryDeps(
         embedder=_FixedEmbedder(vector),
         working_memory=None,  # type: ignore[arg-type]
-        recorder=None,  # type: ignore[arg-type]
+        recorder=mock.Mock(),
         working_memory_turns=0,
     )
     bank = SimpleNamespace(id=bank_id, config={})
     with mock.patch.object(service, "run_channels", intercept), contextlib.suppress(_Captured):
         await service.query(None, deps, bank, QueryRequest.model_validate(q.body(anchor)))  # type: ignore[arg-type]
-    return Prepared(q, *captured)
+    filters, inputs = captured[0]
+    vector = next((i.vector for _, i in captured if i.vector is not None), None)
+    channels = frozenset().union(*(i.channels for _, i in captured))
+    return Prepared(q, filters, replace(inputs, vector=vector, channels=channels))
 
 
 def only(inputs: Any, channel: str | None) -> Any:
-    from dataclasses import replace
 
     return inputs if channel is None else replace(inputs, channels=frozenset({channel}))
 
@@ -1174,7 +1179,7 @@ async def measure_sql(
 
     from app.config import Settings
     from app.db.engine import create_engine
-    from app.db.repositories.query import _statement, run_channels
+    from app.db.repositories.query import _statement, rare_words, run_channels
 
     settings = Settings(env="test", database_url=url, admin_key="bench-admin-key-unused")
     engine = create_engine(settings, pool_size=1)  # the app's connection settings (hnsw.*) and driver
@@ -1197,7 +1202,11 @@ async def measure_sql(
                     await db.rollback()
             for label, p, channel in explain_cases:
                 params: dict[str, Any] = {"bank": p.filters.bank_id}
-                statement = _statement(p.filters, only(p.inputs, channel), params)
+                inputs = only(p.inputs, channel)  # the words `run_channels` keeps, as it would
+                inputs = replace(inputs, keywords=await rare_words(db, p.filters.bank_id, inputs.keywords))
+                statement = _statement(p.filters, inputs, params)
+                if not statement:  # every word of the query is common in the bank: no keyword channel
+                    continue
                 rows = (await db.execute(text("EXPLAIN (ANALYZE, BUFFERS) " + statement), params)).all()
                 await db.rollback()
                 plan = _VECTOR_LITERAL.sub(f"'[{DIM} floats]'", "\n".join(r[0] for r in rows))

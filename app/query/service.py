@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo
 
@@ -104,7 +105,8 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest
     channels = active_channels(weights)
     time_filter = _time_filter(req, now, tz)
     inferred = infer_tags(req.query) if "tag" in channels else []
-    vector = (await deps.embedder.embed([req.query]))[0] if "semantic" in channels else None
+    # The query is embedded (in a thread) while the other channels run in the database.
+    embedding = asyncio.ensure_future(deps.embedder.embed([req.query])) if "semantic" in channels else None
     filters = Filters(
         bank_id=bank.id,
         statuses=list(req.statuses),
@@ -117,14 +119,21 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest
     inputs = ChannelInputs(
         model=deps.embedder.model,
         dim=deps.embedder.dim,
-        vector=vector,
+        vector=None,
         keywords=keywords(req.query) if "keyword" in channels else [],
         entity_names=entity_candidates(req.query, req.entities) if "entity" in channels else [],
         entity_wanted=[memory_repo.canonical(e) for e in req.entities or []],
         inferred_tags=inferred,
-        channels=channels,
+        channels=channels - {"semantic"},
     )
-    hits = await run_channels(db, filters, inputs)
+    try:
+        hits = await run_channels(db, filters, inputs)
+        if embedding is not None:
+            semantic = replace(inputs, vector=(await embedding)[0], channels=frozenset({"semantic"}))
+            hits += await run_channels(db, filters, semantic)
+    finally:
+        if embedding is not None:
+            embedding.cancel()  # a no-op once it is done; after a failure, the result is not wanted
     floor = req.min_score if req.min_score is not None else config.min_score
     ranked = [u for u in diversify(fuse(hits, mode, weights, now), hits) if u.score >= floor][: req.top_k]
     units = {u.id: u for u in await memory_repo.get_units(db, [r.memory_id for r in ranked])}

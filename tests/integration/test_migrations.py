@@ -57,7 +57,8 @@ async def test_upgrade_downgrade_upgrade_on_a_fresh_database(stack: Stack) -> No
         assert "USING hnsw" in indexes["ix_memory_embeddings_hnsw_384_default"]
         assert "vector_cosine_ops" in indexes["ix_memory_embeddings_hnsw_384_default"]
         assert "USING gin (search)" in indexes["ix_memory_units_search"]
-        assert "USING gin (tags)" in indexes["ix_memory_units_tags"]
+        assert "USING gin (tag_paths(tags))" in indexes["ix_memory_units_tag_paths"]
+        assert "COALESCE(valid_from, created_at) DESC" in indexes["ix_memory_units_active_recent"]
         assert "WHERE (status = 'active'::text)" in indexes["ix_memory_units_active_created"]
 
         await asyncio.to_thread(downgrade, url, "base")
@@ -94,3 +95,34 @@ async def test_schema_checks_refuse_bad_rows(stack: Stack) -> None:
         )
         assert cur.fetchone()[0] == "'budget':1 'rais':3"
         conn.rollback()
+
+
+def test_tag_paths_lists_every_tag_with_its_prefixes(stack: Stack) -> None:
+    with _connect(stack.database_url) as conn, conn.cursor() as cur:
+        cur.execute("SELECT tag_paths(ARRAY['constraint.budget.monthly', 'topic', 'constraint.time'])")
+        assert sorted(cur.fetchone()[0]) == [
+            "constraint",
+            "constraint.budget",
+            "constraint.budget.monthly",
+            "constraint.time",
+            "topic",
+        ]
+        cur.execute(
+            "SELECT tag_paths(ARRAY[]::text[]) = '{}', tag_paths(ARRAY['constraint.bud']) && ARRAY['constraint.budget']"
+        )
+        assert cur.fetchone() == (True, False)
+
+
+def test_date_span_is_the_days_a_date_entity_names(stack: Stack) -> None:
+    cases = {
+        "2024-03-14": "[2024-03-14,2024-03-15)",
+        "2024-03": "[2024-03-01,2024-04-01)",
+        "2024": "[2024-01-01,2025-01-01)",
+        "the week of 2024-03-11": "[2024-03-11,2024-03-18)",
+        "2024-13": None,  # not a date: no span, and the row is still stored
+        "next spring": None,
+    }
+    with _connect(stack.database_url) as conn, conn.cursor() as cur:
+        for name, span in cases.items():
+            cur.execute("SELECT date_span(%s)::text", (name,))
+            assert cur.fetchone()[0] == span, name

@@ -6,7 +6,7 @@ from typing import Any
 
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import BigInteger, Computed, Float, ForeignKey, Identity, Integer, Text, func
-from sqlalchemy.dialects.postgresql import ARRAY, TSVECTOR, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, DATERANGE, TSVECTOR, UUID
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db.models.base import Base, created_at_column
@@ -77,6 +77,10 @@ class Entity(Base):
     name: Mapped[str] = mapped_column(Text)
     canonical_name: Mapped[str] = mapped_column(Text)
     type: Mapped[str] = mapped_column(Text)
+    # The days a date entity names ("2024-03" is March), for time filters; see the `date_span` function.
+    date_span: Mapped[Any] = mapped_column(
+        DATERANGE, Computed("CASE WHEN type = 'date' THEN date_span(name) END", persisted=True)
+    )
     metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", server_default="{}")
     created_at: Mapped[datetime] = created_at_column()
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), onupdate=func.now())

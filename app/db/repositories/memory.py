@@ -448,14 +448,33 @@ async def undo_downweight(db: AsyncSession, unit: MemoryUnit) -> None:
 
 
 async def erase(db: AsyncSession, unit: MemoryUnit) -> None:
-    """Purge: the unit's text, vectors, entity links and relations are gone for good."""
+    """Purge: the unit's text, vectors, entity links and relations are gone for good, and so are the
+    entities only it named (their names are its words); the identity key, a digest of its content, too."""
     await db.execute(delete(MemoryEmbedding).where(MemoryEmbedding.memory_id == unit.id))
-    await db.execute(delete(MemoryEntity).where(MemoryEntity.memory_id == unit.id))
+    linked = (
+        await db.scalars(
+            delete(MemoryEntity).where(MemoryEntity.memory_id == unit.id).returning(MemoryEntity.entity_id)
+        )
+    ).all()
     await db.execute(delete(Relation).where(Relation.memory_id == unit.id))
+    if linked:
+        await db.execute(
+            text(
+                "DELETE FROM entities e WHERE e.id = ANY(:ids)"
+                " AND NOT EXISTS (SELECT 1 FROM memory_entities m WHERE m.entity_id = e.id)"
+                " AND NOT EXISTS (SELECT 1 FROM relations r WHERE e.id IN (r.subject_id, r.object_id))"
+            ),
+            {"ids": list(linked)},
+        )
     await db.execute(
         update(MemoryUnit)
         .where(MemoryUnit.id == unit.id)
-        .values(content="", search_text="", metadata_={"purged_at": datetime.now(UTC).isoformat()})
+        .values(
+            content="",
+            search_text="",
+            identity_key=None,
+            metadata_={"purged_at": datetime.now(UTC).isoformat()},
+        )
     )
 
 
@@ -492,13 +511,9 @@ async def history_of(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryHisto
 
 def tag_prefix_sql(alias: str, name: str, tags: list[str]) -> tuple[str, dict[str, Any]]:
     """SQL for "unit `alias` carries one of `tags` or a tag under one" ("constraint" covers
-    "constraint.budget"), with its bind parameters prefixed `name`."""
-    params = {f"{name}_exact": tags, f"{name}_like": [t.replace("_", r"\_") + ".%" for t in tags]}
-    sql = (
-        f"EXISTS (SELECT 1 FROM unnest({alias}.tags) AS t(tag)"
-        f" WHERE t.tag = ANY(CAST(:{name}_exact AS text[])) OR t.tag LIKE ANY(CAST(:{name}_like AS text[])))"
-    )
-    return sql, params
+    "constraint.budget"), with its bind parameter named `name`. `tag_paths` (a SQL function of the
+    schema) lists every tag with its dotted prefixes; a GIN index over it answers the overlap."""
+    return f"tag_paths({alias}.tags) && CAST(:{name} AS text[])", {name: tags}
 
 
 def tag_filter(tags: list[str]) -> ColumnElement[bool]:

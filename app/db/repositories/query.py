@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from cachetools import TTLCache
 from sqlalchemy import insert, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -28,6 +29,11 @@ CHANNEL_LIMIT = 50
 # An entity named in more units than this says little about any one of them (the bank's own user,
 # the two people of a conversation): the entity channel leaves it out unless the request names it.
 COMMON_ENTITY_MENTIONS = 50
+# A word in more units than this (in a large bank: "want", "order") costs more to rank than it tells;
+# the keyword channel leaves it out. Counting is a bitmap scan per word, so each API process remembers
+# the answer per (bank, word) for a while: a bank's vocabulary changes slowly.
+COMMON_WORD_UNITS = 1000
+_common_words: TTLCache[tuple[str, str], bool] = TTLCache(maxsize=100_000, ttl=600)
 _SAFE_MODEL = re.compile(r"^[\w./:-]+$")
 
 
@@ -68,30 +74,23 @@ class Hit:
     sources: list[int]
 
 
+# Date entities whose span of days (`entities.date_span`, see the schema) meets the time filter: their
+# units count as said in the window.
 _DATE_ENTITIES = """
-    date_units AS (
-        SELECT DISTINCT me.memory_id AS id
-        FROM (
-            SELECT id, substring(name from '\\d{4}(?:-\\d{2}){0,2}') AS d, name LIKE 'the week of%' AS week
-            FROM entities WHERE bank_id = :bank AND type = 'date'
-        ) e
-        CROSS JOIN LATERAL (
-            SELECT CASE length(e.d)
-                       WHEN 4 THEN make_date(left(e.d, 4)::int, 1, 1)
-                       WHEN 7 THEN to_date(e.d || '-01', 'YYYY-MM-DD')
-                       ELSE to_date(e.d, 'YYYY-MM-DD') END AS start
-        ) s
-        CROSS JOIN LATERAL (
-            SELECT s.start + CASE
-                       WHEN length(e.d) = 4 THEN interval '1 year'
-                       WHEN length(e.d) = 7 THEN interval '1 month'
-                       WHEN e.week THEN interval '7 days'
-                       ELSE interval '1 day' END AS stop
-        ) t
-        JOIN memory_entities me ON me.entity_id = e.id
-        WHERE e.d IS NOT NULL
-          AND s.start < CAST(:time_to AS timestamptz) AND t.stop > CAST(:time_from AS timestamptz)
+    date_entities AS (
+        SELECT id FROM entities
+        WHERE bank_id = :bank AND type = 'date' AND date_span IS NOT NULL
+          AND lower(date_span) < CAST(:time_to AS timestamptz)
+          AND upper(date_span) > CAST(:time_from AS timestamptz)
     ),"""
+
+
+def _status(f: Filters, params: dict[str, Any], alias: str) -> str:
+    # The usual case is a literal, so generic plans can still use the partial `status = 'active'` indexes.
+    if f.statuses == ["active"]:
+        return f"{alias}.status = 'active'"
+    params["statuses"] = f.statuses
+    return f"{alias}.status = ANY(CAST(:statuses AS text[]))"
 
 
 def _where(f: Filters, params: dict[str, Any], alias: str = "m") -> str:
@@ -101,10 +100,9 @@ def _where(f: Filters, params: dict[str, Any], alias: str = "m") -> str:
         params["as_of"] = f.as_of
         clauses.append(f"{alias}.created_at <= :as_of AND {alias}.id IN (SELECT id FROM as_of_active)")
     else:
-        params["statuses"] = f.statuses
-        clauses.append(f"{alias}.status = ANY(CAST(:statuses AS text[]))")
+        clauses.append(_status(f, params, alias))
     if f.tags:
-        sql, tag_params = tag_prefix_sql(alias, "tag", f.tags)
+        sql, tag_params = tag_prefix_sql(alias, "tags", f.tags)
         params.update(tag_params)
         clauses.append(sql)
     if f.entities:
@@ -115,13 +113,43 @@ def _where(f: Filters, params: dict[str, Any], alias: str = "m") -> str:
             " WHERE fe.bank_id = :bank AND fe.canonical_name = ANY(CAST(:entity_filter AS text[])))"
         )
     if f.time_from is not None and f.time_to is not None:
-        params["time_from"], params["time_to"] = f.time_from, f.time_to
-        clauses.append(
-            f"(({alias}.valid_from >= CAST(:time_from AS timestamptz)"
-            f" AND {alias}.valid_from < CAST(:time_to AS timestamptz))"
-            f" OR {alias}.id IN (SELECT id FROM date_units))"
-        )
+        clauses.append(f"{alias}.id IN (SELECT id FROM time_units)")
     return " AND ".join(clauses)
+
+
+def _prelude(f: Filters, params: dict[str, Any]) -> list[str]:
+    """The sets the filters refer to: units active at `as_of`, units said in (or about) the window."""
+    ctes: list[str] = []
+    if f.as_of is not None:
+        ctes.append(
+            """
+    as_of_active AS (
+        SELECT memory_id AS id FROM (
+            SELECT DISTINCT ON (memory_id) memory_id, details->>'to' AS status
+            FROM memory_history
+            WHERE bank_id = :bank AND at <= :as_of AND details ? 'to'
+            ORDER BY memory_id, at DESC, id DESC
+        ) last WHERE status = 'active'
+    ),"""
+        )
+    if f.time_from is not None and f.time_to is not None:
+        params["time_from"], params["time_to"] = f.time_from, f.time_to
+        status = "TRUE" if f.as_of is not None else _status(f, params, "tm")
+        ctes.append(_DATE_ENTITIES)
+        # Two index scans (the window on valid_from; the date entities' links), not an OR over the bank.
+        ctes.append(
+            f"""
+    time_units AS MATERIALIZED (
+        SELECT tm.id FROM memory_units tm
+        WHERE tm.bank_id = :bank AND {status}
+          AND tm.valid_from >= CAST(:time_from AS timestamptz)
+          AND tm.valid_from < CAST(:time_to AS timestamptz)
+        UNION
+        SELECT me.memory_id FROM memory_entities me
+        WHERE me.entity_id = ANY(ARRAY(SELECT id FROM date_entities))
+    ),"""
+        )
+    return ctes
 
 
 _COLUMNS = "m.importance, m.layer, m.tags, m.valid_from, m.created_at, m.source_event_ids"
@@ -145,23 +173,9 @@ def _ranked(channel: str, order: str) -> str:
 def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
     if not _SAFE_MODEL.match(c.model):
         raise ValueError(f"unexpected embedding model name {c.model!r}")
+    ctes = _prelude(f, params)
     where = _where(f, params)
-    ctes: list[str] = []
     selects: list[str] = []
-    if f.as_of is not None:
-        ctes.append(
-            """
-    as_of_active AS (
-        SELECT memory_id AS id FROM (
-            SELECT DISTINCT ON (memory_id) memory_id, details->>'to' AS status
-            FROM memory_history
-            WHERE bank_id = :bank AND at <= :as_of AND details ? 'to'
-            ORDER BY memory_id, at DESC, id DESC
-        ) last WHERE status = 'active'
-    ),"""
-        )
-    if f.time_from is not None:
-        ctes.append(_DATE_ENTITIES)
     if "semantic" in c.channels and c.vector is not None:
         # The model name and dimension are literals so the planner can match the partial HNSW index.
         vec = f"CAST(:qvec AS vector({c.dim}))"
@@ -217,10 +231,10 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
         WHERE {_rare("h.id")}
     ),
     entity AS MATERIALIZED (
-        SELECT m.id, max(CASE WHEN me.entity_id IN (SELECT id FROM named) THEN 1.0 ELSE 0.5 END) AS score,
-               {_COLUMNS}
+        SELECT m.id, max(CASE WHEN me.entity_id = ANY(ARRAY(SELECT id FROM named)) THEN 1.0 ELSE 0.5 END)
+               AS score, {_COLUMNS}
         FROM memory_entities me JOIN memory_units m ON m.id = me.memory_id
-        WHERE me.entity_id IN (SELECT id FROM named UNION SELECT id FROM hop) AND {where}
+        WHERE me.entity_id = ANY(ARRAY(SELECT id FROM named UNION SELECT id FROM hop)) AND {where}
         GROUP BY m.id
         ORDER BY score DESC, m.valid_from DESC NULLS LAST
         LIMIT {CHANNEL_LIMIT}
@@ -259,8 +273,30 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
     return "WITH" + "".join(ctes).rstrip(",") + "\n" + body
 
 
+async def rare_words(db: AsyncSession, bank_id: str, words: list[str]) -> list[str]:
+    """`words` without those in more than COMMON_WORD_UNITS of the bank's units."""
+    unknown = [w for w in words if (bank_id, w) not in _common_words]
+    if unknown:
+        rows = await db.execute(
+            text(f"""
+                SELECT w.word, (SELECT count(*) FROM (
+                    SELECT 1 FROM memory_units m
+                    WHERE m.search @@ to_tsquery('english', quote_literal(w.word)) AND m.bank_id = :bank
+                    LIMIT {COMMON_WORD_UNITS + 1}) c) AS n
+                FROM unnest(CAST(:words AS text[])) AS w(word)
+            """),
+            {"bank": bank_id, "words": unknown},
+        )
+        for word, n in rows:
+            _common_words[(bank_id, word)] = n > COMMON_WORD_UNITS
+    return [w for w in words if not _common_words.get((bank_id, w), False)]
+
+
 async def run_channels(db: AsyncSession, f: Filters, c: ChannelInputs) -> list[Hit]:
-    """Every channel's hits, ranked within their channel, in one round trip."""
+    """Every channel's hits, ranked within their channel, in one round trip (two when the bank's
+    common words are not known yet)."""
+    if "keyword" in c.channels and c.keywords:
+        c = replace(c, keywords=await rare_words(db, f.bank_id, c.keywords))
     params: dict[str, Any] = {"bank": f.bank_id}
     statement = _statement(f, c, params)
     if not statement:
