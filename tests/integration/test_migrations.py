@@ -57,7 +57,7 @@ async def test_upgrade_downgrade_upgrade_on_a_fresh_database(stack: Stack) -> No
         assert "USING hnsw" in indexes["ix_memory_embeddings_hnsw_384_default"]
         assert "vector_cosine_ops" in indexes["ix_memory_embeddings_hnsw_384_default"]
         assert "USING gin (search)" in indexes["ix_memory_units_search"]
-        assert "USING gin (tag_paths(tags))" in indexes["ix_memory_units_tag_paths"]
+        assert "USING gin (tag_paths)" in indexes["ix_memory_units_tag_paths"]
         assert "COALESCE(valid_from, created_at) DESC" in indexes["ix_memory_units_active_recent"]
         assert "WHERE (status = 'active'::text)" in indexes["ix_memory_units_active_created"]
 
@@ -108,7 +108,8 @@ def test_tag_paths_lists_every_tag_with_its_prefixes(stack: Stack) -> None:
             "topic",
         ]
         cur.execute(
-            "SELECT tag_paths(ARRAY[]::text[]) = '{}', tag_paths(ARRAY['constraint.bud']) && ARRAY['constraint.budget']"
+            "SELECT tag_paths(ARRAY[]::text[]) = '{}',"
+            " tag_paths(ARRAY['constraint.bud']) && ARRAY['constraint.budget']"
         )
         assert cur.fetchone() == (True, False)
 

@@ -27,6 +27,8 @@ class MemoryUnit(Base):
         TSVECTOR, Computed("to_tsvector('english'::regconfig, search_text)", persisted=True)
     )
     tags: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
+    # Every tag with its dotted prefixes ("constraint.budget" → "constraint", "constraint.budget").
+    tag_paths: Mapped[list[str]] = mapped_column(ARRAY(Text), Computed("tag_paths(tags)", persisted=True))
     confidence: Mapped[float] = mapped_column(Float, server_default="0.8")
     importance: Mapped[float] = mapped_column(Float, server_default="0.5")
     status: Mapped[str] = mapped_column(Text, server_default="pending")

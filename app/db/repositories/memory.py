@@ -511,9 +511,9 @@ async def history_of(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryHisto
 
 def tag_prefix_sql(alias: str, name: str, tags: list[str]) -> tuple[str, dict[str, Any]]:
     """SQL for "unit `alias` carries one of `tags` or a tag under one" ("constraint" covers
-    "constraint.budget"), with its bind parameter named `name`. `tag_paths` (a SQL function of the
-    schema) lists every tag with its dotted prefixes; a GIN index over it answers the overlap."""
-    return f"tag_paths({alias}.tags) && CAST(:{name} AS text[])", {name: tags}
+    "constraint.budget"), with its bind parameter named `name`. The stored column `tag_paths` lists
+    every tag with its dotted prefixes; a GIN index over it answers the overlap."""
+    return f"{alias}.tag_paths && CAST(:{name} AS text[])", {name: tags}
 
 
 def tag_filter(tags: list[str]) -> ColumnElement[bool]:

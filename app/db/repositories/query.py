@@ -7,7 +7,8 @@ bank's units that pass the request's filters, using its own index:
 - entity: units linked to entities the query names, and 1 hop over `relations`;
 - temporal: units said within the time filter (or mentioning a date in it), newest first; without a
   filter, the newest units;
-- tag: units under the tags inferred from the query, most important first.
+- tag: units under the tags inferred from the query, newest first (the newest value of a tag is the
+  one that holds; an index walk when the tag is common, the GIN index when it is rare).
 """
 
 from __future__ import annotations
@@ -259,14 +260,14 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
         ctes.append(
             f"""
     tag AS MATERIALIZED (
-        SELECT m.id, m.importance AS score, {_COLUMNS}
+        SELECT m.id, extract(epoch FROM coalesce(m.valid_from, m.created_at)) AS score, {_COLUMNS}
         FROM memory_units m
         WHERE {where} AND {inferred}
-        ORDER BY m.importance DESC, m.valid_from DESC NULLS LAST
+        ORDER BY coalesce(m.valid_from, m.created_at) DESC
         LIMIT {CHANNEL_LIMIT}
     ),"""
         )
-        selects.append(_ranked("tag", "score DESC, valid_from DESC NULLS LAST"))
+        selects.append(_ranked("tag", "score DESC"))
     if not selects:
         return ""
     body = "\nUNION ALL\n".join(selects)
