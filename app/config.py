@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     worker_heartbeat_ttl_seconds: float = Field(default=30.0, gt=0)
     job_deadline_seconds: int = Field(default=600, ge=1)
     cors_origins: list[str] = Field(default_factory=list)  # CORS is off unless origins are listed
+    # Per-key token bucket (Redis): a steady rate and the burst a key may spend at once; 0 turns it off.
+    rate_limit_per_second: float = Field(default=100.0, ge=0)
+    rate_limit_burst: int = Field(default=200, ge=1)
 
     @property
     def effective_broker_url(self) -> str:

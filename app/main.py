@@ -19,11 +19,15 @@ from app.mcp import server as mcp
 from app.middleware import BodySizeLimitMiddleware, MetricsMiddleware
 from app.providers.embeddings import LazyEmbedder
 from app.query.recorder import ReadRecorder
+from app.ratelimit import RateLimiter, RateLimitMiddleware
 
 DESCRIPTION = """Agent memory as a service. Append raw conversation events; workers distil them into
 typed memory units; queries return the few units that matter, newest truth first.
 
 Errors are RFC 9457 `application/problem+json`. Authenticate with `Authorization: Bearer <key>`."""
+
+
+REDIS_MAX_CONNECTIONS = 100  # per API process; each request holds one for a round trip or two
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -34,15 +38,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         from worker.factory import create_celery
 
         engine = create_engine(settings)
-        redis = aioredis.Redis.from_url(
-            settings.redis_url,
-            socket_timeout=settings.redis_timeout_seconds,
-            socket_connect_timeout=settings.redis_timeout_seconds,
+        # A blocking pool: past its connections a call waits (as long as any Redis call may take) instead
+        # of failing at once, which under a burst would fail the rate limit open and drop working memory.
+        redis = aioredis.Redis.from_pool(
+            aioredis.BlockingConnectionPool.from_url(
+                settings.redis_url,
+                max_connections=REDIS_MAX_CONNECTIONS,
+                timeout=settings.redis_timeout_seconds,
+                socket_timeout=settings.redis_timeout_seconds,
+                socket_connect_timeout=settings.redis_timeout_seconds,
+            )
         )
         app.state.settings = settings
         app.state.engine = engine
         app.state.sessionmaker = create_sessionmaker(engine)
         app.state.redis = redis
+        app.state.rate_limiter = RateLimiter(
+            redis,
+            per_second=settings.rate_limit_per_second,
+            burst=settings.rate_limit_burst,
+            secret=settings.admin_key.get_secret_value(),
+        )
         app.state.working_memory = WorkingMemory(
             redis,
             max_turns=settings.working_memory_max_turns,
@@ -66,21 +82,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         description=DESCRIPTION,
         lifespan=lifespan,
-        responses={
-            401: {"description": "Missing or invalid key (problem+json)"},
-            404: {"description": "Not found, or another bank's (problem+json)"},
-            422: {"description": "Invalid input (problem+json)"},
-            503: {"description": "A backing service is unavailable (problem+json)"},
-        },
+        # Error responses are declared per router and route (app.schemas.problems), with their schema.
     )
     install_error_handlers(app)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
+    # Outside the body limit (refuse before reading a body), inside CORS (a browser can read the 429).
+    app.add_middleware(RateLimitMiddleware)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
             allow_origins=settings.cors_origins,
             allow_methods=["*"],
             allow_headers=["*"],
+            expose_headers=["Retry-After"],  # not CORS-safelisted: a browser client needs it after 429/503
         )
     app.add_middleware(MetricsMiddleware)
     for module in (health, banks, events, distill, memories, query, jobs, timeline, entities):

@@ -21,3 +21,8 @@ TASK_SEND_FAILURES = Counter(
     "hindsight_task_send_failures_total", "Task messages not sent (the sweep re-sends them)"
 )
 JOBS_FINISHED = Counter("hindsight_jobs_finished_total", "Jobs finished", ["kind", "status"])
+RATE_LIMITED = Counter("hindsight_rate_limited_total", "Requests refused with 429 by the per-key rate limit")
+RATE_LIMIT_ERRORS = Counter(
+    "hindsight_rate_limit_errors_total",
+    "Rate-limit checks skipped because Redis failed (the requests were let through)",
+)

@@ -41,6 +41,9 @@ class Stack:
             "HINDSIGHT_LLM_MAX_RETRIES": "1",
             "HINDSIGHT_LLM_TIMEOUT_SECONDS": "5",
             "HF_HUB_OFFLINE": "1",
+            # Tests fire many requests with one key; test_ratelimit.py builds its own low-limit app.
+            "HINDSIGHT_RATE_LIMIT_PER_SECOND": "100000",
+            "HINDSIGHT_RATE_LIMIT_BURST": "100000",
             **extra,
         }
 

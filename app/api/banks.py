@@ -4,7 +4,15 @@ import uuid
 
 from fastapi import APIRouter, Response, status
 
-from app.api.deps import AdminDep, BankDep, PrincipalDep, SessionDep, WritableBankDep
+from app.api.deps import (
+    AdminDep,
+    AdminForBankDep,
+    BankDep,
+    PrincipalDep,
+    SessionDep,
+    WorkingMemoryDep,
+    WritableBankDep,
+)
 from app.banks import service
 from app.db.repositories import banks as repo
 from app.schemas.banks import (
@@ -17,11 +25,17 @@ from app.schemas.banks import (
     KeyCreated,
 )
 from app.schemas.common import Limit, Slug, decode_cursor, encode_cursor
+from app.schemas.problems import ADMIN_ONLY, AUTHENTICATED, CONFLICT, IN_A_BANK, PAGINATED, WITH_BODY
 
-router = APIRouter(prefix="/v1/banks", tags=["banks"])
+router = APIRouter(prefix="/v1/banks", tags=["banks"], responses=AUTHENTICATED)
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, response_model=BankRead)
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    response_model=BankRead,
+    responses={**ADMIN_ONLY, **WITH_BODY, **CONFLICT},
+)
 async def create_bank(body: BankCreate, db: SessionDep, _: AdminDep) -> BankRead:
     """Create a memory bank (admin key)."""
     bank = await service.create_bank(db, body)
@@ -29,7 +43,7 @@ async def create_bank(body: BankCreate, db: SessionDep, _: AdminDep) -> BankRead
     return BankRead.model_validate(bank)
 
 
-@router.get("", response_model=BankPage)
+@router.get("", response_model=BankPage, responses=PAGINATED)
 async def list_banks(
     db: SessionDep, principal: PrincipalDep, limit: Limit = 100, cursor: str | None = None
 ) -> BankPage:
@@ -44,13 +58,13 @@ async def list_banks(
     return BankPage(banks=[BankRead.model_validate(b) for b in rows], next_cursor=next_cursor)
 
 
-@router.get("/{bank_id}", response_model=BankRead)
+@router.get("/{bank_id}", response_model=BankRead, responses=IN_A_BANK)
 async def get_bank(bank: BankDep) -> BankRead:
     """Get one bank with its effective config."""
     return BankRead.model_validate(bank)
 
 
-@router.patch("/{bank_id}", response_model=BankRead)
+@router.patch("/{bank_id}", response_model=BankRead, responses={**IN_A_BANK, **WITH_BODY})
 async def update_bank(body: BankUpdate, bank: WritableBankDep, db: SessionDep) -> BankRead:
     """Rename a bank or change its config (merged into the current config)."""
     bank = await service.update_bank(db, bank, body)
@@ -58,15 +72,24 @@ async def update_bank(body: BankUpdate, bank: WritableBankDep, db: SessionDep) -
     return BankRead.model_validate(bank)
 
 
-@router.delete("/{bank_id}", status_code=status.HTTP_204_NO_CONTENT)
-async def delete_bank(bank_id: Slug, db: SessionDep, _: AdminDep) -> Response:
-    """Purge a bank: every event, memory, embedding, entity, history row and key is erased."""
-    await service.purge_bank(db, bank_id)
+@router.delete("/{bank_id}", status_code=status.HTTP_204_NO_CONTENT, responses=IN_A_BANK)
+async def delete_bank(
+    bank_id: Slug, db: SessionDep, _: AdminForBankDep, working_memory: WorkingMemoryDep
+) -> Response:
+    """Purge a bank: every event, memory, embedding, entity, history row and key is erased, and the
+    sessions' working memory in Redis."""
+    session_ids = await service.purge_bank(db, bank_id)
     await db.commit()
+    await working_memory.drop(bank_id, session_ids)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.post("/{bank_id}/keys", status_code=status.HTTP_201_CREATED, response_model=KeyCreated)
+@router.post(
+    "/{bank_id}/keys",
+    status_code=status.HTTP_201_CREATED,
+    response_model=KeyCreated,
+    responses={**IN_A_BANK, **WITH_BODY},
+)
 async def create_key(body: KeyCreate, bank: BankDep, db: SessionDep, _: AdminDep) -> KeyCreated:
     """Issue a bank-scoped key (admin key). The key is shown once; only its hash is stored."""
     key, secret = await service.create_key(db, bank, body)
@@ -81,7 +104,7 @@ async def create_key(body: KeyCreate, bank: BankDep, db: SessionDep, _: AdminDep
     )
 
 
-@router.delete("/{bank_id}/keys/{key_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/{bank_id}/keys/{key_id}", status_code=status.HTTP_204_NO_CONTENT, responses=IN_A_BANK)
 async def revoke_key(key_id: uuid.UUID, bank: BankDep, db: SessionDep, _: AdminDep) -> Response:
     """Revoke a bank key (admin key); it stops working at once."""
     await service.revoke_key(db, bank, key_id)
@@ -89,7 +112,7 @@ async def revoke_key(key_id: uuid.UUID, bank: BankDep, db: SessionDep, _: AdminD
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.get("/{bank_id}/stats", response_model=BankStats)
+@router.get("/{bank_id}/stats", response_model=BankStats, responses=IN_A_BANK)
 async def bank_stats(bank: BankDep, db: SessionDep) -> BankStats:
     """Counts by status, tag and layer; events, undistilled events and queue lag."""
     return BankStats.model_validate(await repo.bank_stats(db, bank.id))

@@ -13,6 +13,7 @@ from app.banks import service as banks
 from app.banks.service import Principal
 from app.config import Settings
 from app.db.models import Bank, Job
+from app.errors import NotFound
 from app.events.working_memory import WorkingMemory
 from app.jobs import service as jobs
 from app.jobs.queue import TaskQueue
@@ -27,7 +28,9 @@ async def get_db(request: Request) -> AsyncIterator[AsyncSession]:
             await db.commit()
 
 
-def get_settings(request: Request) -> Settings:
+# The dependencies below are `async def` although they do no I/O: FastAPI runs a plain `def`
+# dependency in its thread pool, a thread hand-off per dependency per request on the hot paths.
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
@@ -45,19 +48,25 @@ class JobSender:
             await jobs.send_after_commit(self._sessionmaker, self._queue, committed)
 
 
-def get_embedder(request: Request) -> Embedder:
+async def get_embedder(request: Request) -> Embedder:
     embedder: Embedder = request.app.state.embedder
     return embedder
 
 
-def get_working_memory(request: Request) -> WorkingMemory:
+async def get_working_memory(request: Request) -> WorkingMemory:
     memory: WorkingMemory = request.app.state.working_memory
     return memory
 
 
 SessionDep = Annotated[AsyncSession, Depends(get_db)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
-JobSenderDep = Annotated[JobSender, Depends(JobSender)]
+
+
+async def get_job_sender(request: Request) -> JobSender:
+    return JobSender(request)
+
+
+JobSenderDep = Annotated[JobSender, Depends(get_job_sender)]
 WorkingMemoryDep = Annotated[WorkingMemory, Depends(get_working_memory)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 
@@ -82,6 +91,18 @@ async def require_admin(principal: PrincipalDep) -> Principal:
 
 
 AdminDep = Annotated[Principal, Depends(require_admin)]
+
+
+async def require_admin_for_bank(principal: PrincipalDep, bank_id: Slug) -> Principal:
+    """Admin-only routes of one bank: another bank's key gets 404 as everywhere (never 403), a key of
+    this bank 403."""
+    if not principal.is_admin and principal.bank_id != bank_id:
+        raise NotFound(f"Bank {bank_id!r} not found.")
+    banks.require_admin(principal)
+    return principal
+
+
+AdminForBankDep = Annotated[Principal, Depends(require_admin_for_bank)]
 
 
 async def readable_bank(db: SessionDep, principal: PrincipalDep, bank_id: Slug) -> Bank:

@@ -43,7 +43,7 @@ MAX_EVENTS_PER_APPEND = 1000
 MAX_UNIT_CHARS = 4000
 PAGE_LIMIT = 500
 POLL_SECONDS = 0.5
-RETRY_STATUSES = frozenset({502, 503, 504})
+RETRY_STATUSES = frozenset({429, 502, 503, 504})  # 429: the per-key rate limit; Retry-After honoured
 
 PRODUCT_BANK_CONFIG: dict[str, Any] = {
     "distill_every_n_turns": 1000,
@@ -461,8 +461,9 @@ def _dropped(exc: httpx.TransportError) -> bool:
 
 
 class Api:
-    """The service's public HTTP API: retries a 502/503/504 or a refused connection with a short
-    backoff, and turns any other error into an EvalError that says what went wrong."""
+    """The service's public HTTP API: retries a 429/502/503/504 (after its Retry-After, at most 10 s) or
+    a refused connection with a short backoff, and turns any other error into an EvalError that says
+    what went wrong."""
 
     def __init__(self, client: httpx.AsyncClient, *, attempts: int = 6, backoff: float = 0.25) -> None:
         self.client = client

@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_URL = "http://localhost:8000"
 TIMEOUT = httpx2.Timeout(30.0, read=120.0)
+RATE_LIMIT_RETRIES = 3  # a 429 is retried this often, each after its Retry-After (at most 10 s)
+RATE_LIMIT_MAX_WAIT = 10.0
 
 
 def endpoint(url: str) -> str:
@@ -65,12 +67,38 @@ class Upstream:
         return Client(transport, cache=None)
 
 
+class RetryAfter429(httpx2.AsyncBaseTransport):
+    """Retries a request the service refused with 429 (its per-key rate limit) after the `Retry-After`
+    it asked for, a bounded number of times; the SDK would otherwise turn a 429 into an opaque error.
+    A 429 is refused before anything is done, so sending the request again is always safe."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+        self._inner = inner
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        await request.aread()  # the body can be sent again
+        for _ in range(RATE_LIMIT_RETRIES):
+            response = await self._inner.handle_async_request(request)
+            if response.status_code != 429:
+                return response
+            await response.aclose()
+            retry_after = response.headers.get("retry-after", "")
+            delay = float(retry_after) if retry_after.isdigit() else 1.0
+            log.info("rate limited by %s; retrying in %.0f s", request.url, delay)
+            await anyio.sleep(min(delay, RATE_LIMIT_MAX_WAIT))
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
 @asynccontextmanager
 async def _transport(url: str, api_key: str) -> AsyncIterator[Any]:
     """The SDK's Streamable HTTP transport on an HTTP client that sends the key and is closed after."""
     headers = {"Authorization": f"Bearer {api_key}"}
+    retrying = RetryAfter429(httpx2.AsyncHTTPTransport())
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=TIMEOUT) as http,
+        httpx2.AsyncClient(headers=headers, timeout=TIMEOUT, transport=retrying) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
