@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import ApiKey, Bank
 from app.db.repositories import banks as repo
+from app.db.repositories import events as events_repo
 from app.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from app.schemas.banks import BankConfig, BankCreate, BankUpdate, KeyCreate
 
@@ -112,6 +113,10 @@ async def revoke_key(db: AsyncSession, bank: Bank, key_id: uuid.UUID) -> None:
         raise NotFound(f"Key {key_id} not found.")
 
 
-async def purge_bank(db: AsyncSession, bank_id: str) -> None:
+async def purge_bank(db: AsyncSession, bank_id: str) -> list[str]:
+    """Delete every row of the bank; returns its session ids, whose Redis buffers the caller drops
+    after the commit."""
+    session_ids = await events_repo.all_session_ids(db, bank_id)
     if not await repo.purge_bank(db, bank_id):
         raise NotFound(f"Bank {bank_id!r} not found.")
+    return session_ids

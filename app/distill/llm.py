@@ -180,7 +180,8 @@ def parse_units(text: str) -> list[Candidate]:
 
 
 def post_filter(candidates: list[Candidate], context: DistillContext) -> list[Candidate]:
-    """Keep only what the batch can vouch for: seqs of these turns, supersedes of listed units, no dups."""
+    """Keep only what the batch can vouch for: seqs of these turns, supersedes of listed units, a core
+    kind, no dups. (Fields the model adds beyond the schema were already ignored by validation.)"""
     seqs = {turn.seq for turn in context.turns}
     related_ids = {unit.id for unit in context.related}
     kept: dict[tuple[str, tuple[str, ...]], Candidate] = {}
@@ -192,8 +193,9 @@ def post_filter(candidates: list[Candidate], context: DistillContext) -> list[Ca
             continue
         if tags[0].split(".", 1)[0] not in CORE_KINDS:
             core = next((tag for tag in tags if tag.split(".", 1)[0] in CORE_KINDS), None)
-            if core is not None:
-                tags = [core, *(tag for tag in tags if tag != core)]
+            if core is None:
+                continue  # no kind of ours ("admin", "system.instruction"): off the contract, dropped
+            tags = [core, *(tag for tag in tags if tag != core)]
         entities = [
             entity.model_copy(update={"name": entity.name.strip(), "type": _entity_type(entity.type)})
             for entity in candidate.entities

@@ -3,12 +3,14 @@ one job per session at a time, idempotently; and replay (`redistill`) with a dif
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import logging
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -28,6 +30,7 @@ from app.events.working_memory import WorkingMemory
 from app.jobs import service as jobs
 from app.jobs.queue import TaskQueue
 from app.providers.embeddings import Embedder
+from app.redact import is_redacted, redact
 from app.schemas.banks import BankConfig
 from app.text import search_text
 
@@ -68,6 +71,23 @@ def _turns(events: list[Event]) -> list[Turn]:
     return [Turn(e.seq, e.id, e.role, e.content, e.speaker, e.occurred_at) for e in events]
 
 
+def redact_candidate(candidate: Candidate) -> Candidate:
+    """Secrets masked in what is stored (content, and so its embedding and search text) and in the
+    graph: an entity or relation end that was nothing but a secret is left out, not stored masked."""
+    entities = [e.model_copy(update={"name": redact(e.name)}) for e in candidate.entities]
+    relations = [
+        r.model_copy(update={"subject": redact(r.subject), "object": redact(r.object)})
+        for r in candidate.relations
+    ]
+    return candidate.model_copy(
+        update={
+            "content": redact(candidate.content),
+            "entities": [e for e in entities if not is_redacted(e.name)],
+            "relations": [r for r in relations if not (is_redacted(r.subject) or is_redacted(r.object))],
+        }
+    )
+
+
 def _identity(session_id: str, version: str, candidate: Candidate, salt: str = "") -> str:
     """Session + source seqs + distiller version + what was said: the same job run twice, or two
     workers on the same batch, produce the same keys and the second insert adds nothing."""
@@ -87,22 +107,26 @@ async def _candidates(
     """Run the distiller over the events (with the bank's related active units when it wants
     them); drop units under the bank's `min_confidence`. Returns (kept, dropped, usage)."""
     config = BankConfig.model_validate(bank.config)
+    turns = _turns(events)
+    if config.redact:  # the distiller (an LLM provider too) never sees the secrets it would mask
+        turns = [replace(t, content=redact(t.content)) for t in turns]
     related: list[RelatedUnit] = []
     if distiller.uses_related:
-        probe = "\n".join(e.content for e in events)[:2000]
+        probe = "\n".join(t.content for t in turns)[:2000]
         [vector] = await rt.embedder.embed([probe])
         units = await repo.related_active_units(db, bank.id, rt.embedder.model, vector, RELATED_UNITS)
         related = [RelatedUnit(u.id, u.content, list(u.tags)) for u in units]
     context = DistillContext(
         bank_id=bank.id,
         session_id=session_id,
-        turns=_turns(events),
+        turns=turns,
         timezone=bank_timezone(bank),
         related=related,
         taxonomy=bank_taxonomy(config.tags),
     )
     result = await distiller.distill(context)
-    kept = [c for c in result.candidates if c.confidence >= config.min_confidence]
+    candidates = [redact_candidate(c) for c in result.candidates] if config.redact else result.candidates
+    kept = [c for c in candidates if c.confidence >= config.min_confidence]
     return kept, len(result.candidates) - len(kept), result.usage
 
 
@@ -146,14 +170,28 @@ async def _store(
             "embedding_model": rt.embedder.model,
         }
         prepared[key] = (row, c)
-    inserted = await repo.insert_units(db, [row for row, _ in prepared.values()])
-    new = [(inserted[key], row, c) for key, (row, c) in prepared.items() if key in inserted]
-    if not new:
+    if not prepared:
         return []
-    vectors = await rt.embedder.embed([row["content"] for _, row, _ in new])
+    # The embedder (a thread, or a remote service) works while the units, their graph and history
+    # are written; only a retried batch's already stored units are embedded for nothing.
+    keys = list(prepared)
+    embedding = asyncio.ensure_future(rt.embedder.embed([prepared[k][0]["content"] for k in keys]))
+    try:
+        inserted = await repo.insert_units(db, [row for row, _ in prepared.values()])
+        new = [(inserted[key], row, c) for key, (row, c) in prepared.items() if key in inserted]
+        if not new:
+            await embedding
+            return []
+        await store_graph(db, bank.id, [(mid, c.entities, c.relations, c.confidence) for mid, _, c in new])
+    except BaseException:
+        embedding.cancel()
+        with contextlib.suppress(BaseException):
+            await embedding
+        raise
     ids = [mid for mid, _, _ in new]
+    by_key = dict(zip(keys, await embedding, strict=True))
+    vectors = [by_key[key] for key in prepared if key in inserted]
     await repo.insert_embeddings(db, bank.id, rt.embedder.model, dict(zip(ids, vectors, strict=True)))
-    await store_graph(db, bank.id, [(mid, c.entities, c.relations, c.confidence) for mid, _, c in new])
     await repo.add_history(
         db,
         [

@@ -73,3 +73,12 @@ class WorkingMemory:
                 await self._redis.ltrim(key, covered, -1)
         except (RedisError, OSError) as exc:
             log.warning("working memory trim failed for %s/%s: %s", bank_id, session_id, exc)
+
+    async def drop(self, bank_id: str, session_ids: list[str]) -> None:
+        """Forget the sessions' buffers (a bank purge: no turn of it may outlive it in Redis)."""
+        if not session_ids:
+            return
+        try:
+            await self._redis.delete(*(working_memory_key(bank_id, s) for s in session_ids))
+        except (RedisError, OSError) as exc:
+            log.warning("working memory drop failed for bank %s: %s", bank_id, exc)

@@ -10,12 +10,14 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Bank, MemoryUnit
+from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import memory as repo
 from app.distill.service import store_graph
 from app.distill.types import EntityOut
 from app.errors import Conflict, NotFound
 from app.events.service import as_aware, bank_timezone
 from app.providers.embeddings import Embedder
+from app.redact import is_redacted, redact
 from app.resolve.service import lock_bank, supersede
 from app.schemas.banks import BankConfig
 from app.schemas.memories import (
@@ -109,7 +111,12 @@ async def _insert(
     actor: str,
     status: str,
 ) -> MemoryUnit:
-    """A unit written through the API (not distilled), with its vector, entities and a history row."""
+    """A unit written through the API (not distilled), with its vector, entities and a history row.
+    Secrets are masked first when the bank redacts (the default), so no vector or index sees them."""
+    if BankConfig.model_validate(bank.config).redact:
+        content = redact(content)
+        entities = [e.model_copy(update={"name": redact(e.name)}) for e in entities]
+        entities = [e for e in entities if not is_redacted(e.name)]
     unit_id = uuid.uuid4()
     [vector] = await embedder.embed([content])
     await repo.insert_units(
@@ -267,6 +274,7 @@ async def restore(db: AsyncSession, bank: Bank, memory_id: uuid.UUID, actor: str
 async def purge(db: AsyncSession, bank: Bank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
     """Erase content, vectors and graph links for good; the history keeps a tombstone."""
     unit = await get(db, bank, memory_id, for_update=True)
+    await jobs_repo.scrub_results(db, bank.id, unit.content)  # a redistill diff lists unit contents
     await repo.erase(db, unit)
     await repo.transition(
         db,

@@ -33,11 +33,22 @@ class BankConfig(Schema):
     dedupe_threshold: float = Field(default=0.95, ge=0, le=1)
     min_score: float = Field(default=0.3, ge=0)
     forgetting_policy: Literal["delete", "downweight", "never"] = "delete"
-    redact: bool = True
+    redact: bool = Field(
+        default=True,
+        description="Mask secrets (API keys, passwords, card, national id and bank account numbers) as "
+        "[REDACTED:<kind>] in memory units, distilled or written directly, before they are embedded or "
+        "indexed; the distiller sees the masked turns.",
+    )
+    redact_raw_events: bool = Field(
+        default=False,
+        description="Also mask them in the raw event log (content and metadata strings) when events are "
+        "appended; the original text is then never stored.",
+    )
     fusion: Literal["rrf", "weighted"] = "rrf"
     weights: ChannelWeights | None = None
-    ttl_days: dict[str, float | None] = Field(
+    ttl_days: dict[Annotated[SafeText, StringConstraints(min_length=1, max_length=64)], float | None] = Field(
         default_factory=dict,
+        max_length=200,
         description="Days a unit of a tag kind lives after it was said; null = forever. "
         "Defaults: task_state 1, episode 90.",
     )

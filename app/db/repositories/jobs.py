@@ -131,13 +131,48 @@ async def overdue_running(db: AsyncSession, limit: int) -> list[Job]:
     return list((await db.scalars(stmt)).all())
 
 
-async def stale_queued(db: AsyncSession, older_than: datetime, limit: int) -> list[Job]:
-    """Queued jobs whose message may have been lost: never sent, or sent before `older_than`."""
+async def stale_queued(
+    db: AsyncSession, older_than: datetime, limit: int, *, unsent_grace: timedelta | None = None
+) -> list[Job]:
+    """Queued jobs whose message may have been lost: sent before `older_than`, or never sent and
+    created more than `unsent_grace` ago by the database's clock (default: before `older_than`)."""
+    unsent_before = func.now() - unsent_grace if unsent_grace is not None else older_than
+    unsent = Job.enqueued_at.is_(None) & (Job.created_at < unsent_before)
     stmt = (
         select(Job)
-        .where(Job.status == "queued", func.coalesce(Job.enqueued_at, Job.created_at) < older_than)
+        .where(Job.status == "queued", unsent | (Job.enqueued_at < older_than))
         .order_by(Job.created_at)
         .limit(limit)
         .with_for_update(skip_locked=True)
     )
     return list((await db.scalars(stmt)).all())
+
+
+def _blank(value: Any, content: str) -> Any:
+    if isinstance(value, str):
+        return "" if value == content else value
+    if isinstance(value, list):
+        return [_blank(v, content) for v in value]
+    if isinstance(value, dict):
+        return {k: _blank(v, content) for k, v in value.items()}
+    return value
+
+
+async def scrub_results(db: AsyncSession, bank_id: str, content: str) -> int:
+    """Blank every string equal to `content` in the bank's job results (a redistill diff lists unit
+    contents), for a purge. Returns how many jobs changed."""
+    if not content:
+        return 0
+    rows = (
+        await db.execute(
+            text(
+                "SELECT id, result FROM jobs WHERE bank_id = :bank AND result IS NOT NULL"
+                " AND jsonb_path_exists(result, '$.** ? (@ == $c)',"
+                " jsonb_build_object('c', CAST(:c AS text)))"
+            ),
+            {"bank": bank_id, "c": content},
+        )
+    ).all()
+    for job_id, result in rows:
+        await db.execute(update(Job).where(Job.id == job_id).values(result=_blank(result, content)))
+    return len(rows)
