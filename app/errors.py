@@ -82,6 +82,19 @@ def problem(
     return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
+# SQLSTATE classes that mean "not now" rather than "wrong": connection exception (08), insufficient
+# resources such as too many connections (53), operator intervention: shutdown, restart (57P).
+UNAVAILABLE_SQLSTATES = ("08", "53", "57P")
+
+
+def database_unavailable(exc: DBAPIError) -> bool:
+    """Whether a database error means PostgreSQL is unreachable, restarting or out of connections."""
+    if isinstance(exc, OperationalError | InterfaceError) or exc.connection_invalidated:
+        return True
+    sqlstate = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+    return isinstance(sqlstate, str) and sqlstate.startswith(UNAVAILABLE_SQLSTATES)
+
+
 def _jsonable_errors(errors: Any) -> list[dict[str, Any]]:
     out = []
     for err in errors:
@@ -108,19 +121,32 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if isinstance(exc.__cause__, RecursionError):  # FastAPI's 400 for a body json.loads gave up on
+            return problem(422, "Unprocessable Content", "The JSON body is nested too deeply.")
         title = {404: "Not Found", 405: "Method Not Allowed"}.get(exc.status_code, "Error")
         return problem(exc.status_code, title, str(exc.detail), headers=dict(exc.headers or {}))
 
-    @app.exception_handler(OperationalError)
-    @app.exception_handler(InterfaceError)
-    async def _db_down(_: Request, exc: DBAPIError) -> JSONResponse:
-        log.warning("database unavailable: %s", exc.orig)
-        return problem(
-            503,
-            "Service Unavailable",
-            "The database is unavailable; retry shortly.",
-            headers={"Retry-After": "1"},
-        )
+    @app.exception_handler(DBAPIError)
+    async def _db_refused(_: Request, exc: DBAPIError) -> JSONResponse:
+        if database_unavailable(exc):  # down, restarting, out of connections: not the client's fault
+            log.warning("database unavailable: %s", exc.orig)
+            return problem(
+                503,
+                "Service Unavailable",
+                "The database is unavailable; retry shortly.",
+                headers={"Retry-After": "1"},
+            )
+        # A value PostgreSQL (SQLSTATE class 22, "data exception") or the driver refused: input the
+        # schemas should have caught. Answer as invalid input, and log it so the gap gets closed.
+        cause = exc.orig.__cause__ if exc.orig is not None else None
+        sqlstate = str(getattr(exc.orig, "sqlstate", None) or "")
+        if sqlstate.startswith("22") or isinstance(cause, ValueError):
+            log.warning("the database refused a value: %s", exc.orig)
+            return problem(
+                422, "Unprocessable Content", "A value of the request cannot be stored or compared."
+            )
+        log.exception("unhandled database error", exc_info=exc)
+        return problem(500, "Internal Server Error", "An unexpected error occurred.")
 
     @app.exception_handler(OSError)
     async def _connection_error(_: Request, exc: OSError) -> JSONResponse:

@@ -9,12 +9,16 @@ from app.distill.triggers import schedule_distill, schedule_redistill
 from app.errors import Invalid, NotFound
 from app.schemas.common import Slug
 from app.schemas.jobs import JobAccepted, RedistillRequest
+from app.schemas.problems import IN_A_BANK, SIZE_LIMITED, WITH_BODY
 
-router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["distillation"])
+router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["distillation"], responses=IN_A_BANK)
 
 
 @router.post(
-    "/sessions/{session_id}/distill", status_code=status.HTTP_202_ACCEPTED, response_model=JobAccepted
+    "/sessions/{session_id}/distill",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=JobAccepted,
+    responses=SIZE_LIMITED,
 )
 async def distill_session(
     session_id: Slug, bank: WritableBankDep, db: SessionDep, sender: JobSenderDep
@@ -25,11 +29,13 @@ async def distill_session(
         raise NotFound(f"Session {session_id!r} not found.")
     job, created = await schedule_distill(db, bank.id, session_id)
     await db.commit()
-    await sender.send([job if created else None])
+    await sender.send([job if created or job.status == "queued" else None])  # resend: a lost message
     return JobAccepted(job_id=job.id)
 
 
-@router.post("/redistill", status_code=status.HTTP_202_ACCEPTED, response_model=JobAccepted)
+@router.post(
+    "/redistill", status_code=status.HTTP_202_ACCEPTED, response_model=JobAccepted, responses=WITH_BODY
+)
 async def redistill(
     body: RedistillRequest, bank: WritableBankDep, db: SessionDep, settings: SettingsDep, sender: JobSenderDep
 ) -> JobAccepted:

@@ -15,13 +15,12 @@ from app.schemas.entities import (
     decode_entity_cursor,
     parse_statuses,
 )
+from app.schemas.problems import IN_A_BANK, PAGINATED
 
-router = APIRouter(prefix="/v1/banks/{bank_id}/entities", tags=["entities"])
+router = APIRouter(prefix="/v1/banks/{bank_id}/entities", tags=["entities"], responses=IN_A_BANK)
 
 
-@router.get(
-    "", response_model=EntityPage, responses={400: {"description": "Malformed cursor (problem+json)"}}
-)
+@router.get("", response_model=EntityPage, responses=PAGINATED)
 async def list_entities(
     bank: BankDep,
     db: SessionDep,

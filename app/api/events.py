@@ -9,7 +9,7 @@ from app.db.repositories import events as repo
 from app.distill.triggers import schedule_distill
 from app.errors import NotFound
 from app.events import service
-from app.schemas.common import Limit, Slug, decode_cursor, encode_cursor
+from app.schemas.common import MAX_SEQ, Limit, Slug, decode_cursor, encode_cursor
 from app.schemas.events import (
     AppendRequest,
     AppendResult,
@@ -21,11 +21,17 @@ from app.schemas.events import (
     WorkingMemoryRead,
     WorkingTurn,
 )
+from app.schemas.problems import IN_A_BANK, PAGINATED, SIZE_LIMITED, WITH_BODY
 
-router = APIRouter(prefix="/v1/banks/{bank_id}/sessions", tags=["events"])
+router = APIRouter(prefix="/v1/banks/{bank_id}/sessions", tags=["events"], responses=IN_A_BANK)
 
 
-@router.post("/{session_id}/events", status_code=status.HTTP_202_ACCEPTED, response_model=AppendResult)
+@router.post(
+    "/{session_id}/events",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=AppendResult,
+    responses=WITH_BODY,
+)
 async def append_events(
     session_id: Slug,
     body: AppendRequest,
@@ -43,7 +49,7 @@ async def append_events(
     return result
 
 
-@router.get("", response_model=SessionPage)
+@router.get("", response_model=SessionPage, responses=PAGINATED)
 async def list_sessions(
     bank: BankDep, db: SessionDep, limit: Limit = 100, cursor: str | None = None
 ) -> SessionPage:
@@ -89,12 +95,12 @@ async def get_working_memory(
     )
 
 
-@router.get("/{session_id}/events", response_model=EventPage)
+@router.get("/{session_id}/events", response_model=EventPage, responses=PAGINATED)
 async def list_events(
     session_id: Slug,
     bank: BankDep,
     db: SessionDep,
-    after_seq: Annotated[int, Query(ge=0)] = 0,
+    after_seq: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
     limit: Limit = 100,
     cursor: str | None = None,
 ) -> EventPage:
@@ -107,7 +113,7 @@ async def list_events(
     return EventPage(events=[EventRead.model_validate(e) for e in rows], next_cursor=next_cursor)
 
 
-@router.post("/{session_id}/close", response_model=SessionClosed)
+@router.post("/{session_id}/close", response_model=SessionClosed, responses=SIZE_LIMITED)
 async def close_session(
     session_id: Slug, bank: WritableBankDep, db: SessionDep, sender: JobSenderDep
 ) -> SessionClosed:

@@ -9,12 +9,14 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
 
 from app.errors import problem
+from app.schemas.problems import problem_responses
 from app.worker_heartbeat import HEARTBEAT_KEY
 
 router = APIRouter(tags=["operations"])
 
 
-@router.get("/healthz")
+# A request that carries a bearer key spends a rate-limit token, here as anywhere.
+@router.get("/healthz", responses=problem_responses(429))
 async def healthz() -> dict[str, str]:
     """The process is up."""
     return {"status": "ok"}
@@ -27,7 +29,7 @@ async def _check(name: str, checks: dict[str, Any], probe: Any) -> None:
         checks[name] = f"down: {type(exc).__name__}"
 
 
-@router.get("/readyz", responses={503: {"description": "A dependency is down"}})
+@router.get("/readyz", responses=problem_responses(429, 503))
 async def readyz(request: Request) -> Response:
     """Ready when PostgreSQL and Redis answer and a worker sent a heartbeat recently."""
     state = request.app.state

@@ -10,13 +10,14 @@ from app.db.repositories import jobs as repo
 from app.errors import NotFound
 from app.jobs import service as jobs
 from app.schemas.jobs import JobAccepted, JobRead, MaintenanceRequest
+from app.schemas.problems import ADMIN_ONLY, AUTHENTICATED, WITH_BODY, problem_responses
 
-router = APIRouter(tags=["jobs"])
+router = APIRouter(tags=["jobs"], responses=AUTHENTICATED)
 
 MaintenanceTask = Literal["decay", "expire", "merge", "promote", "reembed", "sweep"]
 
 
-@router.get("/v1/jobs/{job_id}", response_model=JobRead)
+@router.get("/v1/jobs/{job_id}", response_model=JobRead, responses=problem_responses(404))
 async def get_job(job_id: uuid.UUID, db: SessionDep, principal: PrincipalDep) -> JobRead:
     """A background job's status, progress, result or error."""
     job = await repo.get_job(db, job_id)
@@ -30,6 +31,7 @@ async def get_job(job_id: uuid.UUID, db: SessionDep, principal: PrincipalDep) ->
     status_code=status.HTTP_202_ACCEPTED,
     response_model=JobAccepted,
     tags=["admin"],
+    responses={**ADMIN_ONLY, **WITH_BODY},
 )
 async def run_maintenance(
     task: MaintenanceTask,
@@ -44,5 +46,7 @@ async def run_maintenance(
     params = body.model_dump(mode="json", exclude_none=True) if body else {}
     job, created = await jobs.create(db, kind, params=params, dedupe_key=kind)
     await db.commit()
-    await sender.send([job if created else None])
+    # A queued job holding the key may be one whose message a broker outage lost: send it again
+    # (a duplicate message is harmless, the job runs once).
+    await sender.send([job if created or job.status == "queued" else None])
     return JobAccepted(job_id=job.id)

@@ -5,7 +5,6 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response, status
-from pydantic import AwareDatetime
 
 from app.api.deps import (
     BankDep,
@@ -24,7 +23,7 @@ from app.errors import BadRequest, Invalid
 from app.memory import service
 from app.resolve.judge import LLMJudge
 from app.resolve.service import resolve_pending
-from app.schemas.common import Limit, Slug, decode_cursor, encode_cursor
+from app.schemas.common import AwareTimestamp, Limit, SafeText, Slug, decode_cursor, encode_cursor
 from app.schemas.memories import (
     MemoryAccepted,
     MemoryCreate,
@@ -33,15 +32,24 @@ from app.schemas.memories import (
     MemoryPatch,
     MemoryRead,
 )
+from app.schemas.problems import CONFLICT, IN_A_BANK, PAGINATED, SIZE_LIMITED, WITH_BODY
 
-router = APIRouter(prefix="/v1/banks/{bank_id}/memories", tags=["memories"])
+router = APIRouter(prefix="/v1/banks/{bank_id}/memories", tags=["memories"], responses=IN_A_BANK)
 
 
 def actor(principal: Principal) -> str:
     return "api:admin" if principal.is_admin else f"api:key:{principal.key_id}"
 
 
-@router.post("", status_code=status.HTTP_202_ACCEPTED, response_model=MemoryAccepted)
+@router.post(
+    "",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=MemoryAccepted,
+    responses={
+        201: {"model": MemoryAccepted, "description": "With `?wait=true`: the unit as resolved."},
+        **WITH_BODY,
+    },
+)
 async def write_memory(
     body: MemoryCreate,
     bank: WritableBankDep,
@@ -97,20 +105,22 @@ def _position(cursor: str | None) -> tuple[datetime, uuid.UUID] | None:
         raise BadRequest("The cursor is not valid.") from exc
 
 
-@router.get("", response_model=MemoryPage)
+@router.get("", response_model=MemoryPage, responses=PAGINATED)
 async def list_memories(
     bank: BankDep,
     db: SessionDep,
     status_: Annotated[
         str | None, Query(alias="status", description="Comma list, e.g. active,superseded")
     ] = None,
-    tag: Annotated[str | None, Query(description="A tag and everything under it")] = None,
-    entity: Annotated[str | None, Query(description="An entity name")] = None,
+    tag: Annotated[
+        SafeText | None, Query(max_length=256, description="A tag and everything under it")
+    ] = None,
+    entity: Annotated[SafeText | None, Query(max_length=256, description="An entity name")] = None,
     session_id: Slug | None = None,
-    since: Annotated[AwareDatetime | None, Query(description="Created at or after")] = None,
-    until: Annotated[AwareDatetime | None, Query(description="Created before")] = None,
+    since: Annotated[AwareTimestamp | None, Query(description="Created at or after")] = None,
+    until: Annotated[AwareTimestamp | None, Query(description="Created before")] = None,
     as_of: Annotated[
-        AwareDatetime | None, Query(description="Only units that were active at this instant")
+        AwareTimestamp | None, Query(description="Only units that were active at this instant")
     ] = None,
     limit: Limit = 100,
     cursor: str | None = None,
@@ -149,7 +159,12 @@ async def memory_history(memory_id: uuid.UUID, bank: BankDep, db: SessionDep) ->
     return await service.history(db, bank, memory_id)
 
 
-@router.patch("/{memory_id}", status_code=status.HTTP_201_CREATED, response_model=MemoryRead)
+@router.patch(
+    "/{memory_id}",
+    status_code=status.HTTP_201_CREATED,
+    response_model=MemoryRead,
+    responses={**WITH_BODY, **CONFLICT},
+)
 async def update_memory(
     memory_id: uuid.UUID,
     body: MemoryPatch,
@@ -165,7 +180,7 @@ async def update_memory(
     return await service.read_model(db, unit)
 
 
-@router.delete("/{memory_id}", response_model=MemoryRead)
+@router.delete("/{memory_id}", response_model=MemoryRead, responses=CONFLICT)
 async def forget_memory(
     memory_id: uuid.UUID,
     bank: WritableBankDep,
@@ -185,7 +200,7 @@ async def forget_memory(
     return await service.read_model(db, unit)
 
 
-@router.post("/{memory_id}/restore", response_model=MemoryRead)
+@router.post("/{memory_id}/restore", response_model=MemoryRead, responses={**SIZE_LIMITED, **CONFLICT})
 async def restore_memory(
     memory_id: uuid.UUID, bank: WritableBankDep, principal: PrincipalDep, db: SessionDep
 ) -> MemoryRead:

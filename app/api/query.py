@@ -4,12 +4,13 @@ from fastapi import APIRouter, Request
 
 from app.api.deps import BankDep, EmbedderDep, SessionDep, SettingsDep, WorkingMemoryDep
 from app.query import service
+from app.schemas.problems import IN_A_BANK, WITH_BODY
 from app.schemas.query import QueryRequest, QueryResult
 
-router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["query"])
+router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["query"], responses=IN_A_BANK)
 
 
-@router.post("/query", response_model=QueryResult, response_model_by_alias=True)
+@router.post("/query", response_model=QueryResult, response_model_by_alias=True, responses=WITH_BODY)
 async def query(
     body: QueryRequest,
     bank: BankDep,

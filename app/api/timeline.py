@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -9,26 +8,27 @@ from app.api.deps import BankDep, SessionDep
 from app.db.repositories import timeline as repo
 from app.errors import Invalid
 from app.events.service import as_aware, bank_timezone
-from app.schemas.common import Limit, Slug
+from app.schemas.common import Limit, Slug, Timestamp
+from app.schemas.problems import IN_A_BANK, PAGINATED
 from app.schemas.timeline import TimelinePage, decode_position, parse_kinds
 
-router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["timeline"])
+router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["timeline"], responses=IN_A_BANK)
 
 
 @router.get(
     "/timeline",
     response_model=TimelinePage,
-    responses={400: {"description": "Malformed cursor (problem+json)"}},
+    responses=PAGINATED,
 )
 async def get_timeline(
     bank: BankDep,
     db: SessionDep,
     start: Annotated[
-        datetime | None,
+        Timestamp | None,
         Query(alias="from", description="Inclusive lower bound (RFC 3339)."),
     ] = None,
     end: Annotated[
-        datetime | None, Query(alias="to", description="Exclusive upper bound (RFC 3339).")
+        Timestamp | None, Query(alias="to", description="Exclusive upper bound (RFC 3339).")
     ] = None,
     kinds: Annotated[
         str | None,

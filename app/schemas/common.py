@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import base64
 import json
+from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 
 from app.errors import BadRequest
 
@@ -15,6 +16,9 @@ Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
 # Hierarchical dotted tags: "constraint.budget", "preference.food", a bank's own "project.alpha".
 TAG_PATTERN = r"^[a-z0-9_]+(?:\.[a-z0-9_]+){0,4}$"
 MAX_METADATA_DEPTH = 8
+# Seqs are PostgreSQL `integer`: a bigger number in a query parameter is refused here, not by the driver.
+MAX_SEQ = 2**31 - 1
+EARLIEST, LATEST = datetime(1000, 1, 1), datetime(9000, 1, 1)
 
 
 def _check_text(value: str) -> str:
@@ -43,12 +47,24 @@ def _check_json(value: Any, depth: int = 0) -> Any:
     return value
 
 
+def _check_instant(value: datetime) -> datetime:
+    # Far from Python's year 1 and 9999 (the driver stores those as ±infinity, and an offset or a
+    # relative date near them overflows), and far enough from anything a memory is about.
+    if not EARLIEST <= value.replace(tzinfo=None) < LATEST:
+        raise ValueError(f"must be between {EARLIEST.year} and {LATEST.year - 1} (years)")
+    return value
+
+
 SafeText = Annotated[str, AfterValidator(_check_text)]
 JsonObject = Annotated[dict[str, Any], AfterValidator(_check_json)]
+# Timestamps a client sends: RFC 3339 in the years 1000–8999 (aware, or naive = the bank's timezone).
+Timestamp = Annotated[datetime, AfterValidator(_check_instant)]
+AwareTimestamp = Annotated[AwareDatetime, AfterValidator(_check_instant)]
 
 
 class Schema(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # NaN and ±Infinity parse from JSON (Python's json reads them) but no column or JSON reply can hold them.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class ReadSchema(BaseModel):
@@ -74,4 +90,11 @@ def decode_cursor(cursor: str | None, key: str, kind: type[CursorT]) -> CursorT 
         raise BadRequest("The cursor is not valid.") from exc
     if type(value) is not kind:
         raise BadRequest("The cursor is not valid.")
+    if isinstance(value, int) and not 0 <= value <= MAX_SEQ:
+        raise BadRequest("The cursor is not valid.")
+    if isinstance(value, str):
+        try:
+            _check_text(value)
+        except ValueError as exc:
+            raise BadRequest("The cursor is not valid.") from exc
     return value

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from app.schemas.common import JsonObject, ReadSchema, SafeText, Schema
+from app.schemas.common import JsonObject, ReadSchema, SafeText, Schema, Timestamp
 
 MAX_EVENTS_PER_APPEND = 1000
 MAX_CONTENT_CHARS = 32_000
@@ -16,7 +16,7 @@ class EventIn(Schema):
     role: Literal["user", "assistant", "system", "tool"]
     content: SafeText = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
     speaker: SafeText | None = Field(default=None, max_length=256)
-    occurred_at: datetime | None = Field(
+    occurred_at: Timestamp | None = Field(
         default=None, description="RFC 3339; without an offset it is read in the bank's timezone."
     )
     external_id: SafeText | None = Field(

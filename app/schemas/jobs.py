@@ -4,9 +4,9 @@ import uuid
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 
-from app.schemas.common import ReadSchema, Schema, Slug
+from app.schemas.common import AwareTimestamp, ReadSchema, Schema, Slug
 
 
 class JobRead(ReadSchema):
@@ -39,6 +39,6 @@ class RedistillRequest(Schema):
 
 class MaintenanceRequest(Schema):
     bank_id: Slug | None = Field(default=None, description="Only this bank (merge then runs at once).")
-    now: AwareDatetime | None = Field(
+    now: AwareTimestamp | None = Field(
         default=None, description="The time the task works with (default: now)."
     )

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, StringConstraints, model_validator
 
-from app.schemas.common import TAG_PATTERN, JsonObject, ReadSchema, SafeText, Schema, Slug
+from app.schemas.common import TAG_PATTERN, JsonObject, ReadSchema, SafeText, Schema, Slug, Timestamp
 
 Tag = Annotated[str, StringConstraints(pattern=TAG_PATTERN)]
 Tags = Annotated[list[Tag], Field(min_length=1, max_length=16)]
@@ -77,7 +77,7 @@ class MemoryCreate(Schema):
     confidence: Score = 0.9
     importance: Score = 0.5
     entities: list[EntityIn] = Field(default_factory=list, max_length=64)
-    occurred_at: datetime | None = Field(
+    occurred_at: Timestamp | None = Field(
         default=None, description="When it was true or said (valid time); default now. Naive = bank timezone."
     )
     session_id: Slug | None = None

@@ -8,7 +8,7 @@ from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from app.db.models import MEMORY_STATUSES
 from app.schemas.banks import ChannelWeights
-from app.schemas.common import TAG_PATTERN, ReadSchema, SafeText, Schema, Slug
+from app.schemas.common import TAG_PATTERN, ReadSchema, SafeText, Schema, Slug, Timestamp
 from app.schemas.events import WorkingTurn
 from app.schemas.memories import MemoryRead
 
@@ -19,8 +19,8 @@ CHANNELS = ("semantic", "keyword", "entity", "temporal", "tag")
 
 
 class TimeRange(Schema):
-    from_: datetime | None = Field(default=None, alias="from")
-    to: datetime | None = None
+    from_: Timestamp | None = Field(default=None, alias="from")
+    to: Timestamp | None = None
 
     @model_validator(mode="after")
     def _ordered(self) -> TimeRange:
@@ -40,7 +40,7 @@ class QueryRequest(Schema):
     )
     session_id: Slug | None = Field(default=None, description="The session whose working memory to add.")
     time_range: TimeRange | None = None
-    as_of: datetime | None = Field(default=None, description="Answer with what was active at this instant.")
+    as_of: Timestamp | None = Field(default=None, description="Answer with what was active at this instant.")
     statuses: list[Status] = Field(default=["active"], min_length=1)
     fusion: Literal["rrf", "weighted"] | None = Field(default=None, description="Default: the bank's (rrf).")
     weights: ChannelWeights | None = None
@@ -48,7 +48,7 @@ class QueryRequest(Schema):
     max_tokens: int | None = Field(default=None, ge=1, le=100_000)
     working_memory: bool = False
     explain: bool = False
-    now: datetime | None = Field(default=None, description="Anchor of relative times in the query.")
+    now: Timestamp | None = Field(default=None, description="Anchor of relative times in the query.")
     timezone: str | None = Field(default=None, description="Default: the bank's.")
 
     @field_validator("query")
