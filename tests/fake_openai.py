@@ -98,9 +98,9 @@ def create_fake_openai(dim: int = 384) -> FastAPI:
 
 
 @contextmanager
-def serve(app: FastAPI) -> Iterator[str]:
-    """Run the app on a loopback port in a thread; yield its `/v1` base URL."""
-    port = free_port()
+def serve(app: FastAPI, port: int | None = None) -> Iterator[str]:
+    """Run the app on a loopback port (a free one unless given) in a thread; yield its `/v1` base URL."""
+    port = port or free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

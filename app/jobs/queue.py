@@ -1,11 +1,20 @@
 """Sending task messages. The database is the outbox: a job row is committed first, the message
-follows, and the sweep re-sends whatever a broker outage swallowed."""
+follows, and the sweep re-sends whatever a broker outage swallowed.
+
+A broker that is down makes a publish block for seconds (the client retries its connection with
+backoff), so after a failed or timed-out send the queue stays quiet for a few seconds: sends in
+that window return False at once instead of each tying up a thread, and the sweep sends them later.
+Publishes run on threads of their own, so they never wait behind CPU work (query embeddings) in the
+event loop's default executor.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from app.metrics import TASK_SEND_FAILURES
@@ -16,6 +25,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 QUEUES = ("distill", "resolve", "maintenance")
+QUIET_SECONDS = 5.0
+_PUBLISHERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hindsight-publish")
 
 
 def queue_for(kind: str) -> str:
@@ -25,24 +36,41 @@ def queue_for(kind: str) -> str:
 
 
 class TaskQueue:
-    def __init__(self, celery: Celery, timeout: float = 2.0) -> None:
+    def __init__(self, celery: Celery, timeout: float = 2.0, quiet_seconds: float = QUIET_SECONDS) -> None:
         self._celery = celery
         self._timeout = timeout
+        self._quiet_seconds = quiet_seconds
+        self._quiet_until = 0.0
+
+    def _quiet(self) -> bool:
+        return time.monotonic() < self._quiet_until
+
+    def _fail(self) -> bool:
+        self._quiet_until = time.monotonic() + self._quiet_seconds
+        TASK_SEND_FAILURES.inc()
+        return False
 
     def send_sync(self, kind: str, job_id: uuid.UUID) -> bool:
+        """Publish now; never raises. False: not sent (the broker is down, or was a moment ago)."""
+        if self._quiet():
+            TASK_SEND_FAILURES.inc()
+            return False
         try:
             self._celery.send_task(kind, args=[str(job_id)], queue=queue_for(kind), retry=False)
         except Exception as exc:  # the broker is down: the sweep will send it later
-            TASK_SEND_FAILURES.inc()
             log.warning("could not enqueue %s for job %s: %s", kind, job_id, exc)
-            return False
+            return self._fail()
+        self._quiet_until = 0.0
         return True
 
     async def send(self, kind: str, job_id: uuid.UUID) -> bool:
-        """Publish without blocking the event loop; never raises."""
-        try:
-            return await asyncio.wait_for(asyncio.to_thread(self.send_sync, kind, job_id), self._timeout)
-        except TimeoutError:
+        """`send_sync` without blocking the event loop, given up on after `timeout` seconds."""
+        if self._quiet():
             TASK_SEND_FAILURES.inc()
-            log.warning("timed out enqueuing %s for job %s", kind, job_id)
             return False
+        try:
+            publish = asyncio.get_running_loop().run_in_executor(_PUBLISHERS, self.send_sync, kind, job_id)
+            return await asyncio.wait_for(publish, self._timeout)
+        except TimeoutError:
+            log.warning("timed out enqueuing %s for job %s", kind, job_id)
+            return self._fail()

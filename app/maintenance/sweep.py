@@ -18,6 +18,9 @@ from app.schemas.banks import BankConfig
 
 BATCH = 500
 RESEND_AFTER = timedelta(seconds=60)
+# A job whose send failed (the broker was down) is resent at the next sweep. The grace covers a send
+# still in flight (bounded by TaskQueue's timeout); a send that lands anyway only duplicates a message.
+RESEND_UNSENT_AFTER = timedelta(seconds=5)
 PENDING_AFTER_SECONDS = 60
 DEFAULT_IDLE_SECONDS = int(BankConfig.model_fields["idle_distill_seconds"].default)
 
@@ -65,7 +68,10 @@ async def sweep(
     # Jobs are committed rows already, so sending before this transaction commits is safe: a
     # message that arrives early claims the job as usual.
     resent = []
-    for stale in await repo.stale_queued(db, datetime.now(UTC) - RESEND_AFTER, BATCH):
+    stale_jobs = await repo.stale_queued(
+        db, datetime.now(UTC) - RESEND_AFTER, BATCH, unsent_grace=RESEND_UNSENT_AFTER
+    )
+    for stale in stale_jobs:
         if queue.send_sync(stale.kind, stale.id):
             resent.append(stale.id)
     if resent:

@@ -1,0 +1,75 @@
+"""Which database errors mean "PostgreSQL is away" (503, and the pooled connection is dropped) and
+which are the request's own (422 / 500): the classification the fault tests rely on, including the
+asyncpg error a restart produces only now and then (sqlalchemy/sqlalchemy#13241)."""
+
+from __future__ import annotations
+
+import asyncpg
+import pytest
+from sqlalchemy.dialects.postgresql.asyncpg import AsyncAdapt_asyncpg_dbapi
+from sqlalchemy.exc import DBAPIError
+
+from app.db.engine import is_dead_connection
+from app.errors import database_unavailable
+
+DBAPI = AsyncAdapt_asyncpg_dbapi(asyncpg)
+
+
+def as_sqlalchemy_raises(error: Exception, invalidated: bool = False) -> DBAPIError:
+    """The driver error translated by SQLAlchemy's asyncpg dialect, then wrapped, as it reaches us
+    (`invalidated`: after the engine's handle_error hook called it a disconnect)."""
+    translate = DBAPI._asyncpg_error_translate
+    adapted_type = next(translate[t] for t in type(error).__mro__ if t in translate)
+    adapted = adapted_type(str(error), error)
+    adapted.__cause__ = error
+    wrapped = DBAPIError.instance("SELECT 1", None, adapted, DBAPI.Error, connection_invalidated=invalidated)
+    assert isinstance(wrapped, DBAPIError)
+    return wrapped
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator command"),
+        asyncpg.exceptions.CannotConnectNowError("the database system is shutting down"),
+        asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed in the middle of operation"),
+        asyncpg.exceptions.InternalClientError(
+            "cannot switch to state 12; another operation (2) is in progress"
+        ),
+    ],
+)
+def test_a_server_gone_away_is_a_dead_connection_and_a_503(error: Exception) -> None:
+    assert is_dead_connection(as_sqlalchemy_raises(error).orig)
+    assert database_unavailable(as_sqlalchemy_raises(error, invalidated=True))
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator command"),
+        asyncpg.exceptions.CannotConnectNowError("the database system is starting up"),
+        asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed in the middle of operation"),
+    ],
+)
+def test_a_shutdown_or_lost_connection_is_a_503_by_its_sqlstate(error: Exception) -> None:
+    assert database_unavailable(as_sqlalchemy_raises(error))
+
+
+def test_too_many_connections_is_a_503_but_the_connection_is_not_dead() -> None:
+    wrapped = as_sqlalchemy_raises(asyncpg.exceptions.TooManyConnectionsError("too many clients"))
+    assert database_unavailable(wrapped)
+    assert not is_dead_connection(wrapped.orig)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        asyncpg.exceptions.UniqueViolationError("duplicate key"),
+        asyncpg.exceptions.InvalidTextRepresentationError("invalid input syntax"),
+        asyncpg.exceptions.UndefinedColumnError("column does not exist"),
+    ],
+)
+def test_a_statement_error_is_neither(error: Exception) -> None:
+    wrapped = as_sqlalchemy_raises(error)
+    assert not database_unavailable(wrapped)
+    assert not is_dead_connection(wrapped.orig)
