@@ -5,7 +5,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install up test lint format bench clean
+.PHONY: install up test lint format bench bench-full bench-locomo clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -31,6 +31,49 @@ test: lint
 format: install
 	$(VENV)/bin/ruff check --fix app worker tests alembic
 	$(VENV)/bin/ruff format app worker tests
+
+# Benchmarks (bench/README.md). `make bench`: quick sizes, a few minutes; JSON under bench/results/quick/
+# and charts under bench/results/quick/img/, docs/benchmarks.md left alone. `make bench-full`: the sizes
+# of record, each program writing its own section of docs/benchmarks.md, then the charts in docs/img/.
+# Figures mean something only on a quiet machine: BENCH_QUIET=600 waits up to 600 s for one.
+BENCH_QUIET ?= 0
+QUICK := bench/results/quick
+LOCOMO_DATA ?= ../shared/data/locomo/locomo_dev.json
+
+bench: install
+	$(PY) -m bench.ingest --appends 5000 --warmup 300 --batches 100 --quiet-wait $(BENCH_QUIET) \
+		--no-docs --out $(QUICK)/ingest.json
+	$(PY) -m bench.distill --events 600 --profile-events 300 --quiet-wait $(BENCH_QUIET) \
+		--no-docs --out $(QUICK)/distill.json
+	$(PY) -m bench.query_latency --units 10000 --queries 100 --warmup 10 --channel-queries 20 \
+		--quiet-wait $(BENCH_QUIET) --no-docs --out $(QUICK)/query_latency.json
+	$(PY) -m bench.soak --clients 20 --duration 10 --out $(QUICK)/soak.json
+	$(PY) -m bench.fuzz --examples 10 --out $(QUICK)/fuzz.json
+	$(PY) -m bench.charts --results $(QUICK) --img-dir $(QUICK)/img
+
+bench-full: install
+	$(PY) -m bench.ingest --api-workers 1 --api-workers 2 --quiet-wait $(BENCH_QUIET)
+	$(PY) -m bench.distill --quiet-wait $(BENCH_QUIET)
+	$(PY) -m bench.query_latency --units 10000 --units 100000 --units 1000000 --embed-pool 100000 \
+		--queries 300 --quiet-wait $(BENCH_QUIET)
+	$(MAKE) bench-locomo
+	$(PY) -m bench.soak
+	$(PY) -m bench.fuzz
+	$(PY) -m bench.charts
+
+# LoCoMo (product and --baseline dense) against a fresh `hindsight dev` in a temporary directory.
+bench-locomo: install
+	@set -e; dir=$$(mktemp -d); port=$$($(PY) -c 'from app.embedded import free_port; print(free_port())'); \
+	$(VENV)/bin/hindsight dev --port $$port --data-dir $$dir/dev > $$dir/dev.log 2>&1 & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid; rm -rf $$dir' EXIT; \
+	for i in $$(seq 300); do test -f $$dir/dev/dev.json && break; sleep 1; done; \
+	key=$$($(PY) -c 'import json, sys; print(json.load(open(sys.argv[1]))["api_key"])' $$dir/dev/dev.json); \
+	url=http://127.0.0.1:$$port; \
+	$(VENV)/bin/hindsight eval locomo --url $$url --api-key $$key --data $(LOCOMO_DATA) \
+		--out bench/results/locomo_product.json; \
+	$(VENV)/bin/hindsight eval locomo --url $$url --api-key $$key --data $(LOCOMO_DATA) --baseline dense \
+		--out bench/results/locomo_dense.json; \
+	$(VENV)/bin/hindsight eval locomo --compare bench/results/locomo_dense.json bench/results/locomo_product.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

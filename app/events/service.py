@@ -15,6 +15,7 @@ from app.distill.triggers import schedule_distill
 from app.errors import NotFound
 from app.events.working_memory import WorkingMemory
 from app.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE
+from app.redact import redact, redact_json
 from app.schemas.banks import BankConfig
 from app.schemas.events import AppendRequest, AppendResult, EventIn
 
@@ -69,25 +70,24 @@ async def append(
         await repo.existing_external_ids(db, bank.id, session_id, external_ids) if external_ids else set()
     )
     kept, duplicates = _dedupe(request.events, already)
+    config = BankConfig.model_validate(bank.config)
+    masked = config.redact_raw_events  # then the original text is never stored, nor buffered in Redis
     rows = [
         repo.NewEvent(
             role=e.role,
-            content=e.content,
+            content=redact(e.content) if masked else e.content,
             speaker=e.speaker,
             occurred_at=as_aware(e.occurred_at, tz) if e.occurred_at else now,
             external_id=e.external_id,
-            metadata=e.metadata,
+            metadata=redact_json(e.metadata) if masked else e.metadata,
         )
         for e in kept
     ]
     first_seq = last_seq + 1
     job: Job | None = None
     if rows:
-        await repo.insert_events(db, bank.id, session_id, first_seq, rows)
-        await repo.advance_session(
-            db, bank.id, session_id, last_seq + len(rows), max(r.occurred_at for r in rows)
-        )
-        every = BankConfig.model_validate(bank.config).distill_every_n_turns
+        await repo.insert_events_and_advance(db, bank.id, session_id, first_seq, rows)
+        every = config.distill_every_n_turns
         if last_seq + len(rows) - distilled_seq >= every:
             job, created = await schedule_distill(db, bank.id, session_id)
             job = job if created else None
