@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from kombu.pools import ProducerPool
 from sqlalchemy import text
 
 from app.jobs import service as jobs
@@ -26,12 +27,23 @@ async def _job(client: httpx.AsyncClient, job_id: str) -> dict[str, Any]:
 
 @contextmanager
 def celery_client(settings: Any) -> Iterator[Any]:
-    """A throwaway Celery app for sending, with its broker connections closed afterwards."""
+    """A throwaway Celery app for sending, on broker connections of its own, closed afterwards.
+
+    A Celery app's `pool` and `amqp.producer_pool` are kombu's process-wide pools, one per broker URL, so
+    the app under test shares them when it uses the same broker: closing those would leave its queue
+    failing every later send with "Acquire on closed pool". This app gets private pools instead (set
+    before its first send), and only they are closed.
+    """
     celery = create_celery(settings)
+    connections = celery.connection_for_write().Pool(limit=celery.conf.broker_pool_limit)
+    producers = ProducerPool(connections, limit=connections.limit)
+    celery._pool = connections
+    celery.amqp._producer_pool = producers
     try:
         yield celery
     finally:
-        celery.pool.force_close_all()
+        producers.force_close_all()
+        connections.force_close_all()
         celery.close()
 
 
@@ -173,3 +185,9 @@ async def test_a_beat_tick_revives_a_maintenance_job_whose_worker_died(
         beat.send_task("maintenance.sweep", queue="maintenance")  # what a beat tick sends
     await wait_for(job_has_status(client, stuck.id, "succeeded"))
     assert (await _job(client, str(stuck.id)))["attempts"] == 2
+
+    # Closing the throwaway client (same broker URL) left the API's own queue able to send.
+    async with app.state.sessionmaker() as db, db.begin():
+        after, _ = await jobs.create(db, "maintenance.sweep", dedupe_key=None)
+    assert app.state.queue.send_sync(after.kind, after.id)
+    await wait_for(job_has_status(client, after.id, "succeeded"))
