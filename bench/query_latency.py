@@ -1125,7 +1125,8 @@ async def prepare(q: BenchQuery, vector: list[float], bank_id: str, anchor: date
     )
     bank = SimpleNamespace(id=bank_id, config={})
     with mock.patch.object(service, "run_channels", intercept), contextlib.suppress(_Captured):
-        await service.query(None, deps, bank, QueryRequest.model_validate(q.body(anchor)))  # type: ignore[arg-type]
+        db = SimpleNamespace(bind=None)  # never used: run_channels is intercepted
+        await service.query(db, deps, bank, QueryRequest.model_validate(q.body(anchor)))  # type: ignore[arg-type]
     filters, inputs = captured[0]
     vector = next((i.vector for _, i in captured if i.vector is not None), None)
     channels = frozenset().union(*(i.channels for _, i in captured))
@@ -1578,11 +1579,14 @@ def docs_section(report: dict[str, Any]) -> str:
         "| case | " + " | ".join(f"{r['units']:,}" for r in results) + " |",
         "|---|" + "---|" * len(results),
     ]
-    cases = [p["case"] for p in results[0]["sql"]["plans"]]
+    cases = list(dict.fromkeys(p["case"] for r in results for p in r["sql"]["plans"]))
     for case in cases:
         cells = []
         for r in results:
-            p = next(x for x in r["sql"]["plans"] if x["case"] == case)
+            p = next((x for x in r["sql"]["plans"] if x["case"] == case), None)
+            if p is None:  # a keyword case whose every word is common in that bank: no statement
+                cells.append("— (every word common: no keyword channel)")
+                continue
             used = [n for n, hit in (("HNSW", p["uses_hnsw"]), ("GIN search", p["uses_search_gin"])) if hit]
             seq = [f"seq scan {', '.join(p['seq_scans'])}"] if p["seq_scans"] else []
             cells.append(f"{p['execution_ms']} ms" + "".join(f"; {x}" for x in used + seq))

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Bank
 from app.db.repositories import events as events_repo
 from app.db.repositories import memory as memory_repo
-from app.db.repositories.query import ChannelInputs, Filters, run_channels
+from app.db.repositories.query import ChannelInputs, Filters, Hit, run_channels
 from app.distill.heuristic.rules import STOPWORDS_EN
 from app.events.service import as_aware, bank_timezone
 from app.events.service import working_memory as read_working_memory
@@ -91,6 +91,15 @@ def _time_filter(req: QueryRequest, now: datetime, tz: tzinfo) -> TimeFilterRead
     return TimeFilterRead(from_=parsed.start, to=parsed.end, source="query", phrase=parsed.phrase)
 
 
+async def _semantic(
+    db: AsyncSession, embedder: Embedder, filters: Filters, inputs: ChannelInputs, text: str
+) -> list[Hit]:
+    vector = (await embedder.embed([text]))[0]
+    async with AsyncSession(db.bind) as other:
+        semantic = replace(inputs, vector=vector, channels=frozenset({"semantic"}))
+        return await run_channels(other, filters, semantic)
+
+
 async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest) -> QueryResult:
     started = time.perf_counter()
     config = BankConfig.model_validate(bank.config)
@@ -105,8 +114,7 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest
     channels = active_channels(weights)
     time_filter = _time_filter(req, now, tz)
     inferred = infer_tags(req.query) if "tag" in channels else []
-    # The query is embedded (in a thread) while the other channels run in the database.
-    embedding = asyncio.ensure_future(deps.embedder.embed([req.query])) if "semantic" in channels else None
+    wants_vector = "semantic" in channels
     filters = Filters(
         bank_id=bank.id,
         statuses=list(req.statuses),
@@ -126,14 +134,17 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest
         inferred_tags=inferred,
         channels=channels - {"semantic"},
     )
-    try:
+    if wants_vector:
+        # The semantic channel (embed, then the HNSW search on a connection of its own) runs while
+        # the other channels run in the database.
+        semantic = asyncio.ensure_future(_semantic(db, deps.embedder, filters, inputs, req.query))
+        try:
+            hits = await run_channels(db, filters, inputs)
+            hits += await semantic
+        finally:
+            semantic.cancel()  # a no-op once it is done; after a failure, its result is not wanted
+    else:
         hits = await run_channels(db, filters, inputs)
-        if embedding is not None:
-            semantic = replace(inputs, vector=(await embedding)[0], channels=frozenset({"semantic"}))
-            hits += await run_channels(db, filters, semantic)
-    finally:
-        if embedding is not None:
-            embedding.cancel()  # a no-op once it is done; after a failure, the result is not wanted
     floor = req.min_score if req.min_score is not None else config.min_score
     ranked = [u for u in diversify(fuse(hits, mode, weights, now), hits) if u.score >= floor][: req.top_k]
     units = {u.id: u for u in await memory_repo.get_units(db, [r.memory_id for r in ranked])}
