@@ -1280,8 +1280,8 @@ def log(message: str) -> None:
 
 
 def machine() -> dict[str, Any]:
+    import onnxruntime
     import psutil
-    import torch
 
     cpu = platform.processor()
     with contextlib.suppress(OSError):
@@ -1295,8 +1295,7 @@ def machine() -> dict[str, Any]:
         "cpu": cpu,
         "platform": platform.platform(),
         "python": platform.python_version(),
-        "torch": torch.__version__,
-        "torch_threads": torch.get_num_threads(),
+        "onnxruntime": onnxruntime.__version__,
     }
 
 
@@ -1538,7 +1537,7 @@ def docs_section(report: dict[str, Any]) -> str:
         "",
         wrap(
             f"Run {report['date']} on {m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB, "
-            f"Python {m['python']}, torch {m['torch']} ({m['torch_threads']} threads), "
+            f"Python {m['python']}, embedder on ONNX Runtime {m.get('onnxruntime', '?')}, "
             f"PostgreSQL {pg['server_version']} + pgvector {pg['pgvector']} (embedded; shared_buffers "
             f"{pg['shared_buffers']}, work_mem {pg['work_mem']}, jit {pg['jit']}, JIT available: "
             f"{pg['jit_available']}), `hindsight api` (one uvicorn process), {report['queries']} sequential "
