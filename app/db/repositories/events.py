@@ -54,39 +54,18 @@ async def existing_external_ids(
     return {row for row in (await db.scalars(stmt)).all() if row is not None}
 
 
-_INSERT_EVENTS = text("""
-    INSERT INTO events (bank_id, session_id, seq, role, content, speaker, occurred_at, external_id, metadata)
-    SELECT :bank_id, :session_id, e.seq, e.role, e.content, e.speaker, e.occurred_at, e.external_id,
-           e.metadata::jsonb
-    FROM unnest(CAST(:seqs AS int[]), CAST(:roles AS text[]), CAST(:contents AS text[]),
-                CAST(:speakers AS text[]), CAST(:occurred AS timestamptz[]),
-                CAST(:external_ids AS text[]), CAST(:metadata AS text[]))
-         AS e(seq, role, content, speaker, occurred_at, external_id, metadata)
-""")
-
-
-async def insert_events(
-    db: AsyncSession, bank_id: str, session_id: str, first_seq: int, events: list[NewEvent]
-) -> None:
-    """One statement for the whole batch (unnest of arrays), not one INSERT per event."""
-    await db.execute(
-        _INSERT_EVENTS,
-        {
-            "bank_id": bank_id,
-            "session_id": session_id,
-            "seqs": list(range(first_seq, first_seq + len(events))),
-            "roles": [e.role for e in events],
-            "contents": [e.content for e in events],
-            "speakers": [e.speaker for e in events],
-            "occurred": [e.occurred_at for e in events],
-            "external_ids": [e.external_id for e in events],
-            "metadata": [json.dumps(e.metadata) for e in events],
-        },
+_INSERT_EVENTS_AND_ADVANCE = text("""
+    WITH inserted AS (
+        INSERT INTO events
+               (bank_id, session_id, seq, role, content, speaker, occurred_at, external_id, metadata)
+        SELECT :bank_id, :session_id, e.seq, e.role, e.content, e.speaker, e.occurred_at, e.external_id,
+               e.metadata::jsonb
+        FROM unnest(CAST(:seqs AS int[]), CAST(:roles AS text[]), CAST(:contents AS text[]),
+                    CAST(:speakers AS text[]), CAST(:occurred AS timestamptz[]),
+                    CAST(:external_ids AS text[]), CAST(:metadata AS text[]))
+             AS e(seq, role, content, speaker, occurred_at, external_id, metadata)
+        RETURNING 1
     )
-
-
-_INSERT_EVENTS_AND_ADVANCE = text(f"""
-    WITH inserted AS ({_INSERT_EVENTS.text} RETURNING 1)
     UPDATE sessions SET last_seq = :last_seq,
            last_event_at = GREATEST(COALESCE(last_event_at, :at), :at)
     WHERE bank_id = :bank_id AND session_id = :session_id
@@ -96,8 +75,8 @@ _INSERT_EVENTS_AND_ADVANCE = text(f"""
 async def insert_events_and_advance(
     db: AsyncSession, bank_id: str, session_id: str, first_seq: int, events: list[NewEvent]
 ) -> None:
-    """`insert_events` and `advance_session` in one statement: one round trip less per append (the
-    session row is locked by `lock_session_for_append` already)."""
+    """The batch (one INSERT over unnest of arrays, not one per event) and the session's `last_seq`
+    in one statement, one round trip (the session row is locked by `lock_session_for_append`)."""
     await db.execute(
         _INSERT_EVENTS_AND_ADVANCE,
         {
@@ -113,19 +92,6 @@ async def insert_events_and_advance(
             "last_seq": first_seq + len(events) - 1,
             "at": max(e.occurred_at for e in events),
         },
-    )
-
-
-async def advance_session(
-    db: AsyncSession, bank_id: str, session_id: str, last_seq: int, last_event_at: datetime
-) -> None:
-    await db.execute(
-        text("""
-            UPDATE sessions SET last_seq = :last_seq,
-                   last_event_at = GREATEST(COALESCE(last_event_at, :at), :at)
-            WHERE bank_id = :bank_id AND session_id = :session_id
-        """),
-        {"last_seq": last_seq, "at": last_event_at, "bank_id": bank_id, "session_id": session_id},
     )
 
 
