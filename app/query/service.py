@@ -5,10 +5,8 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-import uuid
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -102,11 +100,6 @@ async def _semantic(
         return await run_channels(other, filters, semantic)
 
 
-async def _entities(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, list[dict[str, Any]]]:
-    async with AsyncSession(db.bind) as other:
-        return await memory_repo.entities_of(other, ids)
-
-
 async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest) -> QueryResult:
     started = time.perf_counter()
     config = BankConfig.model_validate(bank.config)
@@ -154,13 +147,8 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest
         hits = await run_channels(db, filters, inputs)
     floor = req.min_score if req.min_score is not None else config.min_score
     ranked = [u for u in diversify(fuse(hits, mode, weights, now), hits) if u.score >= floor][: req.top_k]
-    ids = [r.memory_id for r in ranked]
-    entities = asyncio.ensure_future(_entities(db, ids))  # read while the units are
-    try:
-        units = await memory_repo.get_units(db, ids)
-        models = {m.id: m for m in await read_models(db, units, entities=await entities)}
-    finally:
-        entities.cancel()
+    units = {u.id: u for u in await memory_repo.get_units(db, [r.memory_id for r in ranked])}
+    models = {m.id: m for m in await read_models(db, list(units.values()))}
     scored = [
         ScoredMemory(
             **models[r.memory_id].model_dump(),
