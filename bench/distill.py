@@ -450,7 +450,8 @@ def docs_section(report: dict[str, Any]) -> str:
         "",
         wrap(
             f"Run {report['date']} on {m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB, Python "
-            f"{m['python']}, torch {m['torch']}; embedded PostgreSQL and Redis, `hindsight api` and one "
+            f"{m['python']}, embedder on ONNX Runtime {m.get('onnxruntime', '?')}; embedded PostgreSQL and "
+            "Redis, `hindsight api` and one "
             "`hindsight worker` (one process, queues distill, resolve and maintenance) as child processes. "
             f"{w['events']:,} events in {w['sessions']} sessions ({report['zh_events']:,} of them Chinese): "
             "LoCoMo's dev-split turns with Chinese sessions mixed in, appended in per-session batches of "
