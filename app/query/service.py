@@ -114,7 +114,6 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest
     channels = active_channels(weights)
     time_filter = _time_filter(req, now, tz)
     inferred = infer_tags(req.query) if "tag" in channels else []
-    wants_vector = "semantic" in channels
     filters = Filters(
         bank_id=bank.id,
         statuses=list(req.statuses),
@@ -134,7 +133,7 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest
         inferred_tags=inferred,
         channels=channels - {"semantic"},
     )
-    if wants_vector:
+    if "semantic" in channels:
         # The semantic channel (embed, then the HNSW search on a connection of its own) runs while
         # the other channels run in the database.
         semantic = asyncio.ensure_future(_semantic(db, deps.embedder, filters, inputs, req.query))
