@@ -36,8 +36,6 @@ _CJK_STOP = frozenset(
     "的 了 是 吗 呢 我 你 他 她 们 在 有 和 么 吧 啊 哪 谁 这 那 个 多少 什么 哪里 怎么".split()
 )
 MAX_NAME_CANDIDATES = 60
-# "Recently" is too vague to drop everything older than a week: no filter (recency still ranks).
-VAGUE = frozenset({"recently", "lately", "最近", "近期", "近来", "这几天"})
 FAR_PAST = datetime(1900, 1, 1, tzinfo=UTC)
 FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 
@@ -86,7 +84,7 @@ def _time_filter(req: QueryRequest, now: datetime, tz: tzinfo) -> TimeFilterRead
         end = as_aware(req.time_range.to, tz) if req.time_range.to else FAR_FUTURE
         return TimeFilterRead(from_=start, to=end, source="request")
     parsed = parse_time_filter(req.query, now, tz)
-    if parsed is None or parsed.phrase.lower() in VAGUE:
+    if parsed is None or parsed.vague:  # "recently" drops nothing older (recency still ranks)
         return None
     return TimeFilterRead(from_=parsed.start, to=parsed.end, source="query", phrase=parsed.phrase)
 

@@ -71,6 +71,7 @@ class TimeFilter:
     start: datetime  # aware, in the query's time zone, inclusive
     end: datetime  # aware, in the query's time zone, exclusive
     phrase: str  # the text that produced it: "last week", "上周"
+    vague: bool = False  # "recently", 最近: a week as a guess, not a period the query names
 
 
 # --- calendar ------------------------------------------------------------------------------------
@@ -393,6 +394,8 @@ _FIXED_ZH: dict[str, Resolver] = {
     **dict.fromkeys(["最近", "近期", "近来", "这几天", "这段时间"], _recent),
 }
 
+_VAGUE = frozenset(p for p, resolve in {**_FIXED_EN, **_FIXED_ZH}.items() if resolve is _recent)
+
 # Fixed phrases that are no time when their neighbours say so: (text just before, text just after).
 _NOT_A_TIME = {
     "前天": (r"[以之从提目眼面事先]$", None),  # 以前天天…, 之前天气…
@@ -554,4 +557,4 @@ def _time_filter(match: re.Match[str], span: Span, clock: _Now) -> TimeFilter:
         end = clock.at
         first = since.start() if since else first
         last = until_now.end() if until_now else last
-    return TimeFilter(start, end, text[first:last].strip())
+    return TimeFilter(start, end, text[first:last].strip(), vague=_normal(match.group()) in _VAGUE)

@@ -224,6 +224,23 @@ def test_week_across_daylight_saving_change() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("query", "vague"),
+    [
+        ("what have I been reading recently", True),
+        ("anything new lately?", True),
+        ("我最近在读什么书", True),
+        ("这段时间怎么样", True),
+        ("what happened last week", False),
+        ("最近三天做了什么", False),
+    ],
+)
+def test_recently_is_a_vague_window(query: str, vague: bool) -> None:
+    result = parse_time_filter(query, NOW, SHANGHAI)
+    assert result is not None
+    assert result.vague is vague
+
+
 def test_naive_now_is_refused() -> None:
     with pytest.raises(ValueError, match="aware"):
         parse_time_filter("today", datetime(2026, 11, 30, 15), SHANGHAI)
