@@ -11,7 +11,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from app.api import banks, distill, entities, events, health, jobs, memories, query, timeline
 from app.config import Settings, get_settings
-from app.db.engine import create_engine, create_sessionmaker
+from app.db.engine import autocommit, create_engine, create_sessionmaker
 from app.errors import install_error_handlers
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
@@ -52,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.settings = settings
         app.state.engine = engine
         app.state.sessionmaker = create_sessionmaker(engine)
+        app.state.read_sessionmaker = create_sessionmaker(autocommit(engine))
         app.state.redis = redis
         app.state.rate_limiter = RateLimiter(
             redis,

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 
-from app.api.deps import BankDep, EmbedderDep, SessionDep, SettingsDep, WorkingMemoryDep
+from app.api.deps import BankDep, EmbedderDep, SessionDep, SettingsDep, WorkingMemoryDep, reads_only
 from app.query import service
 from app.schemas.problems import IN_A_BANK, WITH_BODY
 from app.schemas.query import QueryRequest, QueryResult
@@ -10,7 +10,13 @@ from app.schemas.query import QueryRequest, QueryResult
 router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["query"], responses=IN_A_BANK)
 
 
-@router.post("/query", response_model=QueryResult, response_model_by_alias=True, responses=WITH_BODY)
+@router.post(
+    "/query",
+    response_model=QueryResult,
+    response_model_by_alias=True,
+    responses=WITH_BODY,
+    dependencies=[Depends(reads_only)],  # reads are logged off the request path
+)
 async def query(
     body: QueryRequest,
     bank: BankDep,

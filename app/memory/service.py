@@ -37,10 +37,16 @@ DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` ba
 
 
 async def read_models(
-    db: AsyncSession, units: list[MemoryUnit], *, with_events: bool = False
+    db: AsyncSession,
+    units: list[MemoryUnit],
+    *,
+    with_events: bool = False,
+    entities: dict[uuid.UUID, list[dict[str, Any]]] | None = None,
 ) -> list[MemoryRead]:
-    """Units with their entities (one query) and, for single reads, their source turns."""
-    entities = await repo.entities_of(db, [u.id for u in units])
+    """Units with their entities (one query, unless the caller read them with the units) and, for
+    single reads, their source turns."""
+    if entities is None:
+        entities = await repo.entities_of(db, [u.id for u in units])
     events = (
         await repo.events_by_id(db, [i for u in units for i in u.source_event_ids]) if with_events else {}
     )

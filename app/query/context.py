@@ -38,11 +38,12 @@ def build_context(
     used = 0
     for unit in units:
         tag = unit.tags[0] if unit.tags else "episode"
-        header = 0 if tag in groups else count_tokens(f"## {tag}") + 1
-        cost = count_tokens(line(unit, tz, mark_status)) + 1 + header
-        if max_tokens is not None and used + cost > max_tokens:
-            continue  # a shorter, lower-ranked unit may still fit
-        used += cost
+        if max_tokens is not None:  # counting tokens is most of the work here: only with a budget
+            header = 0 if tag in groups else count_tokens(f"## {tag}") + 1
+            cost = count_tokens(line(unit, tz, mark_status)) + 1 + header
+            if used + cost > max_tokens:
+                continue  # a shorter, lower-ranked unit may still fit
+            used += cost
         groups.setdefault(tag, []).append(unit)
         kept.append(unit)
     blocks = []

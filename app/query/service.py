@@ -9,8 +9,9 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
+from app.db.engine import autocommit
 from app.db.models import Bank
 from app.db.repositories import events as events_repo
 from app.db.repositories import memory as memory_repo
@@ -92,9 +93,12 @@ def _time_filter(req: QueryRequest, now: datetime, tz: tzinfo) -> TimeFilterRead
 async def _semantic(
     db: AsyncSession, embedder: Embedder, filters: Filters, inputs: ChannelInputs, text: str
 ) -> list[Hit]:
-    vector = (await embedder.embed([text]))[0]
-    async with AsyncSession(db.bind) as other:
-        semantic = replace(inputs, vector=vector, channels=frozenset({"semantic"}))
+    # A read of its own, outside a transaction (no BEGIN / ROLLBACK round trips), on a connection
+    # checked out while the query is embedded.
+    assert isinstance(db.bind, AsyncEngine), "the semantic channel takes a second connection from the pool"
+    async with AsyncSession(autocommit(db.bind)) as other:
+        vectors, _ = await asyncio.gather(embedder.embed([text]), other.connection())
+        semantic = replace(inputs, vector=vectors[0], channels=frozenset({"semantic"}))
         return await run_channels(other, filters, semantic)
 
 
@@ -144,8 +148,8 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest
         hits = await run_channels(db, filters, inputs)
     floor = req.min_score if req.min_score is not None else config.min_score
     ranked = [u for u in diversify(fuse(hits, mode, weights, now), hits) if u.score >= floor][: req.top_k]
-    units = {u.id: u for u in await memory_repo.get_units(db, [r.memory_id for r in ranked])}
-    models = {m.id: m for m in await read_models(db, list(units.values()))}
+    units, entities = await memory_repo.get_units_with_entities(db, [r.memory_id for r in ranked])
+    models = {m.id: m for m in await read_models(db, units, entities=entities)}
     scored = [
         ScoredMemory(
             **models[r.memory_id].model_dump(),

@@ -20,6 +20,7 @@ from app.config import Settings
 from app.errors import Unauthorized
 from app.main import create_app
 from tests.conftest import ADMIN_KEY, Stack, assert_problem, make_client
+from tests.integration.test_distill import finished_job
 
 # Public by design, each with its reason. Anything else needs a key.
 PUBLIC = {
@@ -137,7 +138,10 @@ async def create_key(admin: httpx.AsyncClient, bank: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def world(app: Any) -> World:
+async def world(app: Any, worker: Any) -> World:
+    """Two banks, keys, a session, a memory and a finished distillation job: settled before the
+    tests compare the bank before and after (a worker left running by another module would
+    otherwise distil the session in the middle)."""
     bank, other_bank = (f"access-{uuid.uuid4().hex[:10]}" for _ in range(2))
     async with make_client(app, ADMIN_KEY) as admin:
         for name in (bank, other_bank):
@@ -161,6 +165,7 @@ async def world(app: Any) -> World:
         memory = written.json()["memory"]
         distilled = await admin.post(f"/v1/banks/{bank}/sessions/s1/distill")
         assert distilled.status_code == 202, distilled.text
+        assert (await finished_job(admin, distilled.json()["job_id"]))["status"] == "succeeded"
     return World(
         bank=bank,
         other_bank=other_bank,
@@ -304,6 +309,9 @@ async def test_mcp_tools_refuse_bad_credentials_and_another_banks_key(
 ) -> None:
     calls = tool_calls(world)
     assert set(calls) == {"memory_write", "memory_query", "memory_update", "memory_forget", "memory_reflect"}
+    units = "SELECT status, content FROM memory_units WHERE bank_id = :bank ORDER BY content"
+    before = [(r["status"], r["content"]) for r in await sql(units, bank=world.bank)]
+    assert ("active", "Ana lives in Lisbon.") in before
     for tool, arguments in calls.items():
         for name, key in world.credentials().items():
             response = await mcp_call(app, key, tool, arguments)
@@ -312,8 +320,7 @@ async def test_mcp_tools_refuse_bad_credentials_and_another_banks_key(
         is_error, text = tool_result(await mcp_call(app, world.other_key, tool, arguments))
         assert is_error, (tool, text)
         assert "Not Found (404)" in text, (tool, text)
-    rows = await sql("SELECT status, content FROM memory_units WHERE bank_id = :bank", bank=world.bank)
-    assert [(r["status"], r["content"]) for r in rows] == [("active", "Ana lives in Lisbon.")]
+    assert [(r["status"], r["content"]) for r in await sql(units, bank=world.bank)] == before
 
     # The bank's own key (no bank_id needed) reaches every tool.
     own = {tool: {k: v for k, v in arguments.items() if k != "bank_id"} for tool, arguments in calls.items()}

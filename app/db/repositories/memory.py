@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, delete, func, select, text, tuple_, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
@@ -397,6 +397,35 @@ async def get_units(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryUnit]:
         return []
     stmt = select(MemoryUnit).where(MemoryUnit.id.in_(ids)).order_by(MemoryUnit.created_at, MemoryUnit.id)
     return list((await db.scalars(stmt)).all())
+
+
+async def get_units_with_entities(
+    db: AsyncSession, ids: list[uuid.UUID]
+) -> tuple[list[MemoryUnit], dict[uuid.UUID, list[dict[str, Any]]]]:
+    """`get_units` and `entities_of` in one round trip (the query path reads both)."""
+    if not ids:
+        return [], {}
+    linked = (
+        select(
+            func.json_agg(
+                aggregate_order_by(
+                    func.json_build_object("id", Entity.id, "name", Entity.name, "type", Entity.type),
+                    Entity.name,
+                )
+            )
+        )
+        .select_from(MemoryEntity)
+        .join(Entity, Entity.id == MemoryEntity.entity_id)
+        .where(MemoryEntity.memory_id == MemoryUnit.id)
+        .scalar_subquery()
+    )
+    stmt = (
+        select(MemoryUnit, linked)
+        .where(MemoryUnit.id.in_(ids))
+        .order_by(MemoryUnit.created_at, MemoryUnit.id)
+    )
+    rows = (await db.execute(stmt)).all()
+    return [unit for unit, _ in rows], {unit.id: entities for unit, entities in rows if entities}
 
 
 async def entities_of(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, list[dict[str, Any]]]:
