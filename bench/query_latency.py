@@ -884,7 +884,7 @@ async def load_bank(
             t = time.perf_counter()
             # Load-time only (the running server's own settings stay as they are): enough memory for the
             # HNSW graph to be built in memory.
-            await conn.execute("SET maintenance_work_mem = '1GB'")
+            await conn.execute(f"SET maintenance_work_mem = '{index_memory(len(units))}'")
             for name, definition in dropped:
                 t_index = time.perf_counter()
                 await conn.execute(definition)
@@ -925,6 +925,11 @@ async def load_bank(
         "table_bytes": sizes,
         "index_bytes": index_sizes,
     }
+
+
+def index_memory(units: int) -> str:
+    """maintenance_work_mem for the index builds: the HNSW graph in memory (~2 KB a vector at 384 dims)."""
+    return f"{max(1, -(-units * 2 // 1_000_000))}GB"
 
 
 async def active_units(url: str, bank_id: str) -> int:
@@ -1376,6 +1381,7 @@ class Stack:
 
     redis_pid: int | None = None
     rebuild_external: bool = False
+    keep_databases: bool = False  # --pgdata --reuse-bank: a size's database from an earlier run is kept
 
     def own_pids(self) -> list[int]:
         pids = [self.redis_pid] if self.redis_pid else []
@@ -1391,8 +1397,11 @@ class Stack:
         conn = psycopg2.connect(host="127.0.0.1", port=self.postgres.port, user="postgres", dbname="postgres")
         conn.autocommit = True
         with conn.cursor() as cur:
-            cur.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            cur.execute(f'CREATE DATABASE "{name}"')
+            cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+            exists = cur.fetchone() is not None
+            if not (exists and self.keep_databases):
+                cur.execute(f'DROP DATABASE IF EXISTS "{name}"')
+                cur.execute(f'CREATE DATABASE "{name}"')
         conn.close()
         return self.postgres.url(name), True
 
@@ -1650,6 +1659,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database-url", default=None, help="use this PostgreSQL (banks bench-<N>)")
     parser.add_argument("--redis-url", default=None)
     parser.add_argument(
+        "--pgdata",
+        default=None,
+        help="keep the embedded cluster (one database per size) in this directory; with --reuse-bank a "
+        "later run queries the banks an earlier one loaded",
+    )
+    parser.add_argument(
         "--rebuild-indexes",
         action="store_true",
         help="with --database-url: drop the loaded tables' secondary indexes for the load and recreate them",
@@ -1661,7 +1676,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-docs", action="store_true", help="do not write docs/benchmarks.md")
     parser.add_argument(
-        "--reuse-bank", action="store_true", help="with --database-url: keep a bench-<N> bank already loaded"
+        "--reuse-bank",
+        action="store_true",
+        help="with --database-url or --pgdata: keep a bench-<N> bank already loaded",
     )
     parser.add_argument("--docs-only", action="store_true", help="rewrite the docs section from --out")
     parser.add_argument("--prepare-only", action="store_true", help="generate and embed (cache), then stop")
@@ -1693,8 +1710,10 @@ def main(argv: list[str] | None = None) -> int:
 
         stack = Stack(args.database_url, args.redis_url or "", rebuild_external=args.rebuild_indexes)
         if not args.database_url:
-            log(f"starting embedded PostgreSQL and Redis in {work}")
-            stack.postgres = start_postgres(work / "pgdata")
+            pgdata = Path(args.pgdata) if args.pgdata else work / "pgdata"
+            log(f"starting embedded PostgreSQL in {pgdata} and Redis in {work}")
+            stack.postgres = start_postgres(pgdata)
+            stack.keep_databases = bool(args.pgdata and args.reuse_bank)
             services.callback(stack.postgres.stop)
         if not args.redis_url:
             redis = start_redis(work / "redis")
@@ -1713,8 +1732,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.database_url or args.rebuild_indexes:
         notes.append(
             "Bulk load: COPY with the tables' secondary indexes dropped and recreated from their own "
-            "definitions (maintenance_work_mem 1GB for that session only), then VACUUM ANALYZE; the server "
-            "runs with the embedded defaults (app/embedded.py)."
+            "definitions (maintenance_work_mem 1GB, 2GB per million units, for that session only), then "
+            "VACUUM ANALYZE; the server runs with the embedded defaults (app/embedded.py)."
         )
     report = {
         "command": command,
