@@ -114,7 +114,10 @@ def _where(f: Filters, params: dict[str, Any], alias: str = "m", *, window: bool
             " WHERE fe.bank_id = :bank AND fe.canonical_name = ANY(CAST(:entity_filter AS text[])))"
         )
     if window and f.time_from is not None and f.time_to is not None:
-        clauses.append(f"{alias}.id IN (SELECT id FROM time_units)")
+        # A filter on the rows the channel's own index finds (a hashed lookup), not a semi-join: the
+        # planner cannot estimate the set's size (it assumes 200 rows of thousands) and would walk the
+        # window unit by unit.
+        clauses.append(f"CASE WHEN {alias}.id IN (SELECT id FROM time_units) THEN TRUE END")
     return " AND ".join(clauses)
 
 
@@ -182,8 +185,30 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
         vec = f"CAST(:qvec AS vector({c.dim}))"
         distance = f"(e.embedding::vector({c.dim}) <=> {vec})"
         params["qvec"] = str(c.vector)
-        ctes.append(
-            f"""
+        if f.time_from is not None and f.time_to is not None and not (f.tags or f.entities or f.as_of):
+            # The window's units by exact distance (an HNSW scan filtered to a window of a few
+            # thousand units visits as many graph nodes and is no faster), read from the vectors'
+            # table alone; the units' other filters then on the nearest few.
+            ctes.append(
+                f"""
+    semantic_near AS MATERIALIZED (
+        SELECT e.memory_id AS id, {distance} AS distance
+        FROM memory_embeddings e
+        WHERE e.model = '{c.model}' AND e.bank_id = :bank AND e.memory_id IN (SELECT id FROM time_units)
+        ORDER BY {distance}
+        LIMIT {2 * CHANNEL_LIMIT}
+    ),
+    semantic AS MATERIALIZED (
+        SELECT n.id, 1 - n.distance AS score, {_COLUMNS}
+        FROM semantic_near n JOIN memory_units m ON m.id = n.id
+        WHERE {_where(f, params, window=False)}
+        ORDER BY n.distance
+        LIMIT {CHANNEL_LIMIT}
+    ),"""
+            )
+        else:
+            ctes.append(
+                f"""
     semantic AS MATERIALIZED (
         SELECT e.memory_id AS id, 1 - {distance} AS score, {_COLUMNS}
         FROM memory_embeddings e JOIN memory_units m ON m.id = e.memory_id
@@ -191,7 +216,7 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
         ORDER BY {distance}
         LIMIT {CHANNEL_LIMIT}
     ),"""
-        )
+            )
         selects.append(_ranked("semantic", "score DESC"))
     if "keyword" in c.channels and c.keywords:
         params["keywords"] = c.keywords
