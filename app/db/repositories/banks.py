@@ -38,8 +38,15 @@ async def purge_bank(db: AsyncSession, bank_id: str) -> bool:
 
 
 async def find_active_key(db: AsyncSession, key_hash: str) -> ApiKey | None:
-    stmt = select(ApiKey).where(ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None))
-    return (await db.scalars(stmt)).first()
+    """The key, read with its bank in the same statement: the bank is then in the session's identity
+    map, and `get_bank` of the request (nearly always that bank) needs no round trip of its own."""
+    stmt = (
+        select(ApiKey, Bank)
+        .join(Bank, Bank.id == ApiKey.bank_id)
+        .where(ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None))
+    )
+    row = (await db.execute(stmt)).first()
+    return row[0] if row else None
 
 
 async def add_key(db: AsyncSession, key: ApiKey) -> None:
