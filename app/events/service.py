@@ -64,15 +64,10 @@ async def append(
     """
     tz = bank_timezone(bank)
     now = datetime.now(UTC)
-    last_seq, distilled_seq = await repo.lock_session_for_append(db, bank.id, session_id)
-    external_ids = [e.external_id for e in request.events if e.external_id is not None]
-    already = (
-        await repo.existing_external_ids(db, bank.id, session_id, external_ids) if external_ids else set()
-    )
-    kept, duplicates = _dedupe(request.events, already)
+    unique, repeated = _dedupe(request.events, set())  # the batch's own repeats
     config = BankConfig.model_validate(bank.config)
     masked = config.redact_raw_events  # then the original text is never stored, nor buffered in Redis
-    rows = [
+    batch = [
         repo.NewEvent(
             role=e.role,
             content=redact(e.content) if masked else e.content,
@@ -81,23 +76,23 @@ async def append(
             external_id=e.external_id,
             metadata=redact_json(e.metadata) if masked else e.metadata,
         )
-        for e in kept
+        for e in unique
     ]
-    first_seq = last_seq + 1
     job: Job | None = None
-    if rows:
-        await repo.insert_events_and_advance(db, bank.id, session_id, first_seq, rows)
-        every = config.distill_every_n_turns
-        if last_seq + len(rows) - distilled_seq >= every:
+    try:
+        appended = await repo.append(db, bank.id, session_id, batch)
+        rows = [batch[i] for i in appended.kept]
+        if rows and appended.last_seq - appended.distilled_seq >= config.distill_every_n_turns:
             job, created = await schedule_distill(db, bank.id, session_id)
             job = job if created else None
-    try:
         await db.commit()
     except IntegrityError as exc:
         # The session row lock rules out seq and external_id races, so this is the bank's
         # foreign key: the bank was deleted while we appended.
         await db.rollback()
         raise NotFound(f"Bank {bank.id!r} not found.") from exc
+    duplicates = repeated + len(batch) - len(rows)
+    first_seq = appended.first_seq
     EVENTS_APPENDED.inc(len(rows))
     EVENTS_DUPLICATE.inc(duplicates)
     turns = [_turn(first_seq + i, r.role, r.content, r.speaker, r.occurred_at) for i, r in enumerate(rows)]
@@ -105,7 +100,7 @@ async def append(
         session_id=session_id,
         appended=len(rows),
         first_seq=first_seq if rows else None,
-        last_seq=last_seq + len(rows) if rows else None,
+        last_seq=appended.last_seq if rows else None,
         duplicates=duplicates,
     )
     return result, turns, job

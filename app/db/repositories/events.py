@@ -83,16 +83,97 @@ async def insert_events_and_advance(
             "bank_id": bank_id,
             "session_id": session_id,
             "seqs": list(range(first_seq, first_seq + len(events))),
-            "roles": [e.role for e in events],
-            "contents": [e.content for e in events],
-            "speakers": [e.speaker for e in events],
-            "occurred": [e.occurred_at for e in events],
-            "external_ids": [e.external_id for e in events],
-            "metadata": [json.dumps(e.metadata) for e in events],
+            **_arrays(events),
             "last_seq": first_seq + len(events) - 1,
             "at": max(e.occurred_at for e in events),
         },
     )
+
+
+# The whole append in one statement: the batch less the external ids the session already holds,
+# the session row created or locked and advanced, the events inserted after its last seq. The
+# statement's snapshot is taken before it waits for the row lock, so it advances the session only when
+# that snapshot saw the session's every event (the locked row's last_seq is the newest seq it sees:
+# events are append-only and always written under that lock); otherwise it only locks the row, returns
+# nothing, and the caller appends with fresh reads (`append_locked`).
+_APPEND = text("""
+    WITH batch AS (
+        SELECT * FROM unnest(CAST(:roles AS text[]), CAST(:contents AS text[]), CAST(:speakers AS text[]),
+                             CAST(:occurred AS timestamptz[]), CAST(:external_ids AS text[]),
+                             CAST(:metadata AS text[]))
+             WITH ORDINALITY AS e(role, content, speaker, occurred_at, external_id, metadata, ord)
+    ),
+    fresh AS (
+        SELECT b.*, row_number() OVER (ORDER BY b.ord) AS n FROM batch b
+        WHERE b.external_id IS NULL OR NOT EXISTS (
+            SELECT 1 FROM events x
+            WHERE x.bank_id = :bank_id AND x.session_id = :session_id AND x.external_id = b.external_id)
+    ),
+    visible AS (
+        SELECT coalesce(max(seq), 0) AS seq FROM events WHERE bank_id = :bank_id AND session_id = :session_id
+    ),
+    counted AS (SELECT count(*) AS n, max(occurred_at) AS at FROM fresh),
+    session AS (
+        INSERT INTO sessions AS s (bank_id, session_id, last_seq, last_event_at)
+        SELECT :bank_id, :session_id, n, at FROM counted
+        ON CONFLICT (bank_id, session_id) DO UPDATE SET
+            status = 'open',
+            closed_at = NULL,
+            last_seq = s.last_seq + EXCLUDED.last_seq,
+            last_event_at = GREATEST(s.last_event_at, EXCLUDED.last_event_at)
+        WHERE s.last_seq = (SELECT seq FROM visible)  -- otherwise locked, not updated, no row returned
+        RETURNING s.last_seq, s.distilled_seq
+    ),
+    inserted AS (
+        INSERT INTO events
+               (bank_id, session_id, seq, role, content, speaker, occurred_at, external_id, metadata)
+        SELECT :bank_id, :session_id, se.last_seq - c.n + f.n, f.role, f.content, f.speaker, f.occurred_at,
+               f.external_id, f.metadata::jsonb
+        FROM fresh f, session se, counted c
+    )
+    SELECT se.last_seq, se.distilled_seq, ARRAY(SELECT ord FROM fresh ORDER BY ord) AS kept FROM session se
+""")
+
+
+@dataclass(frozen=True)
+class Appended:
+    first_seq: int  # of the first appended event (last_seq + 1 when none was)
+    last_seq: int
+    distilled_seq: int
+    kept: list[int]  # indexes of the events appended (the others' external ids were there already)
+
+
+def _arrays(events: list[NewEvent]) -> dict[str, Any]:
+    return {
+        "roles": [e.role for e in events],
+        "contents": [e.content for e in events],
+        "speakers": [e.speaker for e in events],
+        "occurred": [e.occurred_at for e in events],
+        "external_ids": [e.external_id for e in events],
+        "metadata": [json.dumps(e.metadata) for e in events],
+    }
+
+
+async def append(db: AsyncSession, bank_id: str, session_id: str, events: list[NewEvent]) -> Appended:
+    """Append `events` (no external id twice among them) to the session, creating or reopening it:
+    one round trip, or four when another append of the session committed while this one waited."""
+    params = {"bank_id": bank_id, "session_id": session_id, **_arrays(events)}
+    row = (await db.execute(_APPEND, params)).first()
+    if row is None:
+        return await append_locked(db, bank_id, session_id, events)
+    kept = [i - 1 for i in row.kept]
+    return Appended(row.last_seq - len(kept) + 1, row.last_seq, row.distilled_seq, kept)
+
+
+async def append_locked(db: AsyncSession, bank_id: str, session_id: str, events: list[NewEvent]) -> Appended:
+    """The append with the session row locked first, then reads that see every committed event."""
+    last_seq, distilled_seq = await lock_session_for_append(db, bank_id, session_id)
+    ids = [e.external_id for e in events if e.external_id is not None]
+    already = await existing_external_ids(db, bank_id, session_id, ids) if ids else set()
+    kept = [i for i, e in enumerate(events) if e.external_id is None or e.external_id not in already]
+    if kept:
+        await insert_events_and_advance(db, bank_id, session_id, last_seq + 1, [events[i] for i in kept])
+    return Appended(last_seq + 1, last_seq + len(kept), distilled_seq, kept)
 
 
 async def get_session(db: AsyncSession, bank_id: str, session_id: str) -> Session | None:
