@@ -40,8 +40,9 @@ def _turn(seq: int, role: str, content: str, speaker: str | None, occurred_at: d
     }
 
 
-def _dedupe(events: list[EventIn], already: set[str]) -> tuple[list[EventIn], int]:
-    seen = set(already)
+def _dedupe(events: list[EventIn]) -> tuple[list[EventIn], int]:
+    """The batch without the repeats of an external id within it (the log's are the statement's)."""
+    seen: set[str] = set()
     kept: list[EventIn] = []
     for event in events:
         if event.external_id is not None:
@@ -64,7 +65,7 @@ async def append(
     """
     tz = bank_timezone(bank)
     now = datetime.now(UTC)
-    unique, repeated = _dedupe(request.events, set())  # the batch's own repeats
+    unique, repeated = _dedupe(request.events)
     config = BankConfig.model_validate(bank.config)
     masked = config.redact_raw_events  # then the original text is never stored, nor buffered in Redis
     batch = [
