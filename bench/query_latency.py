@@ -1116,11 +1116,14 @@ async def prepare(q: BenchQuery, vector: list[float], bank_id: str, anchor: date
     captured: list[Any] = []
 
     async def intercept(db: Any, filters: Any, inputs: Any) -> list[Any]:
-        # The service runs the other channels first, then the semantic one once the query is embedded.
         captured.append((filters, inputs))
-        if "semantic" in inputs.channels:
-            raise _Captured
         return []
+
+    async def semantic(db: Any, embedder: Any, filters: Any, inputs: Any, text: str) -> list[Any]:
+        # The semantic channel (on a connection of its own in the service) ends the capture.
+        vector = (await embedder.embed([text]))[0]
+        captured.append((filters, replace(inputs, vector=vector, channels=frozenset({"semantic"}))))
+        raise _Captured
 
     deps = service.QueryDeps(
         embedder=_FixedEmbedder(vector),
@@ -1129,8 +1132,12 @@ async def prepare(q: BenchQuery, vector: list[float], bank_id: str, anchor: date
         working_memory_turns=0,
     )
     bank = SimpleNamespace(id=bank_id, config={})
-    with mock.patch.object(service, "run_channels", intercept), contextlib.suppress(_Captured):
-        db = SimpleNamespace(bind=None)  # never used: run_channels is intercepted
+    with (
+        mock.patch.object(service, "run_channels", intercept),
+        mock.patch.object(service, "_semantic", semantic),
+        contextlib.suppress(_Captured),
+    ):
+        db = SimpleNamespace(bind=None)  # never used: the channels are intercepted
         await service.query(db, deps, bank, QueryRequest.model_validate(q.body(anchor)))  # type: ignore[arg-type]
     filters, inputs = captured[0]
     vector = next((i.vector for _, i in captured if i.vector is not None), None)

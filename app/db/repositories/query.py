@@ -17,7 +17,7 @@ import re
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from cachetools import TTLCache
 from sqlalchemy import insert, text
@@ -94,8 +94,21 @@ def _status(f: Filters, params: dict[str, Any], alias: str) -> str:
     return f"{alias}.status = ANY(CAST(:statuses AS text[]))"
 
 
-def _where(f: Filters, params: dict[str, Any], alias: str = "m", *, window: bool = True) -> str:
-    """The request's filters on `memory_units` aliased `alias` (without the time window: `window`)."""
+def _where(
+    f: Filters,
+    params: dict[str, Any],
+    alias: str = "m",
+    *,
+    window: Literal["filter", "drive", None] = "filter",
+) -> str:
+    """The request's filters on `memory_units` aliased `alias`, the time window as `window` says:
+    - "filter": checked on each row the channel's own index finds (a hashed lookup), for channels
+      whose index bounds their rows (keyword, entity); a semi-join would be driven by the window's
+      units, which the planner sizes at 200 (a CTE's distinct count is unknown) when they are
+      thousands, and read them one by one;
+    - "drive": a semi-join, so the window's units drive, for a channel that would otherwise walk an
+      index in recency order (tag): with a window of a few units that walk reads the whole bank;
+    - None: left out (the caller applies it)."""
     clauses = [f"{alias}.bank_id = :bank"]
     if f.as_of is not None:
         params["as_of"] = f.as_of
@@ -113,11 +126,10 @@ def _where(f: Filters, params: dict[str, Any], alias: str = "m", *, window: bool
             " JOIN entities fe ON fe.id = fme.entity_id"
             " WHERE fe.bank_id = :bank AND fe.canonical_name = ANY(CAST(:entity_filter AS text[])))"
         )
-    if window and f.time_from is not None and f.time_to is not None:
-        # A filter on the rows the channel's own index finds (a hashed lookup), not a semi-join: the
-        # planner cannot estimate the set's size (it assumes 200 rows of thousands) and would walk the
-        # window unit by unit.
+    if window == "filter" and f.time_from is not None and f.time_to is not None:
         clauses.append(f"CASE WHEN {alias}.id IN (SELECT id FROM time_units) THEN TRUE END")
+    elif window == "drive" and f.time_from is not None and f.time_to is not None:
+        clauses.append(f"{alias}.id IN (SELECT id FROM time_units)")
     return " AND ".join(clauses)
 
 
@@ -201,7 +213,7 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
     semantic AS MATERIALIZED (
         SELECT n.id, 1 - n.distance AS score, {_COLUMNS}
         FROM semantic_near n JOIN memory_units m ON m.id = n.id
-        WHERE {_where(f, params, window=False)}
+        WHERE {_where(f, params, window=None)}
         ORDER BY n.distance
         LIMIT {CHANNEL_LIMIT}
     ),"""
@@ -212,7 +224,7 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
     semantic AS MATERIALIZED (
         SELECT e.memory_id AS id, 1 - {distance} AS score, {_COLUMNS}
         FROM memory_embeddings e JOIN memory_units m ON m.id = e.memory_id
-        WHERE e.model = '{c.model}' AND e.bank_id = :bank AND {where}
+        WHERE e.model = '{c.model}' AND e.bank_id = :bank AND {_where(f, params, window="drive")}
         ORDER BY {distance}
         LIMIT {CHANNEL_LIMIT}
     ),"""
@@ -256,13 +268,19 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
         ) h
         WHERE {_rare("h.id")}
     ),
+    entity_links AS MATERIALIZED (
+        SELECT me.memory_id AS id,
+               max(CASE WHEN me.entity_id = ANY(ARRAY(SELECT id FROM named)) THEN 1.0 ELSE 0.5 END) AS score
+        FROM memory_entities me
+        WHERE me.entity_id = ANY(ARRAY(SELECT id FROM named UNION SELECT id FROM hop))
+        GROUP BY me.memory_id
+    ),
     entity AS MATERIALIZED (
-        SELECT m.id, max(CASE WHEN me.entity_id = ANY(ARRAY(SELECT id FROM named)) THEN 1.0 ELSE 0.5 END)
-               AS score, {_COLUMNS}
-        FROM memory_entities me JOIN memory_units m ON m.id = me.memory_id
-        WHERE me.entity_id = ANY(ARRAY(SELECT id FROM named UNION SELECT id FROM hop)) AND {where}
-        GROUP BY m.id
-        ORDER BY score DESC, m.valid_from DESC NULLS LAST
+        -- the linked units by their ids (the entities are rare, so they are few), then the filters
+        SELECT m.id, l.score, {_COLUMNS}
+        FROM memory_units m JOIN entity_links l ON l.id = m.id
+        WHERE m.id = ANY(ARRAY(SELECT id FROM entity_links)) AND {where}
+        ORDER BY l.score DESC, m.valid_from DESC NULLS LAST
         LIMIT {CHANNEL_LIMIT}
     ),"""
         )
@@ -281,7 +299,7 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
     elif "temporal" in c.channels:
         # The newest of the window: a backward walk of the valid_from index, and the newest of the
         # units about a day in it; not a sort of the whole window.
-        unwindowed = _where(f, params, window=False)
+        unwindowed = _where(f, params, window=None)
         ctes.append(
             f"""
     temporal AS MATERIALIZED (
@@ -315,7 +333,7 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
     tag AS MATERIALIZED (
         SELECT m.id, extract(epoch FROM coalesce(m.valid_from, m.created_at)) AS score, {_COLUMNS}
         FROM memory_units m
-        WHERE {where} AND {inferred}
+        WHERE {_where(f, params, window="drive")} AND {inferred}
         ORDER BY coalesce(m.valid_from, m.created_at) DESC
         LIMIT {CHANNEL_LIMIT}
     ),"""
