@@ -1135,6 +1135,7 @@ async def prepare(q: BenchQuery, vector: list[float], bank_id: str, anchor: date
     with (
         mock.patch.object(service, "run_channels", intercept),
         mock.patch.object(service, "_semantic", semantic),
+        mock.patch.object(service, "size_window", _unsized),
         contextlib.suppress(_Captured),
     ):
         db = SimpleNamespace(bind=None)  # never used: the channels are intercepted
@@ -1143,6 +1144,10 @@ async def prepare(q: BenchQuery, vector: list[float], bank_id: str, anchor: date
     vector = next((i.vector for _, i in captured if i.vector is not None), None)
     channels = frozenset().union(*(i.channels for _, i in captured))
     return Prepared(q, filters, replace(inputs, vector=vector, channels=channels))
+
+
+async def _unsized(db: Any, filters: Any) -> Any:
+    return filters  # run_channels sizes the window on the real connection
 
 
 def only(inputs: Any, channel: str | None) -> Any:

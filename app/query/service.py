@@ -15,7 +15,7 @@ from app.db.engine import autocommit
 from app.db.models import Bank
 from app.db.repositories import events as events_repo
 from app.db.repositories import memory as memory_repo
-from app.db.repositories.query import ChannelInputs, Filters, Hit, run_channels
+from app.db.repositories.query import ChannelInputs, Filters, Hit, run_channels, size_window
 from app.distill.heuristic.rules import STOPWORDS_EN
 from app.events.service import as_aware, bank_timezone
 from app.events.service import working_memory as read_working_memory
@@ -125,6 +125,7 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest
         time_from=time_filter.from_ if time_filter else None,
         time_to=time_filter.to if time_filter else None,
     )
+    filters = await size_window(db, filters)  # once, for both connections' statements
     inputs = ChannelInputs(
         model=deps.embedder.model,
         dim=deps.embedder.dim,

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from app.db.repositories import query as query_repo
 from tests.conftest import assert_problem
 from tests.integration.test_distill import make_bank
 from tests.integration.test_memories import say, write
@@ -84,7 +85,12 @@ async def write_at(client: httpx.AsyncClient, bank: str, content: str, tags: lis
     return memory_id
 
 
-async def test_last_week_only_returns_units_from_last_week(client: httpx.AsyncClient) -> None:
+@pytest.mark.parametrize("window", ["small", "large"])
+async def test_last_week_only_returns_units_from_last_week(
+    client: httpx.AsyncClient, window: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if window == "large":  # the window as a condition on each row, not a set of its units
+        monkeypatch.setattr(query_repo, "SMALL_WINDOW_UNITS", -1)
     bank = await make_bank(client)
     inside = await write_at(
         client, bank, "The user went hiking in the Alps.", ["episode"], "2026-11-25T10:00:00Z"

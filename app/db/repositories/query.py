@@ -17,7 +17,7 @@ import re
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from cachetools import TTLCache
 from sqlalchemy import insert, text
@@ -27,6 +27,11 @@ from app.db.models import QueryLog
 from app.db.repositories.memory import tag_prefix_sql
 
 CHANNEL_LIMIT = 50
+# A time window of at most this many units (said in it) is a set the channels are driven by; a larger
+# one is a condition on each row their own indexes find (see `_where`).
+SMALL_WINDOW_UNITS = 2000
+# The semantic channel's candidates in a larger window (see `_statement`).
+WINDOW_CANDIDATES = 500
 # An entity named in more units than this says little about any one of them (the bank's own user,
 # the two people of a conversation): the entity channel leaves it out unless the request names it.
 COMMON_ENTITY_MENTIONS = 50
@@ -47,6 +52,15 @@ class Filters:
     entities: list[str] | None = None  # canonical names
     time_from: datetime | None = None
     time_to: datetime | None = None
+    window_units: int | None = None  # units said in the window, counted up to SMALL_WINDOW_UNITS + 1
+
+    @property
+    def window(self) -> bool:
+        return self.time_from is not None and self.time_to is not None
+
+    @property
+    def small_window(self) -> bool:
+        return self.window_units is not None and self.window_units <= SMALL_WINDOW_UNITS
 
 
 @dataclass
@@ -94,21 +108,11 @@ def _status(f: Filters, params: dict[str, Any], alias: str) -> str:
     return f"{alias}.status = ANY(CAST(:statuses AS text[]))"
 
 
-def _where(
-    f: Filters,
-    params: dict[str, Any],
-    alias: str = "m",
-    *,
-    window: Literal["filter", "drive", None] = "filter",
-) -> str:
-    """The request's filters on `memory_units` aliased `alias`, the time window as `window` says:
-    - "filter": checked on each row the channel's own index finds (a hashed lookup), for channels
-      whose index bounds their rows (keyword, entity); a semi-join would be driven by the window's
-      units, which the planner sizes at 200 (a CTE's distinct count is unknown) when they are
-      thousands, and read them one by one;
-    - "drive": a semi-join, so the window's units drive, for a channel that would otherwise walk an
-      index in recency order (tag): with a window of a few units that walk reads the whole bank;
-    - None: left out (the caller applies it)."""
+def _where(f: Filters, params: dict[str, Any], alias: str = "m", *, window: bool = True) -> str:
+    """The request's filters on `memory_units` aliased `alias` (the time window unless `window` is
+    off). A small window is the set of its units, which drives the channel (a semi-join); a larger one
+    is a condition on each row the channel's own index finds — said in the window (`valid_from`), or
+    linked to a day in it (a hashed lookup) — so a channel never reads a large window unit by unit."""
     clauses = [f"{alias}.bank_id = :bank"]
     if f.as_of is not None:
         params["as_of"] = f.as_of
@@ -126,10 +130,14 @@ def _where(
             " JOIN entities fe ON fe.id = fme.entity_id"
             " WHERE fe.bank_id = :bank AND fe.canonical_name = ANY(CAST(:entity_filter AS text[])))"
         )
-    if window == "filter" and f.time_from is not None and f.time_to is not None:
-        clauses.append(f"CASE WHEN {alias}.id IN (SELECT id FROM time_units) THEN TRUE END")
-    elif window == "drive" and f.time_from is not None and f.time_to is not None:
+    if window and f.small_window:
         clauses.append(f"{alias}.id IN (SELECT id FROM time_units)")
+    elif window and f.window:
+        clauses.append(
+            f"({alias}.valid_from >= CAST(:time_from AS timestamptz)"
+            f" AND {alias}.valid_from < CAST(:time_to AS timestamptz)"
+            f" OR {alias}.id IN (SELECT memory_id FROM date_units))"
+        )
     return " AND ".join(clauses)
 
 
@@ -148,10 +156,18 @@ def _prelude(f: Filters, params: dict[str, Any]) -> list[str]:
         ) last WHERE status = 'active'
     ),"""
         )
-    if f.time_from is not None and f.time_to is not None:
+    if f.window:
         params["time_from"], params["time_to"] = f.time_from, f.time_to
         status = "TRUE" if f.as_of is not None else _status(f, params, "tm")
         ctes.append(_DATE_ENTITIES)
+        ctes.append(
+            """
+    date_units AS (
+        SELECT me.memory_id FROM memory_entities me
+        WHERE me.entity_id = ANY(ARRAY(SELECT id FROM date_entities))
+    ),"""
+        )
+    if f.small_window:
         # Two index scans (the window on valid_from; the date entities' links), not an OR over the bank.
         ctes.append(
             f"""
@@ -161,8 +177,7 @@ def _prelude(f: Filters, params: dict[str, Any]) -> list[str]:
           AND tm.valid_from >= CAST(:time_from AS timestamptz)
           AND tm.valid_from < CAST(:time_to AS timestamptz)
         UNION
-        SELECT me.memory_id FROM memory_entities me
-        WHERE me.entity_id = ANY(ARRAY(SELECT id FROM date_entities))
+        SELECT memory_id FROM date_units
     ),"""
         )
     return ctes
@@ -186,6 +201,31 @@ def _ranked(channel: str, order: str) -> str:
     )
 
 
+def _newest_of_window(f: Filters, params: dict[str, Any], condition: str) -> str:
+    """The newest units of the window that meet `condition`: a backward walk of the valid_from index
+    within the window, and the newest of the units about a day in it — bounded by the window, never a
+    walk of the bank nor a sort of the whole window."""
+    unwindowed = f"{_where(f, params, window=False)} AND {condition}"
+    return f"""
+        SELECT * FROM (
+            (SELECT m.id, extract(epoch FROM m.valid_from) AS score, {_COLUMNS}
+             FROM memory_units m
+             WHERE {unwindowed} AND m.valid_from >= CAST(:time_from AS timestamptz)
+               AND m.valid_from < CAST(:time_to AS timestamptz)
+             ORDER BY m.valid_from DESC
+             LIMIT {CHANNEL_LIMIT})
+            UNION
+            (SELECT m.id, extract(epoch FROM coalesce(m.valid_from, m.created_at)) AS score, {_COLUMNS}
+             FROM memory_units m
+             WHERE {unwindowed} AND m.id IN (SELECT memory_id FROM date_units)
+             ORDER BY coalesce(m.valid_from, m.created_at) DESC
+             LIMIT {CHANNEL_LIMIT})
+        ) arms
+        ORDER BY score DESC
+        LIMIT {CHANNEL_LIMIT}
+    """
+
+
 def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
     if not _SAFE_MODEL.match(c.model):
         raise ValueError(f"unexpected embedding model name {c.model!r}")
@@ -197,34 +237,46 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
         vec = f"CAST(:qvec AS vector({c.dim}))"
         distance = f"(e.embedding::vector({c.dim}) <=> {vec})"
         params["qvec"] = str(c.vector)
-        if f.time_from is not None and f.time_to is not None and not (f.tags or f.entities or f.as_of):
-            # The window's units by exact distance (an HNSW scan filtered to a window of a few
-            # thousand units visits as many graph nodes and is no faster), read from the vectors'
-            # table alone; the units' other filters then on the nearest few.
+        exact = f.small_window and not (f.tags or f.entities or f.as_of)
+        if exact:
+            # A small window's units by exact distance, read from the vectors' table alone (an HNSW
+            # scan filtered to a few units of the bank would visit most of the graph); the units' other
+            # filters then on the nearest few.
+            near = f"e.memory_id IN (SELECT id FROM time_units) ORDER BY {distance} LIMIT {2 * CHANNEL_LIMIT}"
+        elif f.window and not f.small_window:
+            # A large window: the bank's nearest WINDOW_CANDIDATES by the HNSW index, then the window and
+            # the other filters. (Filtering inside the scan would need each candidate's unit, and the
+            # planner, misjudging the window's share, then sorts the whole bank instead.) The window's
+            # share of these candidates is about its share of the bank: a window of a few thousand units
+            # in a large bank gets few semantic hits, the other channels' still.
+            near = f"TRUE ORDER BY {distance} LIMIT {WINDOW_CANDIDATES}"
+        else:
+            near = None
+        if near:
             ctes.append(
                 f"""
     semantic_near AS MATERIALIZED (
         SELECT e.memory_id AS id, {distance} AS distance
         FROM memory_embeddings e
-        WHERE e.model = '{c.model}' AND e.bank_id = :bank AND e.memory_id IN (SELECT id FROM time_units)
-        ORDER BY {distance}
-        LIMIT {2 * CHANNEL_LIMIT}
+        WHERE e.model = '{c.model}' AND e.bank_id = :bank AND {near}
     ),
     semantic AS MATERIALIZED (
         SELECT n.id, 1 - n.distance AS score, {_COLUMNS}
         FROM semantic_near n JOIN memory_units m ON m.id = n.id
-        WHERE {_where(f, params, window=None)}
+        WHERE m.id = ANY(ARRAY(SELECT id FROM semantic_near)) AND {_where(f, params, window=not exact)}
         ORDER BY n.distance
         LIMIT {CHANNEL_LIMIT}
     ),"""
             )
         else:
+            # The HNSW scan, iterative: it keeps going until enough rows pass the filters (a small
+            # window's units with other filters: the window's set drives).
             ctes.append(
                 f"""
     semantic AS MATERIALIZED (
         SELECT e.memory_id AS id, 1 - {distance} AS score, {_COLUMNS}
         FROM memory_embeddings e JOIN memory_units m ON m.id = e.memory_id
-        WHERE e.model = '{c.model}' AND e.bank_id = :bank AND {_where(f, params, window="drive")}
+        WHERE e.model = '{c.model}' AND e.bank_id = :bank AND {where}
         ORDER BY {distance}
         LIMIT {CHANNEL_LIMIT}
     ),"""
@@ -297,47 +349,27 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
     ),"""
         )
     elif "temporal" in c.channels:
-        # The newest of the window: a backward walk of the valid_from index, and the newest of the
-        # units about a day in it; not a sort of the whole window.
-        unwindowed = _where(f, params, window=None)
-        ctes.append(
-            f"""
-    temporal AS MATERIALIZED (
-        SELECT * FROM (
-            (SELECT m.id, extract(epoch FROM m.valid_from) AS score, {_COLUMNS}
-             FROM memory_units m
-             WHERE {unwindowed} AND m.valid_from >= CAST(:time_from AS timestamptz)
-               AND m.valid_from < CAST(:time_to AS timestamptz)
-             ORDER BY m.valid_from DESC
-             LIMIT {CHANNEL_LIMIT})
-            UNION
-            (SELECT m.id, extract(epoch FROM coalesce(m.valid_from, m.created_at)) AS score, {_COLUMNS}
-             FROM memory_units m
-             WHERE {unwindowed} AND m.id IN (
-                 SELECT me.memory_id FROM memory_entities me
-                 WHERE me.entity_id = ANY(ARRAY(SELECT id FROM date_entities)))
-             ORDER BY coalesce(m.valid_from, m.created_at) DESC
-             LIMIT {CHANNEL_LIMIT})
-        ) arms
-        ORDER BY score DESC
-        LIMIT {CHANNEL_LIMIT}
-    ),"""
-        )
+        ctes.append(f"""
+    temporal AS MATERIALIZED ({_newest_of_window(f, params, "TRUE")}),""")
     if "temporal" in c.channels:
         selects.append(_ranked("temporal", "score DESC"))
     if "tag" in c.channels and c.inferred_tags:
         inferred, tag_params = tag_prefix_sql("m", "inferred", c.inferred_tags)
         params.update(tag_params)
-        ctes.append(
-            f"""
+        if f.window:
+            ctes.append(f"""
+    tag AS MATERIALIZED ({_newest_of_window(f, params, inferred)}),""")
+        else:
+            ctes.append(
+                f"""
     tag AS MATERIALIZED (
         SELECT m.id, extract(epoch FROM coalesce(m.valid_from, m.created_at)) AS score, {_COLUMNS}
         FROM memory_units m
-        WHERE {_where(f, params, window="drive")} AND {inferred}
+        WHERE {where} AND {inferred}
         ORDER BY coalesce(m.valid_from, m.created_at) DESC
         LIMIT {CHANNEL_LIMIT}
     ),"""
-        )
+            )
         selects.append(_ranked("tag", "score DESC"))
     if not selects:
         return ""
@@ -364,9 +396,28 @@ async def rare_words(db: AsyncSession, bank_id: str, words: list[str]) -> list[s
     return [w for w in words if not _common_words.get((bank_id, w), False)]
 
 
+async def size_window(db: AsyncSession, f: Filters) -> Filters:
+    """`f` with `window_units` counted (up to SMALL_WINDOW_UNITS + 1, on the valid_from index), which
+    sets how the channels apply the window."""
+    if not f.window or f.window_units is not None:
+        return f
+    count = await db.scalar(
+        text(f"""
+            SELECT count(*) FROM (
+                SELECT 1 FROM memory_units m
+                WHERE m.bank_id = :bank AND m.status = 'active'
+                  AND m.valid_from >= :time_from AND m.valid_from < :time_to
+                LIMIT {SMALL_WINDOW_UNITS + 1}) c
+        """),
+        {"bank": f.bank_id, "time_from": f.time_from, "time_to": f.time_to},
+    )
+    return replace(f, window_units=int(count or 0))
+
+
 async def run_channels(db: AsyncSession, f: Filters, c: ChannelInputs) -> list[Hit]:
-    """Every channel's hits, ranked within their channel, in one round trip (two when the bank's
-    common words are not known yet)."""
+    """Every channel's hits, ranked within their channel, in one round trip (up to three when the
+    bank's common words are not known yet or the time window is not sized)."""
+    f = await size_window(db, f)
     if "keyword" in c.channels and c.keywords:
         c = replace(c, keywords=await rare_words(db, f.bank_id, c.keywords))
     params: dict[str, Any] = {"bank": f.bank_id}
