@@ -6,10 +6,10 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, func, select, text, tuple_, update
-from sqlalchemy.dialects.postgresql import aggregate_order_by, insert
+from sqlalchemy import ColumnElement, any_, bindparam, delete, func, select, text, tuple_, update
+from sqlalchemy.dialects.postgresql import ARRAY, UUID, aggregate_order_by, insert
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import aliased
+from sqlalchemy.orm import aliased, defer
 
 from app.db.models import (
     Bank,
@@ -421,7 +421,8 @@ async def get_units_with_entities(
     )
     stmt = (
         select(MemoryUnit, linked)
-        .where(MemoryUnit.id.in_(ids))
+        .options(defer(MemoryUnit.search), defer(MemoryUnit.search_text), defer(MemoryUnit.tag_paths))
+        .where(MemoryUnit.id == any_(bindparam("ids", ids, type_=ARRAY(UUID(as_uuid=True)))))
         .order_by(MemoryUnit.created_at, MemoryUnit.id)
     )
     rows = (await db.execute(stmt)).all()
