@@ -94,10 +94,17 @@ async def _semantic(
     db: AsyncSession, embedder: Embedder, filters: Filters, inputs: ChannelInputs, text: str
 ) -> list[Hit]:
     # A read of its own, outside a transaction (no BEGIN / ROLLBACK round trips), on a connection
-    # checked out while the query is embedded.
-    assert isinstance(db.bind, AsyncEngine), "the semantic channel takes a second connection from the pool"
+    # checked out while the query is embedded (both finish before either's failure is raised).
+    if not isinstance(db.bind, AsyncEngine):
+        raise TypeError("the semantic channel takes a second connection from the session's engine")
     async with AsyncSession(autocommit(db.bind)) as other:
-        vectors, _ = await asyncio.gather(embedder.embed([text]), other.connection())
+        vectors, connected = await asyncio.gather(
+            embedder.embed([text]), other.connection(), return_exceptions=True
+        )
+        if isinstance(connected, BaseException):
+            raise connected
+        if isinstance(vectors, BaseException):
+            raise vectors
         semantic = replace(inputs, vector=vectors[0], channels=frozenset({"semantic"}))
         return await run_channels(other, filters, semantic)
 
