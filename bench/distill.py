@@ -7,10 +7,11 @@ The events are realistic conversation turns: LoCoMo's (../shared/data/locomo, En
 over many sessions) with Chinese sessions mixed in (`--zh-share` of the events; everyday talk with
 preferences, budgets, dates, places, names, tasks and small talk). They are appended over HTTP to
 `hindsight api` in per-session batches with the default bank config (a distillation job every 5
-undistilled turns), and one `hindsight worker` (its defaults: one process, queues distill, resolve
-and maintenance) distils them. The worker is warmed first (model and dictionaries loaded on a
-small session), then the clock runs from the first append until every session's `distilled_seq`
-reaches its `last_seq`; the time until the last pending unit is resolved is reported too.
+undistilled turns), each session then closed (its last turns distilled), and one `hindsight worker`
+(its defaults: one process, queues distill, resolve and maintenance) distils them. The worker is
+warmed first (model and dictionaries loaded on a small session), then the clock runs from the first
+append until every session's `distilled_seq` reaches its `last_seq`; the time until the last pending
+unit is resolved is reported too.
 
 Then the same distillation runs in this process under cProfile (the distill service called
 directly on the same kind of events in another bank, same distiller, same local embedder, real
@@ -167,6 +168,9 @@ class Api:
             )
             r.raise_for_status()
             appended += int(r.json()["appended"])
+        # Closed, as a client ends a conversation: the last turns short of `distill_every_n_turns` are
+        # distilled now, not after the sweep's idle delay.
+        self.client.post(f"/v1/banks/{bank_id}/sessions/{session_id}/close").raise_for_status()
         return appended
 
 
@@ -455,8 +459,9 @@ def docs_section(report: dict[str, Any]) -> str:
             "`hindsight worker` (one process, queues distill, resolve and maintenance) as child processes. "
             f"{w['events']:,} events in {w['sessions']} sessions ({report['zh_events']:,} of them Chinese): "
             "LoCoMo's dev-split turns with Chinese sessions mixed in, appended in per-session batches of "
-            f"{BATCH} with the default bank config (a job every 5 undistilled turns). The worker was warm "
-            "(model and dictionaries loaded) before the clock started."
+            f"{BATCH} with the default bank config (a job every 5 undistilled turns), each session then "
+            "closed (its last turns distilled). The worker was warm (model and dictionaries loaded) before "
+            "the clock started."
         ),
         "",
         "| | |",
