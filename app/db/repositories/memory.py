@@ -34,11 +34,10 @@ async def insert_units(db: AsyncSession, rows: list[dict[str, Any]]) -> dict[str
         return {}
     stmt = (
         insert(MemoryUnit)
-        .values(rows)
         .on_conflict_do_nothing(constraint="uq_memory_units_bank_identity_key")
         .returning(MemoryUnit.identity_key, MemoryUnit.id)
     )
-    return {key: id_ for key, id_ in (await db.execute(stmt)).all() if key is not None}
+    return {key: id_ for key, id_ in (await db.execute(stmt, rows)).all() if key is not None}
 
 
 async def insert_embeddings(
@@ -50,7 +49,7 @@ async def insert_embeddings(
         {"memory_id": mid, "model": model, "bank_id": bank_id, "dim": len(vec), "embedding": vec}
         for mid, vec in vectors.items()
     ]
-    await db.execute(insert(MemoryEmbedding).values(rows).on_conflict_do_nothing())
+    await db.execute(insert(MemoryEmbedding).on_conflict_do_nothing(), rows)
 
 
 async def upsert_entities(
@@ -66,29 +65,26 @@ async def upsert_entities(
     ]
     stmt = (
         insert(Entity)
-        .values(rows)
         .on_conflict_do_update(constraint="uq_entities_bank_name_type", set_={"updated_at": func.now()})
         .returning(Entity.canonical_name, Entity.type, Entity.id)
     )
-    return {(key, kind): id_ for key, kind, id_ in (await db.execute(stmt)).all()}
+    return {(key, kind): id_ for key, kind, id_ in (await db.execute(stmt, rows)).all()}
 
 
 async def link_entities(db: AsyncSession, bank_id: str, links: list[tuple[uuid.UUID, uuid.UUID]]) -> None:
     if links:
         rows = [{"memory_id": m, "entity_id": e, "bank_id": bank_id} for m, e in sorted(set(links))]
-        await db.execute(insert(MemoryEntity).values(rows).on_conflict_do_nothing())
+        await db.execute(insert(MemoryEntity).on_conflict_do_nothing(), rows)
 
 
 async def insert_relations(db: AsyncSession, rows: list[dict[str, Any]]) -> None:
     if rows:
-        await db.execute(
-            insert(Relation).values(rows).on_conflict_do_nothing(constraint="uq_relations_triple")
-        )
+        await db.execute(insert(Relation).on_conflict_do_nothing(constraint="uq_relations_triple"), rows)
 
 
 async def add_history(db: AsyncSession, rows: list[dict[str, Any]]) -> None:
     if rows:
-        await db.execute(insert(MemoryHistory).values(rows))
+        await db.execute(insert(MemoryHistory), rows)
 
 
 async def related_active_units(
