@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import ColumnElement, any_, bindparam, delete, func, select, text, tuple_, update
+from sqlalchemy import ColumnElement, Table, any_, bindparam, delete, func, select, text, tuple_, update
 from sqlalchemy.dialects.postgresql import ARRAY, UUID, aggregate_order_by, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased, defer
@@ -27,15 +27,22 @@ def canonical(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
+def _table(model: type[Any]) -> Table:
+    """The model's table. The many-row writes are Core inserts executed with a list of rows (compiled
+    once, sent as multi-row VALUES), the rows keyed by column name (`metadata`, not `metadata_`)."""
+    return cast(Table, model.__table__)
+
+
 async def insert_units(db: AsyncSession, rows: list[dict[str, Any]]) -> dict[str, uuid.UUID]:
     """Insert units; a row whose (bank, identity_key) exists already is skipped, so re-running a
     distillation adds nothing. Returns {identity_key: id} of the rows inserted now."""
     if not rows:
         return {}
+    units = _table(MemoryUnit)
     stmt = (
-        insert(MemoryUnit)
+        insert(units)
         .on_conflict_do_nothing(constraint="uq_memory_units_bank_identity_key")
-        .returning(MemoryUnit.identity_key, MemoryUnit.id)
+        .returning(units.c.identity_key, units.c.id)
     )
     return {key: id_ for key, id_ in (await db.execute(stmt, rows)).all() if key is not None}
 
@@ -49,7 +56,7 @@ async def insert_embeddings(
         {"memory_id": mid, "model": model, "bank_id": bank_id, "dim": len(vec), "embedding": vec}
         for mid, vec in vectors.items()
     ]
-    await db.execute(insert(MemoryEmbedding).on_conflict_do_nothing(), rows)
+    await db.execute(insert(_table(MemoryEmbedding)).on_conflict_do_nothing(), rows)
 
 
 async def upsert_entities(
@@ -63,10 +70,11 @@ async def upsert_entities(
         {"id": uuid.uuid4(), "bank_id": bank_id, "name": name, "canonical_name": key, "type": kind}
         for (key, kind), name in sorted(unique.items())  # a stable order avoids deadlocks
     ]
+    table = _table(Entity)
     stmt = (
-        insert(Entity)
+        insert(table)
         .on_conflict_do_update(constraint="uq_entities_bank_name_type", set_={"updated_at": func.now()})
-        .returning(Entity.canonical_name, Entity.type, Entity.id)
+        .returning(table.c.canonical_name, table.c.type, table.c.id)
     )
     return {(key, kind): id_ for key, kind, id_ in (await db.execute(stmt, rows)).all()}
 
@@ -74,17 +82,19 @@ async def upsert_entities(
 async def link_entities(db: AsyncSession, bank_id: str, links: list[tuple[uuid.UUID, uuid.UUID]]) -> None:
     if links:
         rows = [{"memory_id": m, "entity_id": e, "bank_id": bank_id} for m, e in sorted(set(links))]
-        await db.execute(insert(MemoryEntity).on_conflict_do_nothing(), rows)
+        await db.execute(insert(_table(MemoryEntity)).on_conflict_do_nothing(), rows)
 
 
 async def insert_relations(db: AsyncSession, rows: list[dict[str, Any]]) -> None:
     if rows:
-        await db.execute(insert(Relation).on_conflict_do_nothing(constraint="uq_relations_triple"), rows)
+        await db.execute(
+            insert(_table(Relation)).on_conflict_do_nothing(constraint="uq_relations_triple"), rows
+        )
 
 
 async def add_history(db: AsyncSession, rows: list[dict[str, Any]]) -> None:
     if rows:
-        await db.execute(insert(MemoryHistory), rows)
+        await db.execute(insert(_table(MemoryHistory)), rows)
 
 
 async def related_active_units(
