@@ -213,10 +213,12 @@ def through_worker(
     s: harness.Stack, sessions: list[tuple[str, list[dict[str, Any]]]], args: argparse.Namespace
 ) -> dict[str, Any]:
     admin_key = "bench-admin-" + uuid.uuid4().hex
-    env = harness.service_env(s, admin_key, HINDSIGHT_RATE_LIMIT_PER_SECOND="100000")
+    env = harness.service_env(
+        s.database_url, s.redis_url, admin_key, HINDSIGHT_RATE_LIMIT_PER_SECOND="100000"
+    )
     worker_log = s.work / "worker.log"
     with (
-        harness.api(s, env) as (base, api_pid),
+        harness.api(env, s.work / "api.log") as (base, api_pid),
         harness.child(["worker", "--name", "bench-distill@%h"], env, worker_log) as worker,
     ):
         api = Api(base, admin_key)
@@ -502,10 +504,7 @@ def docs_section(report: dict[str, Any]) -> str:
             for r in p["top_cumulative"][:10]
         ],
     ]
-    notes = report.get("notes") or []
-    if notes:
-        lines += ["", *[textwrap.fill(f"- {n}", width=110, subsequent_indent="  ") for n in notes]]
-    lines += ["", f"Raw figures and the profile: `{report['out']}` (written by the run).", ""]
+    lines += harness.footer(report, "Raw figures and the profile")
     return "\n".join(lines)
 
 

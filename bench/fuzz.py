@@ -297,9 +297,9 @@ def _own_stack() -> Iterator[tuple[str, str]]:
 
     admin_key = "fuzz-admin-" + uuid.uuid4().hex
     with harness.stack(None, None) as s:
-        env = harness.service_env(s, admin_key, HINDSIGHT_RATE_LIMIT_PER_SECOND="0")
+        env = harness.service_env(s.database_url, s.redis_url, admin_key, HINDSIGHT_RATE_LIMIT_PER_SECOND="0")
         with harness.child(["worker", "--name", "fuzz-worker@localhost"], env, s.work / "worker.log"):
-            with harness.api(s, env) as (base_url, _):
+            with harness.api(env, s.work / "api.log") as (base_url, _):
                 yield base_url, admin_key
 
 

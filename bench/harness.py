@@ -1,6 +1,6 @@
-"""What the ingest and distillation benchmarks share: the embedded stack in a temporary directory
-(or the URLs given), `hindsight api` / `hindsight worker` as child processes, the machine's facts,
-and writing one section of docs/benchmarks.md. The measuring helpers (percentiles, CPU accounting,
+"""What the benchmarks share: the embedded stack in a temporary directory (or the URLs given),
+`hindsight api` / `hindsight worker` as child processes, the machine's facts, and writing one
+section of docs/benchmarks.md. The measuring helpers (percentiles, CPU accounting,
 the quiet-machine wait) are those of bench/query_latency.py, so every report reads the same way."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -68,12 +69,12 @@ def stack(database_url: str | None, redis_url: str | None) -> Iterator[Stack]:
         yield Stack(database_url, redis_url, work, pids)
 
 
-def service_env(s: Stack, admin_key: str, **extra: str) -> dict[str, str]:
+def service_env(database_url: str, redis_url: str, admin_key: str, **extra: str) -> dict[str, str]:
     return {
         **os.environ,
         "HINDSIGHT_ENV": "test",
-        "HINDSIGHT_DATABASE_URL": s.database_url,
-        "HINDSIGHT_REDIS_URL": s.redis_url,
+        "HINDSIGHT_DATABASE_URL": database_url,
+        "HINDSIGHT_REDIS_URL": redis_url,
         "HINDSIGHT_ADMIN_KEY": admin_key,
         "HINDSIGHT_EMBEDDING_PROVIDER": "local",
         "HINDSIGHT_EMBEDDING_MODEL": MODEL,
@@ -101,7 +102,7 @@ def child(argv: list[str], env: dict[str, str], log_path: Path) -> Iterator[subp
 
 
 @contextlib.contextmanager
-def api(s: Stack, env: dict[str, str], workers: int | None = None) -> Iterator[tuple[str, int]]:
+def api(env: dict[str, str], log_path: Path, workers: int | None = None) -> Iterator[tuple[str, int]]:
     """`hindsight api` with its own defaults (or `--workers N`); yields (base URL, pid)."""
     import httpx
 
@@ -111,7 +112,6 @@ def api(s: Stack, env: dict[str, str], workers: int | None = None) -> Iterator[t
     argv = ["api", "--host", "127.0.0.1", "--port", str(port)]
     if workers is not None:
         argv += ["--workers", str(workers)]
-    log_path = s.work / "api.log"
     with child(argv, env, log_path) as proc:
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 90
@@ -176,6 +176,15 @@ def write_section(title: str, section: str, keep: str | None = None) -> None:
     else:
         updated = current.rstrip("\n") + "\n\n" + section.rstrip("\n") + "\n"
     DOCS.write_text(updated.rstrip("\n") + "\n")
+
+
+def footer(report: dict[str, Any], what: str) -> list[str]:
+    """A docs section's last lines: the report's notes, then where its raw figures are (`what`)."""
+    notes = [
+        textwrap.fill(f"- {n}", width=110, subsequent_indent="  ", break_on_hyphens=False)
+        for n in report.get("notes") or []
+    ]
+    return (["", *notes] if notes else []) + ["", f"{what}: `{report['out']}` (written by the run).", ""]
 
 
 def write_json(path: str | Path, report: dict[str, Any]) -> Path:

@@ -260,13 +260,14 @@ def run_config(s: harness.Stack, workers: int | None, args: argparse.Namespace) 
     admin_key = "bench-admin-" + uuid.uuid4().hex
     bank_id = f"bench-ingest-{uuid.uuid4().hex[:8]}"
     env = harness.service_env(
-        s,
+        s.database_url,
+        s.redis_url,
         admin_key,
         # the per-key rate limiter stays on the path (its Redis round trip) without throttling
         HINDSIGHT_RATE_LIMIT_PER_SECOND=str(args.rate_limit),
     )
     texts = turn_texts()
-    with harness.api(s, env, workers) as (base, pid):
+    with harness.api(env, s.work / "api.log", workers) as (base, pid):
         processes = harness.uvicorn_processes(pid)
         log(f"== API {base}: {processes} uvicorn process(es) ({'default' if workers is None else workers})")
         key = asyncio.run(setup_bank(base, admin_key, bank_id))
@@ -438,10 +439,7 @@ def docs_section(report: dict[str, Any]) -> str:
             f"({b['events_per_s']:,} events/s)."
         ),
     ]
-    notes = report.get("notes") or []
-    if notes:
-        lines += ["", *[textwrap.fill(f"- {n}", width=110, subsequent_indent="  ") for n in notes]]
-    lines += ["", f"Raw figures: `{report['out']}` (written by the run).", ""]
+    lines += harness.footer(report, "Raw figures")
     return "\n".join(lines)
 
 

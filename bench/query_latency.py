@@ -33,15 +33,13 @@ import platform
 import random
 import re
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -966,52 +964,6 @@ async def server_facts(url: str) -> dict[str, Any]:
 # --- the API over HTTP ------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def api_process(
-    database_url: str, redis_url: str, admin_key: str, log_path: Path
-) -> Iterator[tuple[str, int]]:
-    """`hindsight api` (the production entry point) as a child process; yields (base URL, pid)."""
-    import httpx
-
-    from app.embedded import free_port, stop_process
-
-    port = free_port()
-    env = {
-        **os.environ,
-        "HINDSIGHT_ENV": "test",
-        "HINDSIGHT_DATABASE_URL": database_url,
-        "HINDSIGHT_REDIS_URL": redis_url,
-        "HINDSIGHT_ADMIN_KEY": admin_key,
-        "HINDSIGHT_EMBEDDING_PROVIDER": "local",
-        "HINDSIGHT_EMBEDDING_MODEL": MODEL,
-        "HINDSIGHT_EMBEDDING_DIM": str(DIM),
-        "HF_HUB_OFFLINE": "1",
-    }
-    with open(log_path, "ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "api", "--host", "127.0.0.1", "--port", str(port)],
-            env=env,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"the API exited ({proc.returncode}); see {log_path}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(base + "/healthz", timeout=2).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the API did not answer within 90 s; see {log_path}")
-            time.sleep(0.2)
-        yield base, proc.pid
-    finally:
-        stop_process(proc, signal.SIGTERM)
-
-
 def percentiles(values: list[float]) -> dict[str, float]:
     if not values:
         return {}
@@ -1427,6 +1379,7 @@ def run_size(
     work: Path,
 ) -> dict[str, Any]:
     from app.migrate import upgrade
+    from bench import harness  # it imports this module's measuring helpers
 
     log(f"== {units_n:,} units")
     url, rebuild = stack.url_for(units_n)
@@ -1456,7 +1409,8 @@ def run_size(
 
     queries = make_queries(gen.world, max(args.queries, 50), args.seed)
     admin_key = "bench-admin-" + uuid.uuid4().hex
-    with api_process(url, stack.redis_url, admin_key, work / f"api-{units_n}.log") as (base, pid):
+    env = harness.service_env(url, stack.redis_url, admin_key)
+    with harness.api(env, work / f"api-{units_n}.log") as (base, pid):
         log(f"  API up at {base} (pid {pid}); {args.queries} queries over HTTP …")
 
         def before() -> dict[str, Any]:
@@ -1633,26 +1587,17 @@ def docs_section(report: dict[str, Any]) -> str:
                 f"{round(w['p50'] - per['all']['p50'] - target['query_embedding_ms']['p50'], 1)} ms."
             )
         lines.append(wrap(text))
-    notes = report.get("notes") or []
-    if notes:
-        lines += ["", *[wrap(f"- {n}", subsequent_indent="  ") for n in notes]]
-    lines += ["", f"Raw figures and the full plans: `{report['out']}` (written by the run).", ""]
+    from bench import harness  # it imports this module's measuring helpers
+
+    lines += harness.footer(report, "Raw figures and the full plans")
     return "\n".join(lines)
 
 
 def write_docs(section: str) -> None:
-    DOCS.parent.mkdir(parents=True, exist_ok=True)
-    current = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    found = pattern.search(current)
-    if found:
-        # A hand-written "### Findings" part of the section (the analysis of the plans) is kept.
-        kept = found.group(0).partition(f"\n{FINDINGS}")
-        section = section.rstrip("\n") + ("\n\n" + FINDINGS + kept[2].rstrip("\n") if kept[1] else "")
-        updated = current[: found.start()] + section + "\n\n" + current[found.end() :]
-    else:
-        updated = current.rstrip("\n") + "\n\n" + section + "\n"
-    DOCS.write_text(updated.rstrip("\n") + "\n")
+    """This program's section of docs/benchmarks.md, keeping its hand-written findings."""
+    from bench import harness
+
+    harness.write_section(SECTION.removeprefix("## "), section, keep=FINDINGS)
 
 
 def main(argv: list[str] | None = None) -> int:
