@@ -170,20 +170,25 @@ def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:
     return body
 
 
-@pytest.fixture(scope="session")
-async def sql(stack: Stack) -> AsyncIterator[Any]:
-    """Run SQL against the test database: `await sql("SELECT …", key=value)` → list of row mappings."""
+def sql_runner(engine: Any) -> Any:
+    """`await run("SELECT …", key=value)` → list of row mappings, each call its own transaction."""
     from sqlalchemy import text
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    engine = create_async_engine(stack.database_url)
 
     async def run(statement: str, **params: Any) -> list[Any]:
         async with engine.begin() as conn:
             result = await conn.execute(text(statement), params)
             return list(result.mappings().all()) if result.returns_rows else []
 
-    yield run
+    return run
+
+
+@pytest.fixture(scope="session")
+async def sql(stack: Stack) -> AsyncIterator[Any]:
+    """Run SQL against the test database (see `sql_runner`)."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(stack.database_url)
+    yield sql_runner(engine)
     await engine.dispose()
 
 

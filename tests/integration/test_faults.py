@@ -22,11 +22,20 @@ from typing import Any
 import httpx
 import pytest
 import redis.asyncio as aioredis
-from sqlalchemy import NullPool, text
+from sqlalchemy import NullPool
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.embedded import EmbeddedPostgres, EmbeddedRedis, free_port, start_postgres, start_redis
-from tests.conftest import ADMIN_KEY, Stack, assert_problem, make_client, start_worker, stop_worker, wait_for
+from tests.conftest import (
+    ADMIN_KEY,
+    Stack,
+    assert_problem,
+    make_client,
+    sql_runner,
+    start_worker,
+    stop_worker,
+    wait_for,
+)
 from tests.fake_openai import create_fake_openai, reply, serve
 from tests.integration.test_distill import CONVERSATION, events, finished_job, make_bank, units
 
@@ -140,13 +149,7 @@ async def private_client(private_app: Any) -> AsyncIterator[httpx.AsyncClient]:
 async def private_sql(private: PrivateStack) -> AsyncIterator[Any]:
     """SQL on the private database; no pool, so a PostgreSQL restart leaves nothing stale."""
     engine = create_async_engine(private.postgres.url(), poolclass=NullPool)
-
-    async def run(statement: str, **params: Any) -> list[Any]:
-        async with engine.begin() as conn:
-            result = await conn.execute(text(statement), params)
-            return list(result.mappings().all()) if result.returns_rows else []
-
-    yield run
+    yield sql_runner(engine)
     await engine.dispose()
 
 
