@@ -337,7 +337,7 @@ def _statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
     ),"""
         )
         selects.append(_ranked("entity", "score DESC, valid_from DESC NULLS LAST"))
-    if "temporal" in c.channels and f.time_from is None:
+    if "temporal" in c.channels and not f.window:
         ctes.append(
             f"""
     temporal AS MATERIALIZED (
