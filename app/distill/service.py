@@ -29,6 +29,7 @@ from app.events.service import bank_timezone
 from app.events.working_memory import WorkingMemory
 from app.jobs import service as jobs
 from app.jobs.queue import TaskQueue
+from app.keys import composite_key
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
 from app.schemas.banks import BankConfig
@@ -266,7 +267,7 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     watermark = 0
     while True:
         async with rt.sessionmaker() as db, db.begin():
-            if not await xact_lock(db, f"distill/{bank_id}/{session_id}", LOCK_WAIT_SECONDS):
+            if not await xact_lock(db, composite_key("distill", bank_id, session_id), LOCK_WAIT_SECONDS):
                 raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
             bank = await banks_repo.get_bank(db, bank_id)
             session = await events_repo.get_session(db, bank_id, session_id)
@@ -330,7 +331,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     resolve_jobs: list[Job] = []
     for session_id in session_ids:
         async with rt.sessionmaker() as db, db.begin():
-            if not await xact_lock(db, f"distill/{bank_id}/{session_id}", LOCK_WAIT_SECONDS):
+            if not await xact_lock(db, composite_key("distill", bank_id, session_id), LOCK_WAIT_SECONDS):
                 raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
             bank = await banks_repo.get_bank(db, bank_id)
             session = await events_repo.get_session(db, bank_id, session_id)

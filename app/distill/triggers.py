@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Job
 from app.jobs import service as jobs
+from app.keys import composite_key
 
 DISTILL = "distill.session"
 REDISTILL = "distill.redistill"
@@ -16,26 +17,25 @@ RESOLVE = "resolve.bank"
 
 
 async def _schedule(
-    db: AsyncSession, kind: str, bank_id: str, key: str, params: dict[str, Any] | None = None
+    db: AsyncSession, kind: str, bank_id: str, key: tuple[str, ...], params: dict[str, Any] | None = None
 ) -> tuple[Job, bool]:
     """A queued job covers whatever the caller just committed. A running one may have read its
     input already, so then one more is queued behind it (at most one waits)."""
-    job, created = await jobs.create(db, kind, bank_id=bank_id, params=params, dedupe_key=key)
+    first = composite_key(*key)
+    job, created = await jobs.create(db, kind, bank_id=bank_id, params=params, dedupe_key=first)
     if created or job.status == "queued":
         return job, created
-    return await jobs.create(db, kind, bank_id=bank_id, params=params, dedupe_key=f"{key}:next")
+    return await jobs.create(db, kind, bank_id=bank_id, params=params, dedupe_key=composite_key(*key, "next"))
 
 
 async def schedule_distill(db: AsyncSession, bank_id: str, session_id: str) -> tuple[Job, bool]:
     """The session's distillation job, in the caller's transaction (concurrent triggers share one)."""
-    return await _schedule(
-        db, DISTILL, bank_id, f"distill:{bank_id}:{session_id}", {"session_id": session_id}
-    )
+    return await _schedule(db, DISTILL, bank_id, ("distill", bank_id, session_id), {"session_id": session_id})
 
 
 async def schedule_resolve(db: AsyncSession, bank_id: str) -> tuple[Job, bool]:
     """The bank's resolution job, in the caller's transaction."""
-    return await _schedule(db, RESOLVE, bank_id, f"resolve:{bank_id}")
+    return await _schedule(db, RESOLVE, bank_id, ("resolve", bank_id))
 
 
 async def schedule_redistill(

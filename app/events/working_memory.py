@@ -14,6 +14,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from app.keys import composite_key
 from app.metrics import WORKING_MEMORY_FAILURES
 
 log = logging.getLogger(__name__)
@@ -22,7 +23,7 @@ BACKOFF_SECONDS = 5.0
 
 
 def working_memory_key(bank_id: str, session_id: str) -> str:
-    return f"hindsight:wm:{bank_id}:{session_id}"
+    return "hindsight:wm:" + composite_key(bank_id, session_id)
 
 
 class WorkingMemory:

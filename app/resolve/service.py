@@ -26,6 +26,7 @@ from app.db.models import Job, MemoryUnit
 from app.db.repositories import memory as repo
 from app.db.repositories.locks import xact_lock
 from app.jobs.service import RetryableError
+from app.keys import composite_key
 from app.providers.embeddings import Embedder
 from app.resolve.judge import JudgedUnit, Verdict
 from app.schemas.banks import BankConfig
@@ -130,7 +131,7 @@ async def resolve_bank(
 
 async def lock_bank(db: AsyncSession, bank_id: str) -> None:
     """Serialise decisions about one bank's units (resolution, PATCH) for this transaction."""
-    if not await xact_lock(db, f"resolve/{bank_id}", LOCK_WAIT_SECONDS):
+    if not await xact_lock(db, composite_key("resolve", bank_id), LOCK_WAIT_SECONDS):
         raise RetryableError(f"bank {bank_id!r} is being resolved by another job")
 
 

@@ -259,6 +259,25 @@ async def test_write_reflect_query_round_trip(service: str, client: httpx.AsyncC
         assert "Ana is travelling to Lisbon in May." in trip["context"]
 
 
+async def test_working_memory_of_a_colliding_bank_stays_out(service: str, client: httpx.AsyncClient) -> None:
+    """Bank T session `eu:chat` and bank `T:eu` session `chat` once shared one Redis list."""
+    t = f"t{uuid.uuid4().hex[:10]}"
+    for bank in (t, f"{t}:eu"):
+        created = await client.post(
+            "/v1/banks", json={"bank_id": bank, "config": {"distill_every_n_turns": 1000}}
+        )
+        assert created.status_code == 201, created.text
+    turns = [{"role": "user", "content": f"Book a table for {i} people."} for i in range(50)]
+    response = await client.post(f"/v1/banks/{t}:eu/sessions/chat/events", json={"events": turns})
+    assert response.status_code == 202, response.text
+    secrets = [{"role": "user", "content": f"The vault code of T is {4000 + i}."} for i in range(50)]
+    response = await client.post(f"/v1/banks/{t}/sessions/eu:chat/events", json={"events": secrets})
+    assert response.status_code == 202, response.text
+    async with http_client(service, await bank_key(client, f"{t}:eu")) as mcp:
+        found = await ok(mcp, "memory_query", {"query": "vault code", "session_id": "chat"})
+    assert [turn["content"] for turn in found["working_memory"]] == [turn["content"] for turn in turns]
+
+
 # --- over stdio ---------------------------------------------------------------------------------------------
 
 

@@ -1,0 +1,82 @@
+"""Correctness under adversarial use (the probe's defects), each on the real stack: ids that share a
+separator, configs a bank key can set, replays, statements written out of order, held locks."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import httpx
+
+from tests.conftest import assert_problem
+
+
+async def create_bank(client: httpx.AsyncClient, bank: str, **config: Any) -> str:
+    response = await client.post("/v1/banks", json={"bank_id": bank, "config": config})
+    assert response.status_code == 201, response.text
+    return bank
+
+
+async def append(client: httpx.AsyncClient, bank: str, session: str, *contents: str) -> dict[str, Any]:
+    events = [{"role": "user", "content": c} for c in contents]
+    response = await client.post(f"/v1/banks/{bank}/sessions/{session}/events", json={"events": events})
+    assert response.status_code == 202, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+# --- 1, 2: composite keys -----------------------------------------------------------------------------------
+
+
+async def colliding_banks(client: httpx.AsyncClient) -> tuple[str, str]:
+    """Bank T session `eu:chat` and bank `T:eu` session `chat`: one key under `{bank}:{session}`."""
+    t = f"t{uuid.uuid4().hex[:10]}"
+    # Never distilled by themselves: the turns stay working memory.
+    await create_bank(client, t, distill_every_n_turns=1000)
+    await create_bank(client, f"{t}:eu", distill_every_n_turns=1000)
+    return t, f"{t}:eu"
+
+
+async def test_working_memory_never_crosses_banks(client: httpx.AsyncClient) -> None:
+    t, t_eu = await colliding_banks(client)
+    # A full buffer each (50 turns): under one shared Redis list the second append pushes the first
+    # bank's turns out, and the first bank then reads the second's turns as its own (same seqs).
+    secrets = [f"The vault code of T is {4000 + i}." for i in range(50)]
+    await append(client, t_eu, "chat", *[f"Book a table for {i} people." for i in range(50)])
+    await append(client, t, "eu:chat", *secrets)
+
+    listed = await client.get(f"/v1/banks/{t_eu}/sessions/chat/working_memory")
+    assert listed.status_code == 200, listed.text
+    assert listed.json()["source"] == "redis"
+    turns = [turn["content"] for turn in listed.json()["turns"]]
+    assert turns == [f"Book a table for {i} people." for i in range(50)]
+    own = await client.get(f"/v1/banks/{t}/sessions/eu:chat/working_memory")
+    assert [turn["content"] for turn in own.json()["turns"]] == secrets
+
+    answer = await client.post(
+        f"/v1/banks/{t_eu}/query",
+        json={"query": "vault code", "session_id": "chat", "working_memory": True},
+    )
+    assert answer.status_code == 200, answer.text
+    assert len(answer.json()["working_memory"]) == 50
+    assert "The vault code" not in answer.text
+
+
+async def test_distillation_jobs_of_colliding_ids_are_their_own(client: httpx.AsyncClient) -> None:
+    t, t_eu = await colliding_banks(client)
+    await append(client, t, "eu:chat", "My budget is 5000 EUR.")
+    await append(client, t_eu, "chat", "My budget is 6000 EUR.")
+
+    mine = await client.post(f"/v1/banks/{t}/sessions/eu:chat/distill")
+    theirs = await client.post(f"/v1/banks/{t_eu}/sessions/chat/distill")
+    assert mine.status_code == theirs.status_code == 202, (mine.text, theirs.text)
+    assert mine.json()["job_id"] != theirs.json()["job_id"]
+
+    key = (await client.post(f"/v1/banks/{t_eu}/keys", json={"scopes": ["read", "write"]})).json()["key"]
+    headers = {"Authorization": f"Bearer {key}"}
+    own = await client.get(f"/v1/jobs/{theirs.json()['job_id']}", headers=headers)
+    assert own.status_code == 200, own.text
+    assert own.json()["bank_id"] == t_eu
+    assert_problem(await client.get(f"/v1/jobs/{mine.json()['job_id']}", headers=headers), 404)
+    closed = await client.post(f"/v1/banks/{t_eu}/sessions/chat/close", headers=headers)
+    assert closed.json()["job_id"] == theirs.json()["job_id"]
