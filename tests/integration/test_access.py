@@ -20,7 +20,7 @@ from app.config import Settings
 from app.errors import Unauthorized
 from app.main import create_app
 from tests.conftest import ADMIN_KEY, Stack, assert_problem, make_client
-from tests.integration.test_distill import finished_job
+from tests.factories import finished_job
 
 # Public by design, each with its reason. Anything else needs a key.
 PUBLIC = {

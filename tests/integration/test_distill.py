@@ -16,53 +16,8 @@ import redis.asyncio as aioredis
 
 from app.events.working_memory import working_memory_key
 from tests.conftest import Stack, assert_problem, wait_for
+from tests.factories import CONVERSATION, events, finished_job, make_bank, units
 from tests.fake_openai import error, reply
-
-CONVERSATION = [
-    ("user", "Hi! I'm looking for a new laptop for work."),
-    ("assistant", "Happy to help. What is your budget?"),
-    ("user", "My budget is 5000."),
-    ("assistant", "Noted. Do you have any preferences?"),
-    ("user", "I prefer a 14 inch screen and I need it by Friday."),
-    ("assistant", "Got it."),
-    ("user", "If the configuration can be upgraded I can go to 8000."),
-    ("assistant", "Understood, I will look for upgradeable models."),
-    ("user", "Can the price we discussed be negotiated?"),
-    ("assistant", "Your order ORD-12345 has been created."),
-    ("user", "Thanks!"),
-    ("user", "I live in Berlin, so please ship it to the office there."),
-]
-T0 = "2026-11-30T10:00:00+00:00"  # a Monday
-
-
-def events(lines: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    return [{"role": role, "content": content, "occurred_at": T0} for role, content in lines]
-
-
-async def make_bank(client: httpx.AsyncClient, **config: Any) -> str:
-    bank = f"bank-{uuid.uuid4().hex[:12]}"
-    response = await client.post("/v1/banks", json={"bank_id": bank, "config": config})
-    assert response.status_code == 201, response.text
-    return bank
-
-
-async def finished_job(client: httpx.AsyncClient, job_id: str, within: float = 60) -> dict[str, Any]:
-    async def done() -> dict[str, Any] | None:
-        job: dict[str, Any] = (await client.get(f"/v1/jobs/{job_id}")).json()
-        return job if job["status"] in ("succeeded", "failed") else None
-
-    result: dict[str, Any] = await wait_for(done, within=within)
-    return result
-
-
-async def units(sql: Any, bank: str, status: str | None = None) -> list[Any]:
-    rows: list[Any] = await sql(
-        "SELECT * FROM memory_units WHERE bank_id = :bank"
-        " AND (CAST(:status AS text) IS NULL OR status = :status) ORDER BY source_seqs, content",
-        bank=bank,
-        status=status,
-    )
-    return rows
 
 
 async def session_row(client: httpx.AsyncClient, bank: str, session: str) -> dict[str, Any]:

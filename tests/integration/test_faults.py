@@ -36,8 +36,8 @@ from tests.conftest import (
     stop_worker,
     wait_for,
 )
+from tests.factories import CONVERSATION, events, finished_job, make_bank, units
 from tests.fake_openai import create_fake_openai, reply, serve
-from tests.integration.test_distill import CONVERSATION, events, finished_job, make_bank, units
 
 FAKE_EMBEDDING = {"HINDSIGHT_EMBEDDING_PROVIDER": "openai", "HINDSIGHT_EMBEDDING_MODEL": "fake-embedding"}
 

@@ -12,9 +12,8 @@ import httpx
 import pytest
 
 from tests.conftest import Stack, assert_problem, start_worker, wait_for
+from tests.factories import events, finished_job, make_bank, memories
 from tests.fake_openai import ChatStep, reply
-from tests.integration.test_distill import events, finished_job, make_bank
-from tests.integration.test_memories import memories
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 

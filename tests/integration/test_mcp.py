@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent, Tool
 
 from tests.conftest import ADMIN_KEY, ROOT, Stack, wait_for
-from tests.integration.test_distill import finished_job, make_bank
+from tests.factories import finished_job, make_bank
 
 TOOLS = {"memory_write", "memory_query", "memory_update", "memory_forget", "memory_reflect"}
 

@@ -12,31 +12,7 @@ import httpx
 import pytest
 
 from tests.conftest import ADMIN_KEY, assert_problem, wait_for
-from tests.integration.test_distill import finished_job, make_bank
-
-
-async def say(client: httpx.AsyncClient, bank: str, text: str, session: str = "s") -> None:
-    """Append one user turn and distil it, waiting until nothing of the bank is pending."""
-    await client.post(
-        f"/v1/banks/{bank}/sessions/{session}/events", json={"events": [{"role": "user", "content": text}]}
-    )
-    job = await finished_job(
-        client, (await client.post(f"/v1/banks/{bank}/sessions/{session}/distill")).json()["job_id"]
-    )
-    assert job["status"] == "succeeded", job
-    await wait_for(lambda: _settled(client, bank))
-
-
-async def _settled(client: httpx.AsyncClient, bank: str) -> bool:
-    page = (await client.get(f"/v1/banks/{bank}/memories", params={"status": "pending"})).json()
-    return not page["memories"]
-
-
-async def memories(client: httpx.AsyncClient, bank: str, **params: Any) -> list[dict[str, Any]]:
-    response = await client.get(f"/v1/banks/{bank}/memories", params=params)
-    assert response.status_code == 200, response.text
-    found: list[dict[str, Any]] = response.json()["memories"]
-    return found
+from tests.factories import make_bank, memories, say, settled, write
 
 
 async def history(client: httpx.AsyncClient, bank: str, memory_id: str) -> dict[str, Any]:
@@ -136,7 +112,7 @@ async def test_two_resolvers_at_once_leave_exactly_one_active_budget(
             return await resolve_pending(db, bank, embedder=app.state.embedder)
 
     await asyncio.gather(resolver(), resolver(), resolver())
-    await wait_for(lambda: _settled(client, bank))
+    await wait_for(lambda: settled(client, bank))
     active = await memories(client, bank, status="active")
     assert len(active) == 1
     assert len(await memories(client, bank, status="superseded")) == 2
@@ -188,15 +164,6 @@ async def test_get_shows_source_turns(client: httpx.AsyncClient, worker: Any) ->
     assert full["source"]["seqs"] == [1]
     assert await memories(client, bank, entity="ord-77123")
     assert not await memories(client, bank, entity="ORD-00000")
-
-
-async def write(client: httpx.AsyncClient, bank: str, content: str, tags: list[str]) -> dict[str, Any]:
-    response = await client.post(
-        f"/v1/banks/{bank}/memories", params={"wait": "true"}, json={"content": content, "tags": tags}
-    )
-    assert response.status_code == 201, response.text
-    unit: dict[str, Any] = response.json()["memory"]
-    return unit
 
 
 async def test_forget_restore_and_purge_with_the_delete_policy(client: httpx.AsyncClient, sql: Any) -> None:

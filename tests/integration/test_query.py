@@ -11,8 +11,7 @@ import pytest
 
 from app.db.repositories import query as query_repo
 from tests.conftest import assert_problem
-from tests.integration.test_distill import make_bank
-from tests.integration.test_memories import say, write
+from tests.factories import make_bank, say, write
 
 NOW = "2026-11-30T12:00:00+00:00"  # a Monday
 

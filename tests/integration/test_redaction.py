@@ -14,8 +14,8 @@ import redis.asyncio as aioredis
 
 from app.events.working_memory import working_memory_key
 from tests.conftest import Stack, wait_for
+from tests.factories import finished_job, make_bank
 from tests.fake_openai import chat_bodies, reply, script
-from tests.integration.test_distill import finished_job, make_bank
 
 PASSWORD, CARD, KEY = "hunter2", "4111 1111 1111 1111", "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t"
 SECRET_TURNS = [

@@ -9,7 +9,7 @@ import httpx
 
 from bench.soak import run_load
 from tests.conftest import ADMIN_KEY, make_client
-from tests.integration.test_distill import make_bank
+from tests.factories import make_bank
 
 
 async def test_a_short_soak_answers_no_5xx_and_stores_every_acknowledged_event(

@@ -6,7 +6,7 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC
 from typing import Any
 
 import pytest
@@ -14,45 +14,11 @@ from fastapi import FastAPI
 
 from app.config import Settings
 from app.distill.llm import LLMDistiller
-from app.distill.types import DistillContext, DistillError, RelatedUnit, Turn
+from app.distill.types import DistillContext, DistillError, RelatedUnit
+from tests.factories import context, turn, unit, units_json
 from tests.fake_openai import ChatStep, chat_bodies, error, reply, script
 
-SHANGHAI = timezone(timedelta(hours=8))
 BUDGET_ID = uuid.UUID("11111111-1111-4111-8111-111111111111")
-
-
-def turn(seq: int, content: str, role: str = "user", speaker: str | None = "Alice") -> Turn:
-    at = datetime(2025, 1, 14, 1, 30, tzinfo=UTC) + timedelta(minutes=seq)
-    return Turn(seq=seq, event_id=100 + seq, role=role, content=content, speaker=speaker, occurred_at=at)
-
-
-def context(*turns: Turn, related: list[RelatedUnit] | None = None) -> DistillContext:
-    return DistillContext(
-        bank_id="b1",
-        session_id="s1",
-        turns=list(turns) or [turn(1, "My budget is now 8000 dollars."), turn(2, "Thanks!")],
-        timezone=SHANGHAI,
-        related=related if related is not None else [],
-        taxonomy=["constraint.budget", "project.alpha"],
-    )
-
-
-def unit(**overrides: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "content": "Alice's budget is 8000 dollars.",
-        "tags": ["constraint.budget"],
-        "confidence": 0.9,
-        "importance": 0.8,
-        "source_seqs": [1],
-        "entities": [{"name": "Alice", "type": "person"}, {"name": "8000 dollars", "type": "amount"}],
-        "relations": [{"subject": "Alice", "relation": "has_budget", "object": "8000 dollars"}],
-        "supersedes": None,
-    }
-    return {**base, **overrides}
-
-
-def units_json(*units: dict[str, Any]) -> str:
-    return json.dumps({"units": list(units)})
 
 
 @pytest.fixture
