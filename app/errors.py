@@ -51,10 +51,6 @@ class Conflict(AppError):
     status, title = 409, "Conflict"
 
 
-class PayloadTooLarge(AppError):
-    status, title = 413, "Payload Too Large"
-
-
 class Invalid(AppError):
     status, title = 422, "Unprocessable Content"
 

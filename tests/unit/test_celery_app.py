@@ -17,7 +17,7 @@ def test_each_queue_has_its_own_exchange_and_late_acks() -> None:
 
 def test_task_names_route_to_their_domain_queue() -> None:
     assert queue_for("distill.session") == "distill"
-    assert queue_for("resolve.units") == "resolve"
+    assert queue_for("resolve.bank") == "resolve"
     assert queue_for("maintenance.sweep") == "maintenance"
 
 
