@@ -5,8 +5,8 @@ from fastapi import APIRouter, status
 from app.api.deps import JobSenderDep, SessionDep, SettingsDep, WritableBankDep
 from app.db.repositories import events as repo
 from app.distill.service import llm_configured
-from app.distill.triggers import schedule_distill, schedule_redistill
 from app.errors import Invalid, NotFound
+from app.jobs.schedule import schedule_distill, schedule_redistill, to_send
 from app.schemas.common import Slug
 from app.schemas.jobs import JobAccepted, RedistillRequest
 from app.schemas.problems import IN_A_BANK, SIZE_LIMITED, WITH_BODY
@@ -29,7 +29,7 @@ async def distill_session(
         raise NotFound(f"Session {session_id!r} not found.")
     job, created = await schedule_distill(db, bank.id, session_id)
     await db.commit()
-    await sender.send([job if created or job.status == "queued" else None])  # resend: a lost message
+    await sender.send([to_send(job, created, resend_queued=True)])
     return JobAccepted(job_id=job.id)
 
 

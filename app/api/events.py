@@ -6,9 +6,9 @@ from fastapi import APIRouter, Query, status
 
 from app.api.deps import BankDep, JobSenderDep, SessionDep, SettingsDep, WorkingMemoryDep, WritableBankDep
 from app.db.repositories import events as repo
-from app.distill.triggers import schedule_distill
 from app.errors import NotFound
 from app.events import service
+from app.jobs.schedule import schedule_distill
 from app.schemas.common import MAX_SEQ, Limit, Slug, decode_cursor, encode_cursor
 from app.schemas.events import (
     AppendRequest,

@@ -9,6 +9,7 @@ from app.api.deps import AdminDep, JobSenderDep, PrincipalDep, SessionDep
 from app.db.repositories import jobs as repo
 from app.errors import NotFound
 from app.jobs import service as jobs
+from app.jobs.schedule import to_send
 from app.schemas.jobs import JobAccepted, JobRead, MaintenanceRequest
 from app.schemas.problems import ADMIN_ONLY, AUTHENTICATED, WITH_BODY, problem_responses
 
@@ -46,7 +47,5 @@ async def run_maintenance(
     params = body.model_dump(mode="json", exclude_none=True) if body else {}
     job, created = await jobs.create(db, kind, params=params, dedupe_key=kind)
     await db.commit()
-    # A queued job holding the key may be one whose message a broker outage lost: send it again
-    # (a duplicate message is harmless, the job runs once).
-    await sender.send([job if created or job.status == "queued" else None])
+    await sender.send([to_send(job, created, resend_queued=True)])
     return JobAccepted(job_id=job.id)

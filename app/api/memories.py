@@ -18,8 +18,8 @@ from app.api.deps import (
 from app.banks.service import Principal, require_admin
 from app.db.models import MEMORY_STATUSES
 from app.db.repositories import memory as repo
-from app.distill.triggers import schedule_resolve
 from app.errors import BadRequest, Invalid
+from app.jobs.schedule import schedule_resolve
 from app.memory import service
 from app.resolve.judge import LLMJudge
 from app.resolve.service import resolve_pending

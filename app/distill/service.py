@@ -23,12 +23,12 @@ from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import memory as repo
 from app.db.repositories.locks import xact_lock
 from app.distill.taxonomy import bank_taxonomy
-from app.distill.triggers import schedule_resolve
 from app.distill.types import Candidate, DistillContext, Distiller, EntityOut, RelatedUnit, RelationOut, Turn
 from app.events.service import bank_timezone
 from app.events.working_memory import WorkingMemory
 from app.jobs import service as jobs
 from app.jobs.queue import TaskQueue
+from app.jobs.schedule import schedule_resolve
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact

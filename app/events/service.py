@@ -11,9 +11,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Bank, Job, Session
 from app.db.repositories import events as repo
-from app.distill.triggers import schedule_distill
 from app.errors import NotFound
 from app.events.working_memory import WorkingMemory
+from app.jobs.schedule import schedule_distill
 from app.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE
 from app.redact import redact, redact_json
 from app.schemas.banks import BankConfig

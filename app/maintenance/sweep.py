@@ -11,7 +11,7 @@ from app.db.models import Job
 from app.db.repositories import events as events_repo
 from app.db.repositories import jobs as repo
 from app.db.repositories import memory as memory_repo
-from app.distill import triggers
+from app.jobs import schedule as triggers
 from app.jobs import service as jobs_service
 from app.jobs.queue import TaskQueue
 from app.schemas.banks import BankConfig

@@ -42,11 +42,11 @@ from app.banks.service import Principal
 from app.config import Settings
 from app.db.models import Bank, MemoryUnit
 from app.db.repositories import events as events_repo
-from app.distill.triggers import schedule_distill
 from app.errors import AppError, Invalid, NotFound, Unauthorized, Unavailable, problem
 from app.events.working_memory import WorkingMemory
 from app.jobs import service as jobs
 from app.jobs.queue import TaskQueue
+from app.jobs.schedule import schedule_distill
 from app.mcp import INSTRUCTIONS, NAME, PATH, TITLE
 from app.memory import service as memory
 from app.providers.embeddings import Embedder

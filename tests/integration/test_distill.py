@@ -259,8 +259,8 @@ async def in_process(stack: Stack, app: Any) -> AsyncIterator[Any]:
 
 async def run_distill_job(rt: Any, bank: str, *, dedupe: bool = True) -> tuple[uuid.UUID, str]:
     from app.distill.service import distill_session
-    from app.distill.triggers import DISTILL, schedule_distill
     from app.jobs import service as jobs
+    from app.jobs.schedule import DISTILL, schedule_distill
 
     async with rt.sessionmaker() as db, db.begin():
         if dedupe:

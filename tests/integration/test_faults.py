@@ -318,7 +318,7 @@ async def _all_recovered(recovered: set[int], agents: int, unexpected: list[str]
 async def test_a_distill_task_delivered_twice_has_one_effect(
     app: Any, client: httpx.AsyncClient, worker: Any, sql: Any, stack: Stack
 ) -> None:
-    from app.distill.triggers import schedule_distill
+    from app.jobs.schedule import schedule_distill
 
     bank = await make_bank(client, distill_every_n_turns=1000)
     await client.post(f"/v1/banks/{bank}/sessions/s/events", json={"events": events(CONVERSATION)})

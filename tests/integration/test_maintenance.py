@@ -277,7 +277,7 @@ async def test_a_worker_killed_mid_distillation_is_finished_by_the_sweep(
     client: httpx.AsyncClient, worker: Any, stack: Stack, app: Any, sql: Any, tmp_path: Any
 ) -> None:
     from app.config import get_settings
-    from app.distill.triggers import schedule_distill
+    from app.jobs.schedule import schedule_distill
     from worker.factory import create_celery
 
     bank = await make_bank(client, distill_every_n_turns=1000)
