@@ -200,3 +200,28 @@ def server() -> Iterator[tuple[Any, str]]:
     app = create_fake_openai()
     with serve(app) as base_url:
         yield app, base_url
+
+
+@pytest.fixture
+async def chat_client(server: tuple[Any, str]) -> AsyncIterator[Any]:
+    """A factory of JSON chat clients on the module's fake server (any option overridable), closed after
+    the test."""
+    from app.providers.llm import JSONChatClient
+
+    made: list[JSONChatClient] = []
+
+    def factory(**overrides: Any) -> JSONChatClient:
+        options: dict[str, Any] = {
+            "base_url": server[1],
+            "api_key": "sk-test",
+            "model": "test-model",
+            "timeout": 5.0,
+            "max_retries": 0,
+        }
+        client = JSONChatClient(**{**options, **overrides})
+        made.append(client)
+        return client
+
+    yield factory
+    for client in made:
+        await client.aclose()

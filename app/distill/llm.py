@@ -1,29 +1,24 @@
 """The LLM distiller: any OpenAI-compatible chat endpoint turns a batch of turns into candidate units.
 
-Structured output (JSON schema where the server supports it, else JSON mode), code fences stripped, broken
-JSON repaired by `json_repair`, the result validated with pydantic, and one corrective retry carrying the
-validation error. Transport retries (429 / 5xx / timeouts, with backoff and Retry-After) are the SDK's own.
+The call itself (structured output or JSON mode, fences, repair, validation, one corrective retry,
+transport retries, usage) is the shared client's, `app.providers.llm`; this module is the prompt, the
+reply's shape and what the batch can vouch for.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import uuid
-from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
-import json_repair
 import openai
-from openai import AsyncOpenAI
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from app.distill.types import CORE_KINDS, Candidate, DistillContext, DistillError, DistillResult, Turn
+from app.providers.llm import USAGE_KEYS, EmptyReply, InvalidReply, JSONChatClient, Reply, fenced_json
 
 if TYPE_CHECKING:
-    from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
-    from openai.types.chat.chat_completion import Choice as _Choice
-    from openai.types.chat.completion_create_params import ResponseFormat
+    from openai.types.chat import ChatCompletionMessageParam
 
     from app.config import Settings
 
@@ -36,8 +31,6 @@ ENTITY_ALIASES = {
     "money": "amount",
     "time": "date",
 }
-USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
-MAX_ERROR_CHARS = 2000
 
 
 class _Units(BaseModel):
@@ -110,11 +103,6 @@ When nothing is worth keeping, answer {{"units": []}}.
 """
 
 
-def fenced_json(value: object) -> str:
-    """JSON for inside a fence: "</" is escaped (valid JSON) so data can never close the fence."""
-    return json.dumps(value, ensure_ascii=False, indent=1).replace("</", "<\\/")
-
-
 def _speaker(turn: Turn) -> str:
     if turn.speaker and turn.speaker.strip():
         return turn.speaker.strip()
@@ -150,26 +138,9 @@ def build_messages(context: DistillContext) -> list[ChatCompletionMessageParam]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
-
-
-def load_json_reply(text: str, expected: str) -> Any:
-    """A model's JSON reply, code fences stripped and broken JSON repaired (not validated).
-
-    `expected` describes the wanted shape for the error message; raises ValueError on an empty reply.
-    """
-    body = text.strip()
-    if not body.startswith(("{", "[")):  # a bare JSON answer may itself hold ``` inside its strings
-        match = _FENCE.search(body)
-        body = (match.group(1) if match else body).strip()
-    if not body:
-        raise ValueError(f"the reply is empty; expected {expected}")
-    return json_repair.loads(body)
-
-
-def parse_units(text: str) -> list[Candidate]:
-    """Fences stripped, JSON repaired, then validated; raises ValueError / ValidationError."""
-    data: Any = load_json_reply(text, 'a JSON object {"units": [...]}')
+def parse_units(data: Any) -> list[Candidate]:
+    """The loaded reply, validated; a bare list or a single unit is accepted. Raises ValueError /
+    ValidationError."""
     if isinstance(data, list):
         data = {"units": data}
     elif isinstance(data, dict) and "units" not in data and "content" in data:
@@ -177,6 +148,16 @@ def parse_units(text: str) -> list[Candidate]:
     if not isinstance(data, dict):
         raise ValueError('the reply is not JSON; expected a JSON object {"units": [...]}')
     return _Units.model_validate(data).units
+
+
+UNITS = Reply(
+    parse=parse_units,
+    expected='a JSON object {"units": [...]}',
+    cut_off_hint="answer with fewer, shorter units",
+    schema_name="memory_units",
+    schema=UNITS_SCHEMA,
+    correction='the corrected JSON object {"units": [...]}',
+)
 
 
 def post_filter(candidates: list[Candidate], context: DistillContext) -> list[Candidate]:
@@ -231,132 +212,27 @@ class LLMDistiller:
     name = "llm"
     uses_related = True
 
-    def __init__(
-        self,
-        *,
-        base_url: str | None,
-        api_key: str,
-        model: str,
-        timeout: float = 60.0,
-        max_retries: int = 3,
-    ) -> None:
-        self.model = model
-        self.version = f"llm-1:{model}"
-        self._client = AsyncOpenAI(
-            base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=max_retries
-        )
-        self._json_schema_supported = True  # set False once the server refuses json_schema with a 400
+    def __init__(self, client: JSONChatClient) -> None:
+        self._client = client
+        self.version = f"llm-1:{client.model}"
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LLMDistiller:
-        return cls(
-            base_url=settings.llm_base_url,
-            api_key=settings.llm_api_key.get_secret_value(),
-            model=settings.llm_model,
-            timeout=settings.llm_timeout_seconds,
-            max_retries=settings.llm_max_retries,
-        )
+        return cls(JSONChatClient.from_settings(settings))
 
     async def aclose(self) -> None:
-        await self._client.close()
+        await self._client.aclose()
 
     async def distill(self, context: DistillContext) -> DistillResult:
         usage = dict.fromkeys((*USAGE_KEYS, "calls"), 0)
         if not context.turns:
             return DistillResult(candidates=[], usage=usage)
-        messages = build_messages(context)
-        reply = await self._complete(messages, usage)
         try:
-            candidates = self._parse(reply)
-        except (ValueError, ValidationError) as error:
-            correction = (
-                f"Your reply was not valid: {describe_error(error)}\n"
-                'Reply again with the corrected JSON object {"units": [...]} only, no prose, no code fences.'
-            )
-            messages = [
-                *messages,
-                {"role": "assistant", "content": reply.message.content or ""},
-                {"role": "user", "content": correction},
-            ]
-            retry = await self._complete(messages, usage)
-            try:
-                candidates = self._parse(retry)
-            except (ValueError, ValidationError) as second:
-                raise DistillError(
-                    f"LLM output invalid after one corrective retry: {describe_error(second)}"
-                ) from second
-        return DistillResult(candidates=post_filter(candidates, context), usage=usage)
-
-    @staticmethod
-    def _parse(choice: _Choice) -> list[Candidate]:
-        return parse_units(choice_content(choice, cut_off_hint="answer with fewer, shorter units"))
-
-    async def _complete(self, messages: list[ChatCompletionMessageParam], usage: dict[str, int]) -> _Choice:
-        schema = _json_schema_format() if self._json_schema_supported else None
-        try:
-            # Remembered only once JSON mode has worked (an exception leaves the flag as it was).
-            response, self._json_schema_supported = await create_json_completion(
-                self._client, model=self.model, messages=messages, json_schema=schema
-            )
+            candidates = await self._client.ask(build_messages(context), UNITS, usage)
+        except InvalidReply as error:
+            raise DistillError(f"LLM output invalid after one corrective retry: {error}") from error
+        except EmptyReply as error:
+            raise DistillError(f"LLM call failed: {error}") from error
         except (openai.APIStatusError, openai.APITimeoutError, openai.APIConnectionError) as error:
             raise DistillError(f"LLM call failed: {type(error).__name__}: {error}") from error
-        add_usage(usage, response)
-        if not response.choices:
-            raise DistillError("LLM call failed: the response has no choices")
-        return response.choices[0]
-
-
-async def create_json_completion(
-    client: AsyncOpenAI,
-    *,
-    model: str,
-    messages: list[ChatCompletionMessageParam],
-    json_schema: ResponseFormat | None,
-) -> tuple[ChatCompletion, bool]:
-    """One chat call that asks for JSON: `json_schema` first when given, JSON mode if the server refuses
-    it with a 400 (or when none is given). Returns the response and whether json_schema worked, i.e. is
-    worth asking for next time. Transport errors (after the SDK's own retries) propagate.
-    """
-    if json_schema is not None:
-        try:
-            response = await client.chat.completions.create(
-                model=model, messages=messages, response_format=json_schema
-            )
-        except openai.BadRequestError:
-            pass  # probably no json_schema support: JSON mode instead
-        else:
-            return response, True
-    response = await client.chat.completions.create(
-        model=model, messages=messages, response_format={"type": "json_object"}
-    )
-    return response, False
-
-
-def add_usage(usage: MutableMapping[str, int], response: ChatCompletion) -> None:
-    """Count one call and its token usage into `usage` (a dict or a Counter)."""
-    usage["calls"] = usage.get("calls", 0) + 1
-    if response.usage is not None:
-        for key in USAGE_KEYS:
-            usage[key] = usage.get(key, 0) + int(getattr(response.usage, key, 0) or 0)
-
-
-def choice_content(choice: _Choice, *, cut_off_hint: str) -> str:
-    """The text of a choice; ValueError (for a corrective retry) when it was cut off or refused."""
-    if choice.finish_reason == "length":
-        raise ValueError(f"the output was cut off (finish_reason=length); {cut_off_hint}")
-    if choice.message.refusal:
-        raise ValueError(f"the reply was a refusal: {choice.message.refusal}")
-    return choice.message.content or ""
-
-
-def _json_schema_format() -> ResponseFormat:
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": "memory_units", "schema": UNITS_SCHEMA, "strict": False},
-    }
-
-
-def describe_error(error: Exception) -> str:
-    """An error's text for a prompt or a log line, cut at MAX_ERROR_CHARS."""
-    text = str(error)
-    return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + " ..."
+        return DistillResult(candidates=post_filter(candidates, context), usage=usage)

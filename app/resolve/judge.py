@@ -1,10 +1,10 @@
 """The LLM judge for ambiguous pairs in conflict resolution (cosine 0.80-0.95).
 
 It answers one question: does the newer unit update, correct or contradict the older one about the same
-subject, so that the older should be superseded? Same machinery as the LLM distiller (json_schema with a
-JSON-mode fallback, code fences stripped, JSON repaired, pydantic validation, one corrective retry, the
-SDK's transport retries). It fails open: when the judge is down or keeps answering nonsense the verdict is
-"does not replace" and both units stay active, so resolution never stalls on it.
+subject, so that the older should be superseded? The call is the shared client's (`app.providers.llm`:
+json_schema with a JSON-mode fallback, code fences stripped, JSON repaired, pydantic validation, one
+corrective retry, the SDK's transport retries). It fails open: when the judge is down or keeps answering
+nonsense the verdict is "does not replace" and both units stay active, so resolution never stalls on it.
 """
 
 from __future__ import annotations
@@ -16,22 +16,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import openai
-from openai import AsyncOpenAI
 from pydantic import BaseModel, ConfigDict
 
-from app.distill.llm import (
-    add_usage,
-    choice_content,
-    create_json_completion,
-    describe_error,
-    fenced_json,
-    load_json_reply,
-)
+from app.providers.llm import InvalidReply, JSONChatClient, Reply, describe_error, fenced_json
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
-    from openai.types.chat.chat_completion import Choice
-    from openai.types.chat.completion_create_params import ResponseFormat
 
     from app.config import Settings
 
@@ -115,9 +105,8 @@ def build_messages(older: JudgedUnit, newer: JudgedUnit) -> list[ChatCompletionM
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def parse_verdict(text: str) -> Verdict:
-    """Fences stripped, JSON repaired, then validated; raises ValueError / ValidationError."""
-    data: Any = load_json_reply(text, EXPECTED)
+def parse_verdict(data: Any) -> Verdict:
+    """The loaded reply, validated; raises ValueError / ValidationError."""
     if isinstance(data, list) and len(data) == 1:
         data = data[0]
     if not isinstance(data, dict):
@@ -126,88 +115,49 @@ def parse_verdict(text: str) -> Verdict:
     return Verdict(replaces=answer.replaces, reason=_clip(answer.reason.strip()))
 
 
+VERDICT = Reply(
+    parse=parse_verdict,
+    expected=EXPECTED,
+    cut_off_hint="answer with one short sentence of reason",
+    schema_name="conflict_verdict",
+    schema=VERDICT_SCHEMA,
+    correction=EXPECTED,
+)
+
+
 def _clip(text: str) -> str:
     return text if len(text) <= MAX_REASON_CHARS else text[:MAX_REASON_CHARS] + " ..."
 
 
 class LLMJudge:
-    def __init__(
-        self,
-        *,
-        base_url: str | None,
-        api_key: str,
-        model: str,
-        timeout: float = 30.0,
-        max_retries: int = 2,
-    ) -> None:
-        self.model = model
+    def __init__(self, client: JSONChatClient) -> None:
+        self._client = client
+        self.model = client.model
         self.usage: Counter[str] = Counter()  # calls, prompt/completion/total tokens, unavailable
-        self._client = AsyncOpenAI(
-            base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=max_retries
-        )
-        self._json_schema_supported = True  # set False once the server refuses json_schema with a 400
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LLMJudge:
         """The distiller's endpoint and model, with the judge's tighter bounds (it sits in resolution)."""
         return cls(
-            base_url=settings.llm_base_url,
-            api_key=settings.llm_api_key.get_secret_value(),
-            model=settings.llm_model,
-            timeout=min(settings.llm_timeout_seconds, 30.0),
-            max_retries=min(settings.llm_max_retries, 2),
+            JSONChatClient.from_settings(
+                settings,
+                timeout=min(settings.llm_timeout_seconds, 30.0),
+                max_retries=min(settings.llm_max_retries, 2),
+            )
         )
 
     async def aclose(self) -> None:
-        await self._client.close()
+        await self._client.aclose()
 
     async def judge(self, older: JudgedUnit, newer: JudgedUnit) -> Verdict:
         """Whether `newer` replaces `older`; never raises for a down or confused judge (fails open)."""
-        messages = build_messages(older, newer)
         try:
-            choice = await self._complete(messages)
-            try:
-                return self._parse(choice)
-            except ValueError as error:  # pydantic's ValidationError included
-                correction = (
-                    f"Your reply was not valid: {describe_error(error)}\n"
-                    f"Reply again with {EXPECTED} only, no prose, no code fences."
-                )
-                messages = [
-                    *messages,
-                    {"role": "assistant", "content": choice.message.content or ""},
-                    {"role": "user", "content": correction},
-                ]
-            retry = await self._complete(messages)
-            try:
-                return self._parse(retry)
-            except ValueError as second:
-                problem = f"output invalid after one corrective retry: {describe_error(second)}"
+            return await self._client.ask(build_messages(older, newer), VERDICT, self.usage)
+        except InvalidReply as error:
+            problem = f"output invalid after one corrective retry: {error}"
         except openai.OpenAIError as error:
             problem = f"{type(error).__name__}: {describe_error(error)}"
         self.usage["unavailable"] += 1
         reason = _clip(f"judge unavailable: {problem}")
         log.warning("conflict judge failed open (both units stay active): %s", reason)
         return Verdict(replaces=False, reason=reason)
-
-    @staticmethod
-    def _parse(choice: Choice) -> Verdict:
-        return parse_verdict(choice_content(choice, cut_off_hint="answer with one short sentence of reason"))
-
-    async def _complete(self, messages: list[ChatCompletionMessageParam]) -> Choice:
-        """One logical call (the SDK retries transport errors); raises openai errors or ValueError."""
-        schema = _json_schema_format() if self._json_schema_supported else None
-        response, self._json_schema_supported = await create_json_completion(
-            self._client, model=self.model, messages=messages, json_schema=schema
-        )
-        add_usage(self.usage, response)
-        if not response.choices:
-            raise openai.OpenAIError("the response has no choices")
-        return response.choices[0]
-
-
-def _json_schema_format() -> ResponseFormat:
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": "conflict_verdict", "schema": VERDICT_SCHEMA, "strict": False},
-    }

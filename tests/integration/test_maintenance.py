@@ -351,13 +351,14 @@ async def test_merge_writes_an_llm_summary_when_an_llm_is_configured(
     from app.maintenance.lifecycle import Run
     from app.maintenance.merge import merge
     from app.maintenance.summary import LLMSummarizer
+    from app.providers.llm import JSONChatClient
 
     bank = await make_bank(client, dedupe_threshold=1.0)
     for variant in ("The user enjoys hiking in the mountains.", "The user enjoys hiking in the mountains!"):
         await put(client, bank, variant, ["preference.entertainment"], ago(days=3))
     summary = "The user enjoys mountain hiking."
     stack.llm.state.chat_script = [reply(json.dumps({"content": summary}))]
-    summarizer = LLMSummarizer(base_url=stack.llm_url, api_key="k", model="m")
+    summarizer = LLMSummarizer(JSONChatClient(base_url=stack.llm_url, api_key="k", model="m", max_retries=1))
     job = await maintenance_job(app, "maintenance.merge", bank)
     try:
         result = await merge(Run(app.state.sessionmaker, job, NOW), app.state.embedder, summarizer)

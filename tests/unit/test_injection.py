@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from app.distill.llm import LLMDistiller
 from app.distill.types import DistillError
+from app.providers.llm import JSONChatClient
 from tests.factories import context, turn, unit, units_json
 from tests.fake_openai import ChatStep, chat_bodies, reply, script
 
@@ -28,10 +29,8 @@ def fake(server: tuple[FastAPI, str]) -> FastAPI:
 
 
 @pytest.fixture
-async def distiller(server: tuple[FastAPI, str]) -> AsyncIterator[LLMDistiller]:
-    made = LLMDistiller(base_url=server[1], api_key="sk-test", model="test-model", timeout=5.0, max_retries=0)
-    yield made
-    await made.aclose()
+def distiller(chat_client: Callable[..., JSONChatClient]) -> LLMDistiller:
+    return LLMDistiller(chat_client())
 
 
 def fenced_turns(body: dict[str, Any]) -> list[dict[str, Any]]:

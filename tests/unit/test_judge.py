@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 from fastapi import FastAPI
 
 from app.config import Settings
 from app.embedded import free_port
+from app.providers.llm import JSONChatClient
 from app.resolve.judge import JudgedUnit, LLMJudge, Verdict
 from tests.fake_openai import ChatStep, chat_bodies, error, reply, script
 
@@ -43,24 +43,8 @@ def fake(server: tuple[FastAPI, str]) -> tuple[FastAPI, str]:
 
 
 @pytest.fixture
-async def make(fake: tuple[FastAPI, str]) -> AsyncIterator[Callable[..., LLMJudge]]:
-    made: list[LLMJudge] = []
-
-    def factory(**kwargs: Any) -> LLMJudge:
-        options: dict[str, Any] = {
-            "base_url": fake[1],
-            "api_key": "sk-test",
-            "model": "test-model",
-            "timeout": 5.0,
-            "max_retries": 0,
-        }
-        judge = LLMJudge(**{**options, **kwargs})
-        made.append(judge)
-        return judge
-
-    yield factory
-    for judge in made:
-        await judge.aclose()
+def make(fake: tuple[FastAPI, str], chat_client: Callable[..., JSONChatClient]) -> Callable[..., LLMJudge]:
+    return lambda **options: LLMJudge(chat_client(**options))
 
 
 async def test_an_update_replaces_and_usage_is_counted(

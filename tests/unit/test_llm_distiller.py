@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import UTC
-from typing import Any
 
 import pytest
 from fastapi import FastAPI
@@ -15,6 +14,7 @@ from fastapi import FastAPI
 from app.config import Settings
 from app.distill.llm import LLMDistiller
 from app.distill.types import DistillContext, DistillError, RelatedUnit
+from app.providers.llm import JSONChatClient
 from tests.factories import context, turn, unit, units_json
 from tests.fake_openai import ChatStep, chat_bodies, error, reply, script
 
@@ -31,23 +31,10 @@ def fake(server: tuple[FastAPI, str]) -> tuple[FastAPI, str]:
 
 
 @pytest.fixture
-async def make(fake: tuple[FastAPI, str]) -> AsyncIterator[Callable[..., LLMDistiller]]:
-    made: list[LLMDistiller] = []
-
-    def factory(**kwargs: Any) -> LLMDistiller:
-        options: dict[str, Any] = {
-            "api_key": "sk-test",
-            "model": "test-model",
-            "timeout": 5.0,
-            "max_retries": 0,
-        }
-        distiller = LLMDistiller(base_url=fake[1], **{**options, **kwargs})
-        made.append(distiller)
-        return distiller
-
-    yield factory
-    for distiller in made:
-        await distiller.aclose()
+def make(
+    fake: tuple[FastAPI, str], chat_client: Callable[..., JSONChatClient]
+) -> Callable[..., LLMDistiller]:
+    return lambda **options: LLMDistiller(chat_client(**options))
 
 
 async def test_valid_output_becomes_candidates_and_usage_is_recorded(
