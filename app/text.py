@@ -1,5 +1,7 @@
-"""Language helpers shared by distillation and search: CJK detection, sentence splitting and
-jieba segmentation (PostgreSQL's parser has no Chinese word breaker, so we give it the words)."""
+"""Language helpers and tables shared by distillation and search: CJK detection, sentence splitting, jieba
+segmentation (PostgreSQL's parser has no Chinese word breaker, so we give it the words), and the word
+tables both the distiller's date resolution and the query's time parser read (weekdays, months, numerals,
+relative date words) and the stopwords of the distiller and the keyword channel."""
 
 from __future__ import annotations
 
@@ -54,3 +56,139 @@ def pos_tag(text: str) -> list[tuple[str, str]]:
 
     _jieba()
     return [(p.word, p.flag) for p in jieba.posseg.cut(text) if len(p.word) >= 2]
+
+
+# --- word tables -------------------------------------------------------------------------------------
+
+# Words that carry no content: greetings, thanks, acknowledgements, filler (and function words).
+FILLER_EN = frozenset(
+    """hi hello hey hiya yo morning afternoon evening night good thanks thank you thx ty ok okay k sure got
+    it understood yes yeah yep yup no nope nah great cool awesome nice perfect sounds alright right exactly
+    indeed of course lol haha hahaha hmm um uh wow bye goodbye see later soon take care welcome problem
+    worries np will do me too same agreed true fine please so much a lot very for that's thats this that
+    is really glad happy to hear oh ah well again definitely totally absolutely amazing wonderful
+    appreciate it's its the an and or but just""".split()
+)
+STOPWORDS_EN = FILLER_EN | frozenset(
+    """i me my we our you your he she they them his her their be am are was were been being have has had
+    do does did to of in on at by with from as about into than then there here what which who when where
+    why how all any some not can could would should will shall may might must if also too""".split()
+)
+# Chinese function words and question words a search query carries (segmented by jieba).
+STOPWORDS_ZH = frozenset(
+    "的 了 是 吗 呢 我 你 他 她 们 在 有 和 么 吧 啊 哪 谁 这 那 个 多少 什么 哪里 怎么".split()
+)
+
+WEEKDAYS_EN = {
+    "monday": 0,
+    "tuesday": 1,
+    "wednesday": 2,
+    "thursday": 3,
+    "friday": 4,
+    "saturday": 5,
+    "sunday": 6,
+}
+# 周五, 星期天, 礼拜日: the character after the week word
+WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+MONTH_NAMES_EN = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+MONTHS_EN = {
+    "january": 1,
+    "jan": 1,
+    "february": 2,
+    "feb": 2,
+    "march": 3,
+    "mar": 3,
+    "april": 4,
+    "apr": 4,
+    "may": 5,
+    "june": 6,
+    "jun": 6,
+    "july": 7,
+    "jul": 7,
+    "august": 8,
+    "aug": 8,
+    "september": 9,
+    "sept": 9,
+    "sep": 9,
+    "october": 10,
+    "oct": 10,
+    "november": 11,
+    "nov": 11,
+    "december": 12,
+    "dec": 12,
+}
+NUMBERS_EN = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "couple of": 2,
+    "a couple": 2,
+}
+
+ZH_DIGITS = {
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+ZH_NUMERAL = r"[0-9零一二两三四五六七八九十]+"  # what zh_number reads: 3, 三, 十二, 二十五
+# 上周 / 这周 / 下周: weeks from this one; 前年 / 去年 / 今年: years from this one
+ZH_WEEK_OFFSETS = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1}
+ZH_YEAR_OFFSETS = {"前": -2, "去": -1, "今": 0}
+# days from today
+ZH_RELATIVE_DAYS = {
+    "大前天": -3,
+    "前天": -2,
+    "昨天": -1,
+    "昨晚": -1,
+    "今天": 0,
+    "今早": 0,
+    "今晚": 0,
+    "明天": 1,
+    "明早": 1,
+    "明晚": 1,
+    "后天": 2,
+    "大后天": 3,
+}
+
+
+def zh_number(text: str) -> int:
+    """A number written in digits or Chinese numerals up to 99 (三 → 3, 十二 → 12, 二十五 → 25)."""
+    if text.isdigit():
+        return int(text)
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return (ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (ZH_DIGITS.get(ones, 0) if ones else 0)
+    return ZH_DIGITS.get(text, 0)

@@ -10,8 +10,18 @@ from datetime import date, datetime, timedelta
 from functools import cache
 from typing import Any
 
-_WEEKDAYS_EN = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_MONTHS_EN = "january|february|march|april|june|july|august|september|october|november|december"
+from app.text import (
+    MONTH_NAMES_EN,
+    WEEKDAYS_EN,
+    WEEKDAYS_ZH,
+    ZH_NUMERAL,
+    ZH_RELATIVE_DAYS,
+    ZH_WEEK_OFFSETS,
+    zh_number,
+)
+
+_WEEKDAYS_EN = "|".join(WEEKDAYS_EN)
+_MONTHS_EN = "|".join(m for m in MONTH_NAMES_EN if m != "may")  # "may" has its own place below
 _NUM_EN = r"\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few"
 _UNIT_EN = r"days?|weeks?|months?|years?"
 
@@ -28,37 +38,7 @@ EN_PATTERN = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 
-_ZH_DIGITS = {
-    "零": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-_ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_ZH_WEEK_OFFSET = {"上": -1, "这": 0, "本": 0, "下": 1}
-# days from today; dateparser does not know 今晚 or 明早
-_ZH_DAYS = {
-    "大前天": -3,
-    "前天": -2,
-    "昨天": -1,
-    "昨晚": -1,
-    "今天": 0,
-    "今早": 0,
-    "今晚": 0,
-    "明天": 1,
-    "明早": 1,
-    "明晚": 1,
-    "后天": 2,
-    "大后天": 3,
-}
-_ZH_NUM = r"[0-9零一二两三四五六七八九十]+"
+_ZH_NUM = ZH_NUMERAL
 
 ZH_PATTERN = re.compile(
     rf"""(?:
@@ -100,15 +80,6 @@ def _parser(language: str, prefer: str) -> Any:
     )
 
 
-def zh_number(text: str) -> int:
-    if text.isdigit():
-        return int(text)
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(ones, 0) if ones else 0)
-    return _ZH_DIGITS.get(text, 0)
-
-
 def _format(value: datetime, period: str) -> tuple[date, str]:
     day = value.date()
     if period == "week":
@@ -128,13 +99,13 @@ def _zh_weekday(anchor: date, week_offset: int, weekday: int) -> date:
 
 def _resolve_zh(match: re.Match[str], anchor: datetime, prefer: str) -> tuple[date, str] | None:
     if match.group("day"):
-        day = anchor.date() + timedelta(days=_ZH_DAYS[match.group("day")])
+        day = anchor.date() + timedelta(days=ZH_RELATIVE_DAYS[match.group("day")])
         return day, day.isoformat()
     if match.group("wk") and match.group("wd"):
-        day = _zh_weekday(anchor.date(), _ZH_WEEK_OFFSET[match.group("wk")], _ZH_WEEKDAY[match.group("wd")])
+        day = _zh_weekday(anchor.date(), ZH_WEEK_OFFSETS[match.group("wk")], WEEKDAYS_ZH[match.group("wd")])
         return day, day.isoformat()
     if match.group("bare"):
-        day = _zh_weekday(anchor.date(), 0, _ZH_WEEKDAY[match.group("bare")])
+        day = _zh_weekday(anchor.date(), 0, WEEKDAYS_ZH[match.group("bare")])
         if prefer == "future" and day < anchor.date():
             day += timedelta(weeks=1)
         elif prefer == "past" and day > anchor.date():

@@ -16,7 +16,6 @@ from app.db.models import Bank
 from app.db.repositories import events as events_repo
 from app.db.repositories import memory as memory_repo
 from app.db.repositories.query import ChannelInputs, Filters, Hit, run_channels, size_window
-from app.distill.heuristic.rules import STOPWORDS_EN
 from app.events.service import as_aware, bank_timezone
 from app.events.service import working_memory as read_working_memory
 from app.events.working_memory import WorkingMemory
@@ -30,12 +29,9 @@ from app.query.timeparse import parse_time_filter
 from app.schemas.banks import BankConfig
 from app.schemas.events import WorkingTurn
 from app.schemas.query import ChannelScore, QueryRequest, QueryResult, ScoredMemory, TimeFilterRead
-from app.text import has_cjk, segment
+from app.text import STOPWORDS_EN, STOPWORDS_ZH, has_cjk, segment
 
 _LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
-_CJK_STOP = frozenset(
-    "的 了 是 吗 呢 我 你 他 她 们 在 有 和 么 吧 啊 哪 谁 这 那 个 多少 什么 哪里 怎么".split()
-)
 MAX_NAME_CANDIDATES = 60
 FAR_PAST = datetime(1900, 1, 1, tzinfo=UTC)
 FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
@@ -62,7 +58,7 @@ def keywords(query: str) -> list[str]:
     terms: list[str] = []
     for word in _words(query):
         clean = re.sub(r"[^\w-]", "", word).strip("-")
-        if clean and clean not in STOPWORDS_EN and clean not in _CJK_STOP and clean not in terms:
+        if clean and clean not in STOPWORDS_EN and clean not in STOPWORDS_ZH and clean not in terms:
             terms.append(clean)
     return terms
 
@@ -73,7 +69,7 @@ def entity_candidates(query: str, named: list[str] | None) -> list[str]:
     spans = {" ".join(latin[i : i + n]) for n in (1, 2, 3) for i in range(len(latin) - n + 1)}
     spans |= {s.removesuffix("'s") for s in spans}
     if has_cjk(query):
-        spans |= {w for w in segment(query) if has_cjk(w) and w not in _CJK_STOP}
+        spans |= {w for w in segment(query) if has_cjk(w) and w not in STOPWORDS_ZH}
     spans |= {memory_repo.canonical(n) for n in named or []}
     spans = {s for s in spans if s and s not in STOPWORDS_EN}
     return sorted(spans, key=len, reverse=True)[:MAX_NAME_CANDIDATES]

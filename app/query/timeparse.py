@@ -58,7 +58,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from app.distill.dates import zh_number
+from app.text import (
+    MONTHS_EN,
+    NUMBERS_EN,
+    WEEKDAYS_EN,
+    WEEKDAYS_ZH,
+    ZH_NUMERAL,
+    ZH_WEEK_OFFSETS,
+    ZH_YEAR_OFFSETS,
+    zh_number,
+)
 
 Span = tuple[datetime, datetime]
 
@@ -154,63 +163,8 @@ Resolver = Callable[[re.Match[str], _Now], Span | None]
 
 # --- words ---------------------------------------------------------------------------------------
 
-_WEEKDAYS_EN = {
-    "monday": 0,
-    "tuesday": 1,
-    "wednesday": 2,
-    "thursday": 3,
-    "friday": 4,
-    "saturday": 5,
-    "sunday": 6,
-}
-_WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_MONTHS_EN = {
-    "january": 1,
-    "jan": 1,
-    "february": 2,
-    "feb": 2,
-    "march": 3,
-    "mar": 3,
-    "april": 4,
-    "apr": 4,
-    "may": 5,
-    "june": 6,
-    "jun": 6,
-    "july": 7,
-    "jul": 7,
-    "august": 8,
-    "aug": 8,
-    "september": 9,
-    "sept": 9,
-    "sep": 9,
-    "october": 10,
-    "oct": 10,
-    "november": 11,
-    "nov": 11,
-    "december": 12,
-    "dec": 12,
-}
 # month names that are not also a common word or name ("may", "march", "June"): these alone are a month
 _BARE_MONTHS = {"january", "february", "july", "september", "october", "november", "december"}
-_NUMBERS_EN = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "a couple of": 2,
-    "couple of": 2,
-    "a couple": 2,
-}
 _FEW = {"few": FEW, "a few": FEW, "几": FEW}
 _UNITS = {
     "hour": "hour",
@@ -226,8 +180,6 @@ _UNITS = {
     "月": "month",
     "年": "year",
 }
-_ZH_WEEK = {"上上": -2, "上": -1, "这": 0, "本": 0}
-_ZH_YEAR = {"前": -2, "去": -1, "今": 0}
 
 
 def _alternatives(words: Iterable[str]) -> str:
@@ -241,7 +193,7 @@ def _normal(text: str) -> str:
 
 def _number(text: str) -> int:
     text = _normal(text)
-    return _NUMBERS_EN.get(text) or _FEW.get(text) or zh_number(text)
+    return NUMBERS_EN.get(text) or _FEW.get(text) or zh_number(text)
 
 
 def _unit(text: str) -> str:
@@ -284,12 +236,12 @@ def _weekday_en(m: re.Match[str], now: _Now) -> Span:
         week: int | None = -1 if m["wk"].lower() == "last" else 0
     else:  # this Friday; on/last Friday is the latest before today
         week = 0 if (m["q"] or "").lower() == "this" else None
-    return now.period("day", now.weekday(_WEEKDAYS_EN[m["wd"].lower()], week))
+    return now.period("day", now.weekday(WEEKDAYS_EN[m["wd"].lower()], week))
 
 
 def _weekday_zh(m: re.Match[str], now: _Now) -> Span:
-    week = _ZH_WEEK[m["wk"]] if m["wk"] else None
-    return now.period("day", now.weekday(_WEEKDAYS_ZH[m["wd"]], week))
+    week = ZH_WEEK_OFFSETS[m["wk"]] if m["wk"] else None
+    return now.period("day", now.weekday(WEEKDAYS_ZH[m["wd"]], week))
 
 
 _MONTH_CONTEXT_BEFORE = re.compile(r"\b(?:since|from|until)\s+$", re.I)
@@ -303,11 +255,11 @@ def _month_en(m: re.Match[str], now: _Now) -> Span | None:
         return None  # "may I ask", "they march"
     if qualifier == "this" and year is None:
         year = now.today.year
-    return now.in_month(_MONTHS_EN[name], year, before_this_month=qualifier == "last")
+    return now.in_month(MONTHS_EN[name], year, before_this_month=qualifier == "last")
 
 
 def _date_en(m: re.Match[str], now: _Now) -> Span | None:
-    return now.on_date(_MONTHS_EN[m["mon"].lower()], int(m["d"]), _year(m["y"]))
+    return now.on_date(MONTHS_EN[m["mon"].lower()], int(m["d"]), _year(m["y"]))
 
 
 def _day_first_date_en(m: re.Match[str], now: _Now) -> Span | None:
@@ -330,7 +282,7 @@ def _year_number(m: re.Match[str], now: _Now) -> Span:
 
 
 def _month_zh(m: re.Match[str], now: _Now) -> Span | None:
-    year = _year(m["y"]) or (now.today.year + _ZH_YEAR[m["ry"]] if m["ry"] else None)
+    year = _year(m["y"]) or (now.today.year + ZH_YEAR_OFFSETS[m["ry"]] if m["ry"] else None)
     month = zh_number(m["m"])
     if not 1 <= month <= 12:
         return None
@@ -422,13 +374,13 @@ def _fixed(table: dict[str, Resolver]) -> Resolver:
 
 # --- patterns ------------------------------------------------------------------------------------
 
-_WD_EN = _alternatives(_WEEKDAYS_EN)
-_MON_EN = _alternatives(_MONTHS_EN)
-_NUM_EN = rf"\d{{1,3}}|{_alternatives(_NUMBERS_EN)}"
+_WD_EN = _alternatives(WEEKDAYS_EN)
+_MON_EN = _alternatives(MONTHS_EN)
+_NUM_EN = rf"\d{{1,3}}|{_alternatives(NUMBERS_EN)}"
 _YEAR = r"(?:19|20)\d{2}"
 # "the last week of March" is in March
 _NOT_PART_OF = rf"(?!\s+of\s+(?:{_MON_EN}|{_YEAR}|this|last|the)\b)"
-_ZH_NUM = r"[0-9零一二两三四五六七八九十]+"
+_ZH_NUM = ZH_NUMERAL
 _ZH_UNIT = r"天|周|个?星期|个?礼拜|个月|年"
 _ZH_MONTH = r"1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]"
 _ZH_DAY = r"[0-3]?[0-9]|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九]"

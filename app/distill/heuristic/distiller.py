@@ -11,7 +11,7 @@ from app.distill.dates import EN_PATTERN as DATE_EN
 from app.distill.dates import resolve_dates
 from app.distill.heuristic import rules as R
 from app.distill.types import Candidate, DistillContext, DistillResult, EntityOut, RelationOut, Turn
-from app.text import has_cjk, split_sentences
+from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences
 
 DEFAULT_SPEAKER = {
     ("en", "user"): "The user",
@@ -65,7 +65,7 @@ _ZH_SURNAMES = frozenset(
 
 def _not_a_name(word: str) -> bool:
     """A capitalised word that is no name: "On Sundays", "Some of", "Actually"."""
-    return word in _NOT_NAMES or word.removesuffix("s") in _NOT_NAMES or word.lower() in R.STOPWORDS_EN
+    return word in _NOT_NAMES or word.removesuffix("s") in _NOT_NAMES or word.lower() in STOPWORDS_EN
 
 
 def _zh_entity_type(word: str, flag: str) -> str | None:
@@ -168,7 +168,7 @@ def _is_filler(sentence: str, language: str) -> bool:
     if language == "zh":
         rest = R.FILLER_ZH.sub("", sentence)
         return len(rest) < 2 and not any(c.isdigit() for c in rest)
-    return all(w.lower() in R.FILLER_EN for w in _WORD.findall(sentence))
+    return all(w.lower() in FILLER_EN for w in _WORD.findall(sentence))
 
 
 def _is_short(sentence: str, language: str) -> bool:
@@ -184,7 +184,7 @@ def _has_content(text: str, language: str) -> bool:
         rest = R.FILLER_ZH.sub("", text)
         return len(rest) >= R.MIN_CONTENT_CHARS_ZH
     words = [w.lower() for w in _WORD.findall(text)]
-    content = [w for w in words if w not in R.STOPWORDS_EN and len(w) > 1]
+    content = [w for w in words if w not in STOPWORDS_EN and len(w) > 1]
     # two content words are enough with a number or a date: "The meeting is on Tuesday"
     specific = any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
     return len(content) >= R.MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)

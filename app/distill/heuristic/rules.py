@@ -458,20 +458,6 @@ QUESTION_EN = re.compile(
 )
 QUESTION_ZH = re.compile(r"[吗呢么][？?。！!]?$|[？?]\s*$|^(?:请问|能不能|可不可以|是否|能否)")
 
-# Words that carry no content: greetings, thanks, acknowledgements, filler (and function words).
-FILLER_EN = frozenset(
-    """hi hello hey hiya yo morning afternoon evening night good thanks thank you thx ty ok okay k sure got
-    it understood yes yeah yep yup no nope nah great cool awesome nice perfect sounds alright right exactly
-    indeed of course lol haha hahaha hmm um uh wow bye goodbye see later soon take care welcome problem
-    worries np will do me too same agreed true fine please so much a lot very for that's thats this that
-    is really glad happy to hear oh ah well again definitely totally absolutely amazing wonderful
-    appreciate it's its the an and or but just""".split()
-)
-STOPWORDS_EN = FILLER_EN | frozenset(
-    """i me my we our you your he she they them his her their be am are was were been being have has had
-    do does did to of in on at by with from as about into than then there here what which who when where
-    why how all any some not can could would should will shall may might must if also too""".split()
-)
 FILLER_ZH = re.compile(
     r"你好|您好|嗨|哈喽|谢谢|多谢|感谢|好的|好吧|好啊|嗯+|哦+|噢|行|没问题|收到|明白|了解|知道了|哈+|再见|拜拜|不客气|"
     r"早上好|晚上好|晚安|是的|对的|对|好|啊|呀|吧|了|呢|啦|[\s，。！？、~～…!?,.]"
