@@ -23,13 +23,14 @@ from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import memory as repo
 from app.db.repositories.locks import xact_lock
 from app.distill.taxonomy import bank_taxonomy
-from app.distill.types import Candidate, DistillContext, Distiller, EntityOut, RelatedUnit, RelationOut, Turn
+from app.distill.types import Candidate, DistillContext, Distiller, RelatedUnit, Turn
 from app.events.service import bank_timezone
 from app.events.working_memory import WorkingMemory
 from app.jobs import service as jobs
 from app.jobs.queue import TaskQueue
 from app.jobs.schedule import schedule_resolve
 from app.keys import composite_key
+from app.memory.graph import store_graph
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
 from app.schemas.banks import BankConfig
@@ -212,47 +213,6 @@ async def _store(
         ],
     )
     return ids
-
-
-GraphItem = tuple[
-    uuid.UUID, list[EntityOut], list[RelationOut], float
-]  # unit, entities, relations, confidence
-
-
-async def store_graph(db: AsyncSession, bank_id: str, units: list[GraphItem]) -> None:
-    """Entities named by the units, the links to them and the relations between them."""
-    pairs = [(e.name, e.type) for _, entities, _, _ in units for e in entities]
-    for _, entities, relations, _ in units:
-        # A relation's ends are entities of the unit where it names them; else new ones.
-        named = {repo.canonical(e.name) for e in entities}
-        for r in relations:
-            pairs += [(r.subject, "person")] if repo.canonical(r.subject) not in named else []
-            pairs += [(r.object, "other")] if repo.canonical(r.object) not in named else []
-    ids = await repo.upsert_entities(db, bank_id, pairs)
-    by_name: dict[str, uuid.UUID] = {}
-    for (key, _), entity_id in ids.items():
-        by_name.setdefault(key, entity_id)
-    links, rows = [], []
-    for memory_id, entities, relations, confidence in units:
-        for e in entities:
-            links.append((memory_id, ids[(repo.canonical(e.name), e.type)]))
-        typed = {repo.canonical(e.name): ids[(repo.canonical(e.name), e.type)] for e in entities}
-        for r in relations:
-            subject = typed.get(repo.canonical(r.subject)) or by_name[repo.canonical(r.subject)]
-            obj = typed.get(repo.canonical(r.object)) or by_name[repo.canonical(r.object)]
-            rows.append(
-                {
-                    "id": uuid.uuid4(),
-                    "bank_id": bank_id,
-                    "subject_id": subject,
-                    "relation": r.relation,
-                    "object_id": obj,
-                    "memory_id": memory_id,
-                    "confidence": confidence,
-                }
-            )
-    await repo.link_entities(db, bank_id, links)
-    await repo.insert_relations(db, rows)
 
 
 async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:

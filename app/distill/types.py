@@ -9,6 +9,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.memory.graph import EntityOut, RelationOut
+
 CORE_KINDS = ("fact", "preference", "constraint", "task_state", "correction", "episode")
 
 
@@ -41,21 +43,6 @@ class DistillContext:
     timezone: tzinfo
     related: list[RelatedUnit] = field(default_factory=list)
     taxonomy: list[str] = field(default_factory=list)
-
-
-class EntityOut(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    name: str = Field(min_length=1, max_length=256)
-    type: str = Field(default="other", min_length=1, max_length=64)
-
-
-class RelationOut(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    subject: str = Field(min_length=1, max_length=256)
-    relation: str = Field(min_length=1, max_length=128)
-    object: str = Field(min_length=1, max_length=256)
 
 
 class Candidate(BaseModel):

@@ -12,10 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Bank, MemoryUnit
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import memory as repo
-from app.distill.service import store_graph
-from app.distill.types import EntityOut
 from app.errors import Conflict, NotFound
 from app.events.service import as_aware, bank_timezone
+from app.memory.graph import EntityOut, store_graph
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
 from app.resolve.service import lock_bank, supersede

@@ -10,7 +10,8 @@ from functools import cache
 from app.distill.dates import EN_PATTERN as DATE_EN
 from app.distill.dates import resolve_dates
 from app.distill.heuristic import rules as R
-from app.distill.types import Candidate, DistillContext, DistillResult, EntityOut, RelationOut, Turn
+from app.distill.types import Candidate, DistillContext, DistillResult, Turn
+from app.memory.graph import EntityOut, RelationOut
 from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences
 
 DEFAULT_SPEAKER = {

@@ -1,0 +1,71 @@
+"""The bank's graph: entities named by memory units, the links to them, and the relations between them.
+Written for units distilled from turns and for units written through the API alike."""
+
+from __future__ import annotations
+
+import uuid
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.repositories import memory as repo
+
+
+class EntityOut(BaseModel):
+    """An entity a unit names (from a distiller, or given with a direct write)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = Field(min_length=1, max_length=256)
+    type: str = Field(default="other", min_length=1, max_length=64)
+
+
+class RelationOut(BaseModel):
+    """A fact between two entities a unit states: Alice / works_at / Acme."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    subject: str = Field(min_length=1, max_length=256)
+    relation: str = Field(min_length=1, max_length=128)
+    object: str = Field(min_length=1, max_length=256)
+
+
+GraphItem = tuple[
+    uuid.UUID, list[EntityOut], list[RelationOut], float
+]  # unit, entities, relations, confidence
+
+
+async def store_graph(db: AsyncSession, bank_id: str, units: list[GraphItem]) -> None:
+    """Entities named by the units, the links to them and the relations between them."""
+    pairs = [(e.name, e.type) for _, entities, _, _ in units for e in entities]
+    for _, entities, relations, _ in units:
+        # A relation's ends are entities of the unit where it names them; else new ones.
+        named = {repo.canonical(e.name) for e in entities}
+        for r in relations:
+            pairs += [(r.subject, "person")] if repo.canonical(r.subject) not in named else []
+            pairs += [(r.object, "other")] if repo.canonical(r.object) not in named else []
+    ids = await repo.upsert_entities(db, bank_id, pairs)
+    by_name: dict[str, uuid.UUID] = {}
+    for (key, _), entity_id in ids.items():
+        by_name.setdefault(key, entity_id)
+    links, rows = [], []
+    for memory_id, entities, relations, confidence in units:
+        for e in entities:
+            links.append((memory_id, ids[(repo.canonical(e.name), e.type)]))
+        typed = {repo.canonical(e.name): ids[(repo.canonical(e.name), e.type)] for e in entities}
+        for r in relations:
+            subject = typed.get(repo.canonical(r.subject)) or by_name[repo.canonical(r.subject)]
+            obj = typed.get(repo.canonical(r.object)) or by_name[repo.canonical(r.object)]
+            rows.append(
+                {
+                    "id": uuid.uuid4(),
+                    "bank_id": bank_id,
+                    "subject_id": subject,
+                    "relation": r.relation,
+                    "object_id": obj,
+                    "memory_id": memory_id,
+                    "confidence": confidence,
+                }
+            )
+    await repo.link_entities(db, bank_id, links)
+    await repo.insert_relations(db, rows)
