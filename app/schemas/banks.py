@@ -2,72 +2,25 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Annotated, Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, StringConstraints, field_validator
+from pydantic import Field
 
-from app.schemas.common import TAG_PATTERN, ReadSchema, SafeText, Schema, Slug
+from app.banks.config import BankConfig, ChannelWeights
+from app.schemas.common import ReadSchema, SafeText, Schema, Slug
 
-
-class ChannelWeights(Schema):
-    """How much each retrieval channel counts; an omitted channel keeps its default, 0 turns it off."""
-
-    semantic: float | None = Field(default=None, ge=0, le=10)
-    keyword: float | None = Field(default=None, ge=0, le=10)
-    entity: float | None = Field(default=None, ge=0, le=10)
-    temporal: float | None = Field(default=None, ge=0, le=10)
-    tag: float | None = Field(default=None, ge=0, le=10)
-    recency: float | None = Field(default=None, ge=0, le=10)
-
-
-class BankConfig(Schema):
-    """Per-bank behaviour; every field overrides a service default. Unknown keys are refused."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    timezone: str = "UTC"
-    distill_every_n_turns: int = Field(default=5, ge=1, le=1000)
-    idle_distill_seconds: int = Field(default=300, ge=1)
-    min_confidence: float = Field(default=0.6, ge=0, le=1)
-    dedupe_threshold: float = Field(default=0.95, ge=0, le=1)
-    min_score: float = Field(default=0.3, ge=0)
-    forgetting_policy: Literal["delete", "downweight", "never"] = "delete"
-    redact: bool = Field(
-        default=True,
-        description="Mask secrets (API keys, passwords, card, national id and bank account numbers) as "
-        "[REDACTED:<kind>] in memory units, distilled or written directly, before they are embedded or "
-        "indexed; the distiller sees the masked turns.",
-    )
-    redact_raw_events: bool = Field(
-        default=False,
-        description="Also mask them in the raw event log (content and metadata strings) when events are "
-        "appended; the original text is then never stored.",
-    )
-    fusion: Literal["rrf", "weighted"] = "rrf"
-    weights: ChannelWeights | None = None
-    ttl_days: dict[Annotated[SafeText, StringConstraints(min_length=1, max_length=64)], float | None] = Field(
-        default_factory=dict,
-        max_length=200,
-        description="Days a unit of a tag kind lives after it was said; null = forever. "
-        "Defaults: task_state 1, episode 90.",
-    )
-    decay_lambda: float = Field(default=0.01, ge=0, le=10)
-    decay_threshold: float = Field(default=0.05, ge=0, le=1)
-    tags: list[Annotated[str, StringConstraints(pattern=TAG_PATTERN)]] = Field(
-        default_factory=list,
-        max_length=200,
-        description="The bank's own tags, added to the built-in taxonomy the distillers choose from.",
-    )
-
-    @field_validator("timezone")
-    @classmethod
-    def _known_timezone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown time zone {value!r}") from exc
-        return value
+# BankConfig lives in app/banks/config.py; importers of app.schemas.banks keep finding it here.
+__all__ = [
+    "BankConfig",
+    "BankCreate",
+    "BankPage",
+    "BankRead",
+    "BankStats",
+    "BankUpdate",
+    "ChannelWeights",
+    "KeyCreate",
+    "KeyCreated",
+]
 
 
 class BankCreate(Schema):
