@@ -61,15 +61,15 @@ async def list_banks(
 @router.get("/{bank_id}", response_model=BankRead, responses=IN_A_BANK)
 async def get_bank(bank: BankDep) -> BankRead:
     """Get one bank with its effective config."""
-    return BankRead.model_validate(bank)
+    return BankRead.model_validate(bank.row)
 
 
 @router.patch("/{bank_id}", response_model=BankRead, responses={**IN_A_BANK, **WITH_BODY})
 async def update_bank(body: BankUpdate, bank: WritableBankDep, db: SessionDep) -> BankRead:
     """Rename a bank or change its config (merged into the current config)."""
-    bank = await service.update_bank(db, bank, body)
+    row = await service.update_bank(db, bank.row, body)
     await db.commit()
-    return BankRead.model_validate(bank)
+    return BankRead.model_validate(row)
 
 
 @router.delete("/{bank_id}", status_code=status.HTTP_204_NO_CONTENT, responses=IN_A_BANK)
@@ -92,7 +92,7 @@ async def delete_bank(
 )
 async def create_key(body: KeyCreate, bank: BankDep, db: SessionDep, _: AdminDep) -> KeyCreated:
     """Issue a bank-scoped key (admin key). The key is shown once; only its hash is stored."""
-    key, secret = await service.create_key(db, bank, body)
+    key, secret = await service.create_key(db, bank.row, body)
     await db.commit()
     return KeyCreated(
         id=key.id,
@@ -107,7 +107,7 @@ async def create_key(body: KeyCreate, bank: BankDep, db: SessionDep, _: AdminDep
 @router.delete("/{bank_id}/keys/{key_id}", status_code=status.HTTP_204_NO_CONTENT, responses=IN_A_BANK)
 async def revoke_key(key_id: uuid.UUID, bank: BankDep, db: SessionDep, _: AdminDep) -> Response:
     """Revoke a bank key (admin key); it stops working at once."""
-    await service.revoke_key(db, bank, key_id)
+    await service.revoke_key(db, bank.row, key_id)
     await db.commit()
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 

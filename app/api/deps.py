@@ -10,9 +10,10 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks import service as banks
+from app.banks.config import ConfiguredBank
 from app.banks.service import Principal
 from app.config import Settings
-from app.db.models import Bank, Job
+from app.db.models import Job
 from app.errors import NotFound
 from app.events.working_memory import WorkingMemory
 from app.jobs import service as jobs
@@ -114,13 +115,13 @@ async def require_admin_for_bank(principal: PrincipalDep, bank_id: Slug) -> Prin
 AdminForBankDep = Annotated[Principal, Depends(require_admin_for_bank)]
 
 
-async def readable_bank(db: SessionDep, principal: PrincipalDep, bank_id: Slug) -> Bank:
+async def readable_bank(db: SessionDep, principal: PrincipalDep, bank_id: Slug) -> ConfiguredBank:
     return await banks.authorized_bank(db, principal, bank_id, "read")
 
 
-async def writable_bank(db: SessionDep, principal: PrincipalDep, bank_id: Slug) -> Bank:
+async def writable_bank(db: SessionDep, principal: PrincipalDep, bank_id: Slug) -> ConfiguredBank:
     return await banks.authorized_bank(db, principal, bank_id, "write")
 
 
-BankDep = Annotated[Bank, Depends(readable_bank)]
-WritableBankDep = Annotated[Bank, Depends(writable_bank)]
+BankDep = Annotated[ConfiguredBank, Depends(readable_bank)]  # the row and its parsed config
+WritableBankDep = Annotated[ConfiguredBank, Depends(writable_bank)]

@@ -73,7 +73,12 @@ async def write_memory(
     judge = LLMJudge.from_settings(settings) if settings.judge_enabled else None
     try:
         await resolve_pending(
-            db, bank.id, embedder=embedder, judge=judge.judge if judge else None, only=[unit.id]
+            db,
+            bank.id,
+            embedder=embedder,
+            judge=judge.judge if judge else None,
+            only=[unit.id],
+            config=bank.config,
         )
     finally:
         if judge is not None:

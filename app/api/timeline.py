@@ -7,7 +7,7 @@ from fastapi import APIRouter, Query
 from app.api.deps import BankDep, SessionDep
 from app.db.repositories import timeline as repo
 from app.errors import Invalid
-from app.events.service import as_aware, bank_timezone
+from app.events.service import as_aware
 from app.schemas.common import Limit, Slug, Timestamp
 from app.schemas.problems import IN_A_BANK, PAGINATED
 from app.schemas.timeline import TimelinePage, decode_position, parse_kinds
@@ -48,7 +48,7 @@ async def get_timeline(
     merged, deleted, purged, …), queries with the ids they returned (`query`), and background jobs
     (`job`, once at creation and once more when finished). A timestamp without an offset is read in
     the bank's `timezone`. Ties at one instant list events, then units, queries and jobs."""
-    tz = bank_timezone(bank)
+    tz = bank.timezone
     start = as_aware(start, tz) if start is not None else None
     end = as_aware(end, tz) if end is not None else None
     if start is not None and end is not None and start > end:

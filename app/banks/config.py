@@ -1,13 +1,22 @@
-"""A bank's typed config: per-bank behaviour, validated once when written."""
+"""A bank's typed config: per-bank behaviour with its one set of defaults, validated when written and
+parsed once per request or job (`ConfiguredBank`), then read by fusion, expire, decay and the distiller."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
+from app.db.models import Bank
 from app.schemas.common import TAG_PATTERN, SafeText, Schema
+
+# How long a unit of a kind lives after it was said, unless the bank's `ttl_days` says otherwise (days;
+# None: forever). Kinds not listed live forever.
+DEFAULT_TTL_DAYS: dict[str, float | None] = {"task_state": 1.0, "episode": 90.0}
+# Kinds that never fade: neither in retrieval's decay (app/query/fusion.py) nor in the decay task.
+NEVER_DECAY: tuple[str, ...] = ("fact",)
 
 
 class ChannelWeights(Schema):
@@ -49,8 +58,9 @@ class BankConfig(Schema):
     ttl_days: dict[Annotated[SafeText, StringConstraints(min_length=1, max_length=64)], float | None] = Field(
         default_factory=dict,
         max_length=200,
-        description="Days a unit of a tag kind lives after it was said; null = forever. "
-        "Defaults: task_state 1, episode 90.",
+        description="Days a unit of a tag kind lives after it was said; null = forever. Defaults: "
+        + ", ".join(f"{kind} {days:g}" for kind, days in DEFAULT_TTL_DAYS.items() if days is not None)
+        + ".",
     )
     decay_lambda: float = Field(default=0.01, ge=0, le=10)
     decay_threshold: float = Field(default=0.05, ge=0, le=1)
@@ -68,3 +78,24 @@ class BankConfig(Schema):
         except (ZoneInfoNotFoundError, ValueError) as exc:
             raise ValueError(f"unknown time zone {value!r}") from exc
         return value
+
+
+@dataclass(frozen=True)
+class ConfiguredBank:
+    """A bank as a request or a job works with it: the row, and its config parsed once."""
+
+    row: Bank
+    config: BankConfig
+
+    @classmethod
+    def of(cls, row: Bank) -> ConfiguredBank:
+        return cls(row, BankConfig.model_validate(row.config))
+
+    @property
+    def id(self) -> str:
+        return self.row.id
+
+    @property
+    def timezone(self) -> ZoneInfo:
+        """Where a timestamp without an offset is read, and where "today" is for the distiller."""
+        return ZoneInfo(self.config.timezone)

@@ -13,11 +13,12 @@ from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.banks.config import BankConfig, ConfiguredBank
 from app.db.models import ApiKey, Bank
 from app.db.repositories import banks as repo
 from app.db.repositories import events as events_repo
 from app.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
-from app.schemas.banks import BankConfig, BankCreate, BankUpdate, KeyCreate
+from app.schemas.banks import BankCreate, BankUpdate, KeyCreate
 
 KEY_PREFIX = "hs_"
 
@@ -54,16 +55,23 @@ def require_admin(principal: Principal) -> None:
         raise Forbidden("This operation needs the admin key.")
 
 
-async def authorized_bank(db: AsyncSession, principal: Principal, bank_id: str, scope: str) -> Bank:
-    """The bank, if this caller may act on it with `scope`; another bank's key gets 404, never 403."""
+async def authorized_bank(db: AsyncSession, principal: Principal, bank_id: str, scope: str) -> ConfiguredBank:
+    """The bank, if this caller may act on it with `scope`; another bank's key gets 404, never 403.
+    Its config is parsed here, once for the request."""
     if not principal.is_admin and principal.bank_id != bank_id:
         raise NotFound(f"Bank {bank_id!r} not found.")
-    bank = await repo.get_bank(db, bank_id)
+    bank = await configured_bank(db, bank_id)
     if bank is None:
         raise NotFound(f"Bank {bank_id!r} not found.")
     if not principal.is_admin and scope not in principal.scopes:
         raise Forbidden(f"This key lacks the {scope!r} scope.")
     return bank
+
+
+async def configured_bank(db: AsyncSession, bank_id: str) -> ConfiguredBank | None:
+    """The bank with its config parsed (a request's or a job's one read of it), or None."""
+    row = await repo.get_bank(db, bank_id)
+    return ConfiguredBank.of(row) if row is not None else None
 
 
 async def create_bank(db: AsyncSession, data: BankCreate) -> Bank:

@@ -15,16 +15,16 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.banks.config import ConfiguredBank
+from app.banks.service import configured_bank
 from app.config import Settings
-from app.db.models import Bank, Event, Job, MemoryUnit
-from app.db.repositories import banks as banks_repo
+from app.db.models import Event, Job, MemoryUnit
 from app.db.repositories import events as events_repo
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import memory as repo
 from app.db.repositories.locks import xact_lock
 from app.distill.taxonomy import bank_taxonomy
 from app.distill.types import Candidate, DistillContext, Distiller, RelatedUnit, Turn
-from app.events.service import bank_timezone
 from app.events.working_memory import WorkingMemory
 from app.jobs import service as jobs
 from app.jobs.queue import TaskQueue
@@ -33,7 +33,6 @@ from app.keys import composite_key
 from app.memory.graph import store_graph
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
-from app.schemas.banks import BankConfig
 from app.text import search_text
 
 log = logging.getLogger(__name__)
@@ -102,13 +101,13 @@ async def _candidates(
     db: AsyncSession,
     rt: DistillRuntime,
     distiller: Distiller,
-    bank: Bank,
+    bank: ConfiguredBank,
     session_id: str,
     events: list[Event],
 ) -> tuple[list[Candidate], int, dict[str, int]]:
     """Run the distiller over the events (with the bank's related active units when it wants
     them); drop units under the bank's `min_confidence`. Returns (kept, dropped, usage)."""
-    config = BankConfig.model_validate(bank.config)
+    config = bank.config
     turns = _turns(events)
     if config.redact:  # the distiller (an LLM provider too) never sees the secrets it would mask
         turns = [replace(t, content=redact(t.content)) for t in turns]
@@ -122,7 +121,7 @@ async def _candidates(
         bank_id=bank.id,
         session_id=session_id,
         turns=turns,
-        timezone=bank_timezone(bank),
+        timezone=bank.timezone,
         related=related,
         taxonomy=bank_taxonomy(config.tags),
     )
@@ -135,7 +134,7 @@ async def _candidates(
 async def _store(
     db: AsyncSession,
     rt: DistillRuntime,
-    bank: Bank,
+    bank: ConfiguredBank,
     session_id: str,
     events: list[Event],
     candidates: list[Candidate],
@@ -229,7 +228,7 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
         async with rt.sessionmaker() as db, db.begin():
             if not await xact_lock(db, composite_key("distill", bank_id, session_id), LOCK_WAIT_SECONDS):
                 raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
-            bank = await banks_repo.get_bank(db, bank_id)
+            bank = await configured_bank(db, bank_id)
             session = await events_repo.get_session(db, bank_id, session_id)
             if bank is None or session is None:
                 break  # deleted meanwhile: nothing to do
@@ -293,7 +292,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
         async with rt.sessionmaker() as db, db.begin():
             if not await xact_lock(db, composite_key("distill", bank_id, session_id), LOCK_WAIT_SECONDS):
                 raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
-            bank = await banks_repo.get_bank(db, bank_id)
+            bank = await configured_bank(db, bank_id)
             session = await events_repo.get_session(db, bank_id, session_id)
             if bank is None or session is None:
                 continue

@@ -4,24 +4,19 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, tzinfo
 from typing import Any, Literal
-from zoneinfo import ZoneInfo
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Bank, Job, Session
+from app.banks.config import ConfiguredBank
+from app.db.models import Job, Session
 from app.db.repositories import events as repo
 from app.errors import NotFound
 from app.events.working_memory import WorkingMemory
 from app.jobs.schedule import schedule_distill
 from app.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE
 from app.redact import redact, redact_json
-from app.schemas.banks import BankConfig
 from app.schemas.events import AppendRequest, AppendResult, EventIn
-
-
-def bank_timezone(bank: Bank) -> tzinfo:
-    return ZoneInfo(str(bank.config.get("timezone") or "UTC"))
 
 
 def as_aware(value: datetime, tz: tzinfo) -> datetime:
@@ -54,7 +49,7 @@ def _dedupe(events: list[EventIn]) -> tuple[list[EventIn], int]:
 
 
 async def append(
-    db: AsyncSession, bank: Bank, session_id: str, request: AppendRequest
+    db: AsyncSession, bank: ConfiguredBank, session_id: str, request: AppendRequest
 ) -> tuple[AppendResult, list[dict[str, Any]], Job | None]:
     """Append a batch in one transaction (all or nothing) and commit it.
 
@@ -63,10 +58,10 @@ async def append(
     the same transaction, so a crash between commit and send loses nothing: the sweep sends it).
     Nothing after the commit can fail the append.
     """
-    tz = bank_timezone(bank)
+    tz = bank.timezone
     now = datetime.now(UTC)
     unique, repeated = _dedupe(request.events)
-    config = BankConfig.model_validate(bank.config)
+    config = bank.config
     masked = config.redact_raw_events  # then the original text is never stored, nor buffered in Redis
     batch = [
         repo.NewEvent(

@@ -15,14 +15,13 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.banks.config import DEFAULT_TTL_DAYS, NEVER_DECAY, BankConfig
 from app.db.models import Job
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import memory as repo
 from app.db.repositories.memory import tag_prefix_sql
-from app.schemas.banks import BankConfig
 
 BATCH = 500
-DEFAULT_TTL_DAYS: dict[str, float | None] = {"task_state": 1.0, "episode": 90.0}
 PROMOTE_SOURCES = 3
 PROMOTE_CONFIDENCE = 0.9
 PROMOTE_IMPORTANCE = 0.7
@@ -149,7 +148,7 @@ _FADED = (
 
 
 # Facts do not fade (as in retrieval's decay, app/query/fusion.py).
-NO_DECAY = "split_part(m.tags[1], '.', 1) = 'fact'"
+NO_DECAY = "split_part(m.tags[1], '.', 1) IN (" + ", ".join(f"'{kind}'" for kind in NEVER_DECAY) + ")"
 
 
 async def decay(run: Run) -> dict[str, Any]:

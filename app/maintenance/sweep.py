@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.banks.config import BankConfig
 from app.db.models import Job
 from app.db.repositories import events as events_repo
 from app.db.repositories import jobs as repo
@@ -14,7 +15,6 @@ from app.db.repositories import memory as memory_repo
 from app.jobs import schedule as triggers
 from app.jobs import service as jobs_service
 from app.jobs.queue import TaskQueue
-from app.schemas.banks import BankConfig
 
 BATCH = 500
 RESEND_AFTER = timedelta(seconds=60)

@@ -38,9 +38,10 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from app.banks import service as banks
+from app.banks.config import ConfiguredBank
 from app.banks.service import Principal
 from app.config import Settings
-from app.db.models import Bank, MemoryUnit
+from app.db.models import MemoryUnit
 from app.db.repositories import events as events_repo
 from app.errors import AppError, Invalid, NotFound, Unauthorized, Unavailable, problem
 from app.events.working_memory import WorkingMemory
@@ -249,7 +250,7 @@ def actor(principal: Principal) -> str:
     return "mcp:admin" if principal.is_admin else f"mcp:key:{principal.key_id}"
 
 
-async def _bank(db: AsyncSession, principal: Principal, bank_id: str | None, scope: str) -> Bank:
+async def _bank(db: AsyncSession, principal: Principal, bank_id: str | None, scope: str) -> ConfiguredBank:
     """The bank named, or the key's own; another bank's answers "not found", as in the REST API."""
     if bank_id is None:
         if principal.bank_id is None:
@@ -269,7 +270,12 @@ async def memory_write(s: Services, principal: Principal, args: WriteArguments) 
         judge = LLMJudge.from_settings(s.settings) if s.settings.judge_enabled else None
         try:
             await resolve_pending(
-                db, bank.id, embedder=s.embedder, judge=judge.judge if judge else None, only=[unit.id]
+                db,
+                bank.id,
+                embedder=s.embedder,
+                judge=judge.judge if judge else None,
+                only=[unit.id],
+                config=bank.config,
             )
         finally:
             if judge is not None:

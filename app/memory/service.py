@@ -9,16 +9,16 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Bank, MemoryUnit
+from app.banks.config import ConfiguredBank
+from app.db.models import MemoryUnit
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import memory as repo
 from app.errors import Conflict, NotFound
-from app.events.service import as_aware, bank_timezone
+from app.events.service import as_aware
 from app.memory.graph import EntityOut, store_graph
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
 from app.resolve.service import lock_bank, supersede
-from app.schemas.banks import BankConfig
 from app.schemas.memories import (
     EntityRef,
     HistoryAction,
@@ -93,7 +93,9 @@ async def read_model(db: AsyncSession, unit: MemoryUnit, *, with_events: bool = 
     return model
 
 
-async def get(db: AsyncSession, bank: Bank, memory_id: uuid.UUID, *, for_update: bool = False) -> MemoryUnit:
+async def get(
+    db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, *, for_update: bool = False
+) -> MemoryUnit:
     unit = await repo.get_unit(db, memory_id, for_update=for_update)
     if unit is None or unit.bank_id != bank.id:
         raise NotFound(f"Memory {memory_id} not found.")
@@ -103,7 +105,7 @@ async def get(db: AsyncSession, bank: Bank, memory_id: uuid.UUID, *, for_update:
 async def _insert(
     db: AsyncSession,
     embedder: Embedder,
-    bank: Bank,
+    bank: ConfiguredBank,
     *,
     content: str,
     tags: list[str],
@@ -118,7 +120,7 @@ async def _insert(
 ) -> MemoryUnit:
     """A unit written through the API (not distilled), with its vector, entities and a history row.
     Secrets are masked first when the bank redacts (the default), so no vector or index sees them."""
-    if BankConfig.model_validate(bank.config).redact:
+    if bank.config.redact:
         content = redact(content)
         entities = [e.model_copy(update={"name": redact(e.name)}) for e in entities]
         entities = [e for e in entities if not is_redacted(e.name)]
@@ -164,10 +166,10 @@ async def _insert(
 
 
 async def create(
-    db: AsyncSession, embedder: Embedder, bank: Bank, body: MemoryCreate, actor: str
+    db: AsyncSession, embedder: Embedder, bank: ConfiguredBank, body: MemoryCreate, actor: str
 ) -> MemoryUnit:
     """A direct write: inserted `pending`; resolution decides what becomes of it."""
-    tz = bank_timezone(bank)
+    tz = bank.timezone
     return await _insert(
         db,
         embedder,
@@ -186,7 +188,12 @@ async def create(
 
 
 async def update(
-    db: AsyncSession, embedder: Embedder, bank: Bank, memory_id: uuid.UUID, body: MemoryPatch, actor: str
+    db: AsyncSession,
+    embedder: Embedder,
+    bank: ConfiguredBank,
+    memory_id: uuid.UUID,
+    body: MemoryPatch,
+    actor: str,
 ) -> MemoryUnit:
     """A new unit with the changes supersedes the old one (history action `updated`). Only the
     chain's active head can be updated."""
@@ -216,10 +223,10 @@ async def update(
     return new
 
 
-async def forget(db: AsyncSession, bank: Bank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
+async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
     """Soft delete by the bank's forgetting policy: `delete` → `deleted` (restorable), `downweight` →
     still active at a fifth of its importance, `never` → refused (only a purge erases)."""
-    policy = BankConfig.model_validate(bank.config).forgetting_policy
+    policy = bank.config.forgetting_policy
     unit = await get(db, bank, memory_id, for_update=True)
     if policy == "never":
         raise Conflict("This bank's forgetting policy is 'never': units are kept; an admin purge erases one.")
@@ -249,7 +256,7 @@ async def forget(db: AsyncSession, bank: Bank, memory_id: uuid.UUID, actor: str)
     return unit
 
 
-async def restore(db: AsyncSession, bank: Bank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
+async def restore(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
     unit = await get(db, bank, memory_id, for_update=True)
     if unit.metadata_.get("purged_at"):
         raise Conflict(f"Memory {memory_id} was purged; nothing is left to restore.")
@@ -276,7 +283,7 @@ async def restore(db: AsyncSession, bank: Bank, memory_id: uuid.UUID, actor: str
     return unit
 
 
-async def purge(db: AsyncSession, bank: Bank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
+async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
     """Erase content, vectors and graph links for good; the history keeps a tombstone."""
     unit = await get(db, bank, memory_id, for_update=True)
     await jobs_repo.scrub_results(db, bank.id, unit.content)  # a redistill diff lists unit contents
@@ -293,7 +300,7 @@ async def purge(db: AsyncSession, bank: Bank, memory_id: uuid.UUID, actor: str) 
     return unit
 
 
-async def history(db: AsyncSession, bank: Bank, memory_id: uuid.UUID) -> MemoryHistoryRead:
+async def history(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID) -> MemoryHistoryRead:
     unit = await get(db, bank, memory_id)
     chain = await repo.supersede_chain(db, unit)
     merged_from = await repo.get_units(db, list(unit.merged_from))

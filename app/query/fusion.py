@@ -16,6 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from app.banks.config import NEVER_DECAY
 from app.db.repositories.query import CHANNEL_LIMIT, Hit
 
 RRF_K = 60
@@ -29,7 +30,7 @@ HALF_LIFE_DAYS: dict[str, float | None] = {
     "correction": 180.0,
     "preference": 365.0,
     "episode": 365.0,
-    "fact": None,
+    **dict.fromkeys(NEVER_DECAY, None),  # facts do not fade, here nor in the decay task
 }
 DECAY_FLOOR = 0.5
 RECENCY_HALF_LIFE_DAYS = 30.0

@@ -11,12 +11,12 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
+from app.banks.config import ConfiguredBank
 from app.db.engine import autocommit
-from app.db.models import Bank
 from app.db.repositories import events as events_repo
 from app.db.repositories import memory as memory_repo
 from app.db.repositories.query import ChannelInputs, Filters, Hit, run_channels, size_window
-from app.events.service import as_aware, bank_timezone
+from app.events.service import as_aware
 from app.events.service import working_memory as read_working_memory
 from app.events.working_memory import WorkingMemory
 from app.memory.service import read_models
@@ -26,7 +26,6 @@ from app.query.fusion import active_channels, diversify, effective_weights, fuse
 from app.query.recorder import ReadRecorder
 from app.query.tags import infer_tags
 from app.query.timeparse import parse_time_filter
-from app.schemas.banks import BankConfig
 from app.schemas.events import WorkingTurn
 from app.schemas.query import ChannelScore, QueryRequest, QueryResult, ScoredMemory, TimeFilterRead
 from app.text import STOPWORDS_EN, STOPWORDS_ZH, has_cjk, segment
@@ -105,10 +104,10 @@ async def _semantic(
         return await run_channels(other, filters, semantic)
 
 
-async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest) -> QueryResult:
+async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: QueryRequest) -> QueryResult:
     started = time.perf_counter()
-    config = BankConfig.model_validate(bank.config)
-    tz = ZoneInfo(req.timezone) if req.timezone else bank_timezone(bank)
+    config = bank.config
+    tz = ZoneInfo(req.timezone) if req.timezone else bank.timezone
     now = as_aware(req.now, tz) if req.now else datetime.now(UTC)
     mode = req.fusion or config.fusion
     weights = effective_weights(

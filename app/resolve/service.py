@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.banks.config import BankConfig
 from app.db.models import Job, MemoryUnit
 from app.db.repositories import memory as repo
 from app.db.repositories.locks import xact_lock
@@ -29,7 +30,6 @@ from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
 from app.resolve.judge import JudgedUnit, Verdict
-from app.schemas.banks import BankConfig
 
 log = logging.getLogger(__name__)
 
@@ -143,10 +143,12 @@ async def resolve_pending(
     judge: Judge | None = None,
     only: list[uuid.UUID] | None = None,
     actor_details: dict[str, Any] | None = None,
+    config: BankConfig | None = None,
 ) -> dict[str, Any]:
+    """Resolve the bank's pending units (or those of `only`) under the bank's lock. `config`: the bank's,
+    when the caller holds it parsed already (a request); a job reads it here."""
     await lock_bank(db, bank_id)
-    bank_config = await repo.bank_config(db, bank_id)
-    config = BankConfig.model_validate(bank_config or {})
+    config = config or BankConfig.model_validate(await repo.bank_config(db, bank_id) or {})
     counts = {"activated": 0, "superseded": 0, "merged": 0}
     details = actor_details or {}
     while units := await repo.lock_pending(db, bank_id, BATCH, only=only):
