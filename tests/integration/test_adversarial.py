@@ -4,6 +4,7 @@ separator, configs a bank key can set, replays, statements written out of order,
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -80,3 +81,45 @@ async def test_distillation_jobs_of_colliding_ids_are_their_own(client: httpx.As
     assert_problem(await client.get(f"/v1/jobs/{mine.json()['job_id']}", headers=headers), 404)
     closed = await client.post(f"/v1/banks/{t_eu}/sessions/chat/close", headers=headers)
     assert closed.json()["job_id"] == theirs.json()["job_id"]
+
+
+# --- 8: the calendar's edge --------------------------------------------------------------------------------
+
+
+async def test_a_time_phrase_past_the_calendar_s_start_is_clamped(client: httpx.AsyncClient) -> None:
+    bank = await create_bank(client, f"edge-{uuid.uuid4().hex[:10]}")
+    for now in ("1000-01-01T00:00:00+14:00", "1000-01-01T00:00:00-12:00"):
+        answer = await client.post(
+            f"/v1/banks/{bank}/query", json={"query": "what did I do in the past 999 years", "now": now}
+        )
+        assert answer.status_code == 200, answer.text
+        time_filter = answer.json()["time_filter"]
+        # The window ends now and starts where the calendar does (the bank's zone is UTC).
+        assert time_filter["from"].startswith("0001-01-"), time_filter
+        assert time_filter["to"] == datetime.fromisoformat(now).astimezone(UTC).isoformat().replace(
+            "+00:00", "Z"
+        )
+
+
+# --- 10: job timestamps from the clock ---------------------------------------------------------------------
+
+
+async def test_a_long_job_finishes_when_it_ends_not_when_its_transaction_began(app: Any) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import text
+
+    from app.db.repositories import jobs as jobs_repo
+    from app.jobs import service as jobs
+
+    async def slow(db: Any, _job: Any) -> dict[str, Any]:
+        await db.execute(text("SELECT pg_sleep(0.5)"))
+        return {}
+
+    async with app.state.sessionmaker() as db, db.begin():
+        job, _ = await jobs.create(db, "maintenance.sweep", dedupe_key=None)
+    assert await jobs.run(app.state.sessionmaker, job.id, slow, deadline=timedelta(seconds=30)) == "succeeded"
+    async with app.state.sessionmaker() as db:
+        done = await jobs_repo.get_job(db, job.id)
+    assert done is not None and done.started_at is not None and done.finished_at is not None
+    assert done.finished_at - done.started_at >= timedelta(seconds=0.5)
