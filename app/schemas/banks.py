@@ -9,6 +9,9 @@ from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
 from app.schemas.common import TAG_PATTERN, ReadSchema, SafeText, Schema, Slug
 
+MAX_IDLE_SECONDS = 366 * 86400  # a year
+MAX_TTL_DAYS = 36_600  # a hundred years; null is forever
+
 
 class ChannelWeights(Schema):
     """How much each retrieval channel counts; an omitted channel keeps its default, 0 turns it off."""
@@ -28,10 +31,12 @@ class BankConfig(Schema):
 
     timezone: str = "UTC"
     distill_every_n_turns: int = Field(default=5, ge=1, le=1000)
-    idle_distill_seconds: int = Field(default=300, ge=1)
+    # Every bound below is what the value's use can hold (interval arithmetic in SQL, a float
+    # score): a bank key must not be able to store a value that breaks maintenance for every bank.
+    idle_distill_seconds: int = Field(default=300, ge=1, le=MAX_IDLE_SECONDS)
     min_confidence: float = Field(default=0.6, ge=0, le=1)
     dedupe_threshold: float = Field(default=0.95, ge=0, le=1)
-    min_score: float = Field(default=0.3, ge=0)
+    min_score: float = Field(default=0.3, ge=0, le=1000)
     forgetting_policy: Literal["delete", "downweight", "never"] = "delete"
     redact: bool = Field(
         default=True,
@@ -46,7 +51,10 @@ class BankConfig(Schema):
     )
     fusion: Literal["rrf", "weighted"] = "rrf"
     weights: ChannelWeights | None = None
-    ttl_days: dict[Annotated[SafeText, StringConstraints(min_length=1, max_length=64)], float | None] = Field(
+    ttl_days: dict[
+        Annotated[SafeText, StringConstraints(min_length=1, max_length=64)],
+        Annotated[float, Field(ge=0, le=MAX_TTL_DAYS)] | None,
+    ] = Field(
         default_factory=dict,
         max_length=200,
         description="Days a unit of a tag kind lives after it was said; null = forever. "

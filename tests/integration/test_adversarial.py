@@ -4,12 +4,13 @@ separator, configs a bank key can set, replays, statements written out of order,
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 
-from tests.conftest import assert_problem
+from tests.conftest import assert_problem, wait_for
+from tests.integration.test_distill import finished_job
 
 
 async def create_bank(client: httpx.AsyncClient, bank: str, **config: Any) -> str:
@@ -105,8 +106,6 @@ async def test_a_time_phrase_past_the_calendar_s_start_is_clamped(client: httpx.
 
 
 async def test_a_long_job_finishes_when_it_ends_not_when_its_transaction_began(app: Any) -> None:
-    from datetime import timedelta
-
     from sqlalchemy import text
 
     from app.db.repositories import jobs as jobs_repo
@@ -121,5 +120,72 @@ async def test_a_long_job_finishes_when_it_ends_not_when_its_transaction_began(a
     assert await jobs.run(app.state.sessionmaker, job.id, slow, deadline=timedelta(seconds=30)) == "succeeded"
     async with app.state.sessionmaker() as db:
         done = await jobs_repo.get_job(db, job.id)
-    assert done is not None and done.started_at is not None and done.finished_at is not None
+    assert done is not None
+    assert done.started_at is not None
+    assert done.finished_at is not None
     assert done.finished_at - done.started_at >= timedelta(seconds=0.5)
+
+
+# --- 3: a bank's config cannot break maintenance for every bank --------------------------------------------
+
+
+async def test_config_values_are_bounded_by_what_their_use_can_hold(client: httpx.AsyncClient) -> None:
+    bank = await create_bank(client, f"cfg-{uuid.uuid4().hex[:10]}")
+    key = (await client.post(f"/v1/banks/{bank}/keys", json={"scopes": ["read", "write"]})).json()["key"]
+    headers = {"Authorization": f"Bearer {key}"}
+    for config in (
+        {"idle_distill_seconds": 10**18},
+        {"ttl_days": {"episode": 1e9}},
+        {"min_score": 1e300},
+    ):
+        body = assert_problem(
+            await client.patch(f"/v1/banks/{bank}", json={"config": config}, headers=headers), 422
+        )
+        assert body["errors"], body
+    fine = await client.patch(
+        f"/v1/banks/{bank}", json={"config": {"idle_distill_seconds": 86400, "ttl_days": {"episode": 365}}}
+    )
+    assert fine.status_code == 200, fine.text
+
+
+async def test_one_bank_s_stored_config_does_not_stop_the_sweep_or_expiry_of_others(
+    client: httpx.AsyncClient, worker: Any, sql: Any
+) -> None:
+    poisoned = await create_bank(client, f"poison-{uuid.uuid4().hex[:10]}")
+    await append(client, poisoned, "s", "My budget is 5000 EUR.")
+    # Stored by a writer that bypasses the API (migration 0003 clamps what was stored before the bounds).
+    await sql(
+        "UPDATE banks SET config = config || CAST(:bad AS jsonb) WHERE id = :bank",
+        bad='{"idle_distill_seconds": 1000000000000000000, "ttl_days": {"episode": 1e9}}',
+        bank=poisoned,
+    )
+    healthy = await create_bank(
+        client, f"healthy-{uuid.uuid4().hex[:10]}", idle_distill_seconds=1, ttl_days={"fact": 0.5}
+    )
+    await append(client, healthy, "idle", "I live in Porto.")
+
+    async def swept_and_distilled() -> bool:
+        # Every sweep succeeds (the poisoned bank's value is clamped in SQL); once the healthy
+        # session has been idle for its one second, a sweep distils it.
+        sweep = await client.post("/v1/admin/maintenance/sweep")
+        job = await finished_job(client, sweep.json()["job_id"])
+        assert job["status"] == "succeeded", job["error"]
+        rows = await sql("SELECT distilled_seq FROM sessions WHERE bank_id = :bank", bank=healthy)
+        return bool(rows[0]["distilled_seq"] == 1)
+
+    await wait_for(swept_and_distilled, within=60, interval=0.3)
+
+    written = await client.post(
+        f"/v1/banks/{healthy}/memories",
+        params={"wait": "true"},
+        json={"content": "Ida's locker is number 12.", "tags": ["fact"]},
+    )
+    assert written.status_code == 201, written.text
+    later = (datetime.now(UTC) + timedelta(days=2)).isoformat()
+    expire = await client.post("/v1/admin/maintenance/expire", json={"now": later})
+    job = await finished_job(client, expire.json()["job_id"])
+    assert job["status"] == "succeeded", job["error"]
+    assert poisoned in job["result"]["failed_banks"]
+    assert job["result"]["banks"][healthy]["expired"] >= 1
+    unit = await client.get(f"/v1/banks/{healthy}/memories/{written.json()['memory']['id']}")
+    assert unit.json()["status"] == "deleted"

@@ -110,7 +110,9 @@ async def finish(
     await db.execute(
         update(Job)
         .where(Job.id == job_id)
-        .values(status=status, result=result, error=error, finished_at=func.clock_timestamp(), deadline_at=None)
+        .values(
+            status=status, result=result, error=error, finished_at=func.clock_timestamp(), deadline_at=None
+        )
     )
 
 
