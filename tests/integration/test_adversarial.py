@@ -189,3 +189,193 @@ async def test_one_bank_s_stored_config_does_not_stop_the_sweep_or_expiry_of_oth
     assert job["result"]["banks"][healthy]["expired"] >= 1
     unit = await client.get(f"/v1/banks/{healthy}/memories/{written.json()['memory']['id']}")
     assert unit.json()["status"] == "deleted"
+
+
+# --- 5: an older statement written later ------------------------------------------------------------------
+
+
+async def write(
+    client: httpx.AsyncClient, bank: str, content: str, at: str | None = None, wait: bool = True
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"content": content, "tags": ["constraint.budget"]}
+    if at is not None:
+        body["occurred_at"] = at
+    response = await client.post(f"/v1/banks/{bank}/memories", params={"wait": str(wait).lower()}, json=body)
+    assert response.status_code == (201 if wait else 202), response.text
+    unit: dict[str, Any] = response.json()["memory"]
+    return unit
+
+
+async def unit_of(client: httpx.AsyncClient, bank: str, unit: dict[str, Any]) -> dict[str, Any]:
+    response = await client.get(f"/v1/banks/{bank}/memories/{unit['id']}")
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+async def active_budgets(client: httpx.AsyncClient, bank: str) -> list[str]:
+    listed = await client.get(f"/v1/banks/{bank}/memories", params={"status": "active"})
+    assert listed.status_code == 200, listed.text
+    return [m["content"] for m in listed.json()["memories"]]
+
+
+async def test_an_older_statement_written_later_becomes_history(client: httpx.AsyncClient) -> None:
+    bank = await create_bank(client, f"late-{uuid.uuid4().hex[:10]}")
+    newer = await write(client, bank, "Ida's budget is 6000 EUR.", "2026-11-30T09:00:00+00:00")
+    older = await write(client, bank, "Ida's budget is 5000 EUR.", "2026-01-15T09:00:00+00:00")
+    assert older["status"] == "superseded"
+    assert older["superseded_by"] == newer["id"]
+    assert older["valid_to"] == newer["valid_from"]
+    head = await unit_of(client, bank, newer)
+    assert head["status"] == "active"
+    assert head["valid_to"] is None
+    assert await active_budgets(client, bank) == ["Ida's budget is 6000 EUR."]
+
+    # One said in between joins the chain at its place: 5000 (January) → 5500 (June) → 6000 (November).
+    middle = await write(client, bank, "Ida's budget is 5500 EUR.", "2026-06-01T09:00:00+00:00")
+    assert middle["status"] == "superseded"
+    chain = (await client.get(f"/v1/banks/{bank}/memories/{newer['id']}/history")).json()["chain"]
+    assert [u["content"] for u in chain] == [
+        "Ida's budget is 5000 EUR.",
+        "Ida's budget is 5500 EUR.",
+        "Ida's budget is 6000 EUR.",
+    ]
+    assert [u["status"] for u in chain] == ["superseded", "superseded", "active"]
+    assert (await unit_of(client, bank, older))["valid_to"] == middle["valid_from"]
+
+
+async def test_an_older_statement_resolved_in_the_background_becomes_history(
+    client: httpx.AsyncClient, worker: Any
+) -> None:
+    bank = await create_bank(client, f"late-{uuid.uuid4().hex[:10]}")
+    newer = await write(client, bank, "Ida's budget is 6000 EUR.", "2026-11-30T09:00:00+00:00", wait=False)
+
+    async def resolved(unit: dict[str, Any]) -> bool:
+        return bool((await unit_of(client, bank, unit))["status"] != "pending")
+
+    await wait_for(lambda: resolved(newer), within=60)
+    older = await write(client, bank, "Ida's budget is 5000 EUR.", "2026-01-15T09:00:00+00:00", wait=False)
+    await wait_for(lambda: resolved(older), within=60)
+    assert (await unit_of(client, bank, newer))["status"] == "active"
+    assert (await unit_of(client, bank, older))["status"] == "superseded"
+
+
+async def test_under_parallel_contradicting_writes_the_one_said_last_is_active(
+    client: httpx.AsyncClient,
+) -> None:
+    import asyncio
+    import random
+
+    bank = await create_bank(client, f"race-{uuid.uuid4().hex[:10]}")
+    days = list(range(1, 21))
+    random.Random(7).shuffle(days)  # arrival order differs from the order they were said
+    written = await asyncio.gather(
+        *(
+            write(client, bank, f"Ida's budget is {1000 + d} EUR.", f"2026-03-{d:02d}T09:00:00+00:00")
+            for d in days
+        )
+    )
+    assert len(written) == 20
+    assert await active_budgets(client, bank) == ["Ida's budget is 1020 EUR."]
+
+
+# --- 6: restore resolves again -----------------------------------------------------------------------------
+
+
+async def test_a_restored_unit_is_resolved_again(client: httpx.AsyncClient) -> None:
+    bank = await create_bank(client, f"restore-{uuid.uuid4().hex[:10]}")
+    old = await write(client, bank, "Ida's budget is 5000 EUR.")
+    assert (await client.delete(f"/v1/banks/{bank}/memories/{old['id']}")).status_code == 200
+    new = await write(client, bank, "Ida's budget is 6000 EUR.")
+    assert new["status"] == "active"
+    restored = await client.post(f"/v1/banks/{bank}/memories/{old['id']}/restore")
+    assert restored.status_code == 200, restored.text
+    assert restored.json()["status"] == "superseded"
+    assert restored.json()["superseded_by"] == new["id"]
+    assert await active_budgets(client, bank) == ["Ida's budget is 6000 EUR."]
+    answer = await client.post(f"/v1/banks/{bank}/query", json={"query": "What is Ida's budget?"})
+    assert "6000" in answer.json()["context"]
+    assert "5000" not in answer.json()["context"]
+
+    # Restoring a unit with nothing newer against it brings it back in force.
+    response = await client.post(
+        f"/v1/banks/{bank}/memories",
+        params={"wait": "true"},
+        json={"content": "Ida prefers window seats.", "tags": ["preference.travel"]},
+    )
+    alone = response.json()["memory"]
+    await client.delete(f"/v1/banks/{bank}/memories/{alone['id']}")
+    back = await client.post(f"/v1/banks/{bank}/memories/{alone['id']}/restore")
+    assert back.json()["status"] == "active"
+
+
+# --- 7: a held bank lock ---------------------------------------------------------------------------------
+
+
+async def test_writes_under_a_held_bank_lock_answer_503_or_wait(client: httpx.AsyncClient, app: Any) -> None:
+    import asyncio
+
+    from app.db.repositories.locks import xact_lock
+    from app.keys import composite_key
+
+    bank = await create_bank(client, f"locked-{uuid.uuid4().hex[:10]}")
+    unit = await write(client, bank, "Ida's budget is 5000 EUR.")
+    async with app.state.sessionmaker() as holder, holder.begin():
+        assert await xact_lock(holder, composite_key("resolve", bank), 1.0)  # a long resolve.bank
+        patched = await client.patch(
+            f"/v1/banks/{bank}/memories/{unit['id']}", json={"content": "Ida's budget is 6000 EUR."}
+        )
+        body = assert_problem(patched, 503)
+        assert "busy" in body["detail"]
+        assert int(patched.headers["Retry-After"]) >= 1
+
+        # A write that waits within its bound goes through once the lock is let go.
+        async def release_soon() -> None:
+            await asyncio.sleep(0.5)
+            await holder.commit()
+
+        waited, _ = await asyncio.gather(
+            client.post(
+                f"/v1/banks/{bank}/memories",
+                params={"wait": "true"},
+                json={"content": "Ida's budget is 7000 EUR.", "tags": ["constraint.budget"]},
+            ),
+            release_soon(),
+        )
+    assert waited.status_code == 201, waited.text
+    assert waited.json()["memory"]["status"] == "active"
+
+
+async def test_resolution_of_a_backlog_releases_the_bank_lock_between_batches(
+    client: httpx.AsyncClient, app: Any, monkeypatch: Any
+) -> None:
+    """Each batch is a transaction of its own, so the lock is free between two batches."""
+    from app.db.repositories import jobs as jobs_repo
+    from app.memory import service as memory
+    from app.resolve import service as resolution
+    from app.schemas.memories import MemoryCreate
+
+    bank_id = await create_bank(client, f"backlog-{uuid.uuid4().hex[:10]}")
+    async with app.state.sessionmaker() as db, db.begin():
+        from app.db.repositories import banks as banks_repo
+
+        bank = await banks_repo.get_bank(db, bank_id)
+        assert bank is not None
+        for i in range(5):  # pending units nobody was asked to resolve yet
+            body = MemoryCreate(content=f"Ida visited city number {i}.", tags=["fact.location"])
+            await memory.create(db, app.state.embedder, bank, body, "test")
+        job, _ = await jobs_repo.create_job(
+            db, kind="resolve.bank", bank_id=bank_id, params={}, dedupe_key=None, max_attempts=1
+        )
+    monkeypatch.setattr(resolution, "BATCH", 2)
+    transactions = 0
+
+    def counting_sessionmaker() -> Any:
+        nonlocal transactions
+        transactions += 1
+        return app.state.sessionmaker()
+
+    counts = await resolution.resolve_bank(counting_sessionmaker, job, embedder=app.state.embedder)
+    assert sum(counts.values()) == 5
+    assert transactions == 3  # 2 + 2 + 1 units
+    assert await active_budgets(client, bank_id) != []
