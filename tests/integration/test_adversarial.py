@@ -379,3 +379,35 @@ async def test_resolution_of_a_backlog_releases_the_bank_lock_between_batches(
     assert sum(counts.values()) == 5
     assert transactions == 3  # 2 + 2 + 1 units
     assert await active_budgets(client, bank_id) != []
+
+
+# --- 4: a replay of an unchanged distiller changes nothing --------------------------------------------------
+
+
+async def test_a_no_op_redistill_changes_nothing(client: httpx.AsyncClient, worker: Any, sql: Any) -> None:
+    bank = await create_bank(client, f"replay-{uuid.uuid4().hex[:10]}", distill_every_n_turns=1000)
+    await append(client, bank, "s", "My budget is 5000 EUR.", "Actually my budget is 6000 EUR.")
+    closed = await client.post(f"/v1/banks/{bank}/sessions/s/close")
+    assert (await finished_job(client, closed.json()["job_id"]))["status"] == "succeeded"
+
+    async def statuses() -> list[tuple[str, str]]:
+        rows = await sql(
+            "SELECT content, status FROM memory_units WHERE bank_id = :bank ORDER BY content, status",
+            bank=bank,
+        )
+        return [(r["content"], r["status"]) for r in rows]
+
+    async def resolved() -> list[tuple[str, str]] | None:
+        found = await statuses()
+        return found if found and all(status != "pending" for _, status in found) else None
+
+    before = await wait_for(resolved)
+    [active] = [c for c, status in before if status == "active"]
+    assert "6000" in active
+    for _ in range(3):
+        replay = await client.post(f"/v1/banks/{bank}/redistill", json={})
+        job = await finished_job(client, replay.json()["job_id"])
+        assert job["status"] == "succeeded", job["error"]
+        assert job["result"]["counts"].get("added", 0) == 0, job["result"]
+        assert job["result"]["counts"].get("removed", 0) == 0, job["result"]
+        assert await wait_for(resolved) == before
