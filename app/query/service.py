@@ -22,7 +22,7 @@ from app.events.service import working_memory as read_working_memory
 from app.events.working_memory import WorkingMemory
 from app.memory.service import read_models
 from app.providers.embeddings import Embedder
-from app.query.context import build_context
+from app.query.context import build_context, with_recent_turns
 from app.query.fusion import active_channels, diversify, effective_weights, fuse
 from app.query.recorder import ReadRecorder
 from app.query.tags import infer_tags
@@ -176,6 +176,7 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest
         if session is not None:
             raw, _ = await read_working_memory(db, deps.working_memory, session, deps.working_memory_turns)
             turns = [WorkingTurn.model_validate(t) for t in raw]
+            context = with_recent_turns(context, list(turns), tz, req.max_tokens)
     took_ms = round((time.perf_counter() - started) * 1000, 2)
     deps.recorder.record(
         bank.id,
