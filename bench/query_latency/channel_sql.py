@@ -93,7 +93,7 @@ async def measure_sql(
     from app.db.engine import create_engine
 
     # The statement builder itself (private: EXPLAIN needs the SQL text run_channels would send).
-    from app.db.repositories.query import _statement, rare_words, run_channels
+    from app.db.repositories.query import _statement, rare_words, run_channels, size_window
 
     settings = Settings(env="test", database_url=url, admin_key="bench-admin-key-unused")
     engine = create_engine(settings, pool_size=1)  # the app's connection settings (hnsw.*) and driver
@@ -118,7 +118,8 @@ async def measure_sql(
                 params: dict[str, Any] = {"bank": p.filters.bank_id}
                 inputs = only(p.inputs, channel)  # the words `run_channels` keeps, as it would
                 inputs = replace(inputs, keywords=await rare_words(db, p.filters.bank_id, inputs.keywords))
-                statement = _statement(p.filters, inputs, params)
+                # The window sized first, as the query path does: a small one is a different statement.
+                statement = _statement(await size_window(db, p.filters), inputs, params)
                 if not statement:  # every word of the query is common in the bank: no keyword channel
                     continue
                 rows = (await db.execute(text("EXPLAIN (ANALYZE, BUFFERS) " + statement), params)).all()
