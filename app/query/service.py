@@ -199,7 +199,7 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: Bank, req: QueryRequest
         if session is not None:
             raw, _ = await read_working_memory(db, deps.working_memory, session, deps.working_memory_turns)
             turns = [WorkingTurn.model_validate(t) for t in raw]
-            context = with_recent_turns(context, list(turns), tz, req.max_tokens)
+            context = with_recent_turns(context, list(turns), plan.tz, req.max_tokens)
     took_ms = round((time.perf_counter() - started) * 1000, 2)
     deps.recorder.record(
         bank.id,
