@@ -21,16 +21,16 @@ up: install
 	$(VENV)/bin/hindsight dev
 
 lint: install
-	$(VENV)/bin/ruff check app worker tests alembic
-	$(VENV)/bin/ruff format --check app worker tests
+	$(VENV)/bin/ruff check app worker tests alembic bench
+	$(VENV)/bin/ruff format --check app worker tests bench
 	$(VENV)/bin/mypy
 
 test: lint
 	$(VENV)/bin/pytest -q
 
 format: install
-	$(VENV)/bin/ruff check --fix app worker tests alembic
-	$(VENV)/bin/ruff format app worker tests
+	$(VENV)/bin/ruff check --fix app worker tests alembic bench
+	$(VENV)/bin/ruff format app worker tests bench
 
 # Benchmarks (bench/README.md). `make bench`: quick sizes, a few minutes; JSON under bench/results/quick/
 # and charts under bench/results/quick/img/, docs/benchmarks.md left alone. `make bench-full`: the sizes

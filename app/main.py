@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 import redis.asyncio as aioredis
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi_offline import FastAPIOffline
 
 from app.api import banks, distill, entities, events, health, jobs, memories, query, timeline
 from app.config import Settings, get_settings
@@ -16,7 +17,7 @@ from app.errors import install_error_handlers
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
 from app.mcp import server as mcp
-from app.middleware import BodySizeLimitMiddleware, MetricsMiddleware
+from app.middleware import BodySizeLimitMiddleware, JsonBodyMiddleware, MetricsMiddleware
 from app.providers.embeddings import LazyEmbedder
 from app.query.recorder import ReadRecorder
 from app.ratelimit import RateLimiter, RateLimitMiddleware
@@ -78,7 +79,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await redis.aclose()
             await engine.dispose()
 
-    app = FastAPI(
+    # Swagger UI and ReDoc from the package's own copies of their assets: /docs works offline.
+    app = FastAPIOffline(
         title="Hindsight",
         version="0.1.0",
         description=DESCRIPTION,
@@ -86,6 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Error responses are declared per router and route (app.schemas.problems), with their schema.
     )
     install_error_handlers(app)
+    app.add_middleware(JsonBodyMiddleware)  # inside the body limit: it sees the body already bounded
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
     # Outside the body limit (refuse before reading a body), inside CORS (a browser can read the 429).
     app.add_middleware(RateLimitMiddleware)

@@ -81,3 +81,50 @@ class BodySizeLimitMiddleware:
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         response = problem(413, "Payload Too Large", f"The request body exceeds {self.max_bytes} bytes.")
         await response(scope, receive, send)
+
+
+def _is_json(content_type: bytes | None) -> bool:
+    media = (content_type or b"").split(b";", 1)[0].strip().lower()
+    return media == b"application/json" or media.endswith(b"+json")
+
+
+class JsonBodyMiddleware:
+    """A body sent to a JSON route must say it is JSON: 415 problem+json that says what to send,
+    instead of a validation error about a "dictionary". Routes that take another format (NDJSON
+    streams) are listed by path suffix in `other_formats`; bodiless requests pass."""
+
+    def __init__(self, app: ASGIApp, other_formats: tuple[str, ...] = ("/import",)) -> None:
+        self.app = app
+        self.other_formats = other_formats
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path: str = scope.get("path", "")
+        if (
+            scope["type"] != "http"
+            or scope["method"] not in ("POST", "PUT", "PATCH")
+            or not path.startswith("/v1/")
+            or path.endswith(self.other_formats)
+            or _is_json(dict(scope["headers"]).get(b"content-type"))
+        ):
+            await self.app(scope, receive, send)
+            return
+        first = await receive()
+        if first["type"] == "http.request" and (first.get("body") or first.get("more_body")):
+            response = problem(
+                415,
+                "Unsupported Media Type",
+                "Send the body as JSON with the header 'Content-Type: application/json'.",
+                headers={"Accept": "application/json"},
+            )
+            await response(scope, receive, send)
+            return
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return first
+            return await receive()
+
+        await self.app(scope, replay, send)

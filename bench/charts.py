@@ -179,7 +179,7 @@ CAPTIONS = {
 
 
 def write_docs(written: list[Path]) -> None:
-    from bench.harness import write_section
+    from bench.harness.docs import write_section
 
     lines = [
         "## Charts",

@@ -37,6 +37,7 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis import Case, GenerationMode
 from schemathesis.checks import CheckFunction, not_a_server_error
 from schemathesis.core.failures import FailureGroup
+from schemathesis.core.result import Err
 from schemathesis.schemas import APIOperation, BaseSchema
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -52,6 +53,7 @@ CHECKS: list[CheckFunction] = [
     response_schema_conformance,
 ]
 MODES = (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
+Operation = APIOperation[Any, Any, Any, Any]
 
 
 @dataclass
@@ -163,7 +165,7 @@ class Consumables:
         return self.fixtures.memory(bank, forgotten=kind == "forgotten")
 
     @staticmethod
-    def _kind(operation: APIOperation) -> tuple[str, str] | None:
+    def _kind(operation: Operation) -> tuple[str, str] | None:
         method, path = operation.method.upper(), operation.path
         if path == "/v1/banks/{bank_id}" and method == "DELETE":
             return "bank_id", "bank"
@@ -175,7 +177,7 @@ class Consumables:
             return "memory_id", f"memory-{method}"
         return None
 
-    def before(self, operation: APIOperation, case: Case) -> None:
+    def before(self, operation: Operation, case: Case[Operation]) -> None:
         if operation.path.startswith("/v1/admin/maintenance/"):
             body = case.body if isinstance(case.body, dict) else {}
             case.body = {**body, "bank_id": self.targets.bank_id}
@@ -186,14 +188,14 @@ class Consumables:
                 self.current[kind] = self._make(kind.partition("-")[0])
             case.path_parameters[name] = self.current[kind]
 
-    def after(self, operation: APIOperation, status: int) -> None:
+    def after(self, operation: Operation, status: int) -> None:
         found = self._kind(operation)
         if found is not None and 200 <= status < 300:
             self.current.pop(found[1], None)
 
 
 def fuzz_operation(
-    operation: APIOperation,
+    operation: Operation,
     *,
     base_url: str,
     api_key: str,
@@ -210,7 +212,7 @@ def fuzz_operation(
     pinned = {k: v for k, v in targets.path_parameters().items() if k in names}
     headers = {"Authorization": f"Bearer {api_key}"}
 
-    def one(case: Case) -> None:
+    def one(case: Case[Operation]) -> None:
         consumables.before(operation, case)
         response = case.call(base_url=base_url, session=session, headers=headers, timeout=60)
         consumables.after(operation, response.status_code)
@@ -264,6 +266,8 @@ def fuzz(
         consumables = Consumables(fixtures, targets)
         reports = []
         for result in schema.get_all_operations():
+            if isinstance(result, Err):
+                raise result.err()
             operation = result.ok()
             reports.append(
                 fuzz_operation(
@@ -293,13 +297,15 @@ def summary(reports: list[OperationReport]) -> str:
 
 @contextlib.contextmanager
 def _own_stack() -> Iterator[tuple[str, str]]:
-    from bench import harness
+    from bench.harness import services
 
     admin_key = "fuzz-admin-" + uuid.uuid4().hex
-    with harness.stack(None, None) as s:
-        env = harness.service_env(s.database_url, s.redis_url, admin_key, HINDSIGHT_RATE_LIMIT_PER_SECOND="0")
-        with harness.child(["worker", "--name", "fuzz-worker@localhost"], env, s.work / "worker.log"):
-            with harness.api(env, s.work / "api.log") as (base_url, _):
+    with services.stack(None, None) as s:
+        env = services.service_env(
+            s.database_url, s.redis_url, admin_key, HINDSIGHT_RATE_LIMIT_PER_SECOND="0"
+        )
+        with services.child(["worker", "--name", "fuzz-worker@localhost"], env, s.work / "worker.log"):
+            with services.api(env, s.work / "api.log") as (base_url, _):
                 yield base_url, admin_key
 
 

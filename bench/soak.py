@@ -16,16 +16,12 @@ import contextlib
 import json
 import os
 import random
-import shutil
-import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,8 +29,9 @@ from typing import Any
 import httpx
 import psutil
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
+from bench.harness import services
+
+RESULTS = services.ROOT / "bench" / "results"
 # High enough that the soak measures the service, not the per-key limiter (all clients share a key).
 RATE_LIMIT_ENV = {"HINDSIGHT_RATE_LIMIT_PER_SECOND": "100000", "HINDSIGHT_RATE_LIMIT_BURST": "100000"}
 
@@ -180,51 +177,6 @@ def percentile(values: list[float], q: float) -> float:
 
 
 # -- the processes of a `hindsight dev` we started ------------------------------------------------
-
-
-@contextlib.contextmanager
-def hindsight_dev(
-    port: int, keep: bool = False
-) -> Iterator[tuple[dict[str, str], subprocess.Popen[bytes], Path]]:
-    """`hindsight dev` in a temporary data dir (removed after, unless `keep`), until it answers
-    /readyz (a worker is up)."""
-    data_dir = Path(tempfile.mkdtemp(prefix="hindsight-soak-"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")} | RATE_LIMIT_ENV
-    log = open(data_dir / "dev.out", "ab")  # closed in the finally below
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "dev", "--port", str(port), "--data-dir", str(data_dir / "data")],
-        env=env,
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 180
-        info_path = data_dir / "data" / "dev.json"
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError("hindsight dev exited:\n" + (data_dir / "dev.out").read_text()[-3000:])
-            if time.monotonic() > deadline:
-                raise TimeoutError("hindsight dev did not become ready within 180 s")
-            if info_path.exists():
-                info: dict[str, str] = json.loads(info_path.read_text())
-                with contextlib.suppress(httpx.HTTPError):
-                    if httpx.get(f"{info['url']}/readyz", timeout=5).status_code == 200:
-                        break
-            time.sleep(0.5)
-        yield info, proc, data_dir
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-        if keep:
-            print(f"data and logs kept in {data_dir}")
-        else:
-            shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def service_processes(dev_pid: int) -> dict[str, list[psutil.Process]]:
@@ -409,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from app.embedded import free_port
 
-        with hindsight_dev(free_port(), keep=args.keep_data) as (info, proc, _):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")} | RATE_LIMIT_ENV
+        with services.dev(free_port(), env, keep=args.keep_data, prefix="hindsight-soak-") as (info, proc, _):
             result = asyncio.run(
                 soak(info["url"], info["api_key"], args.clients, args.duration, proc.pid, args.drain)
             )

@@ -82,7 +82,9 @@ def resolve_bank_task(job_id: str) -> str:
     async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
         rt = get_runtime()
         judge = rt.judge
-        return await resolve_bank(db, job, embedder=rt.embedder, judge=judge.judge if judge else None)
+        return await resolve_bank(
+            rt.sessionmaker, job, embedder=rt.embedder, judge=judge.judge if judge else None
+        )
 
     return _run("resolve.bank", job_id, handler)
 

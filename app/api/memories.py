@@ -207,10 +207,14 @@ async def forget_memory(
 
 @router.post("/{memory_id}/restore", response_model=MemoryRead, responses={**SIZE_LIMITED, **CONFLICT})
 async def restore_memory(
-    memory_id: uuid.UUID, bank: WritableBankDep, principal: PrincipalDep, db: SessionDep
+    memory_id: uuid.UUID,
+    bank: WritableBankDep,
+    principal: PrincipalDep,
+    db: SessionDep,
+    embedder: EmbedderDep,
 ) -> MemoryRead:
-    """Undo a forget: back to the status it had (or its importance); 409 if it was not forgotten
-    or was purged."""
-    unit = await service.restore(db, bank, memory_id, actor(principal))
+    """Undo a forget: back to the status it had (or its importance), a unit that was in force resolved
+    again against what the bank learned meanwhile; 409 if it was not forgotten or was purged."""
+    unit = await service.restore(db, embedder, bank, memory_id, actor(principal))
     await db.commit()
     return await service.read_model(db, unit)

@@ -17,6 +17,10 @@ from app.schemas.common import TAG_PATTERN, SafeText, Schema
 DEFAULT_TTL_DAYS: dict[str, float | None] = {"task_state": 1.0, "episode": 90.0}
 # Kinds that never fade: neither in retrieval's decay (app/query/fusion.py) nor in the decay task.
 NEVER_DECAY: tuple[str, ...] = ("fact",)
+# Upper bounds of what a value's use can hold (interval arithmetic in SQL): a bank key must not be able
+# to store a value that breaks maintenance for every bank.
+MAX_IDLE_SECONDS = 366 * 86400  # a year
+MAX_TTL_DAYS = 36_600  # a hundred years; null is forever
 
 
 class ChannelWeights(Schema):
@@ -37,10 +41,10 @@ class BankConfig(Schema):
 
     timezone: str = "UTC"
     distill_every_n_turns: int = Field(default=5, ge=1, le=1000)
-    idle_distill_seconds: int = Field(default=300, ge=1)
+    idle_distill_seconds: int = Field(default=300, ge=1, le=MAX_IDLE_SECONDS)
     min_confidence: float = Field(default=0.6, ge=0, le=1)
     dedupe_threshold: float = Field(default=0.95, ge=0, le=1)
-    min_score: float = Field(default=0.3, ge=0)
+    min_score: float = Field(default=0.3, ge=0, le=1000)
     forgetting_policy: Literal["delete", "downweight", "never"] = "delete"
     redact: bool = Field(
         default=True,
@@ -55,7 +59,10 @@ class BankConfig(Schema):
     )
     fusion: Literal["rrf", "weighted"] = "rrf"
     weights: ChannelWeights | None = None
-    ttl_days: dict[Annotated[SafeText, StringConstraints(min_length=1, max_length=64)], float | None] = Field(
+    ttl_days: dict[
+        Annotated[SafeText, StringConstraints(min_length=1, max_length=64)],
+        Annotated[float, Field(ge=0, le=MAX_TTL_DAYS)] | None,
+    ] = Field(
         default_factory=dict,
         max_length=200,
         description="Days a unit of a tag kind lives after it was said; null = forever. Defaults: "

@@ -275,7 +275,8 @@ DIFF_LIMIT = 200  # items listed per diff section; the counts are always complet
 async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     """Replay distillation over sessions' already distilled events with the current (or named)
     distiller and diff the result against their live units. Unless `dry_run`, new units are added
-    (pending, then resolved) and units the replay no longer produces become `superseded`."""
+    (pending, then resolved) and live units the replay no longer produces are retired (`deleted`,
+    history action `redistilled`)."""
     assert job.bank_id is not None
     bank_id = job.bank_id
     dry_run = bool(job.params.get("dry_run"))
@@ -306,11 +307,17 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 kept, _, batch_usage = await _candidates(db, rt, distiller, bank, session_id, batch)
                 candidates += kept
                 usage.update(batch_usage)
-            old = await repo.session_units(db, bank_id, session_id, LIVE_STATUSES)
+            # Compared with everything the session's distillations stand by, whatever resolution or a
+            # user did with it since: a unit resolution superseded or merged, or a user forgot, is
+            # still this replay's output, not something to add again (a no-op replay changes nothing
+            # and never resurrects an old value). Only live units the replay no longer produces go.
+            old = await repo.session_units(db, bank_id, session_id)
             old_by_sig = {_signature(u.content, list(u.tags)): u for u in old}
             new_by_sig = {_signature(c.content, c.tags): c for c in candidates}
             added = [c for sig, c in new_by_sig.items() if sig not in old_by_sig]
-            removed = [u for sig, u in old_by_sig.items() if sig not in new_by_sig]
+            removed = [
+                u for sig, u in old_by_sig.items() if sig not in new_by_sig and u.status in LIVE_STATUSES
+            ]
             unchanged = [u for sig, u in old_by_sig.items() if sig in new_by_sig]
             counts.update(added=len(added), removed=len(removed), unchanged=len(unchanged), sessions=1)
             for name, items in (
@@ -325,10 +332,11 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             await _store(
                 db, rt, bank, session_id, events, added, distiller=distiller, job=job, salt=f"/{job.id}"
             )
+            # Retired, not superseded: nothing replaces them in a chain (they stay restorable).
             await repo.transition(
                 db,
                 bank_id,
-                [(u.id, u.status, "superseded") for u in removed],
+                [(u.id, u.status, "deleted") for u in removed],
                 action="redistilled",
                 actor=f"distiller:{distiller.version}",
                 details={u.id: {"job_id": str(job.id)} for u in removed},

@@ -5,14 +5,17 @@ and two runs at once split the work."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import ValidationError
 from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.banks.config import DEFAULT_TTL_DAYS, NEVER_DECAY, BankConfig
@@ -25,6 +28,8 @@ BATCH = 500
 PROMOTE_SOURCES = 3
 PROMOTE_CONFIDENCE = 0.9
 PROMOTE_IMPORTANCE = 0.7
+log = logging.getLogger(__name__)
+
 AFTER_EXPIRY = {"delete": "deleted", "downweight": "archived"}  # `never` keeps everything active
 
 
@@ -34,14 +39,30 @@ def job_now(job: Job) -> datetime:
     return datetime.fromisoformat(raw) if raw else datetime.now(UTC)
 
 
+def bank_failure(exc: BaseException) -> bool:
+    """An error of one bank's own data (a value its SQL cannot compute, a stored config that no longer
+    validates), as opposed to the database or the broker being away: recorded for that bank, and the
+    run goes on with the others."""
+    if isinstance(exc, ValidationError):
+        return True
+    sqlstate = str(getattr(getattr(exc, "orig", None), "sqlstate", "") or "")
+    return isinstance(exc, DBAPIError) and sqlstate[:2] in ("22", "23")
+
+
 @dataclass
 class Run:
-    """One maintenance task over every bank (or the one in `params.bank_id`)."""
+    """One maintenance task over every bank (or the one in `params.bank_id`). A bank whose own data
+    makes the task fail is recorded in `failed` and skipped; the other banks proceed."""
 
     sessionmaker: async_sessionmaker[AsyncSession]
     job: Job
     now: datetime
     batch: int = BATCH
+    failed: dict[str, str] = field(default_factory=dict)
+
+    def fail(self, bank_id: str, exc: BaseException) -> None:
+        log.warning("maintenance %s: bank %s failed: %s", self.job.kind, bank_id, exc)
+        self.failed[bank_id] = f"{type(exc).__name__}: {exc}"[:500]
 
     async def banks(self) -> list[tuple[str, BankConfig]]:
         only = self.job.params.get("bank_id")
@@ -52,26 +73,38 @@ class Run:
                 ),
                 {"only": only},
             )
-            return [(bank_id, BankConfig.model_validate(config)) for bank_id, config in rows]
+        banks = []
+        for bank_id, config in rows:
+            try:
+                banks.append((bank_id, BankConfig.model_validate(config)))
+            except ValidationError as exc:
+                self.fail(bank_id, exc)
+        return banks
 
     async def batches(self, step: Callable[[AsyncSession], Awaitable[int]], progress: dict[str, Any]) -> int:
         """Run `step` (one batch, returns rows changed) in its own transaction until it changes nothing."""
         total = 0
         while True:
-            async with self.sessionmaker() as db, db.begin():
-                changed = await step(db)
-                total += changed
-                if changed:
-                    await jobs_repo.set_progress(db, self.job.id, {**progress, "changed": total})
+            try:
+                async with self.sessionmaker() as db, db.begin():
+                    changed = await step(db)
+                    total += changed
+                    if changed:
+                        await jobs_repo.set_progress(db, self.job.id, {**progress, "changed": total})
+            except Exception as exc:
+                if not bank_failure(exc):
+                    raise
+                self.fail(str(progress["bank_id"]), exc)
+                return total
             if not changed:  # a short batch may only mean rows locked by others: look again
                 return total
 
-
-def summarize(per_bank: dict[str, Counter[str]]) -> dict[str, Any]:
-    totals: Counter[str] = Counter()
-    for counts in per_bank.values():
-        totals.update(counts)
-    return {"totals": dict(+totals), "banks": {b: dict(+c) for b, c in per_bank.items() if +c}}
+    def summary(self, per_bank: dict[str, Counter[str]]) -> dict[str, Any]:
+        totals: Counter[str] = Counter()
+        for counts in per_bank.values():
+            totals.update(counts)
+        result = {"totals": dict(+totals), "banks": {b: dict(+c) for b, c in per_bank.items() if +c}}
+        return {**result, "failed_banks": dict(self.failed)} if self.failed else result
 
 
 async def _lock_units(
@@ -138,7 +171,7 @@ async def expire(run: Run) -> dict[str, Any]:
                 return len(units)
 
             counts["expired"] += await run.batches(step, {"task": "expire", "bank_id": bank_id})
-    return summarize(per_bank)
+    return run.summary(per_bank)
 
 
 _FADED = (
@@ -184,7 +217,7 @@ async def decay(run: Run) -> dict[str, Any]:
             return len(units)
 
         counts["archived"] += await run.batches(step, {"task": "decay", "bank_id": bank_id})
-    return summarize(per_bank)
+    return run.summary(per_bank)
 
 
 async def promote(run: Run) -> dict[str, Any]:
@@ -226,4 +259,4 @@ async def promote(run: Run) -> dict[str, Any]:
             return len(units)
 
         counts["promoted"] += await run.batches(step, {"task": "promote", "bank_id": bank_id})
-    return summarize(per_bank)
+    return run.summary(per_bank)

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import MemoryUnit
 from app.db.repositories import memory as repo
-from app.maintenance.lifecycle import Run, summarize
+from app.maintenance.lifecycle import Run, bank_failure
 from app.providers.embeddings import Embedder
 from app.resolve.service import lock_bank, same_statement
 from app.resolve.service import merge as merge_into
@@ -46,19 +46,30 @@ async def merge(run: Run, embedder: Embedder, summarizer: Summarizer | None = No
         if not _due(run, config.timezone):
             continue
         counts = per_bank.setdefault(bank_id, Counter())
-        after = None
-        while True:
-            async with run.sessionmaker() as db, db.begin():
-                await lock_bank(db, bank_id)  # merging races resolution otherwise
-                units = await repo.active_after(db, bank_id, after, run.batch)
-                for unit in units:
-                    merged, summarized = await _merge_cluster(db, unit, embedder, summarizer)
-                    counts["merged"] += merged
-                    counts["summarized"] += summarized
-                after = units[-1].id if units else None
-            if len(units) < run.batch:
-                break
-    return summarize(per_bank)
+        try:
+            await _merge_bank(run, bank_id, counts, embedder, summarizer)
+        except Exception as exc:
+            if not bank_failure(exc):
+                raise
+            run.fail(bank_id, exc)
+    return run.summary(per_bank)
+
+
+async def _merge_bank(
+    run: Run, bank_id: str, counts: Counter[str], embedder: Embedder, summarizer: Summarizer | None
+) -> None:
+    after = None
+    while True:
+        async with run.sessionmaker() as db, db.begin():
+            await lock_bank(db, bank_id)  # merging races resolution otherwise
+            units = await repo.active_after(db, bank_id, after, run.batch)
+            for unit in units:
+                merged, summarized = await _merge_cluster(db, unit, embedder, summarizer)
+                counts["merged"] += merged
+                counts["summarized"] += summarized
+            after = units[-1].id if units else None
+        if len(units) < run.batch:
+            break
 
 
 async def _merge_cluster(

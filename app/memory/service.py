@@ -18,7 +18,7 @@ from app.events.service import as_aware
 from app.memory.graph import EntityOut, store_graph
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
-from app.resolve.service import lock_bank, supersede
+from app.resolve.service import lock_bank, resolve_pending, supersede
 from app.schemas.memories import (
     EntityRef,
     HistoryAction,
@@ -256,7 +256,11 @@ async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, a
     return unit
 
 
-async def restore(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
+async def restore(
+    db: AsyncSession, embedder: Embedder, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str
+) -> MemoryUnit:
+    """Undo a forget: back to the status it had (or its importance); a unit that was in force goes
+    through resolution again."""
     unit = await get(db, bank, memory_id, for_update=True)
     if unit.metadata_.get("purged_at"):
         raise Conflict(f"Memory {memory_id} was purged; nothing is left to restore.")
@@ -276,7 +280,17 @@ async def restore(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, 
         )
     elif unit.status == "deleted":
         back = unit.previous_status or "active"
-        await repo.transition(db, bank.id, [(unit.id, "deleted", back)], action="restored", actor=actor)
+        if back not in ("active", "pending"):
+            await repo.transition(db, bank.id, [(unit.id, "deleted", back)], action="restored", actor=actor)
+        else:
+            # The bank may have learned a newer value meanwhile: a unit coming back to life is resolved
+            # again (it supersedes, becomes history, merges or activates), never simply re-activated.
+            await repo.transition(
+                db, bank.id, [(unit.id, "deleted", "pending")], action="restored", actor=actor
+            )
+            await resolve_pending(
+                db, bank.id, embedder=embedder, only=[unit.id], actor_details={"restored": True}
+            )
     else:
         raise Conflict(f"Memory {memory_id} is {unit.status}, not deleted.")
     await db.refresh(unit)

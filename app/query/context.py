@@ -1,6 +1,8 @@
 """The prompt-ready `context`: units grouped by tag, newest first within a group, each line
 `- [YYYY-MM-DD] content (confidence 0.90)`; a unit that is not active says so, so a superseded value
-is never read as current. Cut to `max_tokens` (see `tokens.py`) keeping the best-scored units."""
+is never read as current. Cut to `max_tokens` (see `tokens.py`) keeping the best-scored units. When
+working memory is asked for, the session's turns not yet distilled follow as a `recent turns` group,
+dated, in the order they were said: what the agent was told a minute ago is in the prompt too."""
 
 from __future__ import annotations
 
@@ -8,6 +10,15 @@ from datetime import datetime, tzinfo
 from typing import Protocol, TypeVar
 
 from app.query.tokens import count_tokens
+
+RECENT_TURNS = "## recent turns (not yet distilled)"
+
+
+class ContextTurn(Protocol):
+    role: str
+    content: str
+    speaker: str | None
+    occurred_at: datetime
 
 
 class ContextUnit(Protocol):
@@ -51,3 +62,27 @@ def build_context(
         members.sort(key=lambda u: u.valid_from or u.created_at, reverse=True)
         blocks.append("\n".join([f"## {tag}", *(line(u, tz, mark_status) for u in members)]))
     return "\n\n".join(blocks), kept
+
+
+def turn_line(turn: ContextTurn, tz: tzinfo) -> str:
+    who = f"{turn.role} ({turn.speaker})" if turn.speaker else turn.role
+    return f"- [{turn.occurred_at.astimezone(tz):%Y-%m-%d %H:%M}] {who}: {turn.content}"
+
+
+def with_recent_turns(context: str, turns: list[ContextTurn], tz: tzinfo, max_tokens: int | None) -> str:
+    """`context` followed by the undistilled turns (oldest first); under a token budget, what is left
+    of it after the units goes to the newest turns."""
+    lines = [turn_line(t, tz) for t in turns]
+    if max_tokens is not None:
+        left = max_tokens - (count_tokens(context) + 1 if context else 0) - count_tokens(RECENT_TURNS) - 1
+        kept: list[str] = []
+        for text in reversed(lines):
+            left -= count_tokens(text) + 1
+            if left < 0:
+                break
+            kept.append(text)
+        lines = kept[::-1]
+    if not lines:
+        return context
+    block = "\n".join([RECENT_TURNS, *lines])
+    return f"{context}\n\n{block}" if context else block

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
-from app.banks.config import ConfiguredBank
+from app.banks.config import BankConfig, ConfiguredBank
 from app.db.engine import autocommit
 from app.db.repositories import events as events_repo
 from app.db.repositories import memory as memory_repo
@@ -21,7 +21,7 @@ from app.events.service import working_memory as read_working_memory
 from app.events.working_memory import WorkingMemory
 from app.memory.service import read_models
 from app.providers.embeddings import Embedder
-from app.query.context import build_context
+from app.query.context import build_context, with_recent_turns
 from app.query.fusion import active_channels, diversify, effective_weights, fuse
 from app.query.recorder import ReadRecorder
 from app.query.tags import infer_tags
@@ -104,8 +104,24 @@ async def _semantic(
         return await run_channels(other, filters, semantic)
 
 
-async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: QueryRequest) -> QueryResult:
-    started = time.perf_counter()
+@dataclass(frozen=True)
+class QueryPlan:
+    """What a request asks of the channels, decided before any I/O (`plan_query`)."""
+
+    config: BankConfig
+    tz: tzinfo
+    now: datetime
+    mode: str
+    weights: dict[str, float]
+    time_filter: TimeFilterRead | None
+    filters: Filters  # the time window not sized yet (`size_window`)
+    inputs: ChannelInputs  # every active channel but the semantic one (no vector yet)
+    semantic: bool  # the semantic channel runs too: the query's vector, on a connection of its own
+
+
+def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) -> QueryPlan:
+    """The channels, filters and inputs `query` runs for this request with an embedder of `model`
+    (`dim`): pure, so a benchmark can time the very statements the API runs."""
     config = bank.config
     tz = ZoneInfo(req.timezone) if req.timezone else bank.timezone
     now = as_aware(req.now, tz) if req.now else datetime.now(UTC)
@@ -117,7 +133,6 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
     )
     channels = active_channels(weights)
     time_filter = _time_filter(req, now, tz)
-    inferred = infer_tags(req.query) if "tag" in channels else []
     filters = Filters(
         bank_id=bank.id,
         statuses=list(req.statuses),
@@ -127,18 +142,25 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
         time_from=time_filter.from_ if time_filter else None,
         time_to=time_filter.to if time_filter else None,
     )
-    filters = await size_window(db, filters)  # once, for both connections' statements
     inputs = ChannelInputs(
-        model=deps.embedder.model,
-        dim=deps.embedder.dim,
+        model=model,
+        dim=dim,
         vector=None,
         keywords=keywords(req.query) if "keyword" in channels else [],
         entity_names=entity_candidates(req.query, req.entities) if "entity" in channels else [],
         entity_wanted=[memory_repo.canonical(e) for e in req.entities or []],
-        inferred_tags=inferred,
+        inferred_tags=infer_tags(req.query) if "tag" in channels else [],
         channels=channels - {"semantic"},
     )
-    if "semantic" in channels:
+    return QueryPlan(config, tz, now, mode, weights, time_filter, filters, inputs, "semantic" in channels)
+
+
+async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: QueryRequest) -> QueryResult:
+    started = time.perf_counter()
+    plan = plan_query(bank, req, deps.embedder.model, deps.embedder.dim)
+    filters = await size_window(db, plan.filters)  # once, for both connections' statements
+    inputs = plan.inputs
+    if plan.semantic:
         # The semantic channel (embed, then the HNSW search on a connection of its own) runs while
         # the other channels run in the database.
         semantic = asyncio.ensure_future(_semantic(db, deps.embedder, filters, inputs, req.query))
@@ -149,8 +171,9 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
             semantic.cancel()  # a no-op once it is done; after a failure, its result is not wanted
     else:
         hits = await run_channels(db, filters, inputs)
-    floor = req.min_score if req.min_score is not None else config.min_score
-    ranked = [u for u in diversify(fuse(hits, mode, weights, now), hits) if u.score >= floor][: req.top_k]
+    floor = req.min_score if req.min_score is not None else plan.config.min_score
+    fused = fuse(hits, plan.mode, plan.weights, plan.now)
+    ranked = [u for u in diversify(fused, hits) if u.score >= floor][: req.top_k]
     units, entities = await memory_repo.get_units_with_entities(db, [r.memory_id for r in ranked])
     models = {m.id: m for m in await read_models(db, units, entities=entities)}
     scored = [
@@ -164,13 +187,14 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
         for r in ranked
         if r.memory_id in models
     ]
-    context, kept = build_context(scored, tz, req.max_tokens, mark_status=req.as_of is None)
+    context, kept = build_context(scored, plan.tz, req.max_tokens, mark_status=req.as_of is None)
     turns: list[WorkingTurn] = []
     if req.working_memory and req.session_id:
         session = await events_repo.get_session(db, bank.id, req.session_id)
         if session is not None:
             raw, _ = await read_working_memory(db, deps.working_memory, session, deps.working_memory_turns)
             turns = [WorkingTurn.model_validate(t) for t in raw]
+            context = with_recent_turns(context, list(turns), plan.tz, req.max_tokens)
     took_ms = round((time.perf_counter() - started) * 1000, 2)
     deps.recorder.record(
         bank.id,
@@ -180,5 +204,5 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
         took_ms,
     )
     return QueryResult(
-        memories=kept, context=context, working_memory=turns, time_filter=time_filter, took_ms=took_ms
+        memories=kept, context=context, working_memory=turns, time_filter=plan.time_filter, took_ms=took_ms
     )

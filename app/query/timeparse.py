@@ -86,19 +86,28 @@ class TimeFilter:
 # --- calendar ------------------------------------------------------------------------------------
 
 
+# Arithmetic saturates at the ends of the calendar Python can hold, a day inside them so that any time
+# zone's offset still fits: "the past 999 years" asked in the year 1000 starts at the calendar's start.
+_FIRST_DAY, _LAST_DAY = date.min + timedelta(days=1), date.max - timedelta(days=1)
+_FIRST_MONTH, _LAST_MONTH = _FIRST_DAY.year * 12, _LAST_DAY.year * 12 + 11
+
+
+def _saturate(ordinal: int) -> date:
+    return date.fromordinal(min(max(ordinal, _FIRST_DAY.toordinal()), _LAST_DAY.toordinal()))
+
+
 def _month_start(day: date, months: int = 0) -> date:
-    index = day.year * 12 + day.month - 1 + months
+    index = min(max(day.year * 12 + day.month - 1 + months, _FIRST_MONTH), _LAST_MONTH)
     return date(index // 12, index % 12 + 1, 1)
 
 
 def _shift(day: date, unit: str, n: int) -> date:
     """`day` moved by `n` units; a month or year move keeps the day of month where it exists."""
-    if unit == "day":
-        return day + timedelta(days=n)
-    if unit == "week":
-        return day + timedelta(weeks=n)
+    if unit in ("day", "week"):
+        return _saturate(day.toordinal() + n * (7 if unit == "week" else 1))
     first = _month_start(day, n * 12 if unit == "year" else n)
-    return first.replace(day=min(day.day, calendar.monthrange(first.year, first.month)[1]))
+    shifted = first.replace(day=min(day.day, calendar.monthrange(first.year, first.month)[1]))
+    return _saturate(shifted.toordinal())
 
 
 def _monday(day: date) -> date:
@@ -485,7 +494,10 @@ def parse_time_filter(text: str, now: datetime, tz: tzinfo) -> TimeFilter | None
     found: list[tuple[re.Match[str], Span | None]] = []  # None: a time still to come
     for rule in rules:
         for match in rule.pattern.finditer(text):
-            span = rule.resolve(match, clock)
+            try:
+                span = rule.resolve(match, clock)
+            except (ValueError, OverflowError):  # a period past the calendar's end: nothing to filter
+                continue
             if span is not None:
                 found.append((match, span if span[0] <= clock.at else None))
     # First phrase wins, the longest of those starting together. A phrase about the future gives no

@@ -18,14 +18,16 @@ import re
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.banks.config import BankConfig
 from app.db.models import Job, MemoryUnit
 from app.db.repositories import memory as repo
 from app.db.repositories.locks import xact_lock
+from app.errors import Unavailable
 from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
@@ -33,13 +35,15 @@ from app.resolve.judge import JudgedUnit, Verdict
 
 log = logging.getLogger(__name__)
 
-BATCH = 200
+BATCH = 100  # units per transaction: the bank's lock is held for one batch at a time
 LOCK_WAIT_SECONDS = 10.0
 NEIGHBOURS = 10
 SIMILAR = 0.80  # below: unrelated; between this and dedupe_threshold: a judge may decide
 SAME_SUBJECT_SIMILARITY = 0.6  # same tag, different values, and at least this close: an update
 CONDITIONAL_MARGIN = 0.1  # a unit this much less confident than the old one only adds, never replaces
 MAX_CONFIDENCE = 0.99
+# What resolution did with a pending unit; `outdated`: it stated an older value than the active one.
+OUTCOMES = ("activated", "superseded", "merged", "outdated")
 
 # Tags without a "value" of their own: never a conflict key.
 NO_KEY_TAGS = frozenset({"episode", "correction"})
@@ -119,20 +123,42 @@ def _conflict_reason(new: MemoryUnit, new_facts: Facts, c: Candidate) -> str | N
     return None
 
 
+class BankBusy(RetryableError, Unavailable):
+    """The bank's units are being decided on by someone else: a job retries later, a request answers
+    503 with `Retry-After` (never a 500)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.headers["Retry-After"] = "2"
+
+
 async def resolve_bank(
-    db: AsyncSession, job: Job, *, embedder: Embedder, judge: Judge | None = None
+    sessionmaker: async_sessionmaker[AsyncSession],
+    job: Job,
+    *,
+    embedder: Embedder,
+    judge: Judge | None = None,
 ) -> dict[str, Any]:
-    """Resolve the bank's pending units in creation order."""
+    """Resolve the bank's pending units in the order they were said, a bounded batch per transaction:
+    the bank's lock is released between batches, so a big backlog never holds it for minutes and
+    writes of the same bank (PATCH, `?wait=true`) go through in between."""
     assert job.bank_id is not None
-    return await resolve_pending(
-        db, job.bank_id, embedder=embedder, judge=judge, actor_details={"job_id": str(job.id)}
-    )
+    counts = dict.fromkeys(OUTCOMES, 0)
+    while True:
+        async with sessionmaker() as db, db.begin():
+            batch = await resolve_pending(
+                db, job.bank_id, embedder=embedder, judge=judge, actor_details={"job_id": str(job.id)}
+            )
+        for outcome, n in batch.items():
+            counts[outcome] += n
+        if sum(batch.values()) < BATCH:
+            return counts
 
 
 async def lock_bank(db: AsyncSession, bank_id: str) -> None:
     """Serialise decisions about one bank's units (resolution, PATCH) for this transaction."""
     if not await xact_lock(db, composite_key("resolve", bank_id), LOCK_WAIT_SECONDS):
-        raise RetryableError(f"bank {bank_id!r} is being resolved by another job")
+        raise BankBusy(f"Bank {bank_id!r} is busy resolving its memory; retry shortly.")
 
 
 async def resolve_pending(
@@ -144,20 +170,20 @@ async def resolve_pending(
     only: list[uuid.UUID] | None = None,
     actor_details: dict[str, Any] | None = None,
     config: BankConfig | None = None,
-) -> dict[str, Any]:
-    """Resolve the bank's pending units (or those of `only`) under the bank's lock. `config`: the bank's,
-    when the caller holds it parsed already (a request); a job reads it here."""
+) -> dict[str, int]:
+    """One batch (at most `BATCH` units, or the units in `only`) in the caller's transaction, which
+    holds the bank's lock until it ends. `config`: the bank's, when the caller holds it parsed already
+    (a request); a job reads it here."""
     await lock_bank(db, bank_id)
     config = config or BankConfig.model_validate(await repo.bank_config(db, bank_id) or {})
-    counts = {"activated": 0, "superseded": 0, "merged": 0}
+    counts = dict.fromkeys(OUTCOMES, 0)
     details = actor_details or {}
-    while units := await repo.lock_pending(db, bank_id, BATCH, only=only):
+    units = await repo.lock_pending(db, bank_id, BATCH, only=only)
+    if units:
         await _ensure_embeddings(db, bank_id, embedder, units)
-        for unit in units:
-            outcome = await _resolve_one(db, unit, config, embedder, judge, details)
-            counts[outcome] += 1
-        if only is not None:
-            break
+    for unit in units:
+        outcome = await _resolve_one(db, unit, config, embedder, judge, details)
+        counts[outcome] += 1
     return counts
 
 
@@ -184,27 +210,23 @@ async def _resolve_one(
     if unit.supersedes is not None:
         head = await repo.chain_head(db, unit.supersedes)
         if head is not None and head.status == "active" and head.bank_id == unit.bank_id:
-            await supersede(db, head, unit, reason="distiller", actor="resolver", details=details)
-            return "superseded"
+            return await replace(db, head, unit, reason="distiller", actor="resolver", details=details)
     candidates = await _candidates(db, unit, embedder)
     unit_facts = _facts(await load_facts(db, [unit.id]), unit.id)
     for c in candidates:
         if c.similarity >= config.dedupe_threshold and same_statement(unit, c.unit):
             await merge(db, unit, into=c.unit, similarity=c.similarity, details=details)
             return "merged"
-    for c in sorted(
-        candidates, key=lambda c: (c.unit.valid_from or c.unit.created_at, c.unit.created_at), reverse=True
-    ):
+    for c in sorted(candidates, key=lambda c: (said_at(c.unit), c.unit.created_at), reverse=True):
         reason = _conflict_reason(unit, unit_facts, c)
         if reason is not None:
-            await supersede(db, c.unit, unit, reason=reason, actor="resolver", details=details)
-            return "superseded"
+            return await replace(db, c.unit, unit, reason=reason, actor="resolver", details=details)
     if judge is not None:
         for c in candidates:
             if SIMILAR <= c.similarity < config.dedupe_threshold and key_tag(c.unit) == key_tag(unit):
                 verdict = await judge(_judged(c.unit), _judged(unit))
                 if verdict.replaces:
-                    await supersede(
+                    return await replace(
                         db,
                         c.unit,
                         unit,
@@ -212,7 +234,6 @@ async def _resolve_one(
                         actor="resolver:llm",
                         details=details,
                     )
-                    return "superseded"
     await repo.transition(
         db,
         unit.bank_id,
@@ -256,6 +277,46 @@ async def load_facts(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, 
     for memory_id, subject, relation, obj in await repo.unit_relations(db, ids):
         facts.setdefault(memory_id, Facts()).relations.add((subject, relation, obj))
     return facts
+
+
+def said_at(unit: MemoryUnit) -> datetime:
+    """When the unit's statement was made in the world (its valid time), else when it was stored."""
+    return unit.valid_from or unit.created_at
+
+
+async def replace(
+    db: AsyncSession, old: MemoryUnit, new: MemoryUnit, *, reason: str, actor: str, details: dict[str, Any]
+) -> str:
+    """`new` and the active `old` give two values of one thing: the one said later is the truth. A
+    statement older than the active one (a backfill, a late write) becomes history, never the head."""
+    if said_at(new) < said_at(old):
+        await file_as_history(db, old, new, reason=reason, actor=actor, details=details)
+        return "outdated"
+    await supersede(db, old, new, reason=reason, actor=actor, details=details)
+    return "superseded"
+
+
+async def file_as_history(
+    db: AsyncSession, head: MemoryUnit, unit: MemoryUnit, *, reason: str, actor: str, details: dict[str, Any]
+) -> None:
+    """`unit` states an older value of what the active `head` states: it joins head's chain at its
+    place in valid time, superseded on arrival (valid until the next value was said)."""
+    chain = await repo.supersede_chain(db, head)  # oldest first, `head` last
+    at = next(i for i, u in enumerate(chain) if said_at(u) > said_at(unit))  # `head` at the latest
+    later = chain[at]
+    if at > 0:
+        await repo.link_supersede(db, chain[at - 1].id, unit.id)
+    await repo.link_supersede(db, unit.id, later.id)
+    await repo.transition(
+        db,
+        unit.bank_id,
+        [(unit.id, unit.status, "superseded")],
+        action="superseded",
+        actor=actor,
+        details={
+            unit.id: {**details, "superseded_by": str(later.id), "reason": f"older statement; {reason}"}
+        },
+    )
 
 
 async def supersede(

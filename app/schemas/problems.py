@@ -32,6 +32,7 @@ _WHY: dict[int, str] = {
     404: "Not found, or another bank's",
     409: "Conflicts with the current state",
     413: "The body is over the size limit",
+    415: "The body is not sent as JSON (Content-Type: application/json)",
     422: "Invalid input",
     429: "This key's rate limit is exhausted",
     503: "A backing service is unavailable",
@@ -61,10 +62,10 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 AUTHENTICATED = problem_responses(401, 422, 429, 503)
 # Operations on one bank (or one of its resources): another bank's answers 404, a missing scope 403.
 IN_A_BANK = problem_responses(401, 403, 404, 422, 429, 503)
-# Operations with a JSON body: malformed JSON is 400, a body over the limit 413.
-WITH_BODY = problem_responses(400, 413)
+# Operations with a JSON body: malformed JSON is 400, a body over the limit 413, not sent as JSON 415.
+WITH_BODY = problem_responses(400, 413, 415)
 # POST without a JSON body: the size limit still reads (and may refuse) whatever is sent.
-SIZE_LIMITED = problem_responses(413)
+SIZE_LIMITED = problem_responses(413, 415)
 # Cursor-paginated lists: a cursor that is not one of ours is 400.
 PAGINATED = problem_responses(400)
 CONFLICT = problem_responses(409)

@@ -19,7 +19,7 @@ from app.banks import service as banks_service
 from app.config import Settings
 from app.errors import Unauthorized
 from app.main import create_app
-from tests.conftest import ADMIN_KEY, Stack, assert_problem, make_client
+from tests.conftest import ADMIN_KEY, Stack, assert_problem, make_client, wait_for
 from tests.factories import finished_job
 
 # Public by design, each with its reason. Anything else needs a key.
@@ -166,6 +166,12 @@ async def world(app: Any, worker: Any) -> World:
         distilled = await admin.post(f"/v1/banks/{bank}/sessions/s1/distill")
         assert distilled.status_code == 202, distilled.text
         assert (await finished_job(admin, distilled.json()["job_id"]))["status"] == "succeeded"
+
+        async def resolved() -> bool:  # the distilled unit's resolution is a job of its own
+            stats = (await admin.get(f"/v1/banks/{bank}/stats")).json()
+            return "pending" not in stats["memories_by_status"]
+
+        await wait_for(resolved)
     return World(
         bank=bank,
         other_bank=other_bank,

@@ -225,8 +225,8 @@ async def test_redistill_dry_run_diffs_and_apply_replaces(
     active = await wait_for(replaced)
     assert [u["content"] for u in active] == ["The user's budget for a work laptop is 5000."]
     assert active[0]["distiller"] == "llm-1:gpt-4o-mini"
-    superseded = await units(sql, bank, "superseded")
-    assert {u["id"] for u in superseded} == {u["id"] for u in before}
+    retired = await units(sql, bank, "deleted")  # retired by the replay, restorable; nothing supersedes them
+    assert {u["id"] for u in retired} == {u["id"] for u in before}
     actions = await sql(
         "SELECT DISTINCT action FROM memory_history WHERE memory_id = ANY(:ids)",
         ids=[u["id"] for u in before],

@@ -237,10 +237,13 @@ async def test_write_reflect_query_round_trip(service: str, client: httpx.AsyncC
         ]
         response = await client.post(f"/v1/banks/{bank}/sessions/lisbon/events", json={"events": turns})
         assert response.status_code == 202, response.text
-        # Before the reflection the turn is only working memory, not a memory unit.
+        # Before the reflection the turn is only working memory, not a memory unit: it is in the
+        # context block's recent turns, not among the memories.
         before = await ok(mcp, "memory_query", {"query": "What is the budget?", "session_id": "lisbon"})
-        assert "1200" not in before["context"]
+        assert all("1200" not in m["content"] for m in before["memories"])
         assert any("1200" in turn["content"] for turn in before["working_memory"])
+        assert "## recent turns (not yet distilled)" in before["context"]
+        assert "user: My budget is 1200 euros." in before["context"]
 
         reflected = await ok(mcp, "memory_reflect", {"session_id": "lisbon"})
         uuid.UUID(reflected["job_id"])

@@ -127,3 +127,38 @@ def test_date_span_is_the_days_a_date_entity_names(stack: Stack) -> None:
         for name, span in cases.items():
             cur.execute("SELECT date_span(%s)::text", (name,))
             assert cur.fetchone()[0] == span, name
+
+
+async def test_configs_stored_before_the_bounds_are_clamped(stack: Stack) -> None:
+    from app.banks.config import MAX_IDLE_SECONDS, MAX_TTL_DAYS, BankConfig
+
+    name = f"hindsight_migrations_{uuid.uuid4().hex[:8]}"
+    admin = _connect(stack.database_url)
+    admin.autocommit = True
+    with admin.cursor() as cur:
+        cur.execute(f'CREATE DATABASE "{name}"')
+    url = make_url(stack.database_url).set(database=name).render_as_string(hide_password=False)
+    try:
+        await asyncio.to_thread(upgrade, url, "0002")
+        with _connect(url) as conn, conn.cursor() as cur:
+            cur.execute(
+                "INSERT INTO banks (id, config) VALUES ('absurd', %s), ('sane', %s)",
+                (
+                    '{"idle_distill_seconds": 1000000000000000000, "min_score": 1e300,'
+                    ' "ttl_days": {"episode": 1e9, "fact": 365, "task_state": null}}',
+                    '{"idle_distill_seconds": 600, "ttl_days": {"episode": 30}}',
+                ),
+            )
+        await asyncio.to_thread(upgrade, url)
+        with _connect(url) as conn, conn.cursor() as cur:
+            cur.execute("SELECT id, config FROM banks ORDER BY id")
+            configs = dict(cur.fetchall())
+        assert configs["absurd"]["idle_distill_seconds"] == MAX_IDLE_SECONDS
+        assert configs["absurd"]["ttl_days"] == {"episode": MAX_TTL_DAYS, "fact": 365, "task_state": None}
+        assert configs["sane"] == {"idle_distill_seconds": 600, "ttl_days": {"episode": 30}}
+        for config in configs.values():
+            BankConfig.model_validate(config)  # every stored config validates again
+    finally:
+        with admin.cursor() as cur:
+            cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()

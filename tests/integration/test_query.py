@@ -189,7 +189,22 @@ async def test_working_memory_comes_with_the_answer(client: httpx.AsyncClient) -
     )
     answer = await ask(client, bank, "table booking", working_memory=True, session_id="s")
     assert [t["content"] for t in answer["working_memory"]] == ["Please book the table for eight people."]
-    assert (await ask(client, bank, "table booking"))["working_memory"] == []
+    # The prompt-ready block carries them too, dated, as a group of their own.
+    assert answer["context"].startswith("## recent turns (not yet distilled)\n- [")
+    assert answer["context"].endswith("] user: Please book the table for eight people.")
+    alone = await ask(client, bank, "table booking")
+    assert alone["working_memory"] == []
+    assert alone["context"] == ""
+    # Under a token budget the newest turns are kept.
+    await client.post(
+        f"/v1/banks/{bank}/sessions/s/events",
+        json={
+            "events": [{"role": "user", "content": f"Note number {i} about the booking."} for i in range(40)]
+        },
+    )
+    tight = await ask(client, bank, "table booking", working_memory=True, session_id="s", max_tokens=60)
+    assert "Note number 39 about the booking." in tight["context"]
+    assert "eight people" not in tight["context"]
 
 
 async def test_reads_are_logged_and_counted(client: httpx.AsyncClient, app: Any, sql: Any) -> None:

@@ -11,6 +11,7 @@ from sqlalchemy import select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.banks.config import MAX_IDLE_SECONDS
 from app.db.models import Event, Session
 
 
@@ -230,12 +231,12 @@ async def idle_undistilled_sessions(
             JOIN banks b ON b.id = s.bank_id
             JOIN events e ON e.bank_id = s.bank_id AND e.session_id = s.session_id AND e.seq = s.last_seq
             WHERE s.last_seq > s.distilled_seq
-              AND e.created_at < now() - make_interval(
-                    secs => COALESCE((b.config->>'idle_distill_seconds')::int, :default_idle))
+              AND e.created_at < now() - make_interval(secs => LEAST(
+                    COALESCE((b.config->>'idle_distill_seconds')::numeric, :default_idle), :max_idle))
             ORDER BY e.created_at
             LIMIT :limit
         """),
-        {"default_idle": default_idle_seconds, "limit": limit},
+        {"default_idle": default_idle_seconds, "max_idle": MAX_IDLE_SECONDS, "limit": limit},
     )
     return [(row[0], row[1]) for row in rows]
 

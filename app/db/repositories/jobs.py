@@ -90,7 +90,7 @@ async def claim(db: AsyncSession, job_id: uuid.UUID, deadline: timedelta) -> Job
         .values(
             status="running",
             attempts=Job.attempts + 1,
-            started_at=func.now(),
+            started_at=func.clock_timestamp(),
             deadline_at=func.now() + deadline,
             error=None,
         )
@@ -110,7 +110,9 @@ async def finish(
     await db.execute(
         update(Job)
         .where(Job.id == job_id)
-        .values(status=status, result=result, error=error, finished_at=func.now(), deadline_at=None)
+        .values(
+            status=status, result=result, error=error, finished_at=func.clock_timestamp(), deadline_at=None
+        )
     )
 
 

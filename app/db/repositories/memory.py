@@ -118,19 +118,31 @@ async def related_active_units(
 
 
 async def session_units(
-    db: AsyncSession, bank_id: str, session_id: str, statuses: tuple[str, ...]
+    db: AsyncSession, bank_id: str, session_id: str, statuses: tuple[str, ...] | None = None
 ) -> list[MemoryUnit]:
-    """Units distilled from a session (not direct writes), in creation order."""
+    """Units distilled from a session (not direct writes), in creation order; without `statuses`,
+    every unit the session's distillations stand by: all but those a replay retired (deleted with
+    `redistilled` as their latest history action)."""
     stmt = (
         select(MemoryUnit)
         .where(
             MemoryUnit.bank_id == bank_id,
             MemoryUnit.session_id == session_id,
-            MemoryUnit.status.in_(statuses),
             MemoryUnit.identity_key.is_not(None),
         )
         .order_by(MemoryUnit.created_at, MemoryUnit.id)
     )
+    if statuses is not None:
+        stmt = stmt.where(MemoryUnit.status.in_(statuses))
+    else:
+        latest = (
+            select(MemoryHistory.action)
+            .where(MemoryHistory.memory_id == MemoryUnit.id)
+            .order_by(MemoryHistory.at.desc(), MemoryHistory.id.desc())
+            .limit(1)
+            .scalar_subquery()
+        )
+        stmt = stmt.where((MemoryUnit.status != "deleted") | (func.coalesce(latest, "") != "redistilled"))
     return list((await db.scalars(stmt)).all())
 
 

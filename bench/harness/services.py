@@ -1,38 +1,27 @@
-"""What the benchmarks share: the embedded stack in a temporary directory (or the URLs given),
-`hindsight api` / `hindsight worker` as child processes, the machine's facts, and writing one
-section of docs/benchmarks.md. The measuring helpers (percentiles, CPU accounting,
-the quiet-machine wait) are those of bench/query_latency.py, so every report reads the same way."""
+"""The services a benchmark runs against: PostgreSQL and Redis (embedded in a temporary directory
+unless URLs are given), and `hindsight api` / `hindsight worker` / `hindsight dev` as child
+processes of this one."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from bench.query_latency import (  # noqa: F401 (re-exported for the benchmarks)
-    DIM,
-    DOCS,
-    MODEL,
-    ROOT,
-    CpuAccount,
-    log,
-    machine,
-    percentiles,
-    rss_mib,
-    wait_for_quiet,
-)
+from bench.harness.measure import log
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL, DIM = "all-MiniLM-L6-v2", 384  # the local embedder the services run with
+LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"  # realistic conversation turns
 
 
 @dataclass
@@ -133,66 +122,47 @@ def tail(path: Path, lines: int = 20) -> str:
     return ""
 
 
-def process_tree(pid: int) -> list[int]:
-    import psutil
+@contextlib.contextmanager
+def dev(
+    port: int, env: dict[str, str], keep: bool = False, prefix: str = "hindsight-dev-"
+) -> Iterator[tuple[dict[str, str], subprocess.Popen[bytes], Path]]:
+    """`hindsight dev` in a temporary data dir (removed after, unless `keep`), until it answers
+    /readyz (a worker is up); yields (its dev.json: url and api_key, the process, the data dir)."""
+    import httpx
 
-    with contextlib.suppress(psutil.Error):
-        proc = psutil.Process(pid)
-        return [pid, *(c.pid for c in proc.children(recursive=True))]
-    return []
-
-
-def uvicorn_processes(pid: int) -> int:
-    """How many processes serve requests under `hindsight api` (1 unless --workers > 1)."""
-    import psutil
-
-    with contextlib.suppress(psutil.Error):
-        children = psutil.Process(pid).children(recursive=True)
-        # uvicorn --workers N: a supervisor plus N workers (plus a multiprocessing tracker).
-        serving = [c for c in children if "multiprocessing.resource_tracker" not in " ".join(c.cmdline())]
-        return len(serving) or 1
-    return 1
-
-
-def process_cpu_s(pid: int | None = None) -> float:
-    import psutil
-
-    t = psutil.Process(pid).cpu_times()
-    return float(t.user + t.system)
-
-
-def write_section(title: str, section: str, keep: str | None = None) -> None:
-    """Replace (or append) the `## title` section of docs/benchmarks.md, keeping a hand-written
-    `keep` subsection ("### Findings") of the old one."""
-    heading = f"## {title}"
-    current = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^{re.escape(heading)}\n.*?(?=^## |\Z)", re.S | re.M)
-    found = pattern.search(current)
-    if found:
+    data_dir = Path(tempfile.mkdtemp(prefix=prefix))
+    out = open(data_dir / "dev.out", "ab")  # closed in the finally below
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "dev", "--port", str(port), "--data-dir", str(data_dir / "data")],
+        env=env,
+        cwd=ROOT,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        info_path = data_dir / "data" / "dev.json"
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError("hindsight dev exited:\n" + (data_dir / "dev.out").read_text()[-3000:])
+            if time.monotonic() > deadline:
+                raise TimeoutError("hindsight dev did not become ready within 180 s")
+            if info_path.exists():
+                info: dict[str, str] = json.loads(info_path.read_text())
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(f"{info['url']}/readyz", timeout=5).status_code == 200:
+                        break
+            time.sleep(0.5)
+        yield info, proc, data_dir
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        out.close()
         if keep:
-            kept = found.group(0).partition(f"\n{keep}")
-            section = section.rstrip("\n") + ("\n\n" + keep + kept[2].rstrip("\n") if kept[1] else "")
-        updated = current[: found.start()] + section.rstrip("\n") + "\n\n" + current[found.end() :]
-    else:
-        updated = current.rstrip("\n") + "\n\n" + section.rstrip("\n") + "\n"
-    DOCS.write_text(updated.rstrip("\n") + "\n")
-
-
-def footer(report: dict[str, Any], what: str) -> list[str]:
-    """A docs section's last lines: the report's notes, then where its raw figures are (`what`)."""
-    notes = [
-        textwrap.fill(f"- {n}", width=110, subsequent_indent="  ", break_on_hyphens=False)
-        for n in report.get("notes") or []
-    ]
-    return (["", *notes] if notes else []) + ["", f"{what}: `{report['out']}` (written by the run).", ""]
-
-
-def write_json(path: str | Path, report: dict[str, Any]) -> Path:
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str))
-    return out
-
-
-def command_line(module: str, argv: list[str] | None) -> str:
-    return f"python -m {module} " + " ".join(argv if argv is not None else sys.argv[1:])
+            print(f"data and logs kept in {data_dir}")
+        else:
+            shutil.rmtree(data_dir, ignore_errors=True)

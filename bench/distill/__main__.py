@@ -1,0 +1,3 @@
+from bench.distill.run import main
+
+raise SystemExit(main())

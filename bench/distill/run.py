@@ -1,0 +1,63 @@
+"""The run: the conversation, through one worker, then in process under cProfile, on one stack; the
+JSON report and the docs section (`python -m bench.distill`)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from datetime import UTC, datetime
+
+from bench import distill
+from bench.distill.conversation import conversation
+from bench.distill.in_process import profile_in_process
+from bench.distill.report import SECTION, TARGET_EVENTS_PER_S, docs_section
+from bench.distill.worker import through_worker
+from bench.harness import cli, measure, services
+from bench.harness.measure import log
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.parser("bench.distill", distill.__doc__)
+    parser.add_argument("--events", type=int, default=2500, help="events distilled by the worker")
+    parser.add_argument("--zh-share", type=float, default=0.15, help="share of Chinese events")
+    parser.add_argument("--profile-events", type=int, default=1000, help="events of the in-process profile")
+    parser.add_argument("--top", type=int, default=25, help="profile rows kept in the JSON")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds to wait for the worker")
+    args = cli.parse(parser, argv, out="bench/results/distill.json")
+    if args.docs_only:
+        return cli.rewrite_docs(SECTION, docs_section, args.out)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    sessions = conversation(args.events, args.zh_share, args.seed)
+    zh_events = sum(len(t) for sid, t in sessions if sid.startswith("zh-"))
+    profiled = [(f"p-{sid}", t) for sid, t in conversation(args.profile_events, args.zh_share, args.seed + 1)]
+    with services.stack(args.database_url, args.redis_url) as s:
+        worker = through_worker(s, sessions, args)
+        log(
+            f"  {worker['events']:,} events distilled in {worker['distilled_s']} s: "
+            f"{worker['events_per_s']} events/s ({worker['events_per_s_resolved']} with resolution)"
+        )
+        log(f"  profiling {args.profile_events:,} events in process …")
+        profile = asyncio.run(profile_in_process(s, profiled, args.top))
+    report = {
+        "command": cli.command_line("bench.distill", argv),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": measure.machine(),
+        "target_events_per_s": TARGET_EVENTS_PER_S,
+        "zh_events": zh_events,
+        "out": args.out,
+        "notes": [],
+        "worker": worker,
+        "profile": profile,
+    }
+    cli.write_json(args.out, report)
+    print(
+        f"one worker: {worker['events_per_s']} events/s to the watermark "
+        f"({worker['events_per_s_resolved']} until resolved); in process under cProfile "
+        f"{profile['events_per_s']} events/s, split {profile['split_s']}"
+    )
+    for r in profile["top_cumulative"][:10]:
+        print(f"  {r['cumtime_s']:>8} s  {r['calls']:>8}  {r['function']}")
+    cli.publish(args, SECTION, docs_section, report)
+    return 0

@@ -1,0 +1,3 @@
+from bench.ingest.run import main
+
+raise SystemExit(main())
