@@ -357,10 +357,12 @@ async def test_resolution_of_a_backlog_releases_the_bank_lock_between_batches(
 
     bank_id = await create_bank(client, f"backlog-{uuid.uuid4().hex[:10]}")
     async with app.state.sessionmaker() as db, db.begin():
+        from app.banks.config import ConfiguredBank
         from app.db.repositories import banks as banks_repo
 
-        bank = await banks_repo.get_bank(db, bank_id)
-        assert bank is not None
+        row = await banks_repo.get_bank(db, bank_id)
+        assert row is not None
+        bank = ConfiguredBank.of(row)
         for i in range(5):  # pending units nobody was asked to resolve yet
             body = MemoryCreate(content=f"Ida visited city number {i}.", tags=["fact.location"])
             await memory.create(db, app.state.embedder, bank, body, "test")
