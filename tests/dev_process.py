@@ -51,9 +51,16 @@ def wait_dev_ready(proc: subprocess.Popen[bytes], data_dir: Path, within: float 
         time.sleep(0.5)
 
 
+def _command_line(process: psutil.Process) -> str:
+    try:
+        return " ".join(process.cmdline())
+    except (psutil.NoSuchProcess, psutil.ZombieProcess):  # exited: not a running child
+        return ""
+
+
 def dev_child(proc: subprocess.Popen[bytes], command: str) -> psutil.Process:
-    """The supervisor's one direct child whose command line contains `command`."""
-    [child] = [c for c in psutil.Process(proc.pid).children() if command in " ".join(c.cmdline())]
+    """The supervisor's one running direct child whose command line contains `command`."""
+    [child] = [c for c in psutil.Process(proc.pid).children() if command in _command_line(c)]
     return child
 
 
