@@ -95,8 +95,14 @@ def build_parser() -> argparse.ArgumentParser:
     api.add_argument("--workers", type=int, default=1)
     api.set_defaults(func=_api)
 
+    from app.jobs.queue import QUEUES
+
     worker = verbs.add_parser("worker", help="run a Celery worker")
-    worker.add_argument("--queues", default="distill,resolve,maintenance")
+    worker.add_argument(
+        "--queues",
+        default=",".join(QUEUES),
+        help="queues to consume (default: all; see the README's worker layout)",
+    )
     worker.add_argument("--concurrency", type=int, default=1)
     worker.add_argument("--name", default=None, help="node name, e.g. distill@%%h")
     worker.set_defaults(func=_worker)

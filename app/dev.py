@@ -1,8 +1,10 @@
-"""`hindsight dev`: the embedded default in the foreground.
+"""`hindsight dev`: the embedded default in the foreground, supervised.
 
-Starts PostgreSQL and Redis (embedded), migrates, then runs the API, one worker and beat as child
-processes; writes `<data-dir>/dev.json` once the API answers; on Ctrl-C or SIGTERM stops every
-child, then Redis, then PostgreSQL, and leaves nothing behind.
+Starts PostgreSQL and Redis (embedded), migrates, then runs the API, one worker per pool of
+`WORKER_POOLS` (new events never wait behind replays and maintenance) and beat as child processes;
+writes `<data-dir>/dev.json` once the API answers. A child that exits afterwards, PostgreSQL and
+Redis included, is restarted on the same port with backoff, and the supervisor says so. Only Ctrl-C
+or SIGTERM stops it: every child, then Redis, then PostgreSQL, leaving nothing behind.
 """
 
 from __future__ import annotations
@@ -16,19 +18,30 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from app.embedded import EmbeddedPostgres, EmbeddedRedis, start_postgres, start_redis, stop_process
+from app.embedded import free_port, postgres_url, redis_url, start_postgres, start_redis, stop_process
+from app.jobs.queue import WORKER_POOLS
 from app.migrate import upgrade
 
+FIRST_BACKOFF_SECONDS = 1.0
+MAX_BACKOFF_SECONDS = 30.0
+STABLE_SECONDS = 60.0  # a child up this long has recovered: its next crash restarts it at once again
 
-class _Stop(Exception):
+
+class _Stop(BaseException):  # not an Exception: no `except Exception` on the way may swallow Ctrl-C
     pass
 
 
 def _raise_stop(signum: int, _: FrameType | None) -> None:
     raise _Stop(signal.Signals(signum).name)
+
+
+def _say(message: str) -> None:
+    print(f"hindsight dev: {message}", file=sys.stderr, flush=True)
 
 
 def _admin_key(data_dir: Path) -> str:
@@ -40,6 +53,66 @@ def _admin_key(data_dir: Path) -> str:
     path.write_text(key)
     path.chmod(0o600)
     return key
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Each child leads its own process group (`start_new_session`); once the leader is gone, end
+    what it left (a killed worker's pool processes, a killed postmaster's backends)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+@dataclass
+class Child:
+    """A process the supervisor keeps running: `start` launches it, a crash restarts it after a
+    backoff that doubles with each crash in a row (up to MAX_BACKOFF_SECONDS)."""
+
+    name: str
+    start: Callable[[], subprocess.Popen[bytes]]
+    stop_signal: int = signal.SIGTERM
+    stop_timeout: float = 20.0
+    process: subprocess.Popen[bytes] | None = None
+    started_at: float = 0.0
+    crashes: int = 0  # in a row: reset once the child has stayed up STABLE_SECONDS
+    restart_at: float | None = None
+
+    def launch(self) -> None:
+        self.process = self.start()
+        self.started_at = time.monotonic()
+
+    def supervise(self, now: float) -> None:
+        if self.restart_at is not None:
+            if now >= self.restart_at:
+                self._restart(now)
+            return
+        assert self.process is not None
+        if self.process.poll() is None:
+            if self.crashes and now - self.started_at >= STABLE_SECONDS:
+                self.crashes = 0
+            return
+        _kill_group(self.process)
+        self._schedule(now, f"exited with code {self.process.returncode}")
+
+    def _schedule(self, now: float, why: str) -> None:
+        delay = min(MAX_BACKOFF_SECONDS, FIRST_BACKOFF_SECONDS * 2**self.crashes)
+        self.crashes += 1
+        self.restart_at = now + delay
+        _say(f"{self.name} {why}; restarting in {delay:.0f}s (restart {self.crashes} in a row)")
+
+    def _restart(self, now: float) -> None:
+        self.restart_at = None
+        try:
+            self.launch()
+        except Exception as exc:  # e.g. the port is still held: try again, later
+            self._schedule(time.monotonic(), f"did not start ({exc})")
+            return
+        assert self.process is not None
+        _say(f"{self.name} restarted (pid {self.process.pid})")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            stop_process(self.process, self.stop_signal, timeout=self.stop_timeout)
+            _kill_group(self.process)
 
 
 def _spawn(verb: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -66,6 +139,36 @@ def _wait_http(url: str, proc: subprocess.Popen[bytes], timeout: float) -> None:
     raise TimeoutError(f"{url} did not answer within {timeout:.0f}s")
 
 
+def _services(data_dir: Path, pg_port: int, redis_port: int) -> list[Child]:
+    """PostgreSQL and Redis, on fixed ports so that a restarted one is where the others look."""
+    return [
+        Child(
+            "postgres",
+            lambda: start_postgres(data_dir / "pgdata", port=pg_port).process,
+            stop_signal=signal.SIGINT,  # PostgreSQL's "fast" shutdown
+        ),
+        Child("redis", lambda: start_redis(data_dir / "redis", port=redis_port).process),
+    ]
+
+
+def _apps(port: int, data_dir: Path, env: dict[str, str]) -> list[Child]:
+    """The API, one worker per pool, then beat: stopped in reverse (beat first, the API last)."""
+    logs = data_dir / "logs"
+
+    def spawn(verb: list[str], log: str) -> Callable[[], subprocess.Popen[bytes]]:
+        return lambda: _spawn(verb, env, logs / log)
+
+    api = ["api", "--host", "127.0.0.1", "--port", str(port)]
+    children = [Child("api", spawn(api, "api.log"))]
+    for pool in WORKER_POOLS:
+        verb = ["worker", "--name", f"{pool.name}@%h", "--queues", ",".join(pool.queues)]
+        verb += ["--concurrency", str(pool.concurrency)]
+        children.append(Child(f"worker {pool.name}", spawn(verb, f"worker-{pool.name}.log")))
+    beat = ["beat", "--schedule", str(data_dir / "celerybeat-schedule")]
+    children.append(Child("beat", spawn(beat, "beat.log")))
+    return children
+
+
 def run_dev(port: int, data_dir: Path) -> int:
     data_dir = data_dir.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -76,70 +179,49 @@ def run_dev(port: int, data_dir: Path) -> int:
     signal.signal(signal.SIGTERM, _raise_stop)
     signal.signal(signal.SIGINT, _raise_stop)
 
-    postgres: EmbeddedPostgres | None = None
-    redis: EmbeddedRedis | None = None
-    children: list[subprocess.Popen[bytes]] = []
+    pg_port, redis_port = free_port(), free_port()
+    children: list[Child] = []
     try:
-        postgres = start_postgres(data_dir / "pgdata")
-        redis = start_redis(data_dir / "redis")
-        upgrade(postgres.url())
+        for service in _services(data_dir, pg_port, redis_port):
+            children.append(service)
+            service.launch()
+        database_url, broker_url = postgres_url(pg_port), redis_url(redis_port)
+        upgrade(database_url)
         admin_key = _admin_key(data_dir)
         env = {
             **os.environ,
             "HINDSIGHT_ENV": "dev",
-            "HINDSIGHT_DATABASE_URL": postgres.url(),
-            "HINDSIGHT_REDIS_URL": redis.url,
+            "HINDSIGHT_DATABASE_URL": database_url,
+            "HINDSIGHT_REDIS_URL": broker_url,
             "HINDSIGHT_ADMIN_KEY": admin_key,
             "HF_HUB_OFFLINE": "1",
         }
         url = f"http://127.0.0.1:{port}"
-        api = _spawn(["api", "--host", "127.0.0.1", "--port", str(port)], env, logs / "api.log")
-        children.append(api)
-        children.append(_spawn(["worker"], env, logs / "worker.log"))
-        children.append(
-            _spawn(
-                ["beat", "--schedule", str(data_dir / "celerybeat-schedule")],
-                env,
-                logs / "beat.log",
-            )
-        )
-        _wait_http(f"{url}/healthz", api, timeout=60)
-        dev_json.write_text(
-            json.dumps(
-                {
-                    "url": url,
-                    "api_key": admin_key,
-                    "database_url": postgres.url(),
-                    "redis_url": redis.url,
-                },
-                indent=2,
-            )
-        )
+        apps = _apps(port, data_dir, env)
+        for app in apps:
+            children.append(app)
+            app.launch()
+        assert apps[0].process is not None
+        _wait_http(f"{url}/healthz", apps[0].process, timeout=60)  # a first start that fails is fatal
+        info = {"url": url, "api_key": admin_key, "database_url": database_url, "redis_url": broker_url}
+        dev_json.write_text(json.dumps(info, indent=2))
         print(
             f"Hindsight is up at {url}\n  docs:    {url}/docs\n  api key: {admin_key}\n"
-            f"  data:    {data_dir} (logs in {logs})\nCtrl-C stops everything.",
+            f"  data:    {data_dir} (logs in {logs})\n"
+            "A process that exits is restarted; Ctrl-C stops everything.",
             flush=True,
         )
         while True:
+            now = time.monotonic()
             for child in children:
-                if child.poll() is not None:
-                    print(
-                        f"a child process exited with code {child.returncode}; stopping",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-                    return 1
+                child.supervise(now)
             time.sleep(0.5)
     except _Stop:
         return 0
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        for child in reversed(children):  # beat, worker (warm shutdown), then the API
-            stop_process(child, signal.SIGTERM, timeout=20)
-        if redis is not None:
-            redis.stop()
-        if postgres is not None:
-            postgres.stop()
+        for child in reversed(children):  # beat, workers (warm shutdown), the API, Redis, PostgreSQL
+            child.stop()
         dev_json.unlink(missing_ok=True)
         print("Hindsight stopped.", flush=True)

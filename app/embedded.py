@@ -56,6 +56,14 @@ def stop_process(proc: subprocess.Popen[bytes], sig: int, timeout: float = 15.0)
         proc.wait(5)
 
 
+def postgres_url(port: int, database: str = PG_DATABASE, driver: str = "asyncpg") -> str:
+    return f"postgresql+{driver}://{PG_USER}@127.0.0.1:{port}/{database}"
+
+
+def redis_url(port: int) -> str:
+    return f"redis://127.0.0.1:{port}/0"
+
+
 @dataclass
 class EmbeddedPostgres:
     pgdata: Path
@@ -63,7 +71,7 @@ class EmbeddedPostgres:
     process: subprocess.Popen[bytes]
 
     def url(self, database: str = PG_DATABASE, driver: str = "asyncpg") -> str:
-        return f"postgresql+{driver}://{PG_USER}@127.0.0.1:{self.port}/{database}"
+        return postgres_url(self.port, database, driver)
 
     def stop(self) -> None:
         import signal
@@ -203,7 +211,7 @@ class EmbeddedRedis:
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return redis_url(self.port)
 
     def stop(self) -> None:
         import signal

@@ -22,7 +22,8 @@ def _start_heartbeat(sender: Any = None, **_: Any) -> None:
     global _heartbeat
     settings = get_settings()
     name = getattr(sender, "hostname", None) or f"worker@{socket.gethostname()}"
-    _heartbeat = Heartbeat(settings.redis_url, str(name), settings.worker_heartbeat_seconds)
+    queues = tuple(sorted(app.amqp.queues.consume_from or ()))  # what `--queues` selected
+    _heartbeat = Heartbeat(settings.redis_url, str(name), settings.worker_heartbeat_seconds, queues)
     _heartbeat.start()
 
 

@@ -1,15 +1,23 @@
-"""The Celery application factory: explicit queues, late acks, prefetch 1, broker from settings.
+"""The Celery application factory: explicit queues routed by `app.jobs.queue.queue_for`, late acks,
+prefetch 1, broker from settings.
 
 Importing this module has no side effects; `worker.celery_app` makes the process-wide app.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import Celery
 from kombu import Exchange, Queue
 
 from app.config import Settings
-from app.jobs.queue import QUEUES
+from app.jobs.queue import QUEUES, queue_for
+
+
+def _route(name: str, *_: Any, **__: Any) -> dict[str, str]:
+    """One routing rule for every sender (the API's queue, beat, `apply_async`): `queue_for`."""
+    return {"queue": queue_for(name)}
 
 
 def create_celery(settings: Settings) -> Celery:
@@ -17,11 +25,7 @@ def create_celery(settings: Settings) -> Celery:
     celery.conf.update(
         task_queues=[Queue(name, Exchange(name, type="direct"), routing_key=name) for name in QUEUES],
         task_default_queue="maintenance",
-        task_routes={
-            "distill.*": {"queue": "distill"},
-            "resolve.*": {"queue": "resolve"},
-            "maintenance.*": {"queue": "maintenance"},
-        },
+        task_routes=(_route,),
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,

@@ -8,9 +8,11 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
 
+from app.db.repositories import jobs as jobs_repo
 from app.errors import problem
+from app.jobs.queue import QUEUES, queue_for
 from app.schemas.problems import problem_responses
-from app.worker_heartbeat import HEARTBEAT_KEY
+from app.worker_heartbeat import HEARTBEAT_KEY, WORKER_QUEUES_KEY
 
 router = APIRouter(tags=["operations"])
 
@@ -29,9 +31,30 @@ async def _check(name: str, checks: dict[str, Any], probe: Any) -> None:
         checks[name] = f"down: {type(exc).__name__}"
 
 
+async def _queues(state: Any) -> dict[str, dict[str, Any]]:
+    """Per queue: jobs waiting, the age of the oldest (lag) and the live workers consuming it. A
+    backlog does not make the API unready (it still takes events); it shows here and in /stats."""
+    backlog: dict[str, dict[str, Any]] = {
+        name: {"queued": 0, "lag_seconds": 0.0, "workers": 0} for name in QUEUES
+    }
+    async with state.sessionmaker() as db:
+        for kind, count, age in await jobs_repo.queued_by_kind(db):
+            entry = backlog[queue_for(kind)]
+            entry["queued"] += count
+            entry["lag_seconds"] = round(max(entry["lag_seconds"], age), 3)
+    since = time.time() - state.settings.worker_heartbeat_ttl_seconds
+    live = await state.redis.zrangebyscore(HEARTBEAT_KEY, since, "+inf")
+    for consumed in await state.redis.hmget(WORKER_QUEUES_KEY, live) if live else []:
+        for name in (consumed or b"").decode().split(","):
+            if name in backlog:
+                backlog[name]["workers"] += 1
+    return backlog
+
+
 @router.get("/readyz", responses=problem_responses(429, 503))
 async def readyz(request: Request) -> Response:
-    """Ready when PostgreSQL and Redis answer and a worker sent a heartbeat recently."""
+    """Ready when PostgreSQL and Redis answer and a worker sent a heartbeat recently; the body shows
+    each queue's backlog, lag and workers."""
     state = request.app.state
     checks: dict[str, Any] = {}
 
@@ -49,7 +72,11 @@ async def readyz(request: Request) -> Response:
     for name, probe in (("database", database), ("redis", redis), ("worker", worker)):
         await _check(name, checks, probe)
     if all(v == "ok" for v in checks.values()):
-        return JSONResponse({"status": "ready", "checks": checks})
+        try:
+            queues: dict[str, dict[str, Any]] | None = await _queues(state)
+        except Exception:  # a dependency that failed since its check: ready by the checks, no backlog
+            queues = None
+        return JSONResponse({"status": "ready", "checks": checks, "queues": queues})
     response = problem(
         503,
         "Service Unavailable",

@@ -15,6 +15,7 @@ import logging
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.metrics import TASK_SEND_FAILURES
@@ -24,15 +25,39 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-QUEUES = ("distill", "resolve", "maintenance")
+# New events are distilled and resolved on queues of their own; work that replays or sweeps whole
+# banks (redistill on `replay`; sweep, merge, reembed, ... on `maintenance`) goes to the others, and
+# no worker consumes both groups, so a burst of it never delays the distillation of new events.
+QUEUES = ("distill", "resolve", "replay", "maintenance")
+_QUEUE_OF_KIND = {"distill.redistill": "replay"}
 QUIET_SECONDS = 5.0
 _PUBLISHERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hindsight-publish")
 
 
 def queue_for(kind: str) -> str:
-    """Task names are `domain.verb`; the domain names the queue."""
+    """Task names are `domain.verb`; the domain names the queue, but a redistill (a whole bank's
+    replay) is not new work and goes to `replay`."""
+    if kind in _QUEUE_OF_KIND:
+        return _QUEUE_OF_KIND[kind]
     domain = kind.split(".", 1)[0]
     return domain if domain in QUEUES else "maintenance"
+
+
+@dataclass(frozen=True)
+class WorkerPool:
+    """One worker process and the queues it alone consumes (`hindsight worker --queues`)."""
+
+    name: str
+    queues: tuple[str, ...]
+    concurrency: int
+
+
+# The layout `hindsight dev` runs and docker-compose.yml mirrors. The realtime pool runs two tasks at
+# once so that one bank's long resolution leaves a slot for every other bank's new events.
+WORKER_POOLS = (
+    WorkerPool("realtime", ("distill", "resolve"), concurrency=2),
+    WorkerPool("background", ("replay", "maintenance"), concurrency=1),
+)
 
 
 class TaskQueue:

@@ -15,10 +15,14 @@ def test_each_queue_has_its_own_exchange_and_late_acks() -> None:
     assert conf.beat_schedule["sweep"]["task"] == "maintenance.sweep"
 
 
-def test_task_names_route_to_their_domain_queue() -> None:
+def test_task_names_route_to_their_domain_queue_and_replays_to_their_own() -> None:
     assert queue_for("distill.session") == "distill"
     assert queue_for("resolve.bank") == "resolve"
     assert queue_for("maintenance.sweep") == "maintenance"
+    assert queue_for("distill.redistill") == "replay"  # a whole bank's replay is not new work
+    router = create_celery(Settings(env="test")).amqp.router
+    for kind in ("distill.session", "distill.redistill", "resolve.bank", "maintenance.merge"):
+        assert router.route({}, kind)["queue"].name == queue_for(kind), kind
 
 
 def test_every_scheduled_and_admin_task_is_a_registered_task_on_the_maintenance_queue() -> None:

@@ -178,3 +178,11 @@ async def scrub_results(db: AsyncSession, bank_id: str, content: str) -> int:
     for job_id, result in rows:
         await db.execute(update(Job).where(Job.id == job_id).values(result=_blank(result, content)))
     return len(rows)
+
+
+async def queued_by_kind(db: AsyncSession) -> list[tuple[str, int, float]]:
+    """Queued jobs per kind: (kind, how many, seconds since the oldest was created, by the database's
+    clock). Reads the partial index of unfinished jobs."""
+    age = func.extract("epoch", func.now() - func.min(Job.created_at))
+    stmt = select(Job.kind, func.count(), age).where(Job.status == "queued").group_by(Job.kind)
+    return [(kind, int(count), float(seconds)) for kind, count, seconds in (await db.execute(stmt)).all()]
