@@ -18,9 +18,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.config import Settings
 from app.db.models import Bank, Event, Job, MemoryUnit
 from app.db.repositories import banks as banks_repo
+from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
+from app.db.repositories import graph as graph_repo
+from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
-from app.db.repositories import memory as repo
+from app.db.repositories import units as units_repo
 from app.db.repositories.locks import xact_lock
 from app.distill.taxonomy import bank_taxonomy
 from app.distill.triggers import schedule_resolve
@@ -115,7 +118,9 @@ async def _candidates(
     if distiller.uses_related:
         probe = "\n".join(t.content for t in turns)[:2000]
         [vector] = await rt.embedder.embed([probe])
-        units = await repo.related_active_units(db, bank.id, rt.embedder.model, vector, RELATED_UNITS)
+        units = await embeddings_repo.related_active_units(
+            db, bank.id, rt.embedder.model, vector, RELATED_UNITS
+        )
         related = [RelatedUnit(u.id, u.content, list(u.tags)) for u in units]
     context = DistillContext(
         bank_id=bank.id,
@@ -178,7 +183,7 @@ async def _store(
     keys = list(prepared)
     embedding = asyncio.ensure_future(rt.embedder.embed([prepared[k][0]["content"] for k in keys]))
     try:
-        inserted = await repo.insert_units(db, [row for row, _ in prepared.values()])
+        inserted = await units_repo.insert_units(db, [row for row, _ in prepared.values()])
         new = [(inserted[key], row, c) for key, (row, c) in prepared.items() if key in inserted]
         if not new:
             await embedding
@@ -192,8 +197,10 @@ async def _store(
     ids = [mid for mid, _, _ in new]
     by_key = dict(zip(keys, await embedding, strict=True))
     vectors = [by_key[key] for key in prepared if key in inserted]
-    await repo.insert_embeddings(db, bank.id, rt.embedder.model, dict(zip(ids, vectors, strict=True)))
-    await repo.add_history(
+    await embeddings_repo.insert_embeddings(
+        db, bank.id, rt.embedder.model, dict(zip(ids, vectors, strict=True))
+    )
+    await history_repo.add_history(
         db,
         [
             {
@@ -224,22 +231,22 @@ async def store_graph(db: AsyncSession, bank_id: str, units: list[GraphItem]) ->
     pairs = [(e.name, e.type) for _, entities, _, _ in units for e in entities]
     for _, entities, relations, _ in units:
         # A relation's ends are entities of the unit where it names them; else new ones.
-        named = {repo.canonical(e.name) for e in entities}
+        named = {graph_repo.canonical(e.name) for e in entities}
         for r in relations:
-            pairs += [(r.subject, "person")] if repo.canonical(r.subject) not in named else []
-            pairs += [(r.object, "other")] if repo.canonical(r.object) not in named else []
-    ids = await repo.upsert_entities(db, bank_id, pairs)
+            pairs += [(r.subject, "person")] if graph_repo.canonical(r.subject) not in named else []
+            pairs += [(r.object, "other")] if graph_repo.canonical(r.object) not in named else []
+    ids = await graph_repo.upsert_entities(db, bank_id, pairs)
     by_name: dict[str, uuid.UUID] = {}
     for (key, _), entity_id in ids.items():
         by_name.setdefault(key, entity_id)
     links, rows = [], []
     for memory_id, entities, relations, confidence in units:
         for e in entities:
-            links.append((memory_id, ids[(repo.canonical(e.name), e.type)]))
-        typed = {repo.canonical(e.name): ids[(repo.canonical(e.name), e.type)] for e in entities}
+            links.append((memory_id, ids[(graph_repo.canonical(e.name), e.type)]))
+        typed = {graph_repo.canonical(e.name): ids[(graph_repo.canonical(e.name), e.type)] for e in entities}
         for r in relations:
-            subject = typed.get(repo.canonical(r.subject)) or by_name[repo.canonical(r.subject)]
-            obj = typed.get(repo.canonical(r.object)) or by_name[repo.canonical(r.object)]
+            subject = typed.get(graph_repo.canonical(r.subject)) or by_name[graph_repo.canonical(r.subject)]
+            obj = typed.get(graph_repo.canonical(r.object)) or by_name[graph_repo.canonical(r.object)]
             rows.append(
                 {
                     "id": uuid.uuid4(),
@@ -251,8 +258,8 @@ async def store_graph(db: AsyncSession, bank_id: str, units: list[GraphItem]) ->
                     "confidence": confidence,
                 }
             )
-    await repo.link_entities(db, bank_id, links)
-    await repo.insert_relations(db, rows)
+    await graph_repo.link_entities(db, bank_id, links)
+    await graph_repo.insert_relations(db, rows)
 
 
 async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
@@ -347,7 +354,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 kept, _, batch_usage = await _candidates(db, rt, distiller, bank, session_id, batch)
                 candidates += kept
                 usage.update(batch_usage)
-            old = await repo.session_units(db, bank_id, session_id, LIVE_STATUSES)
+            old = await units_repo.session_units(db, bank_id, session_id, LIVE_STATUSES)
             old_by_sig = {_signature(u.content, list(u.tags)): u for u in old}
             new_by_sig = {_signature(c.content, c.tags): c for c in candidates}
             added = [c for sig, c in new_by_sig.items() if sig not in old_by_sig]
@@ -366,7 +373,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             await _store(
                 db, rt, bank, session_id, events, added, distiller=distiller, job=job, salt=f"/{job.id}"
             )
-            await repo.transition(
+            await history_repo.transition(
                 db,
                 bank_id,
                 [(u.id, u.status, "superseded") for u in removed],

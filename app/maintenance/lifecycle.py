@@ -16,9 +16,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models import Job
+from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
-from app.db.repositories import memory as repo
-from app.db.repositories.memory import tag_prefix_sql
+from app.db.repositories import units as units_repo
+from app.db.repositories.units import tag_prefix_sql
 from app.schemas.banks import BankConfig
 
 BATCH = 500
@@ -127,8 +128,10 @@ async def expire(run: Run) -> dict[str, Any]:
                     run.batch,
                 )
                 changes = [(uid, status, "expired") for uid, status in units]
-                await repo.transition(db, bank_id, changes, action="expired", actor="maintenance:expire")
-                await repo.transition(
+                await history_repo.transition(
+                    db, bank_id, changes, action="expired", actor="maintenance:expire"
+                )
+                await history_repo.transition(
                     db,
                     bank_id,
                     [(uid, "expired", final) for uid, _ in units],
@@ -174,7 +177,7 @@ async def decay(run: Run) -> dict[str, Any]:
                 },
                 run.batch,
             )
-            await repo.transition(
+            await history_repo.transition(
                 db,
                 bank_id,
                 [(uid, status, "archived") for uid, status in units],
@@ -210,8 +213,8 @@ async def promote(run: Run) -> dict[str, Any]:
                 run.batch,
             )
             ids: list[uuid.UUID] = [uid for uid, _ in units]
-            await repo.set_layer(db, ids, "semantic")
-            await repo.add_history(
+            await units_repo.set_layer(db, ids, "semantic")
+            await history_repo.add_history(
                 db,
                 [
                     {

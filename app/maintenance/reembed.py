@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.repositories import memory as repo
+from app.db.repositories import embeddings as embeddings_repo
 from app.maintenance.lifecycle import Run
 from app.providers.embeddings import Embedder
 
@@ -45,7 +45,7 @@ async def reembed(run: Run, embedder: Embedder) -> dict[str, Any]:
     await ensure_index(run, embedder.model, embedder.dim)
 
     async def step(db: AsyncSession) -> int:
-        units = await repo.without_vector(
+        units = await embeddings_repo.without_vector(
             db, embedder.model, run.batch, bank_id=run.job.params.get("bank_id")
         )
         if units:
@@ -54,8 +54,10 @@ async def reembed(run: Run, embedder: Embedder) -> dict[str, Any]:
             for (memory_id, bank_id, _), vector in zip(units, vectors, strict=True):
                 by_bank.setdefault(bank_id, {})[memory_id] = vector
             for bank_id, rows in by_bank.items():
-                await repo.insert_embeddings(db, bank_id, embedder.model, rows)
-            await repo.set_embedding_model(db, [memory_id for memory_id, _, _ in units], embedder.model)
+                await embeddings_repo.insert_embeddings(db, bank_id, embedder.model, rows)
+            await embeddings_repo.set_embedding_model(
+                db, [memory_id for memory_id, _, _ in units], embedder.model
+            )
         return len(units)
 
     run.batch = min(run.batch, BATCH)

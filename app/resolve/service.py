@@ -23,7 +23,11 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Job, MemoryUnit
-from app.db.repositories import memory as repo
+from app.db.repositories import banks as banks_repo
+from app.db.repositories import embeddings as embeddings_repo
+from app.db.repositories import graph as graph_repo
+from app.db.repositories import history as history_repo
+from app.db.repositories import units as units_repo
 from app.db.repositories.locks import xact_lock
 from app.jobs.service import RetryableError
 from app.keys import composite_key
@@ -145,11 +149,11 @@ async def resolve_pending(
     actor_details: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     await lock_bank(db, bank_id)
-    bank_config = await repo.bank_config(db, bank_id)
+    bank_config = await banks_repo.bank_config(db, bank_id)
     config = BankConfig.model_validate(bank_config or {})
     counts = {"activated": 0, "superseded": 0, "merged": 0}
     details = actor_details or {}
-    while units := await repo.lock_pending(db, bank_id, BATCH, only=only):
+    while units := await units_repo.lock_pending(db, bank_id, BATCH, only=only):
         await _ensure_embeddings(db, bank_id, embedder, units)
         for unit in units:
             outcome = await _resolve_one(db, unit, config, embedder, judge, details)
@@ -162,11 +166,11 @@ async def resolve_pending(
 async def _ensure_embeddings(
     db: AsyncSession, bank_id: str, embedder: Embedder, units: list[MemoryUnit]
 ) -> None:
-    missing = await repo.without_embedding(db, [u.id for u in units], embedder.model)
+    missing = await embeddings_repo.without_embedding(db, [u.id for u in units], embedder.model)
     if missing:
         todo = [u for u in units if u.id in missing]
         vectors = await embedder.embed([u.content for u in todo])
-        await repo.insert_embeddings(
+        await embeddings_repo.insert_embeddings(
             db, bank_id, embedder.model, {u.id: v for u, v in zip(todo, vectors, strict=True)}
         )
 
@@ -180,7 +184,7 @@ async def _resolve_one(
     details: dict[str, Any],
 ) -> str:
     if unit.supersedes is not None:
-        head = await repo.chain_head(db, unit.supersedes)
+        head = await history_repo.chain_head(db, unit.supersedes)
         if head is not None and head.status == "active" and head.bank_id == unit.bank_id:
             await supersede(db, head, unit, reason="distiller", actor="resolver", details=details)
             return "superseded"
@@ -211,7 +215,7 @@ async def _resolve_one(
                         details=details,
                     )
                     return "superseded"
-    await repo.transition(
+    await history_repo.transition(
         db,
         unit.bank_id,
         [(unit.id, "pending", "active")],
@@ -233,10 +237,12 @@ def _facts(rows: dict[uuid.UUID, Facts], memory_id: uuid.UUID) -> Facts:
 async def _candidates(db: AsyncSession, unit: MemoryUnit, embedder: Embedder) -> list[Candidate]:
     """Active units that could be the same fact or its older value: semantic neighbours, units
     with the same key tag, and units sharing a single-valued relation."""
-    near = await repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
+    near = await embeddings_repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
     similar = {u.id: (u, sim) for u, sim in near}
     tag = key_tag(unit)
-    extra = await repo.active_related(db, unit, tag, list(SINGLE_VALUED_RELATIONS), exclude=list(similar))
+    extra = await graph_repo.active_related(
+        db, unit, tag, list(SINGLE_VALUED_RELATIONS), exclude=list(similar)
+    )
     for u, sim in extra:
         similar.setdefault(u.id, (u, sim))
     facts = await load_facts(db, list(similar))
@@ -245,13 +251,13 @@ async def _candidates(db: AsyncSession, unit: MemoryUnit, embedder: Embedder) ->
 
 async def load_facts(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, Facts]:
     facts: dict[uuid.UUID, Facts] = {}
-    for memory_id, entity_id, kind in await repo.unit_entities(db, ids):
+    for memory_id, entity_id, kind in await graph_repo.unit_entities(db, ids):
         f = facts.setdefault(memory_id, Facts())
         if kind == "person":
             f.persons.add(entity_id)
         elif kind in VALUE_TYPES:
             f.values.add(entity_id)
-    for memory_id, subject, relation, obj in await repo.unit_relations(db, ids):
+    for memory_id, subject, relation, obj in await graph_repo.unit_relations(db, ids):
         facts.setdefault(memory_id, Facts()).relations.add((subject, relation, obj))
     return facts
 
@@ -269,8 +275,8 @@ async def supersede(
     """`new` replaces the active `old`: old → superseded (valid until new's valid time), new → active;
     both directions of the chain are stored and both units get a history row."""
     extra = details or {}
-    await repo.link_supersede(db, old.id, new.id)
-    await repo.transition(
+    await history_repo.link_supersede(db, old.id, new.id)
+    await history_repo.transition(
         db,
         old.bank_id,
         [(old.id, old.status, "superseded")],
@@ -278,7 +284,7 @@ async def supersede(
         actor=actor,
         details={old.id: {**extra, "superseded_by": str(new.id), "reason": reason}},
     )
-    await repo.transition(
+    await history_repo.transition(
         db,
         new.bank_id,
         [(new.id, new.status, "active")],
@@ -294,8 +300,8 @@ async def merge(
     """The pending `unit` says again what the active `into` says: `into` keeps its id, gains the
     sources and confidence; `unit` becomes `merged`."""
     confidence = min(MAX_CONFIDENCE, 1 - (1 - into.confidence) * (1 - unit.confidence))
-    await repo.absorb(db, into, unit, confidence=confidence)
-    await repo.transition(
+    await units_repo.absorb(db, into, unit, confidence=confidence)
+    await history_repo.transition(
         db,
         unit.bank_id,
         [(unit.id, unit.status, "merged")],
@@ -303,7 +309,7 @@ async def merge(
         actor="resolver",
         details={unit.id: {**details, "merged_into": str(into.id), "similarity": round(similarity, 4)}},
     )
-    await repo.add_history(
+    await history_repo.add_history(
         db,
         [
             {

@@ -25,6 +25,11 @@ async def list_banks(db: AsyncSession, *, after: str | None, limit: int, only: s
     return list((await db.scalars(stmt)).all())
 
 
+async def bank_config(db: AsyncSession, bank_id: str) -> dict[str, Any] | None:
+    config: dict[str, Any] | None = await db.scalar(select(Bank.config).where(Bank.id == bank_id))
+    return config
+
+
 async def add_bank(db: AsyncSession, bank: Bank) -> None:
     db.add(bank)
     await db.flush()

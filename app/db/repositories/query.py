@@ -24,7 +24,7 @@ from sqlalchemy import insert, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import QueryLog
-from app.db.repositories.memory import tag_prefix_sql
+from app.db.repositories.units import tag_prefix_sql
 
 CHANNEL_LIMIT = 50
 # A time window of at most this many units (said in it) is a set the channels are driven by; a larger
