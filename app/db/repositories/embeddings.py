@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from sqlalchemy import select, text, update
@@ -10,6 +11,38 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import MemoryEmbedding, MemoryUnit
 from app.db.models.base import table_of
+
+_MODEL_NAME = re.compile(r"[\w./:-]+")
+
+
+def check_model_name(model: str) -> str:
+    """`model`, which statements write as a literal (partial indexes match literals only), if it is a
+    plain name."""
+    if not _MODEL_NAME.fullmatch(model):
+        raise ValueError(f"unexpected embedding model name {model!r}")
+    return model
+
+
+def index_name(model: str, dim: int) -> str:
+    return f"ix_memory_embeddings_hnsw_{dim}_" + re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")[:40]
+
+
+async def ensure_hnsw_index(db: AsyncSession, model: str, dim: int) -> None:
+    """The model's partial HNSW index on `embedding::vector(dim)`, built CONCURRENTLY (writes go on
+    meanwhile), outside any transaction (on the session's connection in autocommit)."""
+    check_model_name(model)
+    conn = await db.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+    exists = await conn.scalar(
+        text("SELECT 1 FROM pg_indexes WHERE tablename = 'memory_embeddings' AND indexdef LIKE :pattern"),
+        {"pattern": f"%vector({dim})%model = '{model}'::text%"},
+    )
+    if not exists:
+        await conn.execute(
+            text(
+                f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {index_name(model, dim)} ON memory_embeddings "
+                f"USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE model = '{model}'"
+            )
+        )
 
 
 async def insert_embeddings(
