@@ -7,8 +7,8 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, text, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import TextualSelect, column, func, select, text, update
+from sqlalchemy.dialects.postgresql import UUID, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import MemoryHistory, MemoryUnit
@@ -70,28 +70,23 @@ async def history_of(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryHisto
     return list((await db.scalars(stmt)).all())
 
 
-def active_as_of(bank_id: str, at: datetime) -> Any:
-    """Ids of the bank's units that were active at `at` (system time), read from their history:
-    each unit's last transition at or before `at` says what it was then."""
-    last = (
-        select(
-            MemoryHistory.memory_id,
-            MemoryHistory.details["to"].astext.label("status"),
-            func.row_number()
-            .over(
-                partition_by=MemoryHistory.memory_id,
-                order_by=(MemoryHistory.at.desc(), MemoryHistory.id.desc()),
-            )
-            .label("n"),
-        )
-        .where(
-            MemoryHistory.bank_id == bank_id,
-            MemoryHistory.at <= at,
-            MemoryHistory.details.has_key("to"),
-        )
-        .subquery()
-    )
-    return select(last.c.memory_id).where(last.c.n == 1, last.c.status == "active")
+def active_as_of_sql(bank: str, at: str) -> str:
+    """SQL for the ids (`id`) of the bank's units that were active at an instant (system time), read
+    from their history: each unit's last transition at or before it says what it was then (every
+    transition's details carry `to`). `bank` and `at` name the bind parameters."""
+    return f"""SELECT memory_id AS id FROM (
+            SELECT DISTINCT ON (memory_id) memory_id, details->>'to' AS status
+            FROM memory_history
+            WHERE bank_id = :{bank} AND at <= :{at} AND details ? 'to'
+            ORDER BY memory_id, at DESC, id DESC
+        ) last WHERE status = 'active'"""
+
+
+def active_as_of(bank_id: str, at: datetime) -> TextualSelect:
+    """`active_as_of_sql` bound to `bank_id` and `at`, as a select ORM statements can take
+    (`MemoryUnit.id.in_(...)`)."""
+    sql = text(active_as_of_sql("as_of_bank", "as_of_at"))
+    return sql.bindparams(as_of_bank=bank_id, as_of_at=at).columns(column("id", UUID(as_uuid=True)))
 
 
 async def link_supersede(db: AsyncSession, old_id: uuid.UUID, new_id: uuid.UUID) -> None:

@@ -24,6 +24,7 @@ from sqlalchemy import insert, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import QueryLog
+from app.db.repositories.history import active_as_of_sql
 from app.db.repositories.units import tag_prefix_sql
 
 CHANNEL_LIMIT = 50
@@ -145,17 +146,10 @@ def _prelude(f: Filters, params: dict[str, Any]) -> list[str]:
     """The sets the filters refer to: units active at `as_of`, units said in (or about) the window."""
     ctes: list[str] = []
     if f.as_of is not None:
-        ctes.append(
-            """
+        ctes.append(f"""
     as_of_active AS (
-        SELECT memory_id AS id FROM (
-            SELECT DISTINCT ON (memory_id) memory_id, details->>'to' AS status
-            FROM memory_history
-            WHERE bank_id = :bank AND at <= :as_of AND details ? 'to'
-            ORDER BY memory_id, at DESC, id DESC
-        ) last WHERE status = 'active'
-    ),"""
-        )
+        {active_as_of_sql("bank", "as_of")}
+    ),""")
     if f.window:
         params["time_from"], params["time_to"] = f.time_from, f.time_to
         status = "TRUE" if f.as_of is not None else _status(f, params, "tm")
