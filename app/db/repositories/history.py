@@ -103,31 +103,48 @@ async def link_supersede(db: AsyncSession, old_id: uuid.UUID, new_id: uuid.UUID)
     await db.execute(update(MemoryUnit).where(MemoryUnit.id == new_id).values(supersedes=old_id))
 
 
+# The history's view of a chain stops this many versions away from the unit it is asked about.
+CHAIN_STEPS = 1000
+
+
+def _walk(name: str, link: str, steps: int | None) -> str:
+    """A CTE `name`(id, next, depth, looped) that walks the chain from the unit :id along `link`
+    (`superseded_by`: newer versions, `supersedes`: older ones), :id at depth 0, at most `steps`
+    steps. A cycle (never written, but the walk must end) stops where it closes: the unit seen
+    again is the last row, `looped`."""
+    bound = f" WHERE w.depth < {int(steps)}" if steps is not None else ""
+    return f"""{name}(id, next, depth) AS (
+            SELECT id, {link}, 0 FROM memory_units WHERE id = :id
+            UNION ALL
+            SELECT m.id, m.{link}, w.depth + 1 FROM {name} w JOIN memory_units m ON m.id = w.next{bound}
+        ) CYCLE id SET looped USING path"""
+
+
 async def chain_head(db: AsyncSession, memory_id: uuid.UUID) -> MemoryUnit | None:
-    """The newest unit of the supersede chain `memory_id` belongs to."""
-    unit = await db.get(MemoryUnit, memory_id)
-    seen: set[uuid.UUID] = set()
-    while unit is not None and unit.superseded_by is not None and unit.id not in seen:
-        seen.add(unit.id)
-        unit = await db.get(MemoryUnit, unit.superseded_by)
-    return unit
+    """The newest unit of the supersede chain `memory_id` belongs to (one recursive query); None
+    when there is no such unit or the chain points at a unit that does not exist."""
+    last = (
+        await db.execute(
+            text(
+                f"WITH RECURSIVE {_walk('fwd', 'superseded_by', None)}"
+                " SELECT id, next, looped FROM fwd ORDER BY depth DESC LIMIT 1"
+            ),
+            {"id": memory_id},
+        )
+    ).first()
+    if last is None or (last.next is not None and not last.looped):
+        return None
+    return await db.get(MemoryUnit, last.id)
 
 
 async def supersede_chain(db: AsyncSession, unit: MemoryUnit) -> list[MemoryUnit]:
-    """The whole chain `unit` is part of, oldest first (one recursive query each way)."""
-    chain = text("""
-        WITH RECURSIVE back(id, depth) AS (
-            SELECT supersedes, 1 FROM memory_units WHERE id = :id AND supersedes IS NOT NULL
-            UNION ALL
-            SELECT m.supersedes, b.depth + 1 FROM memory_units m JOIN back b ON m.id = b.id
-            WHERE m.supersedes IS NOT NULL AND b.depth < 1000
-        ), fwd(id, depth) AS (
-            SELECT superseded_by, 1 FROM memory_units WHERE id = :id AND superseded_by IS NOT NULL
-            UNION ALL
-            SELECT m.superseded_by, f.depth + 1 FROM memory_units m JOIN fwd f ON m.id = f.id
-            WHERE m.superseded_by IS NOT NULL AND f.depth < 1000
-        )
-        SELECT id, -depth AS pos FROM back UNION ALL SELECT :id, 0 UNION ALL SELECT id, depth FROM fwd
+    """The whole chain `unit` is part of, oldest first (one recursive query each way, up to
+    CHAIN_STEPS versions from `unit`)."""
+    chain = text(f"""
+        WITH RECURSIVE {_walk("back", "supersedes", CHAIN_STEPS)},
+        {_walk("fwd", "superseded_by", CHAIN_STEPS)}
+        SELECT id, -depth AS pos FROM back WHERE depth > 0 AND NOT looped
+        UNION ALL SELECT id, depth FROM fwd WHERE NOT looped
     """)
     rows = (await db.execute(chain, {"id": unit.id})).all()
     order = {row[0]: row[1] for row in rows}
