@@ -1146,7 +1146,8 @@ async def measure_sql(
 
     from app.config import Settings
     from app.db.engine import create_engine
-    from app.db.repositories.query import _statement, rare_words, run_channels
+    from app.db.repositories.channels import build_statement, run_channels
+    from app.db.repositories.query import rare_words
 
     settings = Settings(env="test", database_url=url, admin_key="bench-admin-key-unused")
     engine = create_engine(settings, pool_size=1)  # the app's connection settings (hnsw.*) and driver
@@ -1171,7 +1172,7 @@ async def measure_sql(
                 params: dict[str, Any] = {"bank": p.filters.bank_id}
                 inputs = only(p.inputs, channel)  # the words `run_channels` keeps, as it would
                 inputs = replace(inputs, keywords=await rare_words(db, p.filters.bank_id, inputs.keywords))
-                statement = _statement(p.filters, inputs, params)
+                statement = build_statement(p.filters, inputs, params)
                 if not statement:  # every word of the query is common in the bank: no keyword channel
                     continue
                 rows = (await db.execute(text("EXPLAIN (ANALYZE, BUFFERS) " + statement), params)).all()

@@ -16,7 +16,8 @@ from app.db.models import Bank
 from app.db.repositories import events as events_repo
 from app.db.repositories import graph as graph_repo
 from app.db.repositories import units as units_repo
-from app.db.repositories.query import ChannelInputs, Filters, Hit, run_channels, size_window
+from app.db.repositories.channels import run_channels
+from app.db.repositories.query import ChannelInputs, Filters, Hit, size_window
 from app.distill.heuristic.rules import STOPWORDS_EN
 from app.events.service import as_aware, bank_timezone
 from app.events.service import working_memory as read_working_memory
