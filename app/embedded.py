@@ -187,6 +187,8 @@ def _remove_stale_pidfile(pidfile: Path) -> None:
 def _wait_ready_and_create_db(server: EmbeddedPostgres, timeout: float) -> None:
     import psycopg2  # sync driver, fine for this one-off bootstrap
 
+    from app.db.engine import create_database
+
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -198,9 +200,7 @@ def _wait_ready_and_create_db(server: EmbeddedPostgres, timeout: float) -> None:
             time.sleep(0.2)
     conn.autocommit = True
     with conn.cursor() as cur:
-        cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", (PG_DATABASE,))
-        if cur.fetchone() is None:
-            cur.execute(f'CREATE DATABASE "{PG_DATABASE}"')
+        create_database(cur, PG_DATABASE)
     conn.close()
 
 

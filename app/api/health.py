@@ -6,8 +6,8 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from sqlalchemy import text
 
+from app.db.engine import database_ready
 from app.db.repositories import jobs as jobs_repo
 from app.errors import problem
 from app.jobs.queue import QUEUES, queue_for
@@ -59,8 +59,7 @@ async def readyz(request: Request) -> Response:
     checks: dict[str, Any] = {}
 
     async def database() -> bool:
-        async with state.engine.connect() as conn:
-            return bool((await conn.execute(text("SELECT 1"))).scalar_one() == 1)
+        return await database_ready(state.engine)
 
     async def redis() -> bool:
         return bool(await state.redis.ping())

@@ -17,7 +17,7 @@ from app.api.deps import (
 )
 from app.banks.service import Principal, require_admin
 from app.db.models import MEMORY_STATUSES
-from app.db.repositories import memory as repo
+from app.db.repositories import units as units_repo
 from app.errors import BadRequest, Invalid
 from app.jobs.schedule import schedule_resolve
 from app.memory import service
@@ -131,7 +131,7 @@ async def list_memories(
     cursor: str | None = None,
 ) -> MemoryPage:
     """The bank's units, newest first, filtered."""
-    units = await repo.list_units(
+    units = await units_repo.list_units(
         db,
         bank.id,
         statuses=_statuses(status_),

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import (
@@ -18,6 +18,9 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
 from app.config import Settings
+
+if TYPE_CHECKING:
+    from psycopg2.extensions import cursor
 
 # The server closed or is closing the connection: connection failure (08), shutdown or restart (57P0x).
 DISCONNECT_SQLSTATES = ("08", "57P01", "57P02", "57P03")
@@ -95,3 +98,17 @@ def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]
 def autocommit(engine: AsyncEngine) -> AsyncEngine:
     """The engine's pool, outside transactions: for reads, no BEGIN / COMMIT round trips."""
     return engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
+async def database_ready(engine: AsyncEngine) -> bool:
+    """PostgreSQL runs a statement on a connection of the engine's pool (readiness)."""
+    async with engine.connect() as conn:
+        return bool((await conn.execute(text("SELECT 1"))).scalar_one() == 1)
+
+
+def create_database(cur: cursor, name: str) -> None:
+    """Create the database `name` unless it exists: the embedded server's one-off bootstrap, through a
+    sync cursor on an autocommit connection (CREATE DATABASE cannot run in a transaction)."""
+    cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+    if cur.fetchone() is None:
+        cur.execute(f'CREATE DATABASE "{name}"')

@@ -19,9 +19,11 @@ from app.banks.config import ConfiguredBank
 from app.banks.service import configured_bank
 from app.config import Settings
 from app.db.models import Event, Job, MemoryUnit
+from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
+from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
-from app.db.repositories import memory as repo
+from app.db.repositories import units as units_repo
 from app.db.repositories.locks import xact_lock
 from app.distill.taxonomy import bank_taxonomy
 from app.distill.types import Candidate, DistillContext, Distiller, RelatedUnit, Turn
@@ -115,7 +117,9 @@ async def _candidates(
     if distiller.uses_related:
         probe = "\n".join(t.content for t in turns)[:2000]
         [vector] = await rt.embedder.embed([probe])
-        units = await repo.related_active_units(db, bank.id, rt.embedder.model, vector, RELATED_UNITS)
+        units = await embeddings_repo.related_active_units(
+            db, bank.id, rt.embedder.model, vector, RELATED_UNITS
+        )
         related = [RelatedUnit(u.id, u.content, list(u.tags)) for u in units]
     context = DistillContext(
         bank_id=bank.id,
@@ -178,7 +182,7 @@ async def _store(
     keys = list(prepared)
     embedding = asyncio.ensure_future(rt.embedder.embed([prepared[k][0]["content"] for k in keys]))
     try:
-        inserted = await repo.insert_units(db, [row for row, _ in prepared.values()])
+        inserted = await units_repo.insert_units(db, [row for row, _ in prepared.values()])
         new = [(inserted[key], row, c) for key, (row, c) in prepared.items() if key in inserted]
         if not new:
             await embedding
@@ -192,8 +196,10 @@ async def _store(
     ids = [mid for mid, _, _ in new]
     by_key = dict(zip(keys, await embedding, strict=True))
     vectors = [by_key[key] for key in prepared if key in inserted]
-    await repo.insert_embeddings(db, bank.id, rt.embedder.model, dict(zip(ids, vectors, strict=True)))
-    await repo.add_history(
+    await embeddings_repo.insert_embeddings(
+        db, bank.id, rt.embedder.model, dict(zip(ids, vectors, strict=True))
+    )
+    await history_repo.add_history(
         db,
         [
             {
@@ -311,7 +317,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             # user did with it since: a unit resolution superseded or merged, or a user forgot, is
             # still this replay's output, not something to add again (a no-op replay changes nothing
             # and never resurrects an old value). Only live units the replay no longer produces go.
-            old = await repo.session_units(db, bank_id, session_id)
+            old = await units_repo.session_units(db, bank_id, session_id)
             old_by_sig = {_signature(u.content, list(u.tags)): u for u in old}
             new_by_sig = {_signature(c.content, c.tags): c for c in candidates}
             added = [c for sig, c in new_by_sig.items() if sig not in old_by_sig]
@@ -333,7 +339,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 db, rt, bank, session_id, events, added, distiller=distiller, job=job, salt=f"/{job.id}"
             )
             # Retired, not superseded: nothing replaces them in a chain (they stay restorable).
-            await repo.transition(
+            await history_repo.transition(
                 db,
                 bank_id,
                 [(u.id, u.status, "deleted") for u in removed],

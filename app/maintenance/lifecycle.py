@@ -14,15 +14,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.banks.config import DEFAULT_TTL_DAYS, NEVER_DECAY, BankConfig
+from app.banks.config import DEFAULT_TTL_DAYS, BankConfig
 from app.db.models import Job
+from app.db.repositories import banks as banks_repo
+from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
-from app.db.repositories import memory as repo
-from app.db.repositories.memory import tag_prefix_sql
+from app.db.repositories import lifecycle as lifecycle_repo
+from app.db.repositories import units as units_repo
+from app.db.repositories.lifecycle import Expiry
 
 BATCH = 500
 PROMOTE_SOURCES = 3
@@ -67,12 +69,7 @@ class Run:
     async def banks(self) -> list[tuple[str, BankConfig]]:
         only = self.job.params.get("bank_id")
         async with self.sessionmaker() as db:
-            rows = await db.execute(
-                text(
-                    "SELECT id, config FROM banks WHERE CAST(:only AS text) IS NULL OR id = :only ORDER BY id"
-                ),
-                {"only": only},
-            )
+            rows = await banks_repo.bank_configs(db, only)
         banks = []
         for bank_id, config in rows:
             try:
@@ -107,19 +104,6 @@ class Run:
         return {**result, "failed_banks": dict(self.failed)} if self.failed else result
 
 
-async def _lock_units(
-    db: AsyncSession, where: str, params: dict[str, Any], limit: int
-) -> list[tuple[Any, ...]]:
-    rows = await db.execute(
-        text(
-            f"SELECT id, status FROM memory_units m WHERE {where}"
-            " ORDER BY id LIMIT :limit FOR UPDATE SKIP LOCKED"
-        ),
-        {**params, "limit": limit},
-    )
-    return [tuple(r) for r in rows]
-
-
 async def expire(run: Run) -> dict[str, Any]:
     """Units older than their tag's TTL (or past `expires_at`) → `expired`, then `archived`
     (policy downweight) or `deleted` (policy delete); policy never keeps them."""
@@ -130,37 +114,25 @@ async def expire(run: Run) -> dict[str, Any]:
         ttl = {**DEFAULT_TTL_DAYS, **config.ttl_days}
         final = AFTER_EXPIRY[config.forgetting_policy]
         counts = per_bank.setdefault(bank_id, Counter())
-        rules: list[tuple[str, str, dict[str, Any]]] = [
-            ("expires_at", "m.expires_at <= CAST(:now AS timestamptz)", {})
-        ]
+        rules: list[Expiry] = [Expiry()]  # past `expires_at`
         for kind, days in ttl.items():
             if days is not None:
-                sql, params = tag_prefix_sql("m", "ttl", [kind])
-                params["days"] = days
-                age = (
-                    "coalesce(m.valid_from, m.created_at)"
-                    " <= CAST(:now AS timestamptz) - make_interval(secs => :days * 86400)"
-                )
-                rules.append((kind, f"{sql} AND {age}", params))
-        for _, rule, params in rules:
+                rules.append(Expiry(kind, days))
+        for rule in rules:
 
             async def step(
                 db: AsyncSession,
-                rule: str = rule,
-                params: dict[str, Any] = params,
+                rule: Expiry = rule,
                 bank_id: str = bank_id,
                 final: str = final,
                 policy: str = config.forgetting_policy,
             ) -> int:
-                units = await _lock_units(
-                    db,
-                    f"m.bank_id = :bank AND m.status = 'active' AND {rule}",
-                    {**params, "bank": bank_id, "now": run.now},
-                    run.batch,
-                )
+                units = await lifecycle_repo.lock_expired(db, bank_id, rule, run.now, run.batch)
                 changes = [(uid, status, "expired") for uid, status in units]
-                await repo.transition(db, bank_id, changes, action="expired", actor="maintenance:expire")
-                await repo.transition(
+                await history_repo.transition(
+                    db, bank_id, changes, action="expired", actor="maintenance:expire"
+                )
+                await history_repo.transition(
                     db,
                     bank_id,
                     [(uid, "expired", final) for uid, _ in units],
@@ -174,16 +146,6 @@ async def expire(run: Run) -> dict[str, Any]:
     return run.summary(per_bank)
 
 
-_FADED = (
-    "m.importance * exp(-CAST(:lam AS float8) * extract(epoch FROM (CAST(:now AS timestamptz)"
-    " - coalesce(m.last_accessed_at, m.valid_from, m.created_at))) / 86400) < CAST(:threshold AS float8)"
-)
-
-
-# Facts do not fade (as in retrieval's decay, app/query/fusion.py).
-NO_DECAY = "split_part(m.tags[1], '.', 1) IN (" + ", ".join(f"'{kind}'" for kind in NEVER_DECAY) + ")"
-
-
 async def decay(run: Run) -> dict[str, Any]:
     """Episodic units (facts excepted) whose `importance · exp(-λ · days since last use)` fell under
     the bank's threshold → `archived` (out of retrieval unless asked for). Policy never keeps them."""
@@ -194,19 +156,10 @@ async def decay(run: Run) -> dict[str, Any]:
         counts = per_bank.setdefault(bank_id, Counter())
 
         async def step(db: AsyncSession, bank_id: str = bank_id, config: BankConfig = config) -> int:
-            units = await _lock_units(
-                db,
-                f"m.bank_id = :bank AND m.status = 'active' AND m.layer = 'episodic'"
-                f" AND NOT ({NO_DECAY}) AND {_FADED}",
-                {
-                    "bank": bank_id,
-                    "now": run.now,
-                    "lam": config.decay_lambda,
-                    "threshold": config.decay_threshold,
-                },
-                run.batch,
+            units = await lifecycle_repo.lock_faded(
+                db, bank_id, run.now, config.decay_lambda, config.decay_threshold, run.batch
             )
-            await repo.transition(
+            await history_repo.transition(
                 db,
                 bank_id,
                 [(uid, status, "archived") for uid, status in units],
@@ -228,22 +181,17 @@ async def promote(run: Run) -> dict[str, Any]:
         counts = per_bank.setdefault(bank_id, Counter())
 
         async def step(db: AsyncSession, bank_id: str = bank_id) -> int:
-            units = await _lock_units(
+            units = await lifecycle_repo.lock_promotable(
                 db,
-                "m.bank_id = :bank AND m.status = 'active' AND m.layer = 'episodic' AND"
-                " (cardinality(m.source_event_ids) + cardinality(m.merged_from) >= :sources"
-                "  OR (m.confidence >= :confidence AND m.importance >= :importance))",
-                {
-                    "bank": bank_id,
-                    "sources": PROMOTE_SOURCES,
-                    "confidence": PROMOTE_CONFIDENCE,
-                    "importance": PROMOTE_IMPORTANCE,
-                },
-                run.batch,
+                bank_id,
+                sources=PROMOTE_SOURCES,
+                confidence=PROMOTE_CONFIDENCE,
+                importance=PROMOTE_IMPORTANCE,
+                limit=run.batch,
             )
             ids: list[uuid.UUID] = [uid for uid, _ in units]
-            await repo.set_layer(db, ids, "semantic")
-            await repo.add_history(
+            await units_repo.set_layer(db, ids, "semantic")
+            await history_repo.add_history(
                 db,
                 [
                     {

@@ -13,7 +13,9 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import MemoryUnit
-from app.db.repositories import memory as repo
+from app.db.repositories import embeddings as embeddings_repo
+from app.db.repositories import history as history_repo
+from app.db.repositories import units as units_repo
 from app.maintenance.lifecycle import Run, bank_failure
 from app.providers.embeddings import Embedder
 from app.resolve.service import lock_bank, same_statement
@@ -62,7 +64,7 @@ async def _merge_bank(
     while True:
         async with run.sessionmaker() as db, db.begin():
             await lock_bank(db, bank_id)  # merging races resolution otherwise
-            units = await repo.active_after(db, bank_id, after, run.batch)
+            units = await units_repo.active_after(db, bank_id, after, run.batch)
             for unit in units:
                 merged, summarized = await _merge_cluster(db, unit, embedder, summarizer)
                 counts["merged"] += merged
@@ -79,7 +81,7 @@ async def _merge_cluster(
     await db.refresh(unit)
     if unit.status != "active" or not unit.tags:
         return 0, 0
-    near = await repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
+    near = await embeddings_repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
     cluster = [unit] + [
         u
         for u, sim in near
@@ -99,8 +101,8 @@ async def _merge_cluster(
     if not summary or summary == survivor.content:
         return len(cluster) - 1, 0
     [vector] = await embedder.embed([summary])
-    await repo.rewrite(db, survivor, summary, search_text(summary), embedder.model, vector)
-    await repo.add_history(
+    await units_repo.rewrite(db, survivor, summary, search_text(summary), embedder.model, vector)
+    await history_repo.add_history(
         db,
         [
             {

@@ -5,47 +5,28 @@ model's vectors, so units not yet re-embedded are found by the other channels me
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.repositories import memory as repo
+from app.db.repositories import embeddings as embeddings_repo
 from app.maintenance.lifecycle import Run
 from app.providers.embeddings import Embedder
 
 BATCH = 256
 
 
-def index_name(model: str, dim: int) -> str:
-    return f"ix_memory_embeddings_hnsw_{dim}_" + re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")[:40]
-
-
 async def ensure_index(run: Run, model: str, dim: int) -> None:
     """The model's partial HNSW index, built CONCURRENTLY (writes go on meanwhile)."""
-    if not re.fullmatch(r"[\w./:-]+", model):
-        raise ValueError(f"unexpected embedding model name {model!r}")
     async with run.sessionmaker() as db:
-        conn = await db.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
-        exists = await conn.scalar(
-            text("SELECT 1 FROM pg_indexes WHERE tablename = 'memory_embeddings' AND indexdef LIKE :pattern"),
-            {"pattern": f"%vector({dim})%model = '{model}'::text%"},
-        )
-        if not exists:
-            await conn.execute(
-                text(
-                    f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {index_name(model, dim)} ON memory_embeddings "
-                    f"USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE model = '{model}'"
-                )
-            )
+        await embeddings_repo.ensure_hnsw_index(db, model, dim)
 
 
 async def reembed(run: Run, embedder: Embedder) -> dict[str, Any]:
     await ensure_index(run, embedder.model, embedder.dim)
 
     async def step(db: AsyncSession) -> int:
-        units = await repo.without_vector(
+        units = await embeddings_repo.without_vector(
             db, embedder.model, run.batch, bank_id=run.job.params.get("bank_id")
         )
         if units:
@@ -54,8 +35,10 @@ async def reembed(run: Run, embedder: Embedder) -> dict[str, Any]:
             for (memory_id, bank_id, _), vector in zip(units, vectors, strict=True):
                 by_bank.setdefault(bank_id, {})[memory_id] = vector
             for bank_id, rows in by_bank.items():
-                await repo.insert_embeddings(db, bank_id, embedder.model, rows)
-            await repo.set_embedding_model(db, [memory_id for memory_id, _, _ in units], embedder.model)
+                await embeddings_repo.insert_embeddings(db, bank_id, embedder.model, rows)
+            await embeddings_repo.set_embedding_model(
+                db, [memory_id for memory_id, _, _ in units], embedder.model
+            )
         return len(units)
 
     run.batch = min(run.batch, BATCH)

@@ -9,9 +9,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import BankConfig
 from app.db.models import Job
+from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import jobs as repo
-from app.db.repositories import memory as memory_repo
+from app.db.repositories import units as units_repo
 from app.jobs import schedule as triggers
 from app.jobs import service as jobs_service
 from app.jobs.queue import TaskQueue
@@ -36,13 +37,13 @@ async def sweep(
         distill_job, created = await triggers.schedule_distill(db, bank_id, session_id)
         if created:
             new_jobs.append(distill_job)
-    stale_pending = await memory_repo.banks_with_stale_pending(db, PENDING_AFTER_SECONDS, BATCH)
+    stale_pending = await units_repo.banks_with_stale_pending(db, PENDING_AFTER_SECONDS, BATCH)
     for bank_id in stale_pending:
         resolve_job, created = await triggers.schedule_resolve(db, bank_id)
         if created:
             new_jobs.append(resolve_job)
     # A changed HINDSIGHT_EMBEDDING_MODEL (or units written while the embedder was down).
-    missing_vectors = await memory_repo.any_without_vector(db, model)
+    missing_vectors = await embeddings_repo.any_without_vector(db, model)
     if missing_vectors:
         reembed_job, created = await jobs_service.create(
             db, "maintenance.reembed", dedupe_key="maintenance.reembed"

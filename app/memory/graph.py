@@ -8,7 +8,7 @@ import uuid
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.repositories import memory as repo
+from app.db.repositories import graph as graph_repo
 
 
 class EntityOut(BaseModel):
@@ -40,22 +40,22 @@ async def store_graph(db: AsyncSession, bank_id: str, units: list[GraphItem]) ->
     pairs = [(e.name, e.type) for _, entities, _, _ in units for e in entities]
     for _, entities, relations, _ in units:
         # A relation's ends are entities of the unit where it names them; else new ones.
-        named = {repo.canonical(e.name) for e in entities}
+        named = {graph_repo.canonical(e.name) for e in entities}
         for r in relations:
-            pairs += [(r.subject, "person")] if repo.canonical(r.subject) not in named else []
-            pairs += [(r.object, "other")] if repo.canonical(r.object) not in named else []
-    ids = await repo.upsert_entities(db, bank_id, pairs)
+            pairs += [(r.subject, "person")] if graph_repo.canonical(r.subject) not in named else []
+            pairs += [(r.object, "other")] if graph_repo.canonical(r.object) not in named else []
+    ids = await graph_repo.upsert_entities(db, bank_id, pairs)
     by_name: dict[str, uuid.UUID] = {}
     for (key, _), entity_id in ids.items():
         by_name.setdefault(key, entity_id)
     links, rows = [], []
     for memory_id, entities, relations, confidence in units:
         for e in entities:
-            links.append((memory_id, ids[(repo.canonical(e.name), e.type)]))
-        typed = {repo.canonical(e.name): ids[(repo.canonical(e.name), e.type)] for e in entities}
+            links.append((memory_id, ids[(graph_repo.canonical(e.name), e.type)]))
+        typed = {graph_repo.canonical(e.name): ids[(graph_repo.canonical(e.name), e.type)] for e in entities}
         for r in relations:
-            subject = typed.get(repo.canonical(r.subject)) or by_name[repo.canonical(r.subject)]
-            obj = typed.get(repo.canonical(r.object)) or by_name[repo.canonical(r.object)]
+            subject = typed.get(graph_repo.canonical(r.subject)) or by_name[graph_repo.canonical(r.subject)]
+            obj = typed.get(graph_repo.canonical(r.object)) or by_name[graph_repo.canonical(r.object)]
             rows.append(
                 {
                     "id": uuid.uuid4(),
@@ -67,5 +67,5 @@ async def store_graph(db: AsyncSession, bank_id: str, units: list[GraphItem]) ->
                     "confidence": confidence,
                 }
             )
-    await repo.link_entities(db, bank_id, links)
-    await repo.insert_relations(db, rows)
+    await graph_repo.link_entities(db, bank_id, links)
+    await graph_repo.insert_relations(db, rows)

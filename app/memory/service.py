@@ -11,8 +11,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
 from app.db.models import MemoryUnit
+from app.db.repositories import embeddings as embeddings_repo
+from app.db.repositories import events as events_repo
+from app.db.repositories import graph as graph_repo
+from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
-from app.db.repositories import memory as repo
+from app.db.repositories import units as units_repo
 from app.errors import Conflict, NotFound
 from app.events.service import as_aware
 from app.memory.graph import EntityOut, store_graph
@@ -45,9 +49,11 @@ async def read_models(
     """Units with their entities (one query, unless the caller read them with the units) and, for
     single reads, their source turns."""
     if entities is None:
-        entities = await repo.entities_of(db, [u.id for u in units])
+        entities = await graph_repo.entities_of(db, [u.id for u in units])
     events = (
-        await repo.events_by_id(db, [i for u in units for i in u.source_event_ids]) if with_events else {}
+        await events_repo.events_by_id(db, [i for u in units for i in u.source_event_ids])
+        if with_events
+        else {}
     )
     return [
         MemoryRead(
@@ -96,7 +102,7 @@ async def read_model(db: AsyncSession, unit: MemoryUnit, *, with_events: bool = 
 async def get(
     db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, *, for_update: bool = False
 ) -> MemoryUnit:
-    unit = await repo.get_unit(db, memory_id, for_update=for_update)
+    unit = await units_repo.get_unit(db, memory_id, for_update=for_update)
     if unit is None or unit.bank_id != bank.id:
         raise NotFound(f"Memory {memory_id} not found.")
     return unit
@@ -126,7 +132,7 @@ async def _insert(
         entities = [e for e in entities if not is_redacted(e.name)]
     unit_id = uuid.uuid4()
     [vector] = await embedder.embed([content])
-    await repo.insert_units(
+    await units_repo.insert_units(
         db,
         [
             {
@@ -146,9 +152,9 @@ async def _insert(
             }
         ],
     )
-    await repo.insert_embeddings(db, bank.id, embedder.model, {unit_id: vector})
+    await embeddings_repo.insert_embeddings(db, bank.id, embedder.model, {unit_id: vector})
     await store_graph(db, bank.id, [(unit_id, entities, [], confidence)])
-    await repo.add_history(
+    await history_repo.add_history(
         db,
         [
             {
@@ -160,7 +166,7 @@ async def _insert(
             }
         ],
     )
-    unit = await repo.get_unit(db, unit_id)
+    unit = await units_repo.get_unit(db, unit_id)
     assert unit is not None
     return unit
 
@@ -201,7 +207,7 @@ async def update(
     old = await get(db, bank, memory_id, for_update=True)
     if old.status != "active":
         raise Conflict(f"Memory {memory_id} is {old.status}; only an active unit can be updated.")
-    entities = await repo.entities_of(db, [old.id])
+    entities = await graph_repo.entities_of(db, [old.id])
     new = await _insert(
         db,
         embedder,
@@ -217,7 +223,7 @@ async def update(
         actor=actor,
         status="pending",
     )
-    await repo.copy_sources(db, old, new)
+    await units_repo.copy_sources(db, old, new)
     await supersede(db, old, new, reason="update", actor=actor, action="updated")
     await db.refresh(new)
     return new
@@ -233,8 +239,8 @@ async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, a
     if unit.status == "deleted" or unit.metadata_.get("downweighted_from") is not None:
         return unit  # forgetting twice changes nothing
     if policy == "downweight":
-        await repo.downweight(db, unit, DOWNWEIGHT_FACTOR)
-        await repo.add_history(
+        await units_repo.downweight(db, unit, DOWNWEIGHT_FACTOR)
+        await history_repo.add_history(
             db,
             [
                 {
@@ -251,7 +257,9 @@ async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, a
             ],
         )
     else:
-        await repo.transition(db, bank.id, [(unit.id, unit.status, "deleted")], action="deleted", actor=actor)
+        await history_repo.transition(
+            db, bank.id, [(unit.id, unit.status, "deleted")], action="deleted", actor=actor
+        )
     await db.refresh(unit)
     return unit
 
@@ -265,8 +273,8 @@ async def restore(
     if unit.metadata_.get("purged_at"):
         raise Conflict(f"Memory {memory_id} was purged; nothing is left to restore.")
     if unit.metadata_.get("downweighted_from") is not None:
-        await repo.undo_downweight(db, unit)
-        await repo.add_history(
+        await units_repo.undo_downweight(db, unit)
+        await history_repo.add_history(
             db,
             [
                 {
@@ -281,11 +289,13 @@ async def restore(
     elif unit.status == "deleted":
         back = unit.previous_status or "active"
         if back not in ("active", "pending"):
-            await repo.transition(db, bank.id, [(unit.id, "deleted", back)], action="restored", actor=actor)
+            await history_repo.transition(
+                db, bank.id, [(unit.id, "deleted", back)], action="restored", actor=actor
+            )
         else:
             # The bank may have learned a newer value meanwhile: a unit coming back to life is resolved
             # again (it supersedes, becomes history, merges or activates), never simply re-activated.
-            await repo.transition(
+            await history_repo.transition(
                 db, bank.id, [(unit.id, "deleted", "pending")], action="restored", actor=actor
             )
             await resolve_pending(
@@ -301,8 +311,8 @@ async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, ac
     """Erase content, vectors and graph links for good; the history keeps a tombstone."""
     unit = await get(db, bank, memory_id, for_update=True)
     await jobs_repo.scrub_results(db, bank.id, unit.content)  # a redistill diff lists unit contents
-    await repo.erase(db, unit)
-    await repo.transition(
+    await units_repo.erase(db, unit)
+    await history_repo.transition(
         db,
         bank.id,
         [(unit.id, unit.status, "deleted")],
@@ -316,10 +326,10 @@ async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, ac
 
 async def history(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID) -> MemoryHistoryRead:
     unit = await get(db, bank, memory_id)
-    chain = await repo.supersede_chain(db, unit)
-    merged_from = await repo.get_units(db, list(unit.merged_from))
-    merged_into = await repo.get_unit(db, unit.merged_into) if unit.merged_into else None
-    actions = await repo.history_of(db, [unit.id])
+    chain = await history_repo.supersede_chain(db, unit)
+    merged_from = await units_repo.get_units(db, list(unit.merged_from))
+    merged_into = await units_repo.get_unit(db, unit.merged_into) if unit.merged_into else None
+    actions = await history_repo.history_of(db, [unit.id])
     return MemoryHistoryRead(
         memory=await read_model(db, unit),
         chain=[MemoryBrief.model_validate(u) for u in chain],

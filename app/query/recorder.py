@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db.repositories import query as repo
+from app.db.repositories import query_log as repo
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from app.banks.config import BankConfig, ConfiguredBank
 from app.db.engine import autocommit
 from app.db.repositories import events as events_repo
-from app.db.repositories import memory as memory_repo
-from app.db.repositories.query import ChannelInputs, Filters, Hit, run_channels, size_window
+from app.db.repositories import graph as graph_repo
+from app.db.repositories import units as units_repo
+from app.db.repositories.channels import run_channels
+from app.db.repositories.query import ChannelInputs, Filters, Hit, size_window
 from app.events.service import as_aware
 from app.events.service import working_memory as read_working_memory
 from app.events.working_memory import WorkingMemory
@@ -69,7 +71,7 @@ def entity_candidates(query: str, named: list[str] | None) -> list[str]:
     spans |= {s.removesuffix("'s") for s in spans}
     if has_cjk(query):
         spans |= {w for w in segment(query) if has_cjk(w) and w not in STOPWORDS_ZH}
-    spans |= {memory_repo.canonical(n) for n in named or []}
+    spans |= {graph_repo.canonical(n) for n in named or []}
     spans = {s for s in spans if s and s not in STOPWORDS_EN}
     return sorted(spans, key=len, reverse=True)[:MAX_NAME_CANDIDATES]
 
@@ -138,7 +140,7 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
         statuses=list(req.statuses),
         as_of=as_aware(req.as_of, tz) if req.as_of else None,
         tags=req.tags,
-        entities=[memory_repo.canonical(e) for e in req.entities] if req.entities else None,
+        entities=[graph_repo.canonical(e) for e in req.entities] if req.entities else None,
         time_from=time_filter.from_ if time_filter else None,
         time_to=time_filter.to if time_filter else None,
     )
@@ -148,7 +150,7 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
         vector=None,
         keywords=keywords(req.query) if "keyword" in channels else [],
         entity_names=entity_candidates(req.query, req.entities) if "entity" in channels else [],
-        entity_wanted=[memory_repo.canonical(e) for e in req.entities or []],
+        entity_wanted=[graph_repo.canonical(e) for e in req.entities or []],
         inferred_tags=infer_tags(req.query) if "tag" in channels else [],
         channels=channels - {"semantic"},
     )
@@ -174,7 +176,7 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
     floor = req.min_score if req.min_score is not None else plan.config.min_score
     fused = fuse(hits, plan.mode, plan.weights, plan.now)
     ranked = [u for u in diversify(fused, hits) if u.score >= floor][: req.top_k]
-    units, entities = await memory_repo.get_units_with_entities(db, [r.memory_id for r in ranked])
+    units, entities = await units_repo.get_units_with_entities(db, [r.memory_id for r in ranked])
     models = {m.id: m for m in await read_models(db, units, entities=entities)}
     scored = [
         ScoredMemory(

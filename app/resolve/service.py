@@ -25,7 +25,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.banks.config import BankConfig
 from app.db.models import Job, MemoryUnit
-from app.db.repositories import memory as repo
+from app.db.repositories import banks as banks_repo
+from app.db.repositories import embeddings as embeddings_repo
+from app.db.repositories import graph as graph_repo
+from app.db.repositories import history as history_repo
+from app.db.repositories import units as units_repo
 from app.db.repositories.locks import xact_lock
 from app.errors import Unavailable
 from app.jobs.service import RetryableError
@@ -175,10 +179,10 @@ async def resolve_pending(
     holds the bank's lock until it ends. `config`: the bank's, when the caller holds it parsed already
     (a request); a job reads it here."""
     await lock_bank(db, bank_id)
-    config = config or BankConfig.model_validate(await repo.bank_config(db, bank_id) or {})
+    config = config or BankConfig.model_validate(await banks_repo.bank_config(db, bank_id) or {})
     counts = dict.fromkeys(OUTCOMES, 0)
     details = actor_details or {}
-    units = await repo.lock_pending(db, bank_id, BATCH, only=only)
+    units = await units_repo.lock_pending(db, bank_id, BATCH, only=only)
     if units:
         await _ensure_embeddings(db, bank_id, embedder, units)
     for unit in units:
@@ -190,11 +194,11 @@ async def resolve_pending(
 async def _ensure_embeddings(
     db: AsyncSession, bank_id: str, embedder: Embedder, units: list[MemoryUnit]
 ) -> None:
-    missing = await repo.without_embedding(db, [u.id for u in units], embedder.model)
+    missing = await embeddings_repo.without_embedding(db, [u.id for u in units], embedder.model)
     if missing:
         todo = [u for u in units if u.id in missing]
         vectors = await embedder.embed([u.content for u in todo])
-        await repo.insert_embeddings(
+        await embeddings_repo.insert_embeddings(
             db, bank_id, embedder.model, {u.id: v for u, v in zip(todo, vectors, strict=True)}
         )
 
@@ -208,7 +212,7 @@ async def _resolve_one(
     details: dict[str, Any],
 ) -> str:
     if unit.supersedes is not None:
-        head = await repo.chain_head(db, unit.supersedes)
+        head = await history_repo.chain_head(db, unit.supersedes)
         if head is not None and head.status == "active" and head.bank_id == unit.bank_id:
             return await replace(db, head, unit, reason="distiller", actor="resolver", details=details)
     candidates = await _candidates(db, unit, embedder)
@@ -234,7 +238,7 @@ async def _resolve_one(
                         actor="resolver:llm",
                         details=details,
                     )
-    await repo.transition(
+    await history_repo.transition(
         db,
         unit.bank_id,
         [(unit.id, "pending", "active")],
@@ -256,10 +260,12 @@ def _facts(rows: dict[uuid.UUID, Facts], memory_id: uuid.UUID) -> Facts:
 async def _candidates(db: AsyncSession, unit: MemoryUnit, embedder: Embedder) -> list[Candidate]:
     """Active units that could be the same fact or its older value: semantic neighbours, units
     with the same key tag, and units sharing a single-valued relation."""
-    near = await repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
+    near = await embeddings_repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
     similar = {u.id: (u, sim) for u, sim in near}
     tag = key_tag(unit)
-    extra = await repo.active_related(db, unit, tag, list(SINGLE_VALUED_RELATIONS), exclude=list(similar))
+    extra = await graph_repo.active_related(
+        db, unit, tag, list(SINGLE_VALUED_RELATIONS), exclude=list(similar)
+    )
     for u, sim in extra:
         similar.setdefault(u.id, (u, sim))
     facts = await load_facts(db, list(similar))
@@ -268,13 +274,13 @@ async def _candidates(db: AsyncSession, unit: MemoryUnit, embedder: Embedder) ->
 
 async def load_facts(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, Facts]:
     facts: dict[uuid.UUID, Facts] = {}
-    for memory_id, entity_id, kind in await repo.unit_entities(db, ids):
+    for memory_id, entity_id, kind in await graph_repo.unit_entities(db, ids):
         f = facts.setdefault(memory_id, Facts())
         if kind == "person":
             f.persons.add(entity_id)
         elif kind in VALUE_TYPES:
             f.values.add(entity_id)
-    for memory_id, subject, relation, obj in await repo.unit_relations(db, ids):
+    for memory_id, subject, relation, obj in await graph_repo.unit_relations(db, ids):
         facts.setdefault(memory_id, Facts()).relations.add((subject, relation, obj))
     return facts
 
@@ -301,13 +307,13 @@ async def file_as_history(
 ) -> None:
     """`unit` states an older value of what the active `head` states: it joins head's chain at its
     place in valid time, superseded on arrival (valid until the next value was said)."""
-    chain = await repo.supersede_chain(db, head)  # oldest first, `head` last
+    chain = await history_repo.supersede_chain(db, head)  # oldest first, `head` last
     at = next(i for i, u in enumerate(chain) if said_at(u) > said_at(unit))  # `head` at the latest
     later = chain[at]
     if at > 0:
-        await repo.link_supersede(db, chain[at - 1].id, unit.id)
-    await repo.link_supersede(db, unit.id, later.id)
-    await repo.transition(
+        await history_repo.link_supersede(db, chain[at - 1].id, unit.id)
+    await history_repo.link_supersede(db, unit.id, later.id)
+    await history_repo.transition(
         db,
         unit.bank_id,
         [(unit.id, unit.status, "superseded")],
@@ -332,8 +338,8 @@ async def supersede(
     """`new` replaces the active `old`: old → superseded (valid until new's valid time), new → active;
     both directions of the chain are stored and both units get a history row."""
     extra = details or {}
-    await repo.link_supersede(db, old.id, new.id)
-    await repo.transition(
+    await history_repo.link_supersede(db, old.id, new.id)
+    await history_repo.transition(
         db,
         old.bank_id,
         [(old.id, old.status, "superseded")],
@@ -341,7 +347,7 @@ async def supersede(
         actor=actor,
         details={old.id: {**extra, "superseded_by": str(new.id), "reason": reason}},
     )
-    await repo.transition(
+    await history_repo.transition(
         db,
         new.bank_id,
         [(new.id, new.status, "active")],
@@ -357,8 +363,8 @@ async def merge(
     """The pending `unit` says again what the active `into` says: `into` keeps its id, gains the
     sources and confidence; `unit` becomes `merged`."""
     confidence = min(MAX_CONFIDENCE, 1 - (1 - into.confidence) * (1 - unit.confidence))
-    await repo.absorb(db, into, unit, confidence=confidence)
-    await repo.transition(
+    await units_repo.absorb(db, into, unit, confidence=confidence)
+    await history_repo.transition(
         db,
         unit.bank_id,
         [(unit.id, unit.status, "merged")],
@@ -366,7 +372,7 @@ async def merge(
         actor="resolver",
         details={unit.id: {**details, "merged_into": str(into.id), "similarity": round(similarity, 4)}},
     )
-    await repo.add_history(
+    await history_repo.add_history(
         db,
         [
             {

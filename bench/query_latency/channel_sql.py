@@ -93,8 +93,9 @@ async def measure_sql(
     from app.config import Settings
     from app.db.engine import create_engine
 
-    # The statement builder itself (private: EXPLAIN needs the SQL text run_channels would send).
-    from app.db.repositories.query import _statement, rare_words, run_channels, size_window
+    # The statement builder itself (EXPLAIN needs the SQL text run_channels would send).
+    from app.db.repositories.channels import build_statement, run_channels
+    from app.db.repositories.query import rare_words, size_window
 
     settings = Settings(env="test", database_url=url, admin_key="bench-admin-key-unused")
     engine = create_engine(settings, pool_size=1)  # the app's connection settings (hnsw.*) and driver
@@ -120,7 +121,7 @@ async def measure_sql(
                 inputs = only(p.inputs, channel)  # the words `run_channels` keeps, as it would
                 inputs = replace(inputs, keywords=await rare_words(db, p.filters.bank_id, inputs.keywords))
                 # The window sized first, as the query path does: a small one is a different statement.
-                statement = _statement(await size_window(db, p.filters), inputs, params)
+                statement = build_statement(await size_window(db, p.filters), inputs, params)
                 if not statement:  # every word of the query is common in the bank: no keyword channel
                     continue
                 rows = (await db.execute(text("EXPLAIN (ANALYZE, BUFFERS) " + statement), params)).all()

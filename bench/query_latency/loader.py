@@ -95,7 +95,7 @@ async def load_bank(
         )
         timings["copy_embeddings_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        from app.db.repositories.memory import canonical
+        from app.db.repositories.graph import canonical
 
         entity_ids: dict[tuple[str, str], uuid.UUID] = {}
         entity_rows: list[tuple[Any, ...]] = []

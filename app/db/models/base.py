@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import DateTime, MetaData, func
+from sqlalchemy import DateTime, MetaData, Table, func
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -23,3 +23,9 @@ class Base(DeclarativeBase):
 
 def created_at_column() -> Mapped[datetime]:
     return mapped_column(server_default=func.now())
+
+
+def table_of(model: type[Base]) -> Table:
+    """The model's table. The many-row writes are Core inserts executed with a list of rows (compiled
+    once, sent as multi-row VALUES), the rows keyed by column name (`metadata`, not `metadata_`)."""
+    return cast(Table, model.__table__)

@@ -25,6 +25,19 @@ async def list_banks(db: AsyncSession, *, after: str | None, limit: int, only: s
     return list((await db.scalars(stmt)).all())
 
 
+async def bank_config(db: AsyncSession, bank_id: str) -> dict[str, Any] | None:
+    config: dict[str, Any] | None = await db.scalar(select(Bank.config).where(Bank.id == bank_id))
+    return config
+
+
+async def bank_configs(db: AsyncSession, only: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """(id, config) of every bank, or of the bank `only`, in id order."""
+    stmt = select(Bank.id, Bank.config).order_by(Bank.id)
+    if only is not None:
+        stmt = stmt.where(Bank.id == only)
+    return [(bank_id, config) for bank_id, config in (await db.execute(stmt)).all()]
+
+
 async def add_bank(db: AsyncSession, bank: Bank) -> None:
     db.add(bank)
     await db.flush()

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from app.db.models import Entity, MemoryEntity, MemoryUnit, Relation
-from app.db.repositories.memory import canonical
+from app.db.repositories.graph import canonical
 
 
 @dataclass(frozen=True)

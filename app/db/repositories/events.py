@@ -181,6 +181,12 @@ async def get_session(db: AsyncSession, bank_id: str, session_id: str) -> Sessio
     return await db.get(Session, (bank_id, session_id))
 
 
+async def events_by_id(db: AsyncSession, ids: list[int]) -> dict[int, Event]:
+    if not ids:
+        return {}
+    return {e.id: e for e in (await db.scalars(select(Event).where(Event.id.in_(ids)))).all()}
+
+
 async def list_sessions(db: AsyncSession, bank_id: str, *, after: str | None, limit: int) -> list[Session]:
     stmt = select(Session).where(Session.bank_id == bank_id).order_by(Session.session_id).limit(limit)
     if after is not None:

@@ -1,0 +1,141 @@
+"""Vectors of memory units (`memory_embeddings`, keyed by model) and the nearest-unit searches."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from sqlalchemy import select, text, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import MemoryEmbedding, MemoryUnit
+from app.db.models.base import table_of
+
+_MODEL_NAME = re.compile(r"[\w./:-]+")
+
+
+def check_model_name(model: str) -> str:
+    """`model`, which statements write as a literal (partial indexes match literals only), if it is a
+    plain name."""
+    if not _MODEL_NAME.fullmatch(model):
+        raise ValueError(f"unexpected embedding model name {model!r}")
+    return model
+
+
+def index_name(model: str, dim: int) -> str:
+    return f"ix_memory_embeddings_hnsw_{dim}_" + re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")[:40]
+
+
+async def ensure_hnsw_index(db: AsyncSession, model: str, dim: int) -> None:
+    """The model's partial HNSW index on `embedding::vector(dim)`, built CONCURRENTLY (writes go on
+    meanwhile), outside any transaction (on the session's connection in autocommit)."""
+    check_model_name(model)
+    conn = await db.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+    exists = await conn.scalar(
+        text("SELECT 1 FROM pg_indexes WHERE tablename = 'memory_embeddings' AND indexdef LIKE :pattern"),
+        {"pattern": f"%vector({dim})%model = '{model}'::text%"},
+    )
+    if not exists:
+        await conn.execute(
+            text(
+                f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {index_name(model, dim)} ON memory_embeddings "
+                f"USING hnsw ((embedding::vector({dim})) vector_cosine_ops) WHERE model = '{model}'"
+            )
+        )
+
+
+async def insert_embeddings(
+    db: AsyncSession, bank_id: str, model: str, vectors: dict[uuid.UUID, list[float]]
+) -> None:
+    if not vectors:
+        return
+    rows = [
+        {"memory_id": mid, "model": model, "bank_id": bank_id, "dim": len(vec), "embedding": vec}
+        for mid, vec in vectors.items()
+    ]
+    await db.execute(insert(table_of(MemoryEmbedding)).on_conflict_do_nothing(), rows)
+
+
+async def without_embedding(db: AsyncSession, ids: list[uuid.UUID], model: str) -> set[uuid.UUID]:
+    have = select(MemoryEmbedding.memory_id).where(
+        MemoryEmbedding.memory_id.in_(ids), MemoryEmbedding.model == model
+    )
+    return set(ids) - set((await db.scalars(have)).all())
+
+
+async def related_active_units(
+    db: AsyncSession, bank_id: str, model: str, vector: list[float], limit: int
+) -> list[MemoryUnit]:
+    """The bank's active units nearest to `vector` (what a new batch of turns may update)."""
+    distance = MemoryEmbedding.embedding.cosine_distance(vector)
+    stmt = (
+        select(MemoryUnit)
+        .join(MemoryEmbedding, MemoryEmbedding.memory_id == MemoryUnit.id)
+        .where(
+            MemoryUnit.bank_id == bank_id,
+            MemoryUnit.status == "active",
+            MemoryEmbedding.model == model,
+            MemoryEmbedding.bank_id == bank_id,
+        )
+        .order_by(distance)
+        .limit(limit)
+    )
+    return list((await db.scalars(stmt)).all())
+
+
+async def neighbours(
+    db: AsyncSession, unit: MemoryUnit, model: str, limit: int
+) -> list[tuple[MemoryUnit, float]]:
+    """The bank's active units nearest to `unit` (cosine similarity), excluding itself."""
+    mine = (
+        select(MemoryEmbedding.embedding)
+        .where(MemoryEmbedding.memory_id == unit.id, MemoryEmbedding.model == model)
+        .scalar_subquery()
+    )
+    distance = MemoryEmbedding.embedding.cosine_distance(mine)
+    stmt = (
+        select(MemoryUnit, (1 - distance).label("similarity"))
+        .join(MemoryEmbedding, MemoryEmbedding.memory_id == MemoryUnit.id)
+        .where(
+            MemoryEmbedding.bank_id == unit.bank_id,
+            MemoryEmbedding.model == model,
+            MemoryUnit.status == "active",
+            MemoryUnit.id != unit.id,
+        )
+        .order_by(distance)
+        .limit(limit)
+    )
+    return [(u, float(sim)) for u, sim in (await db.execute(stmt)).all()]
+
+
+async def without_vector(
+    db: AsyncSession, model: str, limit: int, *, bank_id: str | None = None
+) -> list[tuple[uuid.UUID, str, str]]:
+    """Units (not purged) with no vector of `model` yet: (id, bank, content), locked for this batch."""
+    rows = await db.execute(
+        text("""
+            SELECT m.id, m.bank_id, m.content FROM memory_units m
+            WHERE m.content <> '' AND (CAST(:bank AS text) IS NULL OR m.bank_id = :bank)
+              AND NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = :model)
+            ORDER BY m.id LIMIT :limit FOR UPDATE OF m SKIP LOCKED
+        """),
+        {"model": model, "limit": limit, "bank": bank_id},
+    )
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+async def any_without_vector(db: AsyncSession, model: str) -> bool:
+    found = await db.scalar(
+        text("""
+            SELECT 1 FROM memory_units m WHERE m.content <> '' AND NOT EXISTS
+              (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = :model) LIMIT 1
+        """),
+        {"model": model},
+    )
+    return found is not None
+
+
+async def set_embedding_model(db: AsyncSession, ids: list[uuid.UUID], model: str) -> None:
+    if ids:
+        await db.execute(update(MemoryUnit).where(MemoryUnit.id.in_(ids)).values(embedding_model=model))

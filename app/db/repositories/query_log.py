@@ -1,0 +1,45 @@
+"""What reads leave behind: the query log (the timeline's queries) and the units' access counts
+(retrieval's recency of use), written in batches by app/query/recorder.py."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import QueryLog
+
+
+async def log_queries(db: AsyncSession, reads: list[dict[str, Any]]) -> None:
+    await db.execute(
+        insert(QueryLog),
+        [
+            {
+                "bank_id": r["bank_id"],
+                "query": r["query"],
+                "params": r["params"],
+                "result_ids": r["result_ids"],
+                "took_ms": r["took_ms"],
+                "created_at": r["at"],
+            }
+            for r in reads
+        ],
+    )
+
+
+async def bump_access(db: AsyncSession, counts: dict[uuid.UUID, int], at: datetime) -> None:
+    if not counts:
+        return
+    ids = sorted(counts)  # a stable order: concurrent flushes cannot deadlock
+    await db.execute(
+        text("""
+            UPDATE memory_units m SET access_count = m.access_count + c.n,
+                   last_accessed_at = GREATEST(COALESCE(m.last_accessed_at, :at), :at)
+            FROM unnest(CAST(:ids AS uuid[]), CAST(:ns AS int[])) AS c(id, n)
+            WHERE m.id = c.id
+        """),
+        {"ids": ids, "ns": [counts[i] for i in ids], "at": at},
+    )

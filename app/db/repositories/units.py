@@ -1,0 +1,288 @@
+"""Memory units: the rows of `memory_units`, written, read, listed, changed and purged."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, any_, bindparam, delete, func, select, text, tuple_, update
+from sqlalchemy.dialects.postgresql import ARRAY, UUID, aggregate_order_by, insert
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
+
+from app.db.models import Entity, MemoryEmbedding, MemoryEntity, MemoryHistory, MemoryUnit, Relation
+from app.db.models.base import table_of
+from app.db.repositories.embeddings import insert_embeddings
+from app.db.repositories.graph import canonical
+from app.db.repositories.history import active_as_of
+
+
+async def insert_units(db: AsyncSession, rows: list[dict[str, Any]]) -> dict[str, uuid.UUID]:
+    """Insert units; a row whose (bank, identity_key) exists already is skipped, so re-running a
+    distillation adds nothing. Returns {identity_key: id} of the rows inserted now."""
+    if not rows:
+        return {}
+    units = table_of(MemoryUnit)
+    stmt = (
+        insert(units)
+        .on_conflict_do_nothing(constraint="uq_memory_units_bank_identity_key")
+        .returning(units.c.identity_key, units.c.id)
+    )
+    return {key: id_ for key, id_ in (await db.execute(stmt, rows)).all() if key is not None}
+
+
+async def session_units(
+    db: AsyncSession, bank_id: str, session_id: str, statuses: tuple[str, ...] | None = None
+) -> list[MemoryUnit]:
+    """Units distilled from a session (not direct writes), in creation order; without `statuses`,
+    every unit the session's distillations stand by: all but those a replay retired (deleted with
+    `redistilled` as their latest history action)."""
+    stmt = (
+        select(MemoryUnit)
+        .where(
+            MemoryUnit.bank_id == bank_id,
+            MemoryUnit.session_id == session_id,
+            MemoryUnit.identity_key.is_not(None),
+        )
+        .order_by(MemoryUnit.created_at, MemoryUnit.id)
+    )
+    if statuses is not None:
+        stmt = stmt.where(MemoryUnit.status.in_(statuses))
+    else:
+        latest = (
+            select(MemoryHistory.action)
+            .where(MemoryHistory.memory_id == MemoryUnit.id)
+            .order_by(MemoryHistory.at.desc(), MemoryHistory.id.desc())
+            .limit(1)
+            .scalar_subquery()
+        )
+        stmt = stmt.where((MemoryUnit.status != "deleted") | (func.coalesce(latest, "") != "redistilled"))
+    return list((await db.scalars(stmt)).all())
+
+
+async def lock_pending(
+    db: AsyncSession, bank_id: str, limit: int, *, only: list[uuid.UUID] | None = None
+) -> list[MemoryUnit]:
+    stmt = (
+        select(MemoryUnit)
+        .where(MemoryUnit.bank_id == bank_id, MemoryUnit.status == "pending")
+        # in the order things were said: valid time, then the order of the turns
+        .order_by(MemoryUnit.valid_from, MemoryUnit.created_at, MemoryUnit.source_seqs, MemoryUnit.id)
+        .limit(limit)
+        .with_for_update()
+    )
+    if only is not None:
+        stmt = stmt.where(MemoryUnit.id.in_(only))
+    return list((await db.scalars(stmt)).all())
+
+
+async def get_unit(db: AsyncSession, memory_id: uuid.UUID, *, for_update: bool = False) -> MemoryUnit | None:
+    return await db.get(MemoryUnit, memory_id, with_for_update=for_update, populate_existing=for_update)
+
+
+async def get_units(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryUnit]:
+    if not ids:
+        return []
+    stmt = select(MemoryUnit).where(MemoryUnit.id.in_(ids)).order_by(MemoryUnit.created_at, MemoryUnit.id)
+    return list((await db.scalars(stmt)).all())
+
+
+async def get_units_with_entities(
+    db: AsyncSession, ids: list[uuid.UUID]
+) -> tuple[list[MemoryUnit], dict[uuid.UUID, list[dict[str, Any]]]]:
+    """`get_units` and `entities_of` in one round trip (the query path reads both)."""
+    if not ids:
+        return [], {}
+    linked = (
+        select(
+            func.json_agg(
+                aggregate_order_by(
+                    func.json_build_object("id", Entity.id, "name", Entity.name, "type", Entity.type),
+                    Entity.name,
+                )
+            )
+        )
+        .select_from(MemoryEntity)
+        .join(Entity, Entity.id == MemoryEntity.entity_id)
+        .where(MemoryEntity.memory_id == MemoryUnit.id)
+        .scalar_subquery()
+    )
+    stmt = (
+        select(MemoryUnit, linked)
+        .options(defer(MemoryUnit.search), defer(MemoryUnit.search_text), defer(MemoryUnit.tag_paths))
+        .where(MemoryUnit.id == any_(bindparam("ids", ids, type_=ARRAY(UUID(as_uuid=True)))))
+        .order_by(MemoryUnit.created_at, MemoryUnit.id)
+    )
+    rows = (await db.execute(stmt)).all()
+    return [unit for unit, _ in rows], {unit.id: entities for unit, entities in rows if entities}
+
+
+async def active_after(
+    db: AsyncSession, bank_id: str, after: uuid.UUID | None, limit: int
+) -> list[MemoryUnit]:
+    stmt = select(MemoryUnit).where(MemoryUnit.bank_id == bank_id, MemoryUnit.status == "active")
+    if after is not None:
+        stmt = stmt.where(MemoryUnit.id > after)
+    return list((await db.scalars(stmt.order_by(MemoryUnit.id).limit(limit))).all())
+
+
+async def banks_with_stale_pending(db: AsyncSession, older_than_seconds: int, limit: int) -> list[str]:
+    rows = await db.execute(
+        text("""
+            SELECT DISTINCT bank_id FROM memory_units
+            WHERE status = 'pending' AND created_at < now() - make_interval(secs => :secs)
+            LIMIT :limit
+        """),
+        {"secs": older_than_seconds, "limit": limit},
+    )
+    return [row[0] for row in rows]
+
+
+async def absorb(db: AsyncSession, survivor: MemoryUnit, unit: MemoryUnit, *, confidence: float) -> None:
+    """`survivor` takes `unit`'s sources (seqs only within one session), importance and confidence."""
+    same_session = survivor.session_id == unit.session_id
+    await db.execute(
+        update(MemoryUnit)
+        .where(MemoryUnit.id == survivor.id)
+        .values(
+            confidence=confidence,
+            importance=func.greatest(MemoryUnit.importance, unit.importance),
+            source_event_ids=sorted({*survivor.source_event_ids, *unit.source_event_ids}),
+            source_seqs=sorted({*survivor.source_seqs, *unit.source_seqs})
+            if same_session
+            else survivor.source_seqs,
+            merged_from=[*survivor.merged_from, unit.id],
+        )
+    )
+    await db.execute(update(MemoryUnit).where(MemoryUnit.id == unit.id).values(merged_into=survivor.id))
+
+
+async def rewrite(
+    db: AsyncSession, unit: MemoryUnit, content: str, search: str, model: str, vector: list[float]
+) -> None:
+    """New text for a unit (a merge summary), with its vector of `model` replaced."""
+    await db.execute(
+        update(MemoryUnit).where(MemoryUnit.id == unit.id).values(content=content, search_text=search)
+    )
+    await db.execute(
+        delete(MemoryEmbedding).where(MemoryEmbedding.memory_id == unit.id, MemoryEmbedding.model == model)
+    )
+    await insert_embeddings(db, unit.bank_id, model, {unit.id: vector})
+
+
+async def set_layer(db: AsyncSession, ids: list[uuid.UUID], layer: str) -> None:
+    if ids:
+        await db.execute(update(MemoryUnit).where(MemoryUnit.id.in_(ids)).values(layer=layer))
+
+
+async def copy_sources(db: AsyncSession, old: MemoryUnit, new: MemoryUnit) -> None:
+    await db.execute(
+        update(MemoryUnit)
+        .where(MemoryUnit.id == new.id)
+        .values(source_seqs=old.source_seqs, source_event_ids=old.source_event_ids, valid_from=old.valid_from)
+    )
+
+
+async def downweight(db: AsyncSession, unit: MemoryUnit, factor: float) -> None:
+    await db.execute(
+        update(MemoryUnit)
+        .where(MemoryUnit.id == unit.id)
+        .values(
+            importance=unit.importance * factor,
+            metadata_={**unit.metadata_, "downweighted_from": unit.importance},
+        )
+    )
+
+
+async def undo_downweight(db: AsyncSession, unit: MemoryUnit) -> None:
+    metadata = dict(unit.metadata_)
+    importance = float(metadata.pop("downweighted_from"))
+    await db.execute(
+        update(MemoryUnit).where(MemoryUnit.id == unit.id).values(importance=importance, metadata_=metadata)
+    )
+
+
+async def erase(db: AsyncSession, unit: MemoryUnit) -> None:
+    """Purge: the unit's text, vectors, entity links and relations are gone for good, and so are the
+    entities only it named (their names are its words); the identity key, a digest of its content, too."""
+    await db.execute(delete(MemoryEmbedding).where(MemoryEmbedding.memory_id == unit.id))
+    linked = (
+        await db.scalars(
+            delete(MemoryEntity).where(MemoryEntity.memory_id == unit.id).returning(MemoryEntity.entity_id)
+        )
+    ).all()
+    await db.execute(delete(Relation).where(Relation.memory_id == unit.id))
+    if linked:
+        await db.execute(
+            text(
+                "DELETE FROM entities e WHERE e.id = ANY(:ids)"
+                " AND NOT EXISTS (SELECT 1 FROM memory_entities m WHERE m.entity_id = e.id)"
+                " AND NOT EXISTS (SELECT 1 FROM relations r WHERE e.id IN (r.subject_id, r.object_id))"
+            ),
+            {"ids": list(linked)},
+        )
+    await db.execute(
+        update(MemoryUnit)
+        .where(MemoryUnit.id == unit.id)
+        .values(
+            content="",
+            search_text="",
+            identity_key=None,
+            metadata_={"purged_at": datetime.now(UTC).isoformat()},
+        )
+    )
+
+
+def tag_prefix_sql(alias: str, name: str, tags: list[str]) -> tuple[str, dict[str, Any]]:
+    """SQL for "unit `alias` carries one of `tags` or a tag under one" ("constraint" covers
+    "constraint.budget"), with its bind parameter named `name`. The stored column `tag_paths` lists
+    every tag with its dotted prefixes; a GIN index over it answers the overlap."""
+    return f"{alias}.tag_paths && CAST(:{name} AS text[])", {name: tags}
+
+
+def tag_filter(tags: list[str]) -> ColumnElement[bool]:
+    sql, params = tag_prefix_sql("memory_units", "tag", tags)
+    return text(sql).bindparams(**params)  # type: ignore[return-value]
+
+
+async def list_units(
+    db: AsyncSession,
+    bank_id: str,
+    *,
+    statuses: list[str] | None,
+    tag: str | None,
+    entity: str | None,
+    session_id: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    as_of: datetime | None,
+    after: tuple[datetime, uuid.UUID] | None,
+    limit: int,
+) -> list[MemoryUnit]:
+    """Newest first, keyset-paginated on (created_at, id)."""
+    stmt = select(MemoryUnit).where(MemoryUnit.bank_id == bank_id)
+    if statuses:
+        stmt = stmt.where(MemoryUnit.status.in_(statuses))
+    if tag:  # a tag and everything under it
+        stmt = stmt.where(tag_filter([tag]))
+    if entity:
+        stmt = stmt.where(
+            MemoryUnit.id.in_(
+                select(MemoryEntity.memory_id)
+                .join(Entity, Entity.id == MemoryEntity.entity_id)
+                .where(Entity.bank_id == bank_id, Entity.canonical_name == canonical(entity))
+            )
+        )
+    if session_id:
+        stmt = stmt.where(MemoryUnit.session_id == session_id)
+    if since:
+        stmt = stmt.where(MemoryUnit.created_at >= since)
+    if until:
+        stmt = stmt.where(MemoryUnit.created_at < until)
+    if as_of:
+        stmt = stmt.where(MemoryUnit.created_at <= as_of, MemoryUnit.id.in_(active_as_of(bank_id, as_of)))
+    if after:
+        stmt = stmt.where(tuple_(MemoryUnit.created_at, MemoryUnit.id) < tuple_(*after))
+    stmt = stmt.order_by(MemoryUnit.created_at.desc(), MemoryUnit.id.desc()).limit(limit)
+    return list((await db.scalars(stmt)).all())
