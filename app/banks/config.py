@@ -17,6 +17,9 @@ from app.schemas.common import TAG_PATTERN, SafeText, Schema
 DEFAULT_TTL_DAYS: dict[str, float | None] = {"task_state": 1.0, "episode": 90.0}
 # Kinds that never fade: neither in retrieval's decay (app/query/fusion.py) nor in the decay task.
 NEVER_DECAY: tuple[str, ...] = ("fact",)
+# Kinds whose truth is itself time-bound: they expire on valid time (a deadline passed, a task state went
+# stale). Every other kind ages in bank time: from when the bank learned, used or last heard it again.
+VALID_TIME_KINDS: tuple[str, ...] = ("task_state", "constraint.time")
 # Upper bounds of what a value's use can hold (interval arithmetic in SQL): a bank key must not be able
 # to store a value that breaks maintenance for every bank.
 MAX_IDLE_SECONDS = 366 * 86400  # a year
@@ -68,6 +71,20 @@ class BankConfig(Schema):
         description="Days a unit of a tag kind lives after it was said; null = forever. Defaults: "
         + ", ".join(f"{kind} {days:g}" for kind, days in DEFAULT_TTL_DAYS.items() if days is not None)
         + ".",
+    )
+    expiry_grace_days: float = Field(
+        default=30,
+        ge=0,
+        le=MAX_TTL_DAYS,
+        description="Under the `delete` policy, days an expired or faded unit stays archived (restorable, "
+        "and found by queries about its time) before it is deleted.",
+    )
+    max_forget_share: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="The share of the bank's active units one maintenance run may archive; a run that would "
+        "archive more (a wrong clock, a wrong rule) archives nothing and says so, unless an admin forces it.",
     )
     decay_lambda: float = Field(default=0.01, ge=0, le=10)
     decay_threshold: float = Field(default=0.05, ge=0, le=1)

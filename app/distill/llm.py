@@ -63,7 +63,10 @@ limits), constraint.time (deadlines, availability, dates), constraint.quantity (
 sub-tag from the taxonomy.
 - task_state: progress of an ongoing task ("the refund was verified", "已完成", "waiting for approval").
 - correction: the speaker corrects something said earlier ("actually", "I meant", "不对", "更正").
-- episode: any other content worth recalling later that fits none of the kinds above.
+- fact.event: a life event, experience, plan or change, with the date it happened when the text gives \
+one ("I adopted a puppy last week", "we moved to Denver in May", "我上个月搬到了成都"): a dated fact, not an \
+episode.
+- episode: conversational context worth recalling later that states no fact and fits none of the kinds above.
 
 DISCARD (produce no unit for these):
 - greetings, thanks, goodbyes, acknowledgements and filler: "hi", "thanks!", "ok", "got it", "sounds good", \

@@ -11,6 +11,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime, time, tzinfo
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -169,7 +170,7 @@ async def _store(
             "source_seqs": [e.seq for e in sources],
             "source_event_ids": [e.id for e in sources],
             "supersedes": c.supersedes,
-            "valid_from": min(e.occurred_at for e in sources),
+            "valid_from": _valid_from(c, min(e.occurred_at for e in sources), bank.timezone),
             "distiller": distiller.version,
             "identity_key": key,
             "embedding_model": rt.embedder.model,
@@ -269,6 +270,15 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     if usage:
         result["usage"] = dict(usage)
     return result
+
+
+def _valid_from(candidate: Candidate, said_at: datetime, tz: tzinfo) -> datetime:
+    """When the unit's statement holds from: the day it names when that day is past ("I moved to
+    Denver last May" holds from May), else when it was said (a plan holds from when it was made)."""
+    if candidate.occurred_on is None:
+        return said_at
+    day = datetime.combine(candidate.occurred_on, time(), tz)
+    return day if day <= said_at else said_at
 
 
 def _signature(content: str, tags: list[str]) -> tuple[str, tuple[str, ...]]:

@@ -12,6 +12,7 @@ TAXONOMY: dict[str, str] = {
     "fact.contact": "email, phone, preferred channel details",
     "fact.family": "family members, partners, pets",
     "fact.education": "school, degree, studies",
+    "fact.event": "a life event, experience, plan or change, dated (adopted a puppy, moved to Denver)",
     "preference": "likes and dislikes",
     "preference.food": "food and drink",
     "preference.contact": "how to be contacted",
@@ -27,7 +28,7 @@ TAXONOMY: dict[str, str] = {
     "constraint.location": "where something must happen or be delivered",
     "task_state": "progress of a task: done, pending, waiting",
     "correction": "corrects something said before",
-    "episode": "anything else worth recalling: what happened, what was said",
+    "episode": "conversational context that states no fact: what was discussed, asked or said",
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, tzinfo
+from datetime import date, datetime, tzinfo
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -59,6 +59,9 @@ class Candidate(BaseModel):
     entities: list[EntityOut] = Field(default_factory=list)
     relations: list[RelationOut] = Field(default_factory=list)
     supersedes: uuid.UUID | None = None
+    # The day the statement is about, when it names one ("I moved to Denver last May"): the unit's
+    # valid time starts then instead of when it was said (`fact.event`).
+    occurred_on: date | None = None
 
     @property
     def kind(self) -> str:

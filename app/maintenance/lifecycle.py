@@ -32,7 +32,10 @@ PROMOTE_CONFIDENCE = 0.9
 PROMOTE_IMPORTANCE = 0.7
 log = logging.getLogger(__name__)
 
-AFTER_EXPIRY = {"delete": "deleted", "downweight": "archived"}  # `never` keeps everything active
+# A run that would archive more than the bank's `max_forget_share` of its active units (and at least
+# this many) archives nothing unless an admin forces it (`params.force`): a wrong clock or rule must
+# not erase a bank. Small banks are left to their rules.
+GUARD_MIN_UNITS = 20
 
 
 def job_now(job: Job) -> datetime:
@@ -61,6 +64,7 @@ class Run:
     now: datetime
     batch: int = BATCH
     failed: dict[str, str] = field(default_factory=dict)
+    refused: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def fail(self, bank_id: str, exc: BaseException) -> None:
         log.warning("maintenance %s: bank %s failed: %s", self.job.kind, bank_id, exc)
@@ -100,76 +104,129 @@ class Run:
         totals: Counter[str] = Counter()
         for counts in per_bank.values():
             totals.update(counts)
-        result = {"totals": dict(+totals), "banks": {b: dict(+c) for b, c in per_bank.items() if +c}}
-        return {**result, "failed_banks": dict(self.failed)} if self.failed else result
+        result: dict[str, Any] = {
+            "totals": dict(+totals),
+            "banks": {b: dict(+c) for b, c in per_bank.items() if +c},
+        }
+        if self.refused:
+            result["refused_banks"] = dict(self.refused)
+        if self.failed:
+            result["failed_banks"] = dict(self.failed)
+        return result
+
+
+async def _guarded(run: Run, bank_id: str, config: BankConfig, would: int, active: int) -> bool:
+    """True when the run must leave this bank alone: it would forget too much of it at once."""
+    if run.job.params.get("force") or would < GUARD_MIN_UNITS or would <= config.max_forget_share * active:
+        return False
+    run.refused[bank_id] = {"would_archive": would, "active": active, "max_share": config.max_forget_share}
+    log.warning("maintenance %s: bank %s refused: %s", run.job.kind, bank_id, run.refused[bank_id])
+    return True
+
+
+async def _delete_past_grace(run: Run, bank_id: str, config: BankConfig, counts: Counter[str]) -> None:
+    """Policy `delete`: archived units are deleted once their grace period is over."""
+    if config.forgetting_policy != "delete":
+        return
+
+    async def step(db: AsyncSession) -> int:
+        units = await lifecycle_repo.lock_archived_past_grace(
+            db, bank_id, run.now, config.expiry_grace_days, run.batch
+        )
+        await history_repo.transition(
+            db,
+            bank_id,
+            [(uid, status, "deleted") for uid, status in units],
+            action="deleted",
+            actor=f"maintenance:{run.job.kind.split('.')[-1]}",
+            details={uid: {"policy": "delete", "grace_days": config.expiry_grace_days} for uid, _ in units},
+        )
+        return len(units)
+
+    counts["deleted"] += await run.batches(step, {"task": run.job.kind, "bank_id": bank_id})
 
 
 async def expire(run: Run) -> dict[str, Any]:
-    """Units older than their tag's TTL (or past `expires_at`) → `expired`, then `archived`
-    (policy downweight) or `deleted` (policy delete); policy never keeps them."""
+    """Units older than their tag's TTL (or past `expires_at`) → `expired`, then `archived`:
+    restorable, out of the default context, found by queries about their time. Ages count in bank
+    time except for time-bound kinds (see `lifecycle_repo`). Policy `delete` deletes archived units
+    after `expiry_grace_days`; policy `never` keeps everything."""
     per_bank: dict[str, Counter[str]] = {}
     for bank_id, config in await run.banks():
         if config.forgetting_policy == "never":
             continue
         ttl = {**DEFAULT_TTL_DAYS, **config.ttl_days}
-        final = AFTER_EXPIRY[config.forgetting_policy]
         counts = per_bank.setdefault(bank_id, Counter())
         rules: list[Expiry] = [Expiry()]  # past `expires_at`
         for kind, days in ttl.items():
             if days is not None:
                 rules.append(Expiry(kind, days))
-        for rule in rules:
+        async with run.sessionmaker() as db:
+            would = await lifecycle_repo.count_expired(db, bank_id, rules, run.now)
+            active = await lifecycle_repo.count_active(db, bank_id)
+        if not await _guarded(run, bank_id, config, would, active):
+            for rule in rules:
 
-            async def step(
-                db: AsyncSession,
-                rule: Expiry = rule,
-                bank_id: str = bank_id,
-                final: str = final,
-                policy: str = config.forgetting_policy,
-            ) -> int:
-                units = await lifecycle_repo.lock_expired(db, bank_id, rule, run.now, run.batch)
-                changes = [(uid, status, "expired") for uid, status in units]
-                await history_repo.transition(
-                    db, bank_id, changes, action="expired", actor="maintenance:expire"
-                )
-                await history_repo.transition(
-                    db,
-                    bank_id,
-                    [(uid, "expired", final) for uid, _ in units],
-                    action=final,
-                    actor="maintenance:expire",
-                    details={uid: {"policy": policy} for uid, _ in units},
-                )
-                return len(units)
+                async def step(db: AsyncSession, rule: Expiry = rule, bank_id: str = bank_id) -> int:
+                    units = await lifecycle_repo.lock_expired(db, bank_id, rule, run.now, run.batch)
+                    reason = {"ttl": rule.tag or "expires_at"}
+                    await history_repo.transition(
+                        db,
+                        bank_id,
+                        [(uid, status, "expired") for uid, status in units],
+                        action="expired",
+                        actor="maintenance:expire",
+                        details=dict.fromkeys((uid for uid, _ in units), reason),
+                    )
+                    await history_repo.transition(
+                        db,
+                        bank_id,
+                        [(uid, "expired", "archived") for uid, _ in units],
+                        action="archived",
+                        actor="maintenance:expire",
+                        details=dict.fromkeys((uid for uid, _ in units), reason),
+                        changed_at=run.now,
+                    )
+                    return len(units)
 
-            counts["expired"] += await run.batches(step, {"task": "expire", "bank_id": bank_id})
+                counts["archived"] += await run.batches(step, {"task": "expire", "bank_id": bank_id})
+        await _delete_past_grace(run, bank_id, config, counts)
     return run.summary(per_bank)
 
 
 async def decay(run: Run) -> dict[str, Any]:
-    """Episodic units (facts excepted) whose `importance · exp(-λ · days since last use)` fell under
-    the bank's threshold → `archived` (out of retrieval unless asked for). Policy never keeps them."""
+    """Episodic units (facts excepted) whose `importance · exp(-λ · days since the bank last used or
+    heard them)` fell under the bank's threshold → `archived` (out of retrieval unless asked for).
+    Policy `never` keeps them."""
     per_bank: dict[str, Counter[str]] = {}
     for bank_id, config in await run.banks():
         if config.forgetting_policy == "never":
             continue
         counts = per_bank.setdefault(bank_id, Counter())
-
-        async def step(db: AsyncSession, bank_id: str = bank_id, config: BankConfig = config) -> int:
-            units = await lifecycle_repo.lock_faded(
-                db, bank_id, run.now, config.decay_lambda, config.decay_threshold, run.batch
+        async with run.sessionmaker() as db:
+            would = await lifecycle_repo.count_faded(
+                db, bank_id, run.now, config.decay_lambda, config.decay_threshold
             )
-            await history_repo.transition(
-                db,
-                bank_id,
-                [(uid, status, "archived") for uid, status in units],
-                action="decayed",
-                actor="maintenance:decay",
-                details={uid: {"lambda": config.decay_lambda} for uid, _ in units},
-            )
-            return len(units)
+            active = await lifecycle_repo.count_active(db, bank_id)
+        if not await _guarded(run, bank_id, config, would, active):
 
-        counts["archived"] += await run.batches(step, {"task": "decay", "bank_id": bank_id})
+            async def step(db: AsyncSession, bank_id: str = bank_id, config: BankConfig = config) -> int:
+                units = await lifecycle_repo.lock_faded(
+                    db, bank_id, run.now, config.decay_lambda, config.decay_threshold, run.batch
+                )
+                await history_repo.transition(
+                    db,
+                    bank_id,
+                    [(uid, status, "archived") for uid, status in units],
+                    action="decayed",
+                    actor="maintenance:decay",
+                    details={uid: {"lambda": config.decay_lambda} for uid, _ in units},
+                    changed_at=run.now,
+                )
+                return len(units)
+
+            counts["archived"] += await run.batches(step, {"task": "decay", "bank_id": bank_id})
+        await _delete_past_grace(run, bank_id, config, counts)
     return run.summary(per_bank)
 
 

@@ -135,9 +135,13 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
     )
     channels = active_channels(weights)
     time_filter = _time_filter(req, now, tz)
+    statuses: list[str] = list(req.statuses)
+    if time_filter is not None and time_filter.to <= now and "statuses" not in req.model_fields_set:
+        # A question about the past reaches what was forgotten of it (archived: restorable, marked so).
+        statuses.append("archived")
     filters = Filters(
         bank_id=bank.id,
-        statuses=list(req.statuses),
+        statuses=statuses,
         as_of=as_aware(req.as_of, tz) if req.as_of else None,
         tags=req.tags,
         entities=[graph_repo.canonical(e) for e in req.entities] if req.entities else None,

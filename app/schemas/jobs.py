@@ -42,3 +42,8 @@ class MaintenanceRequest(Schema):
     now: AwareTimestamp | None = Field(
         default=None, description="The time the task works with (default: now)."
     )
+    force: bool = Field(
+        default=False,
+        description="Expire and decay: archive more than a bank's `max_forget_share` of its active units "
+        "in this run (the guard against a wrong clock or rule refuses such a run otherwise).",
+    )

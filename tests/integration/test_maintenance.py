@@ -75,7 +75,17 @@ async def status_of(client: httpx.AsyncClient, bank: str, unit: dict[str, Any]) 
     return status
 
 
-async def test_expire_follows_ttls_and_the_forgetting_policy(client: httpx.AsyncClient, worker: Any) -> None:
+async def learned(sql: Any, unit: dict[str, Any], **delta: float) -> None:
+    """The bank learned `unit` that long before NOW (its clock of forgetting), whatever it says."""
+    await sql(
+        "UPDATE memory_units SET created_at = :at WHERE id = :id", at=NOW - timedelta(**delta), id=unit["id"]
+    )
+
+
+async def test_expire_follows_ttls_and_the_forgetting_policy(
+    client: httpx.AsyncClient, worker: Any, sql: Any
+) -> None:
+    # Ages count in bank time (since the bank learned a unit), except the time-bound task state.
     bank = await make_bank(client, forgetting_policy="delete", ttl_days={"fact": 365})
     old_task = await put(
         client, bank, "The refund for order ORD-11111 is pending.", ["task_state"], ago(days=2)
@@ -86,17 +96,31 @@ async def test_expire_follows_ttls_and_the_forgetting_policy(client: httpx.Async
     old_episode = await put(client, bank, "The user talked about a trip to Oslo.", ["episode"], ago(days=100))
     new_episode = await put(client, bank, "The user talked about a trip to Rome.", ["episode"], ago(days=10))
     old_fact = await put(client, bank, "The user drives a blue Fiat.", ["fact"], ago(days=400))
+    backfilled = await put(client, bank, "The user talked about a trip to Kyiv.", ["episode"], ago(days=700))
+    await learned(sql, old_episode, days=100)
+    await learned(sql, new_episode, days=10)
+    await learned(sql, old_fact, days=400)
+    await learned(sql, backfilled, hours=1)  # said two years ago, learned an hour ago: fresh
+    for unit in (old_task, new_task):
+        await learned(sql, unit, hours=1)
     job = await maintain(client, "expire", bank)
-    assert job["result"]["banks"][bank] == {"expired": 3}
-    assert [await status_of(client, bank, u) for u in (old_task, old_episode, old_fact)] == ["deleted"] * 3
-    assert [await status_of(client, bank, u) for u in (new_task, new_episode)] == ["active"] * 2
+    assert job["result"]["banks"][bank] == {"archived": 3}
+    # Forgotten, not gone: archived (restorable) for the grace period even under policy `delete`.
+    assert [await status_of(client, bank, u) for u in (old_task, old_episode, old_fact)] == ["archived"] * 3
+    assert [await status_of(client, bank, u) for u in (new_task, new_episode, backfilled)] == ["active"] * 3
     actions = (await client.get(f"/v1/banks/{bank}/memories/{old_task['id']}/history")).json()["actions"]
-    assert [a["action"] for a in actions][-2:] == ["expired", "deleted"]
+    assert [a["action"] for a in actions][-2:] == ["expired", "archived"]
     assert actions[-1]["actor"] == "maintenance:expire"
+    assert actions[-1]["details"]["ttl"] == "task_state"
     again = await maintain(client, "expire", bank)
     assert again["result"]["banks"] == {}
     stats = (await client.get(f"/v1/banks/{bank}/stats")).json()
     assert stats["maintenance"]["expire"]["status"] == "succeeded"
+    # After the grace period (30 days) policy `delete` deletes what stayed archived.
+    later = await maintain(client, "expire", bank, now=NOW + timedelta(days=31))
+    assert later["result"]["banks"][bank]["deleted"] == 3
+    assert [await status_of(client, bank, u) for u in (old_task, old_episode, old_fact)] == ["deleted"] * 3
+    assert await status_of(client, bank, new_task) == "archived"  # its own TTL passed meanwhile
 
 
 async def test_expire_archives_under_downweight_and_keeps_everything_under_never(
@@ -108,25 +132,28 @@ async def test_expire_archives_under_downweight_and_keeps_everything_under_never
         client, soft, "The parcel for order ORD-33333 is on hold.", ["task_state"], ago(days=3)
     )
     kept = await put(client, keep, "The parcel for order ORD-44444 is on hold.", ["task_state"], ago(days=3))
-    await maintain(client, "expire", soft)
+    await maintain(client, "expire", soft, now=NOW + timedelta(days=60))
     await maintain(client, "expire", keep)
-    assert await status_of(client, soft, archived) == "archived"
+    assert await status_of(client, soft, archived) == "archived"  # downweight never deletes
     assert await status_of(client, keep, kept) == "active"
 
 
 async def test_decay_archives_faded_units_and_query_skips_them(
-    client: httpx.AsyncClient, worker: Any
+    client: httpx.AsyncClient, worker: Any, sql: Any
 ) -> None:
     bank = await make_bank(client)
     faded = await put(
         client, bank, "The user once mentioned a red umbrella.", ["episode"], ago(days=700), importance=0.1
     )
     fresh = await put(
-        client, bank, "The user mentioned a green umbrella.", ["episode"], ago(days=5), importance=0.1
+        client, bank, "The user mentioned a green umbrella.", ["episode"], ago(days=700), importance=0.1
     )
     vital = await put(
         client, bank, "The user's umbrella is from Milan.", ["fact"], ago(days=700), importance=0.9
     )
+    await learned(sql, faded, days=700)
+    await learned(sql, fresh, days=5)  # said as long ago, but the bank learned it last week
+    await learned(sql, vital, days=700)
     job = await maintain(client, "decay", bank)
     assert job["result"]["banks"][bank] == {"archived": 1}
     assert [await status_of(client, bank, u) for u in (faded, fresh, vital)] == [
@@ -188,7 +215,7 @@ async def test_merge_collapses_near_duplicates(client: httpx.AsyncClient, worker
 @pytest.mark.parametrize(
     ("task", "unit", "done"),
     [
-        ("expire", {"tags": ["task_state"], "at": {"days": 2}}, lambda m: m["status"] == "deleted"),
+        ("expire", {"tags": ["task_state"], "at": {"days": 2}}, lambda m: m["status"] == "archived"),
         (
             "decay",
             {"tags": ["episode"], "at": {"days": 700}, "importance": 0.1},
@@ -202,7 +229,7 @@ async def test_merge_collapses_near_duplicates(client: httpx.AsyncClient, worker
     ],
 )
 async def test_a_task_killed_half_way_resumes(
-    client: httpx.AsyncClient, app: Any, task: str, unit: dict[str, Any], done: Any
+    client: httpx.AsyncClient, app: Any, sql: Any, task: str, unit: dict[str, Any], done: Any
 ) -> None:
     from app.maintenance import lifecycle
     from app.maintenance.lifecycle import Run
@@ -214,6 +241,12 @@ async def test_a_task_killed_half_way_resumes(
             client, bank, f"The ticket TCK-{1000 + i} is waiting.", unit["tags"], ago(**unit["at"]), **extra
         )
 
+    # Learned when said: old in bank time too.
+    await sql(
+        "UPDATE memory_units SET created_at = :at WHERE bank_id = :bank",
+        at=NOW - timedelta(**unit["at"]),
+        bank=bank,
+    )
     job = await maintenance_job(app, f"maintenance.{task}", bank)
     work = getattr(lifecycle, task)
     with pytest.raises(asyncio.CancelledError):

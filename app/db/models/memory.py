@@ -48,6 +48,7 @@ class MemoryUnit(Base):
     updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), onupdate=func.now())
     expires_at: Mapped[datetime | None]
     last_accessed_at: Mapped[datetime | None]
+    confirmed_at: Mapped[datetime | None]  # last said again (a merge added a source)
     access_count: Mapped[int] = mapped_column(Integer, server_default="0")
     distiller: Mapped[str | None] = mapped_column(Text)
     # Idempotency of distillation: session + source seqs + distiller version (+ content hash).

@@ -28,11 +28,13 @@ async def transition(
     action: str,
     actor: str,
     details: dict[uuid.UUID, dict[str, Any]] | None = None,
+    changed_at: datetime | None = None,
 ) -> None:
     """Move units to new statuses and write one history row each, in the caller's transaction.
 
     `changes` are (memory id, from status, to status); every history row's details carry `from`
-    and `to`, which is what "what was active at T" is read from.
+    and `to`, which is what "what was active at T" is read from. `changed_at`: the clock of a task
+    that runs on a clock of its own (maintenance's `now`), else the database's.
     """
     if not changes:
         return
@@ -43,7 +45,11 @@ async def transition(
         await db.execute(
             update(MemoryUnit)
             .where(MemoryUnit.id.in_(ids))
-            .values(previous_status=MemoryUnit.status, status=to, status_changed_at=func.now())
+            .values(
+                previous_status=MemoryUnit.status,
+                status=to,
+                status_changed_at=changed_at if changed_at is not None else func.now(),
+            )
         )
     extra = details or {}
     await add_history(

@@ -4,6 +4,7 @@ at once split the work and a batch never waits for rows another transaction hold
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -12,15 +13,20 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.banks.config import NEVER_DECAY
+from app.banks.config import NEVER_DECAY, VALID_TIME_KINDS
 from app.db.repositories.units import tag_prefix_sql
 
 # Kinds that do not fade (as in retrieval's decay, app/query/fusion.py).
 NO_DECAY = "split_part(m.tags[1], '.', 1) IN (" + ", ".join(f"'{kind}'" for kind in NEVER_DECAY) + ")"
 
+# Bank time: when the bank learned the unit, last used it in an answer or last heard it again (GREATEST
+# skips NULLs). Not `valid_from`: an import or backfill of old conversations starts fresh.
+BANK_TIME = "greatest(m.created_at, m.last_accessed_at, m.confirmed_at)"
+VALID_TIME = "coalesce(m.valid_from, m.created_at)"
+
 _FADED = (
     "m.importance * exp(-CAST(:lam AS float8) * extract(epoch FROM (CAST(:now AS timestamptz)"
-    " - coalesce(m.last_accessed_at, m.valid_from, m.created_at))) / 86400) < CAST(:threshold AS float8)"
+    f" - {BANK_TIME})) / 86400) < CAST(:threshold AS float8)"
 )
 
 
@@ -52,10 +58,9 @@ def _expiry_sql(rule: Expiry) -> tuple[str, dict[str, Any]]:
         return "m.expires_at <= CAST(:now AS timestamptz)", {}
     sql, params = tag_prefix_sql("m", "ttl", [rule.tag])
     params["days"] = rule.days
-    age = (
-        "coalesce(m.valid_from, m.created_at)"
-        " <= CAST(:now AS timestamptz) - make_interval(secs => :days * 86400)"
-    )
+    time_bound = any(rule.tag == k or rule.tag.startswith(k + ".") for k in VALID_TIME_KINDS)
+    clock = VALID_TIME if time_bound else BANK_TIME
+    age = f"{clock} <= CAST(:now AS timestamptz) - make_interval(secs => :days * 86400)"
     return f"{sql} AND {age}", params
 
 
@@ -97,5 +102,54 @@ async def lock_promotable(
         " (cardinality(m.source_event_ids) + cardinality(m.merged_from) >= :sources"
         "  OR (m.confidence >= :confidence AND m.importance >= :importance))",
         {"bank": bank_id, "sources": sources, "confidence": confidence, "importance": importance},
+        limit,
+    )
+
+
+async def _count_units(db: AsyncSession, where: str, params: dict[str, Any]) -> int:
+    row = await db.execute(text(f"SELECT count(*) FROM memory_units m WHERE {where}"), params)
+    return int(row.scalar_one())
+
+
+async def count_active(db: AsyncSession, bank_id: str) -> int:
+    return await _count_units(db, "m.bank_id = :bank AND m.status = 'active'", {"bank": bank_id})
+
+
+async def count_expired(db: AsyncSession, bank_id: str, rules: list[Expiry], now: datetime) -> int:
+    """How many of the bank's active units any of `rules` says have expired at `now`."""
+    clauses, params = [], {"bank": bank_id, "now": now}
+    for i, rule in enumerate(rules):
+        sql, rule_params = _expiry_sql(rule)
+        for key, value in rule_params.items():  # each rule's parameters under names of its own
+            sql = re.sub(rf":{key}\b", f":r{i}_{key}", sql)
+            params[f"r{i}_{key}"] = value
+        clauses.append(f"({sql})")
+    if not clauses:
+        return 0
+    return await _count_units(
+        db, f"m.bank_id = :bank AND m.status = 'active' AND ({' OR '.join(clauses)})", params
+    )
+
+
+async def count_faded(
+    db: AsyncSession, bank_id: str, now: datetime, decay_lambda: float, threshold: float
+) -> int:
+    return await _count_units(
+        db,
+        f"m.bank_id = :bank AND m.status = 'active' AND m.layer = 'episodic'"
+        f" AND NOT ({NO_DECAY}) AND {_FADED}",
+        {"bank": bank_id, "now": now, "lam": decay_lambda, "threshold": threshold},
+    )
+
+
+async def lock_archived_past_grace(
+    db: AsyncSession, bank_id: str, now: datetime, grace_days: float, limit: int
+) -> list[tuple[uuid.UUID, str]]:
+    """The bank's units archived (by expiry or decay) more than `grace_days` before `now`."""
+    return await _lock_units(
+        db,
+        "m.bank_id = :bank AND m.status = 'archived'"
+        " AND m.status_changed_at <= CAST(:now AS timestamptz) - make_interval(secs => :grace * 86400)",
+        {"bank": bank_id, "now": now, "grace": grace_days},
         limit,
     )

@@ -153,6 +153,7 @@ async def absorb(db: AsyncSession, survivor: MemoryUnit, unit: MemoryUnit, *, co
             if same_session
             else survivor.source_seqs,
             merged_from=[*survivor.merged_from, unit.id],
+            confirmed_at=func.now(),  # said again: the bank's clock of forgetting starts over
         )
     )
     await db.execute(update(MemoryUnit).where(MemoryUnit.id == unit.id).values(merged_into=survivor.id))

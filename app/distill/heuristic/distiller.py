@@ -10,6 +10,7 @@ from functools import cache
 from app.distill.dates import EN_PATTERN as DATE_EN
 from app.distill.dates import resolve_dates
 from app.distill.heuristic import rules as R
+from app.distill.heuristic.events import is_life_event
 from app.distill.types import Candidate, DistillContext, DistillResult, Turn
 from app.memory.graph import EntityOut, RelationOut
 from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences
@@ -383,14 +384,17 @@ class HeuristicDistiller:
             ]
             if named:
                 entities.insert(0, EntityOut(name=speaker, type="person"))
+            # A durable event (a move, an adoption, a new class) is a dated fact, not chatter.
+            event = turn.role == "user" and asked is None and is_life_event(chunk, language)
             units.append(
                 Candidate(
                     content=content,
-                    tags=["episode"],
+                    tags=["fact.event"] if event else ["episode"],
                     confidence=confidence,
-                    importance=importance,
+                    importance=max(importance, R.EVENT_IMPORTANCE) if event else importance,
                     source_seqs=seqs,
                     entities=_dedupe_entities(entities),
+                    occurred_on=dates[0].value if event and dates else None,
                 )
             )
         return units

@@ -73,6 +73,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--keep-banks", action="store_true", help="keep the banks (default: delete them)")
     parser.add_argument(
+        "--maintain-after-days",
+        type=float,
+        metavar="D",
+        help="before asking, run expire, decay, promote and merge once with the clock D days after now",
+    )
+    parser.add_argument(
         "--compare", nargs=2, type=Path, metavar=("A.json", "B.json"), help="compare two reports and exit"
     )
 
@@ -106,6 +112,7 @@ def _options(args: argparse.Namespace) -> Options:
         concurrency=args.concurrency,
         timeout=args.timeout,
         keep_banks=args.keep_banks,
+        maintain_after_days=args.maintain_after_days,
         command=redacted_command(sys.argv[1:]),
     )
 

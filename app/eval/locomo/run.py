@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,9 @@ class Options:
     concurrency: int = 4
     timeout: float = 3600.0
     keep_banks: bool = False
+    # Run one full maintenance cycle (expire, decay, promote, merge) on each bank before the questions,
+    # with the clock this many days after the distillation: does forgetting keep what matters?
+    maintain_after_days: float | None = None
     command: str = ""
 
     @property
@@ -106,6 +110,14 @@ async def wait_for_jobs(api: Api, jobs: Mapping[str, str], deadline: float) -> N
         if remaining:
             _check_deadline(deadline, f"{len(remaining)} distillation job(s)")
             await asyncio.sleep(POLL_SECONDS)
+
+
+async def maintenance_cycle(api: Api, bank_id: str, after_days: float, deadline: float) -> None:
+    """The four scheduled tasks once on the bank, in beat's order, the clock `after_days` from now."""
+    now = (datetime.now(UTC) + timedelta(days=after_days)).isoformat()
+    for task in ("expire", "decay", "promote", "merge"):
+        reply = await api.post(f"/v1/admin/maintenance/{task}", {"bank_id": bank_id, "now": now})
+        await wait_for_jobs(api, {reply["job_id"]: f"maintenance.{task}"}, deadline)
 
 
 async def lagging_sessions(api: Api, bank_id: str) -> list[str]:
@@ -221,6 +233,8 @@ async def evaluate_conversation(api: Api, conversation: Conversation, options: O
         prepared = await prepare_dense(api, conversation, semaphore, deadline)
     else:
         prepared = await prepare_product(api, conversation, deadline)
+    if options.maintain_after_days is not None:
+        await maintenance_cycle(api, prepared.bank_id, options.maintain_after_days, deadline)
     stats = await api.get(f"/v1/banks/{prepared.bank_id}/stats")
     logger.info(
         "%s: bank %s holds %d items (ingest %.1fs, settle %.1fs); asking %d questions",
