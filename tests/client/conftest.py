@@ -7,13 +7,13 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
 import pytest
 from hindsight_client import Hindsight
 
-from tests.conftest import ADMIN_KEY, Stack
+from tests.conftest import ADMIN_KEY, Stack, wait_for
 
 T = TypeVar("T")
 
@@ -27,6 +27,22 @@ def service(stack: Stack) -> Iterator[str]:
 
     with serve(create_app(get_settings())) as url:
         yield url.removesuffix("/v1")
+
+
+@pytest.fixture(scope="package", autouse=True)
+async def leave_the_worker_idle(sql: Any) -> AsyncIterator[None]:
+    """After these tests, wait until the jobs they caused (the distillation a close starts, the
+    resolution after it) have run: the next module starts with an idle worker and no pending unit."""
+    yield
+
+    async def idle() -> bool:
+        [row] = await sql(
+            "SELECT (SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')) AS jobs,"
+            " (SELECT count(*) FROM memory_units WHERE status = 'pending') AS pending"
+        )
+        return bool(row["jobs"] == 0 and row["pending"] == 0)
+
+    await wait_for(idle, within=180, interval=0.2)
 
 
 @pytest.fixture

@@ -172,3 +172,4 @@ async def test_wait_gives_up_after_its_timeout(hs: Hindsight, app: Any) -> None:
     async with AsyncHindsight(hs.base_url, ADMIN_KEY) as ahs:
         with pytest.raises(JobTimeoutError):
             await ahs.jobs.wait(str(job.id), timeout=0.3)
+        await ahs.banks.delete(bank_id)  # and the job with it: it would never run
