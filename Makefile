@@ -7,12 +7,15 @@ export HF_HUB_OFFLINE := 1
 
 .PHONY: install up test lint format bench bench-full bench-locomo clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml examples/requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	# CPU build of torch first (a local file on these machines), so nothing pulls a CUDA build.
 	$(PIP) install --quiet torch==2.13.0
 	$(PIP) install --quiet -e '.[dev]'
+	# The Python client with its integrations' frameworks and what examples/ imports: tests/client
+	# runs them against the stack.
+	$(PIP) install --quiet -e './clients/python[openai-agents,langchain]' -r examples/requirements.txt
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -21,16 +24,17 @@ up: install
 	$(VENV)/bin/hindsight dev
 
 lint: install
-	$(VENV)/bin/ruff check app worker tests alembic bench
-	$(VENV)/bin/ruff format --check app worker tests bench
+	$(VENV)/bin/ruff check app worker tests alembic bench clients examples
+	$(VENV)/bin/ruff format --check app worker tests bench clients examples
 	$(VENV)/bin/mypy
+	cd clients/python && $(abspath $(VENV))/bin/mypy
 
 test: lint
 	$(VENV)/bin/pytest -q
 
 format: install
-	$(VENV)/bin/ruff check --fix app worker tests alembic bench
-	$(VENV)/bin/ruff format app worker tests bench
+	$(VENV)/bin/ruff check --fix app worker tests alembic bench clients examples
+	$(VENV)/bin/ruff format app worker tests bench clients examples
 
 # Benchmarks (bench/README.md). `make bench`: quick sizes, a few minutes; JSON under bench/results/quick/
 # and charts under bench/results/quick/img/, docs/benchmarks.md left alone. `make bench-full`: the sizes

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -35,10 +36,18 @@ class ChatStep:
     prompt_tokens: int = 10
     completion_tokens: int = 5
     finish_reason: str = "stop"
+    # Function calls the assistant asks for (`{"name", "arguments": dict}`); with them the message's
+    # content is null and finish_reason `tool_calls` (agent-framework tests script tool use with it).
+    tool_calls: list[dict[str, Any]] | None = None
 
 
 def reply(content: str, **kwargs: Any) -> ChatStep:
     return ChatStep(content=content, **kwargs)
+
+
+def tool_call(name: str, arguments: dict[str, Any], **kwargs: Any) -> ChatStep:
+    """A reply asking for one function call."""
+    return ChatStep(content="", tool_calls=[{"name": name, "arguments": arguments}], **kwargs)
 
 
 def error(status: int, message: str = "scripted error", **kwargs: Any) -> ChatStep:
@@ -68,13 +77,25 @@ def create_fake_openai(dim: int = 384) -> FastAPI:
             "completion_tokens": step.completion_tokens,
             "total_tokens": step.prompt_tokens + step.completion_tokens,
         }
-        message = {"role": "assistant", "content": step.content}
+        message: dict[str, Any] = {"role": "assistant", "content": step.content}
+        finish_reason = step.finish_reason
+        if step.tool_calls:
+            message["content"] = None
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{len(app.state.requests)}_{i}",
+                    "type": "function",
+                    "function": {"name": call["name"], "arguments": json.dumps(call["arguments"])},
+                }
+                for i, call in enumerate(step.tool_calls)
+            ]
+            finish_reason = "tool_calls"
         completion = {
             "id": f"chatcmpl-{len(app.state.requests)}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body["model"],
-            "choices": [{"index": 0, "message": message, "finish_reason": step.finish_reason}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
             "usage": usage,
         }
         return JSONResponse(completion, headers=step.headers)

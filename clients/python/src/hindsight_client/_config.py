@@ -1,0 +1,38 @@
+"""Settings both clients read the same way: arguments first, then the environment."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from hindsight_client._errors import HindsightError
+
+DEFAULT_URL = "http://127.0.0.1:8000"  # `make up`
+VERSION = "0.1.0"
+
+
+@dataclass(frozen=True)
+class ClientConfig:
+    base_url: str
+    api_key: str | None
+    timeout: float
+    max_retries: int
+
+    @classmethod
+    def resolve(
+        cls, base_url: str | None, api_key: str | None, timeout: float, max_retries: int
+    ) -> ClientConfig:
+        """`base_url` or $HINDSIGHT_URL (default the `make up` address), `api_key` or
+        $HINDSIGHT_API_KEY."""
+        if max_retries < 0:
+            raise HindsightError("max_retries must be 0 or more")
+        url = base_url or os.environ.get("HINDSIGHT_URL") or DEFAULT_URL
+        key = api_key or os.environ.get("HINDSIGHT_API_KEY") or None
+        return cls(url.rstrip("/"), key, timeout, max_retries)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        headers = {"user-agent": f"hindsight-client/{VERSION}", "accept": "application/json"}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        return headers

@@ -1,0 +1,338 @@
+"""The resources as pydantic models. Every model keeps fields the server adds later (`extra="allow"`,
+read as attributes) and takes statuses and kinds as plain strings, so a newer server never breaks an
+older client. Field names are the server's (app/schemas/)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+# --- banks and keys ----------------------------------------------------------------------------------------
+
+
+class Bank(Model):
+    bank_id: str
+    name: str | None = None
+    config: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    updated_at: datetime
+
+
+class BankStats(Model):
+    bank_id: str
+    memories_by_status: dict[str, int] = Field(default_factory=dict)
+    memories_by_tag: dict[str, int] = Field(default_factory=dict)
+    memories_by_layer: dict[str, int] = Field(default_factory=dict)
+    sessions: int = 0
+    events: int = 0
+    undistilled_events: int = 0
+    queued_jobs: int = 0
+    queue_lag_seconds: float = 0.0
+    maintenance: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class ApiKey(Model):
+    id: str
+    bank_id: str
+    key: str = Field(description="Shown once; only a hash is stored.")
+    scopes: list[str]
+    name: str | None = None
+    created_at: datetime
+
+
+# --- events and sessions -----------------------------------------------------------------------------------
+
+
+class EventIn(Model):
+    """One turn to append. Without `external_id` the client gives it one, so a retry never doubles it."""
+
+    role: Literal["user", "assistant", "system", "tool"]
+    content: str
+    speaker: str | None = None
+    occurred_at: datetime | None = None
+    external_id: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class AppendResult(Model):
+    session_id: str
+    appended: int
+    first_seq: int | None = None
+    last_seq: int | None = None
+    duplicates: int = 0
+
+
+class Event(Model):
+    id: int
+    session_id: str
+    seq: int
+    role: str
+    content: str
+    speaker: str | None = None
+    occurred_at: datetime
+    external_id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+
+
+class Session(Model):
+    session_id: str
+    status: str
+    last_seq: int
+    distilled_seq: int
+    created_at: datetime
+    last_event_at: datetime | None = None
+
+
+class ClosedSession(Session):
+    job_id: str | None = Field(default=None, description="The distillation of the tail, if it had one.")
+
+
+class WorkingTurn(Model):
+    seq: int
+    role: str
+    content: str
+    speaker: str | None = None
+    occurred_at: datetime | None = None
+
+
+# --- jobs --------------------------------------------------------------------------------------------------
+
+FINISHED = frozenset({"succeeded", "failed"})
+
+
+class Job(Model):
+    id: str
+    bank_id: str | None = None
+    kind: str
+    status: str = Field(description="queued, running, succeeded or failed")
+    progress: dict[str, Any] = Field(default_factory=dict)
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED
+
+
+# --- memory units ------------------------------------------------------------------------------------------
+
+
+class EntityRef(Model):
+    id: str
+    name: str
+    type: str
+
+
+class SourceEvent(Model):
+    id: int
+    seq: int
+    role: str
+    speaker: str | None = None
+    content: str
+    occurred_at: datetime
+
+
+class Source(Model):
+    session_id: str | None = None
+    seqs: list[int] = Field(default_factory=list)
+    event_ids: list[int] = Field(default_factory=list)
+    events: list[SourceEvent] | None = None
+
+
+class Memory(Model):
+    id: str
+    bank_id: str
+    content: str
+    tags: list[str]
+    confidence: float
+    importance: float
+    status: str
+    layer: str
+    entities: list[EntityRef] = Field(default_factory=list)
+    source: Source = Field(default_factory=Source)
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    merged_from: list[str] = Field(default_factory=list)
+    merged_into: str | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    created_at: datetime
+    updated_at: datetime
+    expires_at: datetime | None = None
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    distiller: str | None = None
+    embedding_model: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class WrittenMemory(Memory):
+    """A unit as `memories.write` returns it: `job_id` is its resolution job (None with `wait=True`)."""
+
+    job_id: str | None = None
+
+
+class MemoryBrief(Model):
+    id: str
+    content: str
+    tags: list[str]
+    status: str
+    confidence: float
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    created_at: datetime
+
+
+class HistoryAction(Model):
+    memory_id: str
+    action: str
+    actor: str
+    at: datetime
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class MemoryHistory(Model):
+    memory: Memory
+    chain: list[MemoryBrief] = Field(default_factory=list)
+    merged_from: list[MemoryBrief] = Field(default_factory=list)
+    merged_into: MemoryBrief | None = None
+    actions: list[HistoryAction] = Field(default_factory=list)
+
+
+# --- query -------------------------------------------------------------------------------------------------
+
+
+class ChannelScore(Model):
+    rank: int
+    score: float
+
+
+class ScoredMemory(Memory):
+    score: float
+    scores: dict[str, ChannelScore] | None = None
+
+
+class TimeFilter(Model):
+    from_: datetime = Field(alias="from")
+    to: datetime
+    source: str
+    phrase: str | None = None
+
+
+class QueryResult(Model):
+    memories: list[ScoredMemory]
+    context: str
+    working_memory: list[WorkingTurn] = Field(default_factory=list)
+    time_filter: TimeFilter | None = None
+    took_ms: float = 0.0
+
+
+# --- entities and timeline ---------------------------------------------------------------------------------
+
+
+class Entity(Model):
+    id: str
+    name: str
+    type: str
+    mentions: int = 0
+    created_at: datetime
+    updated_at: datetime
+
+
+class Relation(Model):
+    id: str
+    subject: EntityRef
+    relation: str
+    object: EntityRef
+    memory_id: str | None = None
+    confidence: float
+
+
+class EntityMemory(Model):
+    id: str
+    content: str
+    tags: list[str]
+    status: str
+    confidence: float
+    importance: float
+    created_at: datetime
+
+
+class EntityDetail(Model):
+    entity: Entity
+    relations: list[Relation] = Field(default_factory=list)
+    memories: list[EntityMemory] = Field(default_factory=list)
+
+
+class TimelineItem(Model):
+    """One write or read of the bank; `kind` says which (items of a kind this client does not know
+    come as this base model, their fields as extra attributes)."""
+
+    kind: str
+    id: str
+    at: datetime
+
+
+class EventItem(TimelineItem):
+    kind: Literal["event"]
+    session_id: str
+    seq: int
+    role: str
+    content: str
+
+
+class MemoryItem(TimelineItem):
+    kind: Literal["memory"]
+    memory_id: str
+    action: str
+    actor: str
+    details: dict[str, Any] = Field(default_factory=dict)
+    content: str | None = None
+
+
+class QueryItem(TimelineItem):
+    kind: Literal["query"]
+    query: str
+    result_ids: list[str] = Field(default_factory=list)
+
+
+class JobItem(TimelineItem):
+    kind: Literal["job"]
+    job_id: str
+    job_kind: str
+    phase: str
+    status: str
+
+
+_KNOWN_KINDS = frozenset({"event", "memory", "query", "job"})
+
+
+def _timeline_kind(value: Any) -> str:
+    kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+    return kind if kind in _KNOWN_KINDS else "other"
+
+
+AnyTimelineItem = Annotated[
+    Annotated[EventItem, Tag("event")]
+    | Annotated[MemoryItem, Tag("memory")]
+    | Annotated[QueryItem, Tag("query")]
+    | Annotated[JobItem, Tag("job")]
+    | Annotated[TimelineItem, Tag("other")],
+    Discriminator(_timeline_kind),
+]
+
+
+class TimelinePage(Model):
+    items: list[AnyTimelineItem]
+    next_cursor: str | None = None

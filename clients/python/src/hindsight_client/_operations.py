@@ -1,0 +1,285 @@
+"""Every operation of the API as a plan (see `_plans`): the paths, parameters, bodies, idempotency and
+response models, written once for both clients."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import ExitStack
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any, TypeVar
+from urllib.parse import quote
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from hindsight_client._errors import JobTimeoutError
+from hindsight_client._models import (
+    ApiKey,
+    AppendResult,
+    Bank,
+    BankStats,
+    ClosedSession,
+    Entity,
+    EntityDetail,
+    Event,
+    EventIn,
+    Job,
+    Memory,
+    MemoryHistory,
+    Model,
+    QueryResult,
+    Session,
+    TimelineItem,
+    TimelinePage,
+    WrittenMemory,
+)
+from hindsight_client._plans import (
+    Page,
+    PageFn,
+    Plan,
+    Request,
+    Sleep,
+    call,
+    call_none,
+    page,
+    send,
+    with_cursor,
+)
+
+M = TypeVar("M", bound=BaseModel)
+PathOrFile = str | Path | IO[bytes]
+DEFAULT_PAGE_SIZE = 100
+POLL_FIRST, POLL_MAX = 0.1, 2.0
+
+
+class BankImport(Model):
+    """What `POST /v1/banks/{bank_id}/import` answers (its fields as the server sends them)."""
+
+
+def seg(value: str) -> str:
+    """A path segment: ids are slugs, but nothing a caller passes may change the path."""
+    return quote(str(value), safe="")
+
+
+def jsonable(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values that were given (None = left out), as JSON (datetimes as RFC 3339)."""
+    out: dict[str, Any] = to_jsonable_python({k: v for k, v in values.items() if v is not None})
+    return out
+
+
+def comma(values: str | Iterable[str] | None) -> str | None:
+    if values is None or isinstance(values, str):
+        return values
+    return ",".join(values)
+
+
+def event_body(event: EventIn | Mapping[str, Any]) -> dict[str, Any]:
+    """An event as sent: with an `external_id` (a new one when the caller gave none), so that the
+    same request sent again after a lost reply appends nothing twice."""
+    model = event if isinstance(event, EventIn) else EventIn.model_validate(event)
+    body = model.model_dump(mode="json", exclude_none=True)
+    body.setdefault("external_id", f"hsc-{uuid.uuid4().hex}")
+    return body
+
+
+class Operations:
+    def __init__(self, max_retries: int) -> None:
+        self.retries = max_retries
+
+    def _call(self, request: Request, model: type[M]) -> Plan[M]:
+        return call(request, self.retries, model)
+
+    def _pages(self, path: str, params: Mapping[str, Any], key: str, model: type[M]) -> PageFn[M]:
+        def pages(cursor: str | None) -> Plan[Page[M]]:
+            request = Request("GET", path, params=with_cursor(params, cursor), idempotent=True)
+            return page(request, self.retries, key, model)
+
+        return pages
+
+    # --- banks and keys ----------------------------------------------------------------------------------
+
+    def create_bank(self, bank_id: str, name: str | None, config: Mapping[str, Any] | None) -> Plan[Bank]:
+        body = jsonable({"bank_id": bank_id, "name": name, "config": config})
+        return self._call(Request("POST", "/v1/banks", json=body), Bank)
+
+    def get_bank(self, bank_id: str) -> Plan[Bank]:
+        return self._call(Request("GET", f"/v1/banks/{seg(bank_id)}", idempotent=True), Bank)
+
+    def bank_pages(self, page_size: int) -> PageFn[Bank]:
+        return self._pages("/v1/banks", {"limit": page_size}, "banks", Bank)
+
+    def update_bank(self, bank_id: str, name: str | None, config: Mapping[str, Any] | None) -> Plan[Bank]:
+        body = jsonable({"name": name, "config": config})
+        return self._call(Request("PATCH", f"/v1/banks/{seg(bank_id)}", json=body, idempotent=True), Bank)
+
+    def delete_bank(self, bank_id: str) -> Plan[None]:
+        return call_none(Request("DELETE", f"/v1/banks/{seg(bank_id)}", idempotent=True), self.retries)
+
+    def bank_stats(self, bank_id: str) -> Plan[BankStats]:
+        request = Request("GET", f"/v1/banks/{seg(bank_id)}/stats", idempotent=True)
+        return self._call(request, BankStats)
+
+    def export_bank(self, bank_id: str, target: PathOrFile) -> Plan[None]:
+        with ExitStack() as stack:
+            file = target if not isinstance(target, str | Path) else stack.enter_context(open(target, "wb"))
+            request = Request("GET", f"/v1/banks/{seg(bank_id)}/export", download=file)
+            yield from send(request, self.retries)
+
+    def import_bank(self, bank_id: str, source: PathOrFile) -> Plan[BankImport]:
+        if isinstance(source, str | Path):
+            content = Path(source).read_bytes()
+        else:
+            content = source.read()
+        headers = {"content-type": "application/x-ndjson"}
+        request = Request("POST", f"/v1/banks/{seg(bank_id)}/import", content=content, headers=headers)
+        return self._call(request, BankImport)
+
+    def create_key(self, bank_id: str, scopes: Sequence[str], name: str | None) -> Plan[ApiKey]:
+        body = jsonable({"scopes": list(scopes), "name": name})
+        return self._call(Request("POST", f"/v1/banks/{seg(bank_id)}/keys", json=body), ApiKey)
+
+    def revoke_key(self, bank_id: str, key_id: str) -> Plan[None]:
+        path = f"/v1/banks/{seg(bank_id)}/keys/{seg(key_id)}"
+        return call_none(Request("DELETE", path, idempotent=True), self.retries)
+
+    # --- events and sessions -----------------------------------------------------------------------------
+
+    def append(
+        self, bank_id: str, session_id: str, events: Iterable[EventIn | Mapping[str, Any]]
+    ) -> Plan[AppendResult]:
+        body = {"events": [event_body(e) for e in events]}
+        path = f"/v1/banks/{seg(bank_id)}/sessions/{seg(session_id)}/events"
+        return self._call(Request("POST", path, json=body, idempotent=True), AppendResult)
+
+    def event_pages(
+        self, bank_id: str, session_id: str, after_seq: int | None, page_size: int
+    ) -> PageFn[Event]:
+        path = f"/v1/banks/{seg(bank_id)}/sessions/{seg(session_id)}/events"
+        return self._pages(path, {"after_seq": after_seq, "limit": page_size}, "events", Event)
+
+    def get_session(self, bank_id: str, session_id: str) -> Plan[Session]:
+        path = f"/v1/banks/{seg(bank_id)}/sessions/{seg(session_id)}"
+        return self._call(Request("GET", path, idempotent=True), Session)
+
+    def session_pages(self, bank_id: str, page_size: int) -> PageFn[Session]:
+        return self._pages(f"/v1/banks/{seg(bank_id)}/sessions", {"limit": page_size}, "sessions", Session)
+
+    def close_session(self, bank_id: str, session_id: str) -> Plan[ClosedSession]:
+        path = f"/v1/banks/{seg(bank_id)}/sessions/{seg(session_id)}/close"
+        return self._call(Request("POST", path, idempotent=True), ClosedSession)
+
+    def distill_session(self, bank_id: str, session_id: str) -> Plan[Job]:
+        path = f"/v1/banks/{seg(bank_id)}/sessions/{seg(session_id)}/distill"
+        # Concurrent or repeated requests share one job: safe to send again.
+        response = yield from send(Request("POST", path, idempotent=True), self.retries)
+        return (yield from self.get_job(response.json()["job_id"]))
+
+    def redistill(self, bank_id: str, session_ids: Sequence[str] | None, dry_run: bool) -> Plan[Job]:
+        body = jsonable({"session_ids": list(session_ids) if session_ids else None, "dry_run": dry_run})
+        request = Request("POST", f"/v1/banks/{seg(bank_id)}/redistill", json=body)
+        response = yield from send(request, self.retries)
+        return (yield from self.get_job(response.json()["job_id"]))
+
+    # --- jobs --------------------------------------------------------------------------------------------
+
+    def get_job(self, job_id: str) -> Plan[Job]:
+        return self._call(Request("GET", f"/v1/jobs/{seg(job_id)}", idempotent=True), Job)
+
+    def wait_job(self, job_id: str, timeout: float) -> Plan[Job]:
+        """Poll until the job has finished (succeeded or failed), the pause growing from 0.1 s to 2 s;
+        `JobTimeoutError` after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        pause = POLL_FIRST
+        while True:
+            job = yield from self.get_job(job_id)
+            if job.finished:
+                return job
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise JobTimeoutError(f"Job {job_id} is still {job.status} after {timeout:g} s.", job)
+            yield Sleep(min(pause, left))
+            pause = min(pause * 2, POLL_MAX)
+
+    # --- query -------------------------------------------------------------------------------------------
+
+    def query(self, bank_id: str, query: str, options: Mapping[str, Any]) -> Plan[QueryResult]:
+        body = jsonable({"query": query, **options})
+        request = Request("POST", f"/v1/banks/{seg(bank_id)}/query", json=body, idempotent=True)
+        return self._call(request, QueryResult)
+
+    # --- memories ----------------------------------------------------------------------------------------
+
+    def write_memory(
+        self, bank_id: str, content: str, tags: Sequence[str], wait: bool, fields: Mapping[str, Any]
+    ) -> Plan[WrittenMemory]:
+        body = jsonable({"content": content, "tags": list(tags), **fields})
+        params = {"wait": "true"} if wait else None
+        request = Request("POST", f"/v1/banks/{seg(bank_id)}/memories", params=params, json=body)
+        response = yield from send(request, self.retries)
+        accepted = response.json()
+        return WrittenMemory.model_validate({**accepted["memory"], "job_id": accepted.get("job_id")})
+
+    def memory_pages(self, bank_id: str, filters: Mapping[str, Any], page_size: int) -> PageFn[Memory]:
+        params = {**jsonable(filters), "limit": page_size}
+        if "status" in params:
+            params["status"] = comma(params["status"])
+        return self._pages(f"/v1/banks/{seg(bank_id)}/memories", params, "memories", Memory)
+
+    def _memory_path(self, bank_id: str, memory_id: str) -> str:
+        return f"/v1/banks/{seg(bank_id)}/memories/{seg(memory_id)}"
+
+    def get_memory(self, bank_id: str, memory_id: str) -> Plan[Memory]:
+        return self._call(Request("GET", self._memory_path(bank_id, memory_id), idempotent=True), Memory)
+
+    def memory_history(self, bank_id: str, memory_id: str) -> Plan[MemoryHistory]:
+        path = self._memory_path(bank_id, memory_id) + "/history"
+        return self._call(Request("GET", path, idempotent=True), MemoryHistory)
+
+    def update_memory(self, bank_id: str, memory_id: str, changes: Mapping[str, Any]) -> Plan[Memory]:
+        request = Request("PATCH", self._memory_path(bank_id, memory_id), json=jsonable(changes))
+        return self._call(request, Memory)
+
+    def forget_memory(self, bank_id: str, memory_id: str, purge: bool = False) -> Plan[Memory]:
+        params = {"purge": "true"} if purge else None
+        request = Request("DELETE", self._memory_path(bank_id, memory_id), params=params, idempotent=True)
+        return self._call(request, Memory)
+
+    def restore_memory(self, bank_id: str, memory_id: str) -> Plan[Memory]:
+        return self._call(Request("POST", self._memory_path(bank_id, memory_id) + "/restore"), Memory)
+
+    # --- entities and timeline ---------------------------------------------------------------------------
+
+    def entity_pages(self, bank_id: str, q: str | None, type_: str | None, page_size: int) -> PageFn[Entity]:
+        params = {"q": q, "type": type_, "limit": page_size}
+        return self._pages(f"/v1/banks/{seg(bank_id)}/entities", params, "entities", Entity)
+
+    def get_entity(
+        self, bank_id: str, entity_id: str, statuses: str | Iterable[str] | None, limit: int | None
+    ) -> Plan[EntityDetail]:
+        path = f"/v1/banks/{seg(bank_id)}/entities/{seg(entity_id)}"
+        params = jsonable({"statuses": comma(statuses), "limit": limit})
+        return self._call(Request("GET", path, params=params, idempotent=True), EntityDetail)
+
+    def timeline_pages(
+        self,
+        bank_id: str,
+        from_: datetime | str | None,
+        to: datetime | str | None,
+        kinds: str | Iterable[str] | None,
+        session_id: str | None,
+        page_size: int,
+    ) -> PageFn[TimelineItem]:
+        params = jsonable(
+            {"from": from_, "to": to, "kinds": comma(kinds), "session_id": session_id, "limit": page_size}
+        )
+        path = f"/v1/banks/{seg(bank_id)}/timeline"
+
+        def pages(cursor: str | None) -> Plan[Page[TimelineItem]]:
+            request = Request("GET", path, params=with_cursor(params, cursor), idempotent=True)
+            timeline = yield from self._call(request, TimelinePage)
+            return Page(list(timeline.items), timeline.next_cursor)
+
+        return pages
