@@ -36,7 +36,7 @@ async def create(
     dedupe_key: str | None = None,
     max_attempts: int = 3,
 ) -> tuple[Job, bool]:
-    """Create a job in the caller's transaction; send it with `send_after_commit` once committed."""
+    """Create a job in the caller's transaction; send it with a JobSender once committed."""
     return await repo.create_job(
         db,
         kind=kind,
@@ -55,22 +55,11 @@ async def get_visible(db: AsyncSession, principal: Principal, job_id: uuid.UUID)
     return job
 
 
-async def send_after_commit(
-    sessionmaker: async_sessionmaker[AsyncSession], queue: TaskQueue, jobs: Sequence[Job | None]
-) -> None:
-    """Publish committed jobs (None: nothing to send); record which were sent so the sweep knows what
-    may be lost."""
-    sent = [job.id for job in jobs if job is not None and await queue.send(job.kind, job.id)]
-    if sent:
-        async with sessionmaker() as db, db.begin():
-            await repo.mark_enqueued(db, sent)
-
-
 @dataclass(frozen=True)
 class JobSender:
-    """Commit, then send: how every request (REST or MCP) that creates jobs ends. Never the other way
-    round, so a worker never looks for a job row that is not committed yet; a message lost after the
-    commit is resent by the sweep (the database is the outbox)."""
+    """Commit, then send: how every request (REST or MCP) and every task that creates jobs ends. Never
+    the other way round, so a worker never looks for a job row that is not committed yet; a message
+    lost after the commit is resent by the sweep (the database is the outbox)."""
 
     sessionmaker: async_sessionmaker[AsyncSession]
     queue: TaskQueue
@@ -80,8 +69,12 @@ class JobSender:
         await self.send(jobs)
 
     async def send(self, jobs: Sequence[Job | None]) -> None:
-        """For jobs the caller has committed already (an append commits itself)."""
-        await send_after_commit(self.sessionmaker, self.queue, jobs)
+        """Publish jobs the caller has committed already (an append or a task's transaction; None:
+        nothing to send); record which were sent, so the sweep knows which messages may be lost."""
+        sent = [job.id for job in jobs if job is not None and await self.queue.send(job.kind, job.id)]
+        if sent:
+            async with self.sessionmaker() as db, db.begin():
+                await repo.mark_enqueued(db, sent)
 
 
 async def run(
