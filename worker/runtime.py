@@ -20,6 +20,7 @@ from app.distill.service import DistillRuntime, create_distiller
 from app.distill.types import Distiller
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
+from app.jobs.service import JobSender
 from app.providers.embeddings import Embedder, create_embedder
 from app.resolve.judge import LLMJudge
 
@@ -62,6 +63,11 @@ class WorkerRuntime:
         if self._judge is None and self.settings.judge_enabled:
             self._judge = LLMJudge.from_settings(self.settings)
         return self._judge
+
+    @property
+    def sender(self) -> JobSender:
+        """Sends the jobs a task created, once the task's transaction has committed."""
+        return JobSender(self.sessionmaker, self.queue)
 
     def distill_runtime(self) -> DistillRuntime:
         return DistillRuntime(

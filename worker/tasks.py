@@ -57,7 +57,7 @@ def sweep_task(job_id: str | None = None) -> str:
 
     status = _run("maintenance.sweep", job_id, handler)
     if status == "succeeded":
-        rt.run(jobs.send_after_commit(rt.sessionmaker, rt.queue, new_jobs))
+        rt.run(rt.sender.send(new_jobs))
     return status
 
 

@@ -14,7 +14,6 @@ from app.api.deps import (
     WritableBankDep,
 )
 from app.banks import service
-from app.db.repositories import banks as repo
 from app.schemas.banks import (
     BankCreate,
     BankPage,
@@ -48,12 +47,7 @@ async def list_banks(
     db: SessionDep, principal: PrincipalDep, limit: Limit = 100, cursor: str | None = None
 ) -> BankPage:
     """List banks: all of them for the admin key, its own for a bank key."""
-    rows = await repo.list_banks(
-        db,
-        after=decode_cursor(cursor, "id", str),
-        limit=limit,
-        only=None if principal.is_admin else principal.bank_id,
-    )
+    rows = await service.list_banks(db, principal, after=decode_cursor(cursor, "id", str), limit=limit)
     next_cursor = encode_cursor("id", rows[-1].id) if len(rows) == limit else None
     return BankPage(banks=[BankRead.model_validate(b) for b in rows], next_cursor=next_cursor)
 
@@ -78,9 +72,7 @@ async def delete_bank(
 ) -> Response:
     """Purge a bank: every event, memory, embedding, entity, history row and key is erased, and the
     sessions' working memory in Redis."""
-    session_ids = await service.purge_bank(db, bank_id)
-    await db.commit()
-    await working_memory.drop(bank_id, session_ids)
+    await service.purge_bank(db, bank_id, working_memory)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
@@ -115,4 +107,4 @@ async def revoke_key(key_id: uuid.UUID, bank: BankDep, db: SessionDep, _: AdminD
 @router.get("/{bank_id}/stats", response_model=BankStats, responses=IN_A_BANK)
 async def bank_stats(bank: BankDep, db: SessionDep) -> BankStats:
     """Counts by status, tag and layer; events, undistilled events and queue lag."""
-    return BankStats.model_validate(await repo.bank_stats(db, bank.id))
+    return BankStats.model_validate(await service.stats(db, bank))

@@ -13,13 +13,13 @@ from app.banks import service as banks
 from app.banks.config import ConfiguredBank
 from app.banks.service import Principal
 from app.config import Settings
-from app.db.models import Job
 from app.errors import NotFound
 from app.events.working_memory import WorkingMemory
-from app.jobs import service as jobs
-from app.jobs.queue import TaskQueue
+from app.jobs.service import JobSender
 from app.providers.embeddings import Embedder
+from app.query.service import QueryDeps
 from app.schemas.common import Slug
+from app.services import Services
 
 
 async def get_db(request: Request) -> AsyncIterator[AsyncSession]:
@@ -45,17 +45,13 @@ async def get_settings(request: Request) -> Settings:
     return settings
 
 
-class JobSender:
-    """Sends jobs the request committed (the database is the outbox; the sweep resends losses)."""
+async def get_job_sender(request: Request) -> JobSender:
+    """Commit-then-send for routes that create jobs (the database is the outbox)."""
+    return Services.of(request.app).sender
 
-    def __init__(self, request: Request) -> None:
-        self._sessionmaker = request.app.state.sessionmaker
-        self._queue: TaskQueue = request.app.state.queue
 
-    async def send(self, pending: list[Job | None]) -> None:
-        committed = [job for job in pending if job is not None]
-        if committed:
-            await jobs.send_after_commit(self._sessionmaker, self._queue, committed)
+async def get_query_deps(request: Request) -> QueryDeps:
+    return Services.of(request.app).query_deps
 
 
 async def get_embedder(request: Request) -> Embedder:
@@ -72,11 +68,8 @@ SessionDep = Annotated[AsyncSession, Depends(get_db)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
-async def get_job_sender(request: Request) -> JobSender:
-    return JobSender(request)
-
-
 JobSenderDep = Annotated[JobSender, Depends(get_job_sender)]
+QueryDepsDep = Annotated[QueryDeps, Depends(get_query_deps)]
 WorkingMemoryDep = Annotated[WorkingMemory, Depends(get_working_memory)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 

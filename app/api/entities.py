@@ -6,8 +6,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from app.api.deps import BankDep, SessionDep
-from app.db.repositories import entities as repo
-from app.errors import NotFound
+from app.memory import graph
 from app.schemas.common import Limit, SafeText
 from app.schemas.entities import (
     EntityDetailRead,
@@ -37,10 +36,9 @@ async def list_entities(
 ) -> EntityPage:
     """The bank's entities (people, places, organisations, ids…) by name, with how many units
     mention each; `q` finds them by a case-insensitive part of the name."""
-    rows = await repo.list_entities(
-        db, bank.id, q=q, type_=type_, after=decode_entity_cursor(cursor), limit=limit + 1
+    return await graph.entity_page(
+        db, bank.id, q=q, type_=type_, after=decode_entity_cursor(cursor), limit=limit
     )
-    return EntityPage.from_rows(rows, limit)
 
 
 @router.get("/{entity_id}", response_model=EntityDetailRead)
@@ -58,7 +56,4 @@ async def get_entity(
     limit: Annotated[int, Query(ge=1, le=500, description="At most this many relations and units.")] = 50,
 ) -> EntityDetailRead:
     """One entity with its relations (as subject or object) and the newest units that mention it."""
-    detail = await repo.entity_detail(db, bank.id, entity_id, statuses=parse_statuses(statuses), limit=limit)
-    if detail is None:
-        raise NotFound(f"Entity {entity_id} not found.")
-    return EntityDetailRead.from_detail(detail)
+    return await graph.entity(db, bank.id, entity_id, statuses=parse_statuses(statuses), limit=limit)

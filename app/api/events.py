@@ -5,10 +5,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, status
 
 from app.api.deps import BankDep, JobSenderDep, SessionDep, SettingsDep, WorkingMemoryDep, WritableBankDep
-from app.db.repositories import events as repo
-from app.errors import NotFound
-from app.events import service
-from app.jobs.schedule import schedule_distill
+from app.events import service, sessions
 from app.schemas.common import MAX_SEQ, Limit, Slug, decode_cursor, encode_cursor
 from app.schemas.events import (
     AppendRequest,
@@ -19,7 +16,6 @@ from app.schemas.events import (
     SessionPage,
     SessionRead,
     WorkingMemoryRead,
-    WorkingTurn,
 )
 from app.schemas.problems import IN_A_BANK, PAGINATED, SIZE_LIMITED, WITH_BODY
 
@@ -43,10 +39,7 @@ async def append_events(
     """Append 1–1000 turns to a session's log (created on first append). Durable before the 202;
     a repeated `external_id` is counted in `duplicates`, not appended again. Every
     `distill_every_n_turns` undistilled turns start a distillation in the background."""
-    result, turns, job = await service.append(db, bank, session_id, body)
-    await working_memory.push(bank.id, session_id, turns)
-    await sender.send([job])
-    return result
+    return await service.append_and_send(db, bank, session_id, body, buffer=working_memory, sender=sender)
 
 
 @router.get("", response_model=SessionPage, responses=PAGINATED)
@@ -55,7 +48,7 @@ async def list_sessions(
 ) -> SessionPage:
     """List the bank's sessions by id."""
     after = decode_cursor(cursor, "id", str)
-    rows = await repo.list_sessions(db, bank.id, after=after, limit=limit)
+    rows = await sessions.list_sessions(db, bank.id, after=after, limit=limit)
     next_cursor = encode_cursor("id", rows[-1].session_id) if len(rows) == limit else None
     return SessionPage(sessions=[SessionRead.model_validate(s) for s in rows], next_cursor=next_cursor)
 
@@ -63,10 +56,7 @@ async def list_sessions(
 @router.get("/{session_id}", response_model=SessionRead)
 async def get_session(session_id: Slug, bank: BankDep, db: SessionDep) -> SessionRead:
     """A session's status and its `last_seq` / `distilled_seq` watermarks."""
-    session = await repo.get_session(db, bank.id, session_id)
-    if session is None:
-        raise NotFound(f"Session {session_id!r} not found.")
-    return SessionRead.model_validate(session)
+    return SessionRead.model_validate(await sessions.get_session(db, bank.id, session_id))
 
 
 @router.get("/{session_id}/working_memory", response_model=WorkingMemoryRead)
@@ -80,18 +70,8 @@ async def get_working_memory(
 ) -> WorkingMemoryRead:
     """The session's turns not yet distilled (newest `limit`, default the buffer size), so an agent
     never loses its last few turns while distillation runs."""
-    session = await repo.get_session(db, bank.id, session_id)
-    if session is None:
-        raise NotFound(f"Session {session_id!r} not found.")
-    turns, source = await service.working_memory(
-        db, buffer, session, limit or settings.working_memory_max_turns
-    )
-    return WorkingMemoryRead(
-        session_id=session_id,
-        last_seq=session.last_seq,
-        distilled_seq=session.distilled_seq,
-        turns=[WorkingTurn.model_validate(t) for t in turns],
-        source=source,
+    return await sessions.read_working_memory(
+        db, buffer, bank.id, session_id, limit or settings.working_memory_max_turns
     )
 
 
@@ -105,10 +85,8 @@ async def list_events(
     cursor: str | None = None,
 ) -> EventPage:
     """The session's events in seq order, after `after_seq` (or the cursor)."""
-    if await repo.get_session(db, bank.id, session_id) is None:
-        raise NotFound(f"Session {session_id!r} not found.")
     after = decode_cursor(cursor, "seq", int)
-    rows = await repo.list_events(db, bank.id, session_id, after_seq=after or after_seq, limit=limit)
+    rows = await sessions.list_events(db, bank.id, session_id, after_seq=after or after_seq, limit=limit)
     next_cursor = encode_cursor("seq", rows[-1].seq) if len(rows) == limit else None
     return EventPage(events=[EventRead.model_validate(e) for e in rows], next_cursor=next_cursor)
 
@@ -119,12 +97,5 @@ async def close_session(
 ) -> SessionClosed:
     """Close a session and distil what is left of it (`job_id`, or null when nothing is). A later
     append reopens it."""
-    session = await repo.close_session(db, bank.id, session_id)
-    if session is None:
-        raise NotFound(f"Session {session_id!r} not found.")
-    job, created = None, False
-    if session.last_seq > session.distilled_seq:
-        job, created = await schedule_distill(db, bank.id, session_id)
-    await db.commit()
-    await sender.send([job if created else None])
+    session, job = await sessions.close_session(db, sender, bank, session_id)
     return SessionClosed(**SessionRead.model_validate(session).model_dump(), job_id=job.id if job else None)

@@ -6,10 +6,8 @@ from typing import Literal
 from fastapi import APIRouter, status
 
 from app.api.deps import AdminDep, JobSenderDep, PrincipalDep, SessionDep
-from app.db.repositories import jobs as repo
-from app.errors import NotFound
 from app.jobs import service as jobs
-from app.jobs.schedule import to_send
+from app.jobs.schedule import run_maintenance_now
 from app.schemas.jobs import JobAccepted, JobRead, MaintenanceRequest
 from app.schemas.problems import ADMIN_ONLY, AUTHENTICATED, WITH_BODY, problem_responses
 
@@ -21,10 +19,7 @@ MaintenanceTask = Literal["decay", "expire", "merge", "promote", "reembed", "swe
 @router.get("/v1/jobs/{job_id}", response_model=JobRead, responses=problem_responses(404))
 async def get_job(job_id: uuid.UUID, db: SessionDep, principal: PrincipalDep) -> JobRead:
     """A background job's status, progress, result or error."""
-    job = await repo.get_job(db, job_id)
-    if job is None or not (principal.is_admin or job.bank_id == principal.bank_id):
-        raise NotFound(f"Job {job_id} not found.")
-    return JobRead.model_validate(job)
+    return JobRead.model_validate(await jobs.get_visible(db, principal, job_id))
 
 
 @router.post(
@@ -43,9 +38,6 @@ async def run_maintenance(
 ) -> JobAccepted:
     """Run a maintenance task now (admin key); Celery beat runs the same tasks on its schedule.
     Optional body: `bank_id` (one bank only), `now` (the clock the task reads: tests, backfills)."""
-    kind = f"maintenance.{task}"
     params = body.model_dump(mode="json", exclude_none=True) if body else {}
-    job, created = await jobs.create(db, kind, params=params, dedupe_key=kind)
-    await db.commit()
-    await sender.send([to_send(job, created, resend_queued=True)])
+    job = await run_maintenance_now(db, sender, f"maintenance.{task}", params)
     return JobAccepted(job_id=job.id)

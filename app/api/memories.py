@@ -17,13 +17,9 @@ from app.api.deps import (
 )
 from app.banks.service import Principal, require_admin
 from app.db.models import MEMORY_STATUSES
-from app.db.repositories import units as units_repo
 from app.errors import BadRequest, Invalid
-from app.jobs.schedule import schedule_resolve
-from app.memory import service
-from app.resolve.judge import LLMJudge
-from app.resolve.service import resolve_pending
-from app.schemas.common import AwareTimestamp, Limit, SafeText, Slug, decode_cursor, encode_cursor
+from app.memory import reads, service
+from app.schemas.common import AwareTimestamp, Limit, SafeText, Slug, decode_cursor
 from app.schemas.memories import (
     MemoryAccepted,
     MemoryCreate,
@@ -64,29 +60,10 @@ async def write_memory(
     """Write a unit directly. It is stored `pending` and resolved in the background (202 with the
     resolution job); with `?wait=true` it is resolved in this request (at most ~10 s) → 201 with the
     unit as resolved: `active`, `merged` into an older twin, or active and superseding an older value."""
-    unit = await service.create(db, embedder, bank, body, actor(principal))
-    if not wait:
-        job, created = await schedule_resolve(db, bank.id)
-        await db.commit()
-        await sender.send([job if created else None])
-        return MemoryAccepted(memory=await service.read_model(db, unit), job_id=job.id)
-    judge = LLMJudge.from_settings(settings) if settings.judge_enabled else None
-    try:
-        await resolve_pending(
-            db,
-            bank.id,
-            embedder=embedder,
-            judge=judge.judge if judge else None,
-            only=[unit.id],
-            config=bank.config,
-        )
-    finally:
-        if judge is not None:
-            await judge.aclose()
-    await db.commit()
-    await db.refresh(unit)
-    response.status_code = status.HTTP_201_CREATED
-    return MemoryAccepted(memory=await service.read_model(db, unit), job_id=None)
+    unit, job = await service.write(db, embedder, sender, settings, bank, body, actor(principal), wait=wait)
+    if wait:
+        response.status_code = status.HTTP_201_CREATED
+    return MemoryAccepted(memory=await reads.read_model(db, unit), job_id=job.id if job else None)
 
 
 def _statuses(value: str | None) -> list[str] | None:
@@ -131,9 +108,9 @@ async def list_memories(
     cursor: str | None = None,
 ) -> MemoryPage:
     """The bank's units, newest first, filtered."""
-    units = await units_repo.list_units(
+    return await reads.list_page(
         db,
-        bank.id,
+        bank,
         statuses=_statuses(status_),
         tag=tag,
         entity=entity,
@@ -144,24 +121,19 @@ async def list_memories(
         after=_position(cursor),
         limit=limit,
     )
-    last = units[-1] if len(units) == limit else None
-    return MemoryPage(
-        memories=await service.read_models(db, units),
-        next_cursor=encode_cursor("pos", f"{last.created_at.isoformat()}|{last.id}") if last else None,
-    )
 
 
 @router.get("/{memory_id}", response_model=MemoryRead)
 async def get_memory(memory_id: uuid.UUID, bank: BankDep, db: SessionDep) -> MemoryRead:
     """One unit, with the text of the turns it was distilled from."""
-    return await service.read_model(db, await service.get(db, bank, memory_id), with_events=True)
+    return await reads.read_one(db, bank, memory_id)
 
 
 @router.get("/{memory_id}/history", response_model=MemoryHistoryRead)
 async def memory_history(memory_id: uuid.UUID, bank: BankDep, db: SessionDep) -> MemoryHistoryRead:
     """A unit's past: its whole supersede chain both ways, what was merged into it, and every
     action on it (who, when, why)."""
-    return await service.history(db, bank, memory_id)
+    return await reads.history(db, bank, memory_id)
 
 
 @router.patch(
@@ -182,7 +154,7 @@ async def update_memory(
     unless the unit is active."""
     unit = await service.update(db, embedder, bank, memory_id, body, actor(principal))
     await db.commit()
-    return await service.read_model(db, unit)
+    return await reads.read_model(db, unit)
 
 
 @router.delete("/{memory_id}", response_model=MemoryRead, responses=CONFLICT)
@@ -202,7 +174,7 @@ async def forget_memory(
     else:
         unit = await service.forget(db, bank, memory_id, actor(principal))
     await db.commit()
-    return await service.read_model(db, unit)
+    return await reads.read_model(db, unit)
 
 
 @router.post("/{memory_id}/restore", response_model=MemoryRead, responses={**SIZE_LIMITED, **CONFLICT})
@@ -217,4 +189,4 @@ async def restore_memory(
     again against what the bank learned meanwhile; 409 if it was not forgotten or was purged."""
     unit = await service.restore(db, embedder, bank, memory_id, actor(principal))
     await db.commit()
-    return await service.read_model(db, unit)
+    return await reads.read_model(db, unit)

@@ -5,12 +5,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from app.api.deps import BankDep, SessionDep
-from app.db.repositories import timeline as repo
-from app.errors import Invalid
-from app.events.service import as_aware
+from app.banks import timeline as timeline_service
 from app.schemas.common import Limit, Slug, Timestamp
 from app.schemas.problems import IN_A_BANK, PAGINATED
-from app.schemas.timeline import TimelinePage, decode_position, parse_kinds
+from app.schemas.timeline import TimelinePage
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["timeline"], responses=IN_A_BANK)
 
@@ -48,19 +46,13 @@ async def get_timeline(
     merged, deleted, purged, …), queries with the ids they returned (`query`), and background jobs
     (`job`, once at creation and once more when finished). A timestamp without an offset is read in
     the bank's `timezone`. Ties at one instant list events, then units, queries and jobs."""
-    tz = bank.timezone
-    start = as_aware(start, tz) if start is not None else None
-    end = as_aware(end, tz) if end is not None else None
-    if start is not None and end is not None and start > end:
-        raise Invalid("`from` must not be after `to`.")
-    rows = await repo.timeline(
+    return await timeline_service.timeline(
         db,
-        bank.id,
-        kinds=parse_kinds(kinds),
+        bank,
+        kinds=kinds,
         start=start,
         end=end,
         session_id=session_id,
-        after=decode_position(cursor),
-        limit=limit + 1,
+        cursor=cursor,
+        limit=limit,
     )
-    return TimelinePage.from_rows(rows, limit)

@@ -18,6 +18,7 @@ from app.db.models import ApiKey, Bank
 from app.db.repositories import banks as repo
 from app.db.repositories import events as events_repo
 from app.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
+from app.events.working_memory import WorkingMemory
 from app.schemas.banks import BankCreate, BankUpdate, KeyCreate
 
 KEY_PREFIX = "hs_"
@@ -121,10 +122,21 @@ async def revoke_key(db: AsyncSession, bank: Bank, key_id: uuid.UUID) -> None:
         raise NotFound(f"Key {key_id} not found.")
 
 
-async def purge_bank(db: AsyncSession, bank_id: str) -> list[str]:
-    """Delete every row of the bank; returns its session ids, whose Redis buffers the caller drops
-    after the commit."""
+async def list_banks(db: AsyncSession, principal: Principal, *, after: str | None, limit: int) -> list[Bank]:
+    """All banks for the admin key, its own for a bank key."""
+    return await repo.list_banks(
+        db, after=after, limit=limit, only=None if principal.is_admin else principal.bank_id
+    )
+
+
+async def stats(db: AsyncSession, bank: ConfiguredBank) -> dict[str, Any]:
+    return await repo.bank_stats(db, bank.id)
+
+
+async def purge_bank(db: AsyncSession, bank_id: str, buffer: WorkingMemory) -> None:
+    """Delete every row of the bank and commit, then drop its sessions' working memory in Redis."""
     session_ids = await events_repo.all_session_ids(db, bank_id)
     if not await repo.purge_bank(db, bank_id):
         raise NotFound(f"Bank {bank_id!r} not found.")
-    return session_ids
+    await db.commit()
+    await buffer.drop(bank_id, session_ids)

@@ -56,6 +56,10 @@ class DistillRuntime:
     queue: TaskQueue
     working_memory: WorkingMemory | None = None
 
+    @property
+    def sender(self) -> jobs.JobSender:
+        return jobs.JobSender(self.sessionmaker, self.queue)
+
 
 def create_distiller(settings: Settings, name: str | None = None) -> Distiller:
     if (name or settings.distiller) == "llm":
@@ -260,7 +264,7 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             await rt.working_memory.discard_through(bank_id, session_id, watermark)
         if len(events) < BATCH_EVENTS:
             break
-    await jobs.send_after_commit(rt.sessionmaker, rt.queue, resolve_jobs)
+    await rt.sender.send(resolve_jobs)
     result: dict[str, Any] = {
         "session_id": session_id,
         "distilled_seq": watermark,
@@ -361,7 +365,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 resolve_job, created = await schedule_resolve(db, bank_id)
                 if created:
                     resolve_jobs.append(resolve_job)
-    await jobs.send_after_commit(rt.sessionmaker, rt.queue, resolve_jobs)
+    await rt.sender.send(resolve_jobs)
     result: dict[str, Any] = {
         **diff,
         "counts": dict(counts),

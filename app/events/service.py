@@ -1,4 +1,4 @@
-"""Appending to and reading the raw event log."""
+"""Appending to the raw event log, and reading a session's working memory."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from app.db.repositories import events as repo
 from app.errors import NotFound
 from app.events.working_memory import WorkingMemory
 from app.jobs.schedule import schedule_distill
+from app.jobs.service import JobSender
 from app.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE
 from app.redact import redact, redact_json
 from app.schemas.events import AppendRequest, AppendResult, EventIn
@@ -100,6 +101,23 @@ async def append(
         duplicates=duplicates,
     )
     return result, turns, job
+
+
+async def append_and_send(
+    db: AsyncSession,
+    bank: ConfiguredBank,
+    session_id: str,
+    request: AppendRequest,
+    *,
+    buffer: WorkingMemory,
+    sender: JobSender,
+) -> AppendResult:
+    """The append request: the batch committed (`append`), then its turns pushed onto the session's
+    working memory and the distillation job it started sent."""
+    result, turns, job = await append(db, bank, session_id, request)
+    await buffer.push(bank.id, session_id, turns)
+    await sender.send([job])
+    return result
 
 
 async def working_memory(

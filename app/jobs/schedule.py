@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Job
 from app.jobs import service as jobs
+from app.jobs.service import JobSender
 from app.keys import composite_key
 
 DISTILL = "distill.session"
@@ -55,4 +56,11 @@ async def schedule_redistill(
         bank_id=bank_id,
         params={"session_ids": session_ids, "distiller": distiller, "dry_run": dry_run},
     )
+    return job
+
+
+async def run_maintenance_now(db: AsyncSession, sender: JobSender, kind: str, params: dict[str, Any]) -> Job:
+    """An admin's maintenance run: one unfinished job per task (its dedupe key), committed and sent."""
+    job, created = await jobs.create(db, kind, params=params, dedupe_key=kind)
+    await sender.commit_and_send(db, [to_send(job, created, resend_queued=True)])
     return job

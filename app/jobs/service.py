@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.banks.service import Principal
 from app.db.models import Job
 from app.db.repositories import jobs as repo
+from app.errors import NotFound
 from app.jobs.queue import TaskQueue
 from app.metrics import JOBS_FINISHED
 
@@ -33,7 +36,7 @@ async def create(
     dedupe_key: str | None = None,
     max_attempts: int = 3,
 ) -> tuple[Job, bool]:
-    """Create a job in the caller's transaction; send it with `send_after_commit` once committed."""
+    """Create a job in the caller's transaction; send it with a JobSender once committed."""
     return await repo.create_job(
         db,
         kind=kind,
@@ -44,14 +47,34 @@ async def create(
     )
 
 
-async def send_after_commit(
-    sessionmaker: async_sessionmaker[AsyncSession], queue: TaskQueue, jobs: list[Job]
-) -> None:
-    """Publish committed jobs; record which were sent so the sweep knows what may be lost."""
-    sent = [job.id for job in jobs if await queue.send(job.kind, job.id)]
-    if sent:
-        async with sessionmaker() as db, db.begin():
-            await repo.mark_enqueued(db, sent)
+async def get_visible(db: AsyncSession, principal: Principal, job_id: uuid.UUID) -> Job:
+    """A job the caller may see: any for the admin key, its bank's for a bank key; else 404."""
+    job = await repo.get_job(db, job_id)
+    if job is None or not (principal.is_admin or job.bank_id == principal.bank_id):
+        raise NotFound(f"Job {job_id} not found.")
+    return job
+
+
+@dataclass(frozen=True)
+class JobSender:
+    """Commit, then send: how every request (REST or MCP) and every task that creates jobs ends. Never
+    the other way round, so a worker never looks for a job row that is not committed yet; a message
+    lost after the commit is resent by the sweep (the database is the outbox)."""
+
+    sessionmaker: async_sessionmaker[AsyncSession]
+    queue: TaskQueue
+
+    async def commit_and_send(self, db: AsyncSession, jobs: Sequence[Job | None] = ()) -> None:
+        await db.commit()
+        await self.send(jobs)
+
+    async def send(self, jobs: Sequence[Job | None]) -> None:
+        """Publish jobs the caller has committed already (an append or a task's transaction; None:
+        nothing to send); record which were sent, so the sweep knows which messages may be lost."""
+        sent = [job.id for job in jobs if job is not None and await self.queue.send(job.kind, job.id)]
+        if sent:
+            async with self.sessionmaker() as db, db.begin():
+                await repo.mark_enqueued(db, sent)
 
 
 async def run(

@@ -1,5 +1,5 @@
 """The bank's graph: entities named by memory units, the links to them, and the relations between them.
-Written for units distilled from turns and for units written through the API alike."""
+Written for units distilled from turns and for units written through the API alike; read by entity."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ import uuid
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.db.repositories import entities as entities_repo
 from app.db.repositories import graph as graph_repo
+from app.errors import NotFound
+from app.schemas.entities import EntityDetailRead, EntityPage
 
 
 class EntityOut(BaseModel):
@@ -69,3 +72,27 @@ async def store_graph(db: AsyncSession, bank_id: str, units: list[GraphItem]) ->
             )
     await graph_repo.link_entities(db, bank_id, links)
     await graph_repo.insert_relations(db, rows)
+
+
+async def entity_page(
+    db: AsyncSession,
+    bank_id: str,
+    *,
+    q: str | None,
+    type_: str | None,
+    after: tuple[str, uuid.UUID] | None,
+    limit: int,
+) -> EntityPage:
+    """The bank's entities by name, with how many units mention each; `q` a part of the name."""
+    rows = await entities_repo.list_entities(db, bank_id, q=q, type_=type_, after=after, limit=limit + 1)
+    return EntityPage.from_rows(rows, limit)
+
+
+async def entity(
+    db: AsyncSession, bank_id: str, entity_id: uuid.UUID, *, statuses: list[str], limit: int
+) -> EntityDetailRead:
+    """One entity with its relations and the newest units that mention it (404 if the bank has none)."""
+    detail = await entities_repo.entity_detail(db, bank_id, entity_id, statuses=statuses, limit=limit)
+    if detail is None:
+        raise NotFound(f"Entity {entity_id} not found.")
+    return EntityDetailRead.from_detail(detail)

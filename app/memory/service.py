@@ -1,5 +1,5 @@
-"""Memory units as users see them: direct writes, reads with provenance and lineage, updates (a new
-unit superseding the old), forgetting by the bank's policy, restore and purge."""
+"""Changing memory units: direct writes (resolved in the background or at once), updates (a new unit
+superseding the old), forgetting by the bank's policy, restore and purge. Reads are in `reads`."""
 
 from __future__ import annotations
 
@@ -10,102 +10,30 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
-from app.db.models import MemoryUnit
+from app.config import Settings
+from app.db.models import Job, MemoryUnit
 from app.db.repositories import embeddings as embeddings_repo
-from app.db.repositories import events as events_repo
 from app.db.repositories import graph as graph_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import units as units_repo
-from app.errors import Conflict, NotFound
+from app.errors import Conflict
 from app.events.service import as_aware
+from app.jobs.schedule import schedule_resolve, to_send
+from app.jobs.service import JobSender
 from app.memory.graph import EntityOut, store_graph
+from app.memory.reads import get
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
+from app.resolve.judge import judge_for
 from app.resolve.service import lock_bank, resolve_pending, supersede
 from app.schemas.memories import (
-    EntityRef,
-    HistoryAction,
-    MemoryBrief,
     MemoryCreate,
-    MemoryHistoryRead,
     MemoryPatch,
-    MemoryRead,
-    Source,
-    SourceEvent,
 )
 from app.text import search_text
 
 DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` bank
-
-
-async def read_models(
-    db: AsyncSession,
-    units: list[MemoryUnit],
-    *,
-    with_events: bool = False,
-    entities: dict[uuid.UUID, list[dict[str, Any]]] | None = None,
-) -> list[MemoryRead]:
-    """Units with their entities (one query, unless the caller read them with the units) and, for
-    single reads, their source turns."""
-    if entities is None:
-        entities = await graph_repo.entities_of(db, [u.id for u in units])
-    events = (
-        await events_repo.events_by_id(db, [i for u in units for i in u.source_event_ids])
-        if with_events
-        else {}
-    )
-    return [
-        MemoryRead(
-            id=u.id,
-            bank_id=u.bank_id,
-            content=u.content,
-            tags=list(u.tags),
-            confidence=u.confidence,
-            importance=u.importance,
-            status=u.status,
-            layer=u.layer,
-            entities=[EntityRef.model_validate(e) for e in entities.get(u.id, [])],
-            source=Source(
-                session_id=u.session_id,
-                seqs=list(u.source_seqs),
-                event_ids=list(u.source_event_ids),
-                events=[SourceEvent.model_validate(events[i]) for i in u.source_event_ids if i in events]
-                if with_events
-                else None,
-            ),
-            supersedes=u.supersedes,
-            superseded_by=u.superseded_by,
-            merged_from=list(u.merged_from),
-            merged_into=u.merged_into,
-            valid_from=u.valid_from,
-            valid_to=u.valid_to,
-            created_at=u.created_at,
-            updated_at=u.updated_at,
-            status_changed_at=u.status_changed_at,
-            expires_at=u.expires_at,
-            last_accessed_at=u.last_accessed_at,
-            access_count=u.access_count,
-            distiller=u.distiller,
-            embedding_model=u.embedding_model,
-            metadata=dict(u.metadata_),
-        )
-        for u in units
-    ]
-
-
-async def read_model(db: AsyncSession, unit: MemoryUnit, *, with_events: bool = False) -> MemoryRead:
-    [model] = await read_models(db, [unit], with_events=with_events)
-    return model
-
-
-async def get(
-    db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, *, for_update: bool = False
-) -> MemoryUnit:
-    unit = await units_repo.get_unit(db, memory_id, for_update=for_update)
-    if unit is None or unit.bank_id != bank.id:
-        raise NotFound(f"Memory {memory_id} not found.")
-    return unit
 
 
 async def _insert(
@@ -191,6 +119,32 @@ async def create(
         actor=actor,
         status="pending",
     )
+
+
+async def write(
+    db: AsyncSession,
+    embedder: Embedder,
+    sender: JobSender,
+    settings: Settings,
+    bank: ConfiguredBank,
+    body: MemoryCreate,
+    actor: str,
+    *,
+    wait: bool,
+) -> tuple[MemoryUnit, Job | None]:
+    """A direct write, committed. Without `wait` the unit stays `pending` and the bank's resolution job
+    is sent → (unit, job); with `wait` it is resolved in this transaction (with the LLM judge when one
+    is configured) → (unit as resolved: active, merged into a twin, or superseding an older value, None)."""
+    unit = await create(db, embedder, bank, body, actor)
+    if not wait:
+        job, created = await schedule_resolve(db, bank.id)
+        await sender.commit_and_send(db, [to_send(job, created)])
+        return unit, job
+    async with judge_for(settings) as judge:
+        await resolve_pending(db, bank.id, embedder=embedder, judge=judge, only=[unit.id], config=bank.config)
+    await sender.commit_and_send(db)
+    await db.refresh(unit)
+    return unit, None
 
 
 async def update(
@@ -322,18 +276,3 @@ async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, ac
     )
     await db.refresh(unit)
     return unit
-
-
-async def history(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID) -> MemoryHistoryRead:
-    unit = await get(db, bank, memory_id)
-    chain = await history_repo.supersede_chain(db, unit)
-    merged_from = await units_repo.get_units(db, list(unit.merged_from))
-    merged_into = await units_repo.get_unit(db, unit.merged_into) if unit.merged_into else None
-    actions = await history_repo.history_of(db, [unit.id])
-    return MemoryHistoryRead(
-        memory=await read_model(db, unit),
-        chain=[MemoryBrief.model_validate(u) for u in chain],
-        merged_from=[MemoryBrief.model_validate(u) for u in merged_from],
-        merged_into=MemoryBrief.model_validate(merged_into) if merged_into else None,
-        actions=[HistoryAction.model_validate(a) for a in actions],
-    )

@@ -21,7 +21,7 @@ from app.db.repositories.query import ChannelInputs, Filters, Hit, size_window
 from app.events.service import as_aware
 from app.events.service import working_memory as read_working_memory
 from app.events.working_memory import WorkingMemory
-from app.memory.service import read_models
+from app.memory.reads import read_models
 from app.providers.embeddings import Embedder
 from app.query.context import build_context, with_recent_turns
 from app.query.fusion import active_channels, diversify, effective_weights, fuse

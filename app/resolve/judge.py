@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -161,3 +163,20 @@ class LLMJudge:
         reason = _clip(f"judge unavailable: {problem}")
         log.warning("conflict judge failed open (both units stay active): %s", reason)
         return Verdict(replaces=False, reason=reason)
+
+
+Judge = Callable[[JudgedUnit, JudgedUnit], Awaitable[Verdict]]
+
+
+@asynccontextmanager
+async def judge_for(settings: Settings) -> AsyncIterator[Judge | None]:
+    """The LLM judge for one request's resolution when one is configured (`HINDSIGHT_LLM_JUDGE`), closed
+    after it; None otherwise."""
+    if not settings.judge_enabled:
+        yield None
+        return
+    judge = LLMJudge.from_settings(settings)
+    try:
+        yield judge.judge
+    finally:
+        await judge.aclose()

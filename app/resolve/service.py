@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -35,7 +34,7 @@ from app.errors import Unavailable
 from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
-from app.resolve.judge import JudgedUnit, Verdict
+from app.resolve.judge import Judge, JudgedUnit
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +58,6 @@ VALUE_TYPES = frozenset({"amount", "date", "place", "organization", "id", "conta
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nothing|n't)\b|n't\b|不|没|别|无", re.IGNORECASE)
-
-Judge = Callable[[JudgedUnit, JudgedUnit], Awaitable[Verdict]]
 
 
 @dataclass

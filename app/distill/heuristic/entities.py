@@ -1,0 +1,105 @@
+"""What the heuristic distiller finds named in a sentence: ids (ORD-12345), e-mail addresses, phone
+numbers, amounts and proper names (people, places, organisations), English by pattern and context,
+Chinese by jieba's part-of-speech tags."""
+
+from __future__ import annotations
+
+import re
+
+from app.memory.graph import EntityOut
+from app.text import STOPWORDS_EN
+
+_ID = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,6}-\d{3,}(?![0-9])")
+# ASCII only: in "我的邮箱是a@b.cn" the Chinese before the address is not part of it
+_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_PHONE = re.compile(r"(?<![A-Za-z0-9-])\+?\d[\d -]{7,}\d(?![A-Za-z0-9-])")
+_MONEY = re.compile(
+    r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?k?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k|usd|dollars?|euros?|eur|rmb|yuan|bucks)\b"
+    r"|\d+(?:\.\d+)?\s*(?:元|块|万元|万|美元)",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9-])\d[\d,]*(?:\.\d+)?k?(?![A-Za-z0-9-])|[零一二两三四五六七八九十百千万]{2,}"
+)
+_PROPER = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
+_NOT_NAMES = frozenset(
+    """I The A An My Our Your Hi Hello Hey Thanks Thank Yes No Ok Okay Sure Also But And So Then Well Oh
+    Actually Sorry Please Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
+    April May June July August September October November December It This That What When Where Who Why
+    How If Maybe Can Could Would Will Do Does Did Is Are Was Were We You He She They Just Great Good Nice
+    Wow Correction Let Not Today Tomorrow Yesterday Wait Probably Perhaps Hopefully Anyway Last
+    Next Call""".split()
+)
+_PLACE_BEFORE = re.compile(r"\b(?:in|from|near|to|visited|visit|visiting|around)\s+$", re.IGNORECASE)
+_PERSON_BEFORE = re.compile(
+    r"\b(?:with|met|meet|friend|named|told|asked|called|saw|and|sister|brother|mom|dad|son|daughter|wife|"
+    r"husband|partner)\s+$",
+    re.IGNORECASE,
+)
+_ORG_AFTER = re.compile(r"^\s+(?:Inc|Corp|Ltd|LLC|University|College|Bank|Labs?|Group|Company)\b")
+_ZH_POS_TYPES = {"nr": "person", "ns": "place", "nt": "organization", "nz": "product"}
+# jieba's dictionary tags some common words as names (过敏 "nr"); a Chinese name starts with a surname.
+_ZH_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石"
+    "廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+
+
+def _not_a_name(word: str) -> bool:
+    """A capitalised word that is no name: "On Sundays", "Some of", "Actually"."""
+    return word in _NOT_NAMES or word.removesuffix("s") in _NOT_NAMES or word.lower() in STOPWORDS_EN
+
+
+def _zh_entity_type(word: str, flag: str) -> str | None:
+    kind = _ZH_POS_TYPES.get(flag)
+    if kind == "person" and not (len(word) <= 4 and word[0] in _ZH_SURNAMES):
+        return None
+    return kind
+
+
+def find_entities(sentence: str, language: str, tags: list[str]) -> list[EntityOut]:
+    """Ids, contacts, amounts and names in a sentence; Chinese names by jieba's part-of-speech tags."""
+    found: list[EntityOut] = []
+    found += [EntityOut(name=m, type="id") for m in _ID.findall(sentence)]
+    found += [EntityOut(name=m, type="contact") for m in _EMAIL.findall(sentence)]
+    if "fact.contact" in tags:
+        found += [EntityOut(name=m.strip(), type="contact") for m in _PHONE.findall(sentence)]
+    amounts = [m.group().strip() for m in _MONEY.finditer(sentence)]
+    if "constraint.budget" in tags and not amounts:
+        amounts = [m.group() for m in _NUMBER.finditer(sentence)]
+    found += [EntityOut(name=a, type="amount") for a in amounts]
+    if language == "zh":
+        from app.text import pos_tag
+
+        for word, flag in pos_tag(sentence):
+            kind = _zh_entity_type(word, flag)
+            if kind is not None:
+                found.append(EntityOut(name=word, type=kind))
+        return found
+    for match in _PROPER.finditer(sentence):
+        name = match.group()
+        words = [w for w in name.split() if not _not_a_name(w)]
+        if not words or _ID.search(name):
+            continue
+        name = " ".join(words)
+        before, after = sentence[: match.start()], sentence[match.end() :]
+        if _ORG_AFTER.match(after) or _ORG_AFTER.match(" " + words[-1]):
+            kind = "organization"
+        elif _PLACE_BEFORE.search(before):
+            kind = "place"
+        elif _PERSON_BEFORE.search(before):
+            kind = "person"
+        else:
+            kind = "other"
+        found.append(EntityOut(name=name, type=kind))
+    return found
+
+
+def dedupe_entities(entities: list[EntityOut]) -> list[EntityOut]:
+    """One entity per name; a typed one wins over `other`."""
+    seen: dict[str, EntityOut] = {}
+    for entity in entities:
+        key = entity.name.lower()
+        if key not in seen or seen[key].type == "other":
+            seen[key] = entity
+    return list(seen.values())

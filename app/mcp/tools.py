@@ -1,0 +1,270 @@
+"""The MCP tools: each a thin call into the same service function as its REST route (write-and-resolve,
+query, update, forget, reflect), its result shaped for a model to read. Every failure is a tool result
+with `isError`, never a protocol error or a 500."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
+from pydantic import ValidationError
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.banks import service as banks
+from app.banks.config import ConfiguredBank
+from app.banks.service import Principal
+from app.distill import entry as distill
+from app.errors import AppError, Invalid
+from app.mcp.arguments import (
+    ForgetArguments,
+    QueryArguments,
+    ReflectArguments,
+    ToolArguments,
+    UpdateArguments,
+    WriteArguments,
+    flat_schema,
+)
+from app.memory import reads
+from app.memory import service as memory
+from app.query import service as query_service
+from app.schemas.memories import MemoryCreate, MemoryPatch, MemoryRead
+from app.schemas.query import QueryRequest, QueryResult
+from app.services import Services
+
+log = logging.getLogger(__name__)
+
+
+# --- results ---------------------------------------------------------------------------------------------
+
+
+def _result(data: dict[str, Any], text: str | None = None) -> CallToolResult:
+    body = text if text is not None else json.dumps(data, ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=body)], structured_content=data)
+
+
+def error_result(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def _unit(model: MemoryRead) -> dict[str, Any]:
+    data = model.model_dump(
+        mode="json",
+        include={
+            "id",
+            "content",
+            "tags",
+            "status",
+            "confidence",
+            "importance",
+            "supersedes",
+            "superseded_by",
+            "merged_into",
+            "created_at",
+        },
+    )
+    return data
+
+
+def _query_result(result: QueryResult) -> CallToolResult:
+    memories = [{**_unit(m), "score": round(m.score, 4)} for m in result.memories]
+    turns = [
+        t.model_dump(mode="json", include={"seq", "role", "speaker", "content"})
+        for t in result.working_memory
+    ]
+    data: dict[str, Any] = {
+        "context": result.context,
+        "ids": [m["id"] for m in memories],
+        "memories": memories,
+        "working_memory": turns,
+    }
+    lines = [result.context.strip() or "No stored memory matches."]
+    if memories:
+        lines += ["", "Memory ids (for memory_update / memory_forget):"]
+        lines += [f"- {m['id']}: {m['content']}" for m in memories]
+    if turns:
+        lines += ["", "Recent turns of this session, not yet distilled:"]
+        lines += [f"- {t['speaker'] or t['role']}: {t['content']}" for t in turns]
+    return _result(data, "\n".join(lines))
+
+
+# --- tools -----------------------------------------------------------------------------------------------
+
+
+def actor(principal: Principal) -> str:
+    return "mcp:admin" if principal.is_admin else f"mcp:key:{principal.key_id}"
+
+
+async def _bank(db: AsyncSession, principal: Principal, bank_id: str | None, scope: str) -> ConfiguredBank:
+    """The bank named, or the key's own; another bank's answers "not found", as in the REST API."""
+    if bank_id is None:
+        if principal.bank_id is None:
+            raise Invalid("bank_id is required with the admin key.")
+        bank_id = principal.bank_id
+    return await banks.authorized_bank(db, principal, bank_id, scope)
+
+
+async def memory_write(s: Services, principal: Principal, args: WriteArguments) -> CallToolResult:
+    """POST /v1/banks/{bank_id}/memories?wait=true: stored, then resolved in the call."""
+    body = MemoryCreate.model_validate(
+        args.model_dump(include={"content", "tags", "importance"}, exclude_none=True)
+    )
+    async with s.session() as db:
+        bank = await _bank(db, principal, args.bank_id, "write")
+        unit, _ = await memory.write(
+            db, s.embedder, s.sender, s.settings, bank, body, actor(principal), wait=True
+        )
+        return _result(_unit(await reads.read_model(db, unit)))
+
+
+async def memory_query(s: Services, principal: Principal, args: QueryArguments) -> CallToolResult:
+    """POST /v1/banks/{bank_id}/query, with working memory when a session is named."""
+    request = QueryRequest.model_validate(
+        {
+            **args.model_dump(include={"query", "top_k", "tags", "session_id"}, exclude_none=True),
+            "working_memory": args.session_id is not None,
+        }
+    )
+    async with s.session() as db:
+        bank = await _bank(db, principal, args.bank_id, "read")
+        return _query_result(await query_service.query(db, s.query_deps, bank, request))
+
+
+async def memory_update(s: Services, principal: Principal, args: UpdateArguments) -> CallToolResult:
+    """PATCH /v1/banks/{bank_id}/memories/{id}: a new unit supersedes the old one."""
+    patch = MemoryPatch.model_validate(
+        args.model_dump(include={"content", "tags", "importance", "confidence"}, exclude_none=True)
+    )
+    async with s.session() as db:
+        bank = await _bank(db, principal, args.bank_id, "write")
+        unit = await memory.update(db, s.embedder, bank, args.memory_id, patch, actor(principal))
+        await db.commit()
+        return _result(_unit(await reads.read_model(db, unit)))
+
+
+async def memory_forget(s: Services, principal: Principal, args: ForgetArguments) -> CallToolResult:
+    """DELETE /v1/banks/{bank_id}/memories/{id}: by the bank's forgetting policy (never a purge)."""
+    async with s.session() as db:
+        bank = await _bank(db, principal, args.bank_id, "write")
+        unit = await memory.forget(db, bank, args.memory_id, actor(principal))
+        await db.commit()
+        return _result(_unit(await reads.read_model(db, unit)))
+
+
+async def memory_reflect(s: Services, principal: Principal, args: ReflectArguments) -> CallToolResult:
+    """POST /v1/banks/{bank_id}/sessions/{session_id}/distill: the job, sent after commit."""
+    async with s.session() as db:
+        bank = await _bank(db, principal, args.bank_id, "write")
+        job = await distill.reflect(db, s.sender, bank, args.session_id)
+        return _result({"job_id": str(job.id), "session_id": args.session_id, "status": job.status})
+
+
+Handler = Callable[[Services, Principal, Any], Awaitable[CallToolResult]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    arguments: type[ToolArguments]
+    handler: Handler
+    annotations: ToolAnnotations
+
+    def tool(self) -> Tool:
+        return Tool(
+            name=self.name,
+            description=self.description,
+            input_schema=flat_schema(self.arguments),
+            annotations=self.annotations,
+        )
+
+
+def _hints(title: str, *, read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations:
+    """All four hints spelled out (the spec's defaults are destructive and open-world)."""
+    return ToolAnnotations(
+        title=title,
+        read_only_hint=read_only,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=False,
+    )
+
+
+TOOLS: dict[str, ToolSpec] = {
+    spec.name: spec
+    for spec in (
+        ToolSpec(
+            "memory_write",
+            "Call when the user states a lasting fact, preference, constraint or decision worth recalling in "
+            "later sessions. One sentence per call.",
+            WriteArguments,
+            memory_write,
+            _hints("Remember", read_only=False, destructive=False, idempotent=False),
+        ),
+        ToolSpec(
+            "memory_query",
+            "Call before answering anything that may depend on the user's facts, preferences or earlier "
+            "sessions. Returns a prompt-ready context and memory ids.",
+            QueryArguments,
+            memory_query,
+            _hints("Recall", read_only=True, destructive=False, idempotent=True),
+        ),
+        ToolSpec(
+            "memory_update",
+            "Call when a memory returned by memory_query is wrong or out of date, to correct it by id. The "
+            "old version stays in its history.",
+            UpdateArguments,
+            memory_update,
+            _hints("Correct a memory", read_only=False, destructive=False, idempotent=False),
+        ),
+        ToolSpec(
+            "memory_forget",
+            "Call when the user asks you to forget something, or a memory (by id from memory_query) must no "
+            "longer be recalled.",
+            ForgetArguments,
+            memory_forget,
+            _hints("Forget", read_only=False, destructive=True, idempotent=True),
+        ),
+        ToolSpec(
+            "memory_reflect",
+            "Call at the end of a task or conversation to distil its turns (session_id) into memories now. "
+            "Returns the job id.",
+            ReflectArguments,
+            memory_reflect,
+            _hints("Reflect", read_only=False, destructive=False, idempotent=True),
+        ),
+    )
+}
+
+
+def _invalid(exc: ValidationError) -> str:
+    problems = [
+        f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in exc.errors()
+    ]
+    return "Invalid arguments: " + "; ".join(problems)
+
+
+async def call_tool(
+    services: Services, principal: Principal, name: str, arguments: Mapping[str, Any]
+) -> CallToolResult:
+    """Run one tool; every failure becomes an error result the model can read and act on."""
+    spec = TOOLS.get(name)
+    if spec is None:
+        return error_result(f"Unknown tool {name!r}; the tools are {', '.join(TOOLS)}.")
+    try:
+        args = spec.arguments.model_validate(dict(arguments))
+        return await spec.handler(services, principal, args)
+    except ValidationError as exc:
+        return error_result(_invalid(exc))
+    except AppError as exc:
+        return error_result(f"{exc.title} ({exc.status}): {exc.message}")
+    except (OperationalError, InterfaceError, OSError) as exc:
+        log.warning("MCP tool %s: backing service unavailable: %s", name, exc)
+        return error_result("Service Unavailable (503): a backing service is unavailable; retry shortly.")
+    except Exception:
+        log.exception("MCP tool %s failed", name)
+        return error_result("Internal error (500): the call failed; the server log has the details.")

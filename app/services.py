@@ -1,0 +1,62 @@
+"""What the two doors, REST routes and MCP tools, share: the process's services, made by the app's
+lifespan and kept in `app.state` (read per request, so a test may swap one)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from starlette.applications import Starlette
+
+from app.config import Settings
+from app.events.working_memory import WorkingMemory
+from app.jobs.queue import TaskQueue
+from app.jobs.service import JobSender
+from app.providers.embeddings import Embedder
+from app.query.recorder import ReadRecorder
+from app.query.service import QueryDeps
+
+
+@dataclass(frozen=True)
+class Services:
+    settings: Settings
+    sessionmaker: async_sessionmaker[AsyncSession]
+    embedder: Embedder
+    queue: TaskQueue
+    working_memory: WorkingMemory
+    recorder: ReadRecorder
+
+    @classmethod
+    def of(cls, app: Starlette) -> Services:
+        state = app.state
+        return cls(
+            settings=state.settings,
+            sessionmaker=state.sessionmaker,
+            embedder=state.embedder,
+            queue=state.queue,
+            working_memory=state.working_memory,
+            recorder=state.recorder,
+        )
+
+    @property
+    def sender(self) -> JobSender:
+        return JobSender(self.sessionmaker, self.queue)
+
+    @property
+    def query_deps(self) -> QueryDeps:
+        return QueryDeps(
+            embedder=self.embedder,
+            working_memory=self.working_memory,
+            recorder=self.recorder,
+            working_memory_turns=self.settings.working_memory_max_turns,
+        )
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        """A session committed at the end when still in a transaction, as the REST dependency does."""
+        async with self.sessionmaker() as db:
+            yield db
+            if db.in_transaction():
+                await db.commit()
