@@ -7,8 +7,10 @@ export function LoginView({ message, onSignedIn }) {
   const [key, setKey] = useState("");
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState(message);
   const submit = async (event) => {
     event.preventDefault();
+    setNotice(null);
     setBusy(true);
     setError(null);
     try {
@@ -23,7 +25,7 @@ export function LoginView({ message, onSignedIn }) {
     <section class="login">
       <h1>Hindsight console</h1>
       <p>See what an agent remembers, why, and what it read.</p>
-      ${message ? html`<p class="problem" role="alert" data-testid="problem">${message}</p>` : null}
+      ${notice ? html`<p class="problem" role="alert" data-testid="problem">${notice}</p>` : null}
       <form onSubmit=${submit}>
         <label for="login-key">API key (the admin key or a bank key)</label>
         <input id="login-key" data-testid="login-key" type="password" autocomplete="off" required
