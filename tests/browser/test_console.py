@@ -230,6 +230,7 @@ async def test_a_revoked_key_is_sent_back_to_sign_in(
 ) -> None:
     key_id, key = await bank_key(api, seeded.bank, ["read"])
     await console.sign_in(key, f"/ui/banks/{seeded.bank}")
+    await expect(console.page.get_by_test_id("session-row")).to_have_count(1)  # the overview has loaded
     assert (await api.delete(f"/v1/banks/{seeded.bank}/keys/{key_id}")).status_code == 204
     await console.page.get_by_role("link", name="Memories").click()
     await expect(console.page.get_by_test_id("login-key")).to_be_visible()
