@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
-from fastapi.responses import FileResponse, RedirectResponse
+from fastapi.responses import FileResponse
 from pydantic import Field
 from starlette.datastructures import MutableHeaders
 from starlette.routing import Mount, Route, Router
@@ -70,11 +70,8 @@ class SecurityHeaders:
 
 async def _shell(_: object) -> FileResponse:
     # Every deep link (/ui/banks/x/memories/y …) gets the same shell; the client routes it.
-    return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
-
-
-async def _to_banks(_: object) -> RedirectResponse:
-    return RedirectResponse("/ui/banks")
+    # The headers here too: `/ui` itself is a route of the app, outside the SecurityHeaders mount.
+    return FileResponse(STATIC / "index.html", headers={**SECURITY_HEADERS, "Cache-Control": "no-cache"})
 
 
 def mount(app: FastAPI) -> None:
@@ -84,10 +81,9 @@ def mount(app: FastAPI) -> None:
         Router(
             routes=[
                 Mount("/static", StaticFiles(directory=STATIC)),
-                Route("/", _to_banks),
                 Route("/{path:path}", _shell),
             ]
         )
     )
-    app.add_route("/ui", _to_banks, include_in_schema=False)
+    app.add_route("/ui", _shell, include_in_schema=False)  # the mount answers /ui/… only
     app.mount("/ui", console)

@@ -150,6 +150,7 @@ async def test_an_entity_page_lists_its_units(console: Console, seeded: Seeded) 
     await console.page.get_by_role("button", name="Search").click()
     await console.page.get_by_role("link", name="Ana", exact=True).click()
     await expect(console.page.get_by_test_id("entity-memory").filter(has_text="8000")).to_have_count(1)
+    await console.shot("entity")
 
 
 async def test_a_bank_key_sees_only_its_bank(

@@ -11,6 +11,8 @@ import pytest
 from tests.conftest import assert_problem, make_client
 
 DEEP_LINKS = [
+    "/ui",
+    "/ui/",
     "/ui/banks",
     "/ui/banks/b1",
     "/ui/banks/b1/memories",
@@ -37,13 +39,6 @@ async def test_every_deep_link_gets_the_shell_without_a_key(app: Any, path: str)
     assert "unsafe-eval" not in csp
     assert response.headers["x-frame-options"] == "DENY"
     assert response.headers["x-content-type-options"] == "nosniff"
-
-
-async def test_ui_redirects_to_the_banks(app: Any) -> None:
-    async with make_client(app, None) as anonymous:
-        response = await anonymous.get("/ui")
-    assert response.status_code == 307
-    assert response.headers["location"] == "/ui/banks"
 
 
 async def test_assets_come_from_the_package_with_the_headers(app: Any) -> None:
