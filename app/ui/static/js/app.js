@@ -132,6 +132,9 @@ document.addEventListener("click", (event) => {
   window.scrollTo(0, 0);
 });
 
+// `/ui` is the banks list: say so in the address bar, so that links and sign-in return there.
+if (/^\/ui\/?$/.test(window.location.pathname)) history.replaceState(null, "", "/ui/banks");
+
 const root = document.getElementById("app");
 root.textContent = ""; // the "Loading the console…" placeholder
 render(html`<${App} />`, root);
