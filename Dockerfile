@@ -14,6 +14,8 @@ COPY app ./app
 COPY worker ./worker
 COPY alembic ./alembic
 RUN pip install .
+# The web console's assets (app/ui/static) ship as package data: fail the build if they did not.
+RUN python -c "from app.api.ui import STATIC; assert (STATIC / 'index.html').is_file(), STATIC"
 # The local embedder runs the wheel's model with ONNX Runtime: export it once, here.
 RUN HF_HUB_OFFLINE=1 python -c "from pathlib import Path; from app.providers.embeddings import LocalEmbedder; \
 LocalEmbedder('all-MiniLM-L6-v2', 384, cache_dir=Path('/opt/models'))"

@@ -5,7 +5,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install up test lint format bench bench-full bench-locomo clean
+.PHONY: install up test lint format chromium bench bench-full bench-locomo clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml examples/requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -29,7 +29,12 @@ lint: install
 	$(VENV)/bin/mypy
 	cd clients/python && $(abspath $(VENV))/bin/mypy
 
-test: lint
+# tests/browser drive Debian's Chromium with Playwright, which cannot download its own browsers here.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: lint chromium
 	$(VENV)/bin/pytest -q
 
 format: install

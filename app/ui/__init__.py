@@ -1,0 +1,1 @@
+"""The web console's static assets (`static/`), served at `/ui` by app.api.ui."""
