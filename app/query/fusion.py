@@ -31,6 +31,9 @@ HALF_LIFE_DAYS: dict[str, float | None] = {
     "preference": 365.0,
     "episode": 365.0,
     **dict.fromkeys(NEVER_DECAY, None),  # facts do not fade, here nor in the decay task
+    # A life event is never forgotten (no TTL, no decay task), but in an answer a recent one comes
+    # before an old one, as episodes do: most specific tag first.
+    "fact.event": 365.0,
 }
 DECAY_FLOOR = 0.5
 RECENCY_HALF_LIFE_DAYS = 30.0
@@ -50,8 +53,8 @@ def _age_days(hit: Hit, now: datetime) -> float:
 
 
 def _decay(hit: Hit, now: datetime) -> float:
-    kind = hit.tags[0].split(".", 1)[0] if hit.tags else "episode"
-    half_life = HALF_LIFE_DAYS.get(kind, 365.0)
+    tag = hit.tags[0] if hit.tags else "episode"
+    half_life = HALF_LIFE_DAYS.get(tag, HALF_LIFE_DAYS.get(tag.split(".", 1)[0], 365.0))
     if half_life is None:
         return 1.0
     return DECAY_FLOOR + (1 - DECAY_FLOOR) * math.pow(0.5, _age_days(hit, now) / half_life)

@@ -300,7 +300,7 @@ class HeuristicDistiller:
                     content=content,
                     tags=["fact.event"] if event else ["episode"],
                     confidence=confidence,
-                    importance=max(importance, R.EVENT_IMPORTANCE) if event else importance,
+                    importance=importance,
                     source_seqs=seqs,
                     entities=dedupe_entities(entities),
                     occurred_on=dates[0].value if event and dates else None,

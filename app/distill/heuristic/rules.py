@@ -524,7 +524,6 @@ KIND_DEFAULTS = {
     "episode": (0.8, 0.3),  # confidence, importance of a verbatim turn
 }
 ASSISTANT_EPISODE = (0.7, 0.2)
-EVENT_IMPORTANCE = 0.5  # a life event (fact.event) matters longer than a turn of chatter
 EPISODE_MAX_CHARS = 600  # a longer turn becomes several episode units, cut at sentence ends
 MIN_CONTENT_WORDS_EN = 3
 MIN_CONTENT_CHARS_ZH = 4
