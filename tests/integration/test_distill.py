@@ -82,7 +82,7 @@ async def test_appended_turns_become_active_units_without_a_call(
         "SELECT action, actor FROM memory_history WHERE memory_id = :id ORDER BY at, id", id=budget["id"]
     )
     assert [h["action"] for h in history] == ["created", "activated"]
-    assert history[0]["actor"] == "distiller:heuristic-1"
+    assert history[0]["actor"] == "distiller:heuristic-2"
 
     # The working buffer keeps only the turns not yet distilled.
     redis = aioredis.Redis.from_url(stack.redis_url)
