@@ -537,7 +537,11 @@ def _question_to(turn: Turn, previous: Turn | None) -> tuple[Turn, str] | None:
         return None
     for sentence in reversed(split_sentences(previous.content)):
         pattern = R.QUESTION_ZH if has_cjk(sentence) else R.QUESTION_EN
-        if pattern.search(sentence) and len(sentence) <= R.EPISODE_MAX_CHARS // 3:
+        if (
+            pattern.search(sentence)
+            and len(sentence) <= R.EPISODE_MAX_CHARS // 3
+            and not clean.is_small_talk(sentence, {previous.speaker or "", turn.speaker or ""})
+        ):
             return previous, sentence
     return None
 

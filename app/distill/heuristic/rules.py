@@ -654,7 +654,7 @@ class Slot:
 SLOTS: tuple[Slot, ...] = (
     Slot(
         "constraint.budget",
-        re.compile(r"\b(?:budget|afford|spend|spending|price range)\b|预算|价位|最多(?:能)?花", re.I),
+        re.compile(r"\b(?:budget|price range)\b|预算|价位", re.I),
         "amount",
         relation="has_budget",
         importance=0.85,
