@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import openai
 from pydantic import BaseModel, ConfigDict
 
+from app.distill.heuristic.clean import strip_wrapping, worth_a_node
 from app.distill.types import CORE_KINDS, Candidate, DistillContext, DistillError, DistillResult, Turn
 from app.providers.llm import USAGE_KEYS, EmptyReply, InvalidReply, JSONChatClient, Reply, fenced_json
 
@@ -68,21 +69,44 @@ one ("I adopted a puppy last week", "we moved to Denver in May", "我上个月�
 episode.
 - episode: conversational context worth recalling later that states no fact and fits none of the kinds above.
 
-DISCARD (produce no unit for these):
+DISCARD (produce no unit for these; a unit is distilled, not transcribed):
 - greetings, thanks, goodbyes, acknowledgements and filler: "hi", "thanks!", "ok", "got it", "sounds good", \
 "好的", "谢谢".
 - questions and requests that state nothing new: "can the price we discussed be negotiated?" is NOT a new \
-budget; "what was my order number?" is NOT a fact; "could you check the weather?" is NOT a preference.
-- small talk with nothing to recall later ("nice weather today", "haha").
-- the assistant's generic offers and pleasantries ("How can I help you?").
+budget; "刚才说的那个价格还能再谈吗？" is NOT a budget; "what was my order number?" is NOT a fact; \
+"could you check the weather?" is NOT a preference.
+- small talk and reactions with nothing to recall later ("nice weather today", "haha", "That's awesome, \
+I'm so happy for you!", "Keep it up!", "太好了").
+- the assistant's offers, apologies, confirmations and pleasantries: "Hello! How can I help you today?", \
+"Great, that opens up more options.", "I apologize for the confusion.", "Is there anything else?", \
+"很高兴为您服务", "好的，已记录". An assistant or tool turn is kept only for what it adds: an approval, a \
+shipment, a decision, an id, a result.
+- ECHOES: an assistant turn that restates what the user said ("Got it, a laptop within 5000." after "my \
+budget is 5000"; "好的，预算5000以内的电脑，已记录。"). It adds nothing, and once the value changes it \
+would present the old one as current.
 - anything already stated by an existing unit with the same meaning (unless it updates it, see supersedes).
 Counter-examples that ARE kept: "OK, then my budget is 8000" (a constraint.budget), "thanks, and please \
-ship to Berlin" (a fact or constraint about the address).
+ship to Berlin" (a fact or constraint about the address), "Your order ORD-12345 has been shipped." \
+(task_state with the id), "If the configuration can be upgraded, I can go up to 8000." (a \
+constraint.budget at lower confidence that supersedes the older budget).
 
 RULES for every unit:
-- content: ONE self-contained sentence in the language of the turn it comes from. Replace "I", "me", \
-"my", "我" with the speaker's name (the turn's "speaker"; "The user" / "The assistant" when none is known), \
-so the sentence makes sense on its own months later.
+- content: ONE claim, ONE self-contained sentence in the language of the turn it comes from. Replace "I", \
+"me", "my", "我" with the speaker's name (the turn's "speaker"; "The user" / "The assistant" when none is \
+known), keeping the grammar ("How can the assistant help", never "the assistant helps you"), so the \
+sentence makes sense on its own months later.
+- ATOMIC: a sentence joining unrelated claims is one unit per claim, each with the turn's seq: "I prefer \
+short answers, and my order number is ORD-12345" is two units (preference.style, fact.id); \
+"我喜欢简洁的回答，另外我的订单号是ORD-12345" is two units. Claims that belong together stay one unit \
+("I prefer a 14 inch screen and I need it by Friday").
+- CLEAN: drop the conversational wrapping: leading greetings and discourse markers ("Actually,", "Wait,", \
+"Well,", "Oh,", "By the way,", "不对，", "我更正一下，", "对了，", "其实") go; their meaning stays as the \
+`correction` tag or a lower confidence. "不对，我更正一下，实际预算是6000" is NOT \
+"不对，用户更正一下，实际预算是6000" but "用户的预算是6000" tagged constraint.budget + correction.
+- SLOTS ACROSS TURNS: an amount, date or place said in reply to, or right after, a discussion of a slot \
+(budget, deadline, address) fills that slot: "如果配置能升级的话，可以到8000。" right after a budget of 5000 \
+is a constraint.budget of 8000 (conditional: lower confidence, the condition kept in the content) that \
+supersedes the old budget.
 - Resolve relative dates ("today", "tomorrow", "next Friday", "in two weeks", "明天", "下周五") against THAT \
 turn's occurred_at into an absolute date (YYYY-MM-DD) in the content.
 - confidence (0..1): how sure the statement is. Hedged or conditional statements ("if", "maybe", \
@@ -95,7 +119,9 @@ hard constraints; low for passing details.
 - tags: the kind first (with its sub-tag, e.g. "constraint.budget"), then any further tags. Choose tags \
 from the taxonomy where possible.
 - entities: the named things in the unit, each {{"name", "type"}} with type one of \
-{", ".join(ENTITY_TYPES)}.
+{", ".join(ENTITY_TYPES)}. Never a role word or pronoun ("用户", "the user", "the assistant": the bank's \
+subject is implied) and never a generic phrase ("简洁的回答", "window seats"): only things with a name, \
+ids, amounts, dates, places.
 - relations: facts as triples {{"subject", "relation", "object"}} (e.g. Alice / works_at / Acme).
 
 OUTPUT: a single JSON object {{"units": [...]}} and nothing else (no prose, no code fences). Each unit: \
@@ -170,7 +196,7 @@ def post_filter(candidates: list[Candidate], context: DistillContext) -> list[Ca
     related_ids = {unit.id for unit in context.related}
     kept: dict[tuple[str, tuple[str, ...]], Candidate] = {}
     for candidate in candidates:
-        content = candidate.content.strip()
+        content = strip_wrapping(candidate.content.strip())
         tags = list(dict.fromkeys(tag.strip() for tag in candidate.tags if tag.strip()))
         source_seqs = sorted({seq for seq in candidate.source_seqs if seq in seqs})
         if not content or not tags or not source_seqs:
@@ -185,6 +211,7 @@ def post_filter(candidates: list[Candidate], context: DistillContext) -> list[Ca
             for entity in candidate.entities
             if entity.name.strip()
         ]
+        entities = [e for e in entities if worth_a_node(e)]  # the heuristic distiller's rule, the same way
         supersedes: uuid.UUID | None = candidate.supersedes if candidate.supersedes in related_ids else None
         key = (content, tuple(tags))
         if key in kept:

@@ -108,14 +108,17 @@ def _conflict_reason(new: MemoryUnit, new_facts: Facts, c: Candidate) -> str | N
     if not _same_subject(new_facts, c.facts):
         return None
     correction = "correction" in new.tags
-    if not correction and new.confidence + CONDITIONAL_MARGIN < old.confidence:
-        return None  # "if it can be upgraded I can go to 8000" does not replace "my budget is 5000"
     tag = key_tag(new)
     same_tag = tag is not None and tag == key_tag(old)
-    if _relation_conflict(new_facts, c.facts):
-        return "relation"
+    # A slot holds one value: a later one fills it even when conditional ("if it can be upgraded I can
+    # go to 8000" after "my budget is 5000"), keeping its lower confidence and its condition in the
+    # content, so the bank never shows two budgets (issue 16).
     if same_tag and tag in SINGLE_VALUED_TAGS:
         return "single-valued tag"
+    if not correction and new.confidence + CONDITIONAL_MARGIN < old.confidence:
+        return None  # a hedged detail does not replace a firm one of another kind
+    if _relation_conflict(new_facts, c.facts):
+        return "relation"
     if correction and (same_tag or (tag is None and c.similarity >= SAME_SUBJECT_SIMILARITY)):
         return "correction"
     values_differ = bool(new_facts.values) and bool(c.facts.values) and new_facts.values != c.facts.values

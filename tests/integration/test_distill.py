@@ -44,7 +44,7 @@ async def test_appended_turns_become_active_units_without_a_call(
 
     await wait_for(distilled_to_ten, within=60)
     active = await units(sql, bank, "active")
-    by_content = {u["content"]: u for u in active}
+    by_content = {u["content"]: u for u in await units(sql, bank)}
 
     budget = by_content["The user's budget is 5000."]
     assert budget["tags"] == ["constraint.budget"]
@@ -53,6 +53,10 @@ async def test_appended_turns_become_active_units_without_a_call(
     hedged = by_content["If the configuration can be upgraded the user can go to 8000."]
     assert hedged["tags"] == ["constraint.budget"]
     assert 0.6 <= hedged["confidence"] < budget["confidence"]
+    # One budget: the later one fills the slot, its condition kept (issue 16; it used to leave two)
+    assert (budget["status"], hedged["status"]) == ("superseded", "active")
+    # The assistant's pleasantries, questions and acknowledgements leave nothing (issue 16)
+    assert not [u for u in active if set(u["source_seqs"]) & {2, 4, 6, 8}]
     deadline = next(u for u in active if u["source_seqs"] == [5] and "constraint.time" in u["tags"])
     assert "2026-12-04" in deadline["content"]  # "by Friday", said on Monday 2026-11-30
     # The question states no budget; greetings and thanks leave nothing.
@@ -71,7 +75,7 @@ async def test_appended_turns_become_active_units_without_a_call(
         " AND dim = 384",
         bank=bank,
     )
-    assert vectors[0]["n"] == len(active)
+    assert vectors[0]["n"] == len(by_content)
     linked = await sql(
         "SELECT e.name, e.type FROM memory_entities me JOIN entities e ON e.id = me.entity_id"
         " WHERE me.memory_id = :id",
@@ -81,8 +85,8 @@ async def test_appended_turns_become_active_units_without_a_call(
     history = await sql(
         "SELECT action, actor FROM memory_history WHERE memory_id = :id ORDER BY at, id", id=budget["id"]
     )
-    assert [h["action"] for h in history] == ["created", "activated"]
-    assert history[0]["actor"] == "distiller:heuristic-1"
+    assert [h["action"] for h in history] == ["created", "activated", "superseded"]
+    assert history[0]["actor"] == "distiller:heuristic-2"
 
     # The working buffer keeps only the turns not yet distilled.
     redis = aioredis.Redis.from_url(stack.redis_url)

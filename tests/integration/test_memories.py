@@ -65,15 +65,19 @@ async def test_a_changed_budget_supersedes_the_old_one(
     ]
 
 
-async def test_a_conditional_budget_does_not_replace_a_firm_one(
+async def test_a_conditional_budget_fills_the_slot_at_a_lower_confidence(
     client: httpx.AsyncClient, worker: Any
 ) -> None:
+    """Issue 16: the seeds' "two budgets" confusion is gone: a later conditional budget is the budget
+    (its condition in its content, its confidence lower), the firm older one is superseded."""
     bank = await make_bank(client, distill_every_n_turns=1000)
     await say(client, bank, "My budget is 5000.")
     await say(client, bank, "If the configuration can be upgraded I can go to 8000.")
-    active = await memories(client, bank, tag="constraint.budget", status="active")
-    assert len(active) == 2
-    assert {m["confidence"] < 0.8 for m in active} == {True, False}
+    [active] = await memories(client, bank, tag="constraint.budget", status="active")
+    assert "8000" in active["content"]
+    assert active["confidence"] < 0.8
+    [old] = await memories(client, bank, tag="constraint.budget", status="superseded")
+    assert "5000" in old["content"]
 
 
 async def test_the_same_fact_said_three_times_is_one_unit_with_three_sources(

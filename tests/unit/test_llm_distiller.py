@@ -303,3 +303,54 @@ async def test_from_settings() -> None:
         assert str(distiller._client.base_url).startswith("http://127.0.0.1:9/v1")
     finally:
         await distiller.aclose()
+
+
+async def test_the_prompt_says_the_distillation_rules_with_counter_examples(
+    fake: tuple[FastAPI, str], make: Callable[..., LLMDistiller]
+) -> None:
+    """Issue 16: the same rules as the heuristic distiller's, each with its counter-example."""
+    await make().distill(context())
+    [body] = chat_bodies(fake[0])
+    system = body["messages"][0]["content"]
+    for rule in (
+        "ECHOES",  # the assistant restating the user
+        "Got it, a laptop within 5000.",
+        "How can I help you today?",  # an offer
+        "ATOMIC",
+        "我喜欢简洁的回答，另外我的订单号是ORD-12345",  # one unit per claim
+        "I need it by Friday",  # claims that belong together
+        "CLEAN",
+        "不对，我更正一下，实际预算是6000",  # the wrapping goes, the correction stays a tag
+        "SLOTS ACROSS TURNS",
+        "如果配置能升级的话，可以到8000。",
+        "刚才说的那个价格还能再谈吗？",  # a question is no budget
+        "简洁的回答",  # no generic phrase as an entity
+    ):
+        assert rule in system, rule
+
+
+async def test_the_parsed_result_is_cleaned_like_the_heuristic_one(
+    fake: tuple[FastAPI, str], make: Callable[..., LLMDistiller]
+) -> None:
+    script(
+        fake[0],
+        reply(
+            units_json(
+                unit(
+                    content="Actually, Alice's budget is 8000 dollars.",
+                    entities=[
+                        {"name": "Alice", "type": "person"},
+                        {"name": "the user", "type": "person"},
+                        {"name": "简洁的回答", "type": "other"},
+                        {"name": "8000 dollars", "type": "amount"},
+                    ],
+                ),
+                unit(content="不对，我更正一下，用户的预算是6000", source_seqs=[2]),
+            )
+        ),
+    )
+    result = await make().distill(context())
+    budget, corrected = result.candidates
+    assert budget.content == "Alice's budget is 8000 dollars."  # the wrapping goes
+    assert [(e.name, e.type) for e in budget.entities] == [("Alice", "person"), ("8000 dollars", "amount")]
+    assert corrected.content == "用户的预算是6000"

@@ -8,13 +8,14 @@ from datetime import datetime
 from functools import cache
 
 from app.distill.dates import EN_PATTERN as DATE_EN
-from app.distill.dates import resolve_dates
+from app.distill.dates import find_dates, resolve_dates
+from app.distill.heuristic import clean
 from app.distill.heuristic import rules as R
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.events import is_life_event
 from app.distill.types import Candidate, DistillContext, DistillResult, Turn
 from app.memory.graph import EntityOut, RelationOut
-from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences
+from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, pos_tag, split_sentences
 
 DEFAULT_SPEAKER = {
     ("en", "user"): "The user",
@@ -92,9 +93,17 @@ _COMPOUND_SUBJECT = re.compile(
 )
 
 
+# "How can I help", "Do I need": after an auxiliary the verb stays bare ("can the assistant help")
+_AUXILIARY_BEFORE = re.compile(
+    r"\b(?:can|could|will|would|shall|should|may|might|must|do|does|did|let)\s+$", re.I
+)
+
+
 def _verb_after(text: str, match: re.Match[str]) -> str:
     if _COMPOUND_SUBJECT.search(text, 0, match.start()):
         return match.group(2)  # "my wife and I have" keeps its plural verb
+    if _AUXILIARY_BEFORE.search(text, 0, match.start()):
+        return match.group(2)
     return _third_person(match.group(2))
 
 
@@ -186,43 +195,113 @@ def _tags(sentence: str, matches: list[tuple[R.Rule, re.Match[str]]]) -> list[st
 
 class HeuristicDistiller:
     name = "heuristic"
-    version = "heuristic-1"
+    version = "heuristic-2"
     uses_related = False
 
     async def distill(self, context: DistillContext) -> DistillResult:
-        candidates: list[Candidate] = []
+        turns = context.turns
+        names = {t.speaker for t in turns if t.speaker}
+        parts: list[tuple[Turn, list[Candidate], bool]] = []
         previous: Turn | None = None
-        for turn in context.turns:
+        for index, turn in enumerate(turns):
             local_time = turn.occurred_at.astimezone(context.timezone)
-            candidates += self.distill_turn(turn, local_time, asked=_question_to(turn, previous))
+            recent = turns[max(0, index - R.SLOT_WINDOW - R.ECHO_WINDOW) : index]
+            units, question_only = self._turn(turn, local_time, _question_to(turn, previous), recent, names)
+            parts.append((turn, units, question_only))
             previous = turn
+        candidates: list[Candidate] = []
+        for index, (turn, units, question_only) in enumerate(parts):
+            following = parts[index + 1][1] if index + 1 < len(parts) else []
+            if question_only and any(u.source_seqs == [turn.seq, parts[index + 1][0].seq] for u in following):
+                # the answer's episode quotes (and cites) the question: it needs no unit of its own
+                units = [u for u in units if u.tags != ["episode"]]
+            candidates += units
         return DistillResult(candidates)
 
     async def aclose(self) -> None:
         return None
 
     def distill_turn(
-        self, turn: Turn, local_time: datetime, asked: tuple[Turn, str] | None = None
+        self,
+        turn: Turn,
+        local_time: datetime,
+        asked: tuple[Turn, str] | None = None,
+        recent: list[Turn] | None = None,
     ) -> list[Candidate]:
         """The turn's units. `asked`: the other speaker's question this turn answers, which its
         episode quotes (and cites): "Researching adoption agencies" means little without "What are
-        your plans for the summer?"."""
+        your plans for the summer?". `recent`: the turns said before it (echoes, open slots)."""
+        names = {t.speaker for t in [*(recent or []), turn] if t.speaker}
+        return self._turn(turn, local_time, asked, recent or [], names)[0]
+
+    def _turn(
+        self,
+        turn: Turn,
+        local_time: datetime,
+        asked: tuple[Turn, str] | None,
+        recent: list[Turn],
+        names: set[str],
+    ) -> tuple[list[Candidate], bool]:
+        """The turn's units, and whether what is left for its episode is only a question."""
         if turn.role == "system":
-            return []
+            return [], False
         units: list[Candidate] = []
         leftover: list[str] = []
+        questions = 0
+        said = " ".join(t.content for t in recent[-R.ECHO_WINDOW :] if t.role != turn.role)
+        slot = _open_slot(recent, turn)
         for sentence in split_sentences(turn.content):
             language = _language(sentence)
             if _is_filler(sentence, language):
                 continue
             question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(sentence)
-            matches = [] if question else _matches(sentence, language, turn.role)
-            if matches:
-                units.append(self._typed_unit(turn, sentence, language, matches, local_time))
-            elif not _is_short(sentence, language):
-                leftover.append(sentence)
-        units += self._episodes(turn, leftover, local_time, asked)
-        return units
+            for claim, matches in self._claims(sentence, language, turn.role, question is not None):
+                if matches:
+                    units.append(self._typed_unit(turn, claim, language, matches, local_time))
+                    continue
+                if slot is not None and not question and turn.role == "user":
+                    filled = self._slot_unit(turn, claim, language, slot, local_time)
+                    if filled is not None:
+                        units.append(filled)
+                        continue
+                if self._noise(claim, turn.role, question is not None, said, names):
+                    continue
+                if not _is_short(claim, language):
+                    leftover.append(clean.strip_wrapping(claim))
+                    questions += question is not None
+        question_only = bool(leftover) and questions == len(leftover)
+        if units and leftover and all(_ASIDE.fullmatch(s) for s in leftover):
+            # an aside ("(image: a photo of …)") alone is no claim: it stays with the claim it goes with
+            last = units[-1]
+            units[-1] = last.model_copy(update={"content": f"{last.content} {' '.join(leftover)}"})
+            leftover = []
+        return units + self._episodes(turn, leftover, local_time, asked), question_only
+
+    @staticmethod
+    def _claims(
+        sentence: str, language: str, role: str, question: bool
+    ) -> list[tuple[str, list[tuple[R.Rule, re.Match[str]]]]]:
+        """One claim per unit: the sentence cut where it joins unrelated claims, when every part is a
+        claim a rule recognises; else the sentence whole. A question states nothing new."""
+        if question:
+            return [(sentence, [])]
+        claims = clean.split_claims(sentence)
+        matched = [(claim, _matches(claim, language, role)) for claim in claims]
+        if len(matched) > 1 and all(m for _, m in matched):
+            return matched
+        return [(sentence, _matches(sentence, language, role))]
+
+    @staticmethod
+    def _noise(sentence: str, role: str, question: bool, said: str, names: set[str]) -> bool:
+        """Small talk (either role), and what an assistant says without adding anything: its questions
+        (the answer quotes them), offers, echoes of what the user said, talk with nothing specific."""
+        if clean.is_small_talk(sentence, names):
+            return True
+        if role == "user":
+            return False
+        if said and clean.is_echo(sentence, said, names):
+            return True
+        return role == "assistant" and (question or not clean.has_specifics(sentence, names))
 
     def _typed_unit(
         self,
@@ -240,7 +319,7 @@ class HeuristicDistiller:
         if "correction" in tags:
             importance += R.CORRECTION_IMPORTANCE_BONUS
         speaker, named = _speaker(turn, language)
-        content, dates = resolve_dates(sentence, local_time)
+        content, dates = resolve_dates(clean.strip_wrapping(sentence), local_time)
         content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
         entities = find_entities(sentence, language, tags)
         entities += [EntityOut(name=d.text, type="date") for d in dates]
@@ -250,12 +329,17 @@ class HeuristicDistiller:
             obj = (match.groupdict().get("obj") or "").strip(" ,.'")
             if rule.relation and not obj and rule.object_type == "amount":
                 obj = next((e.name for e in entities if e.type == "amount"), "")
-            if rule.relation and obj:
-                objects.append(EntityOut(name=obj, type=rule.object_type))
-                relations.append(RelationOut(subject=speaker, relation=rule.relation, object=obj))
+            if not (rule.relation and obj):
+                continue
+            entity = EntityOut(name=obj, type=rule.object_type)
+            if rule.relation in R.DESCRIPTIVE_RELATIONS and not clean.worth_a_node(entity):
+                continue  # "prefers 简洁的回答": a description, not a thing; the tag says it
+            objects.append(entity)
+            relations.append(RelationOut(subject=speaker, relation=rule.relation, object=obj))
         entities = objects + entities
-        if named or relations:
+        if named:
             entities.insert(0, EntityOut(name=speaker, type="person"))
+        entities = [e for e in entities if clean.worth_a_node(e, () if named else (speaker,))]
         return Candidate(
             content=content,
             tags=tags,
@@ -293,6 +377,7 @@ class HeuristicDistiller:
             ]
             if named:
                 entities.insert(0, EntityOut(name=speaker, type="person"))
+            entities = [e for e in entities if clean.worth_a_node(e, () if named else (speaker,))]
             # A durable event (a move, an adoption, a new class) is a dated fact, not chatter.
             event = turn.role == "user" and asked is None and is_life_event(chunk, language)
             units.append(
@@ -308,6 +393,34 @@ class HeuristicDistiller:
             )
         return units
 
+    def _slot_unit(
+        self, turn: Turn, claim: str, language: str, slot: R.Slot, local_time: datetime
+    ) -> Candidate | None:
+        """A bare value said while `slot` is open fills it ("可以到8000" right after a budget)."""
+        value = _slot_value(claim, language, slot, local_time)
+        if value is None:
+            return None
+        hedge = (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(claim)
+        speaker, named = _speaker(turn, language)
+        content, dates = resolve_dates(clean.strip_wrapping(claim), local_time)
+        content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
+        kind = {"amount": "amount", "date": "date", "place": "place"}[slot.value]
+        entities = [EntityOut(name=value, type=kind)] + [EntityOut(name=d.text, type="date") for d in dates]
+        if named:
+            entities.insert(0, EntityOut(name=speaker, type="person"))
+        relations = (
+            [RelationOut(subject=speaker, relation=slot.relation, object=value)] if slot.relation else []
+        )
+        return Candidate(
+            content=content,
+            tags=[slot.tag],
+            confidence=round(slot.confidence * (R.HEDGE_FACTOR if hedge else 1.0), 3),
+            importance=slot.importance,
+            source_seqs=[turn.seq],
+            entities=dedupe_entities(entities),
+            relations=relations,
+        )
+
     @staticmethod
     def _attributed(content: str, speaker: str, language: str) -> str:
         """Every unit says whose it is: "Alice: budget 5000 max" when no first person named her."""
@@ -316,13 +429,41 @@ class HeuristicDistiller:
         return f"{speaker}：{content}" if language == "zh" else f"{speaker}: {content}"
 
 
+_ASIDE = re.compile(r"\([^()]*\)")
+
+
+def _open_slot(recent: list[Turn], turn: Turn) -> R.Slot | None:
+    """The slot discussed in the last few turns (by anyone: "What is your budget?", "预算是5000")."""
+    for earlier in reversed(recent[-R.SLOT_WINDOW :]):
+        for slot in R.SLOTS:
+            if slot.trigger.search(earlier.content):
+                return slot
+    return None
+
+
+def _slot_value(claim: str, language: str, slot: R.Slot, local_time: datetime) -> str | None:
+    if slot.value == "amount":
+        match = R.SLOT_AMOUNT.search(claim)
+        return match.group().strip() if match else None
+    if slot.value == "date":
+        dates = find_dates(claim, local_time)
+        return dates[0].text if dates else None
+    if language == "zh":
+        return next((w for w, flag in pos_tag(claim) if flag == "ns"), None)
+    return next((e.name for e in find_entities(claim, language, []) if e.type == "place"), None)
+
+
 def _question_to(turn: Turn, previous: Turn | None) -> tuple[Turn, str] | None:
     """The last question of the previous turn, when another speaker asked it."""
     if previous is None or (previous.speaker, previous.role) == (turn.speaker, turn.role):
         return None
     for sentence in reversed(split_sentences(previous.content)):
         pattern = R.QUESTION_ZH if has_cjk(sentence) else R.QUESTION_EN
-        if pattern.search(sentence) and len(sentence) <= R.EPISODE_MAX_CHARS // 3:
+        if (
+            pattern.search(sentence)
+            and len(sentence) <= R.EPISODE_MAX_CHARS // 3
+            and not clean.is_small_talk(sentence, {previous.speaker or "", turn.speaker or ""})
+        ):
             return previous, sentence
     return None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from app.distill.heuristic import rules as R
 from app.memory.graph import EntityOut
 from app.text import STOPWORDS_EN
 
@@ -22,14 +23,7 @@ _NUMBER = re.compile(
     r"(?<![A-Za-z0-9-])\d[\d,]*(?:\.\d+)?k?(?![A-Za-z0-9-])|[零一二两三四五六七八九十百千万]{2,}"
 )
 _PROPER = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
-_NOT_NAMES = frozenset(
-    """I The A An My Our Your Hi Hello Hey Thanks Thank Yes No Ok Okay Sure Also But And So Then Well Oh
-    Actually Sorry Please Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
-    April May June July August September October November December It This That What When Where Who Why
-    How If Maybe Can Could Would Will Do Does Did Is Are Was Were We You He She They Just Great Good Nice
-    Wow Correction Let Not Today Tomorrow Yesterday Wait Probably Perhaps Hopefully Anyway Last
-    Next Call""".split()
-)
+_NOT_NAMES = R.NOT_NAMES
 _PLACE_BEFORE = re.compile(r"\b(?:in|from|near|to|visited|visit|visiting|around)\s+$", re.IGNORECASE)
 _PERSON_BEFORE = re.compile(
     r"\b(?:with|met|meet|friend|named|told|asked|called|saw|and|sister|brother|mom|dad|son|daughter|wife|"

@@ -527,3 +527,179 @@ ASSISTANT_EPISODE = (0.7, 0.2)
 EPISODE_MAX_CHARS = 600  # a longer turn becomes several episode units, cut at sentence ends
 MIN_CONTENT_WORDS_EN = 3
 MIN_CONTENT_CHARS_ZH = 4
+
+# --- Noise, wrapping, claims (read by clean.py) ----------------------------------------------------
+
+# Leading greetings and discourse markers: they frame the claim and go ("Actually, if …" → "If …").
+# Their meaning was read from the whole sentence first (the `correction` rule, the hedges).
+WRAPPING_EN = re.compile(
+    r"(?:(?:hi|hello|hey|hiya|wow|woah|whoa|aw+|ooh|omg|haha|yay|well|oh|ah|okay|ok|um|uh|yes|yeah|yep|no|"
+    r"nope|sorry|anyway|btw|by the way|"
+    r"also|plus|so|actually|wait|correction|scratch that|let me correct (?:that|myself)|great|cool|thanks|"
+    r"thank you|alright|right|sure)(?:,?\s+(?:there|[A-Z][a-z]+))?\s*[,!.:;-]+\s*"
+    r"|(?:actually|well|so|oh|also|anyway|by the way|btw)\s+)",
+    re.IGNORECASE,
+)
+WRAPPING_ZH = re.compile(
+    r"(?:(?:你好|您好|嗨|哈喽|对了|其实|不对|说错了|我更正一下|更正一下|我纠正一下|纠正一下|顺便说一下|另外|此外)"
+    r"[，,。！!、：:\s]*"
+    r"|(?:嗯+|哦+|噢|啊|好的|好吧|还有|然后|所以|那个|更正|喂|是的|对)[，,。！!、：:]+)"
+)
+
+# Pleasantries, offers, apologies and closings (either role): no unit.
+PLEASANTRY_EN = re.compile(
+    r"^(?:how|what) (?:can|may|could) i (?:help|assist|do for)|\bhow (?:can|may) i (?:help|assist)\b|"
+    r"\b(?:is there )?anything else (?:i can|you(?:'d like| need| want))|\blet me know if\b|"
+    r"\b(?:i'?m |i am |i'?d be |i would be )?(?:happy|glad) to help\b|\bfeel free to\b|"
+    r"\bhope (?:this|that|it) helps\b|"
+    r"\bhave a (?:great|nice|good|wonderful) (?:day|one|time|weekend|evening)\b|"
+    r"^(?:you'?re|you are) (?:very |so )?welcome\b|^no (?:problem|worries)\b|"
+    r"^(?:i'?m |i am |so )?(?:really |very |so )?sorry (?:to hear|for (?:the|any)|about (?:the|that))|"
+    r"^(?:i )?apologi[sz]e\b|^my apologies\b|"
+    r"^(?:i )?(?:can|will|'ll) (?:gladly )?help you with (?:that|this)\b|"
+    r"^is there anything\b|^(?:i'?m |i am )?(?:here|always here) (?:to help|for you)\b",
+    re.IGNORECASE,
+)
+PLEASANTRY_ZH = re.compile(
+    r"有什么(?:可以|能|需要)?(?:帮|为|帮助)(?:您|你)|还有(?:什么|其他)(?:可以|需要|能)|"
+    r"很高兴(?:为您|帮您|能帮|为你|帮你|认识)|(?:非常|很)?(?:抱歉|对不起)[，,]?(?:给您|让您|打扰)|祝您|祝你|"
+    r"随时(?:联系|告诉|找)|^不客气|^没关系|辛苦了|^好的[，,]?(?:已|我)(?:经)?(?:记录|记下|了解|明白|知道)|"
+    r"^(?:收到|明白|了解)了?$"
+)
+# Words of small talk: a sentence made of nothing else says nothing ("That's awesome, Melanie!").
+SMALL_TALK_EN = frozenset(
+    """awesome amazing great good nice cool wonderful fantastic beautiful gorgeous lovely incredible inspiring
+    impressive sweet fun glad happy proud excited thrilled sorry hear hearing heard sounds sound sounded
+    seems seem looks look like love loved totally agree true feel feeling hope hoping wish luck care mean
+    means lot lots kind words sharing share appreciate appreciated congrats congratulations wow woah whoa
+    yay omg brilliant super stunning cute neat talk talking chat chatting catch catching touch blast
+    interesting exciting fascinating enjoy enjoyed sure right yes totally seriously honestly truly
+    glad day week weekend lately recently doing going things stuff everything anything something news life
+    long time keep up work job well done wonder wonderful hey yeah ya y'all guys dear buddy pal man girl
+    cheers hug hugs xoxo wishing best stay safe soon see later tell know knew think thought really such
+    much so own us way ever even bit little always never too more most sharing glad hear take look""".split()
+)
+SMALL_TALK_ZH = re.compile(
+    r"太好了|太棒了|真不错|不错|真棒|好棒|厉害|加油|辛苦|谢谢|感谢|哈哈|好的|没问题|当然|是啊|对啊|确实|有道理|"
+    r"原来如此|这样啊|那就好|好主意|听起来|很好|挺好|非常|特别|真的|真|很|呀|啊|吧|呢|了|的|你|您|哇|棒"
+)
+# What an assistant turn can add beyond pleasantries: a decision, a recommendation, a result.
+DECISION_EN = re.compile(
+    r"\b(?:recommend(?:ed)?|suggest(?:ed)?|decided|chose|chosen|selected|approved|rejected|declined|denied|"
+    r"scheduled|booked|reserved|ordered|shipped|refund(?:ed)?|cancell?ed|will (?:ship|send|deliver|arrive|"
+    r"call|email)|found|results?|returned|error|failed|succeeded|total)\b",
+    re.IGNORECASE,
+)
+DECISION_ZH = re.compile(
+    r"推荐|建议|决定|选了|批准|拒绝|安排|预订|已经|已|结果|找到|失败|成功|共计|总价|报价"
+)
+# Words that frame an echo ("Got it, you mentioned …") without adding to it.
+ECHO_FRAME_WORDS = frozenset(
+    "got noted understood understand mentioned said told confirm confirming looking need needs want wants "
+    "within around about".split()
+)
+# ...and in Chinese ("好的，预算5000以内的电脑，已记录"): taken off before the overlap is counted
+ECHO_FRAME_ZH = re.compile(
+    r"已(?:经)?(?:记录|记下|记住|确认|收到|了解)|(?:帮您|为您)?记(?:录|下)|以内|以下|左右|您说|你说|提到"
+)
+ECHO_OVERLAP = 0.5  # this share of an assistant sentence's content words said by the user: an echo
+ECHO_WINDOW = 3  # the other speakers' last turns an echo may restate
+
+# A sentence joining unrelated claims: one unit per claim ("…, and my order number is …", "…，另外…").
+CLAIM_SPLIT_EN = re.compile(
+    r",?\s+(?:and|plus)\s+(?:also\s+)?(?=(?:my|our)\s)"
+    r"|,\s*(?:and\s+)?(?:also|plus|by the way|btw|oh and)\s*,?\s+(?=(?:my|our|I|I'm|I've|I'd|we)\b)"
+    r"|,\s+and\s+(?=(?:I|I'm|I've|I'd|we)\b)",
+    re.IGNORECASE,
+)
+CLAIM_SPLIT_ZH = re.compile(r"[，,；;]\s*(?=另外|还有|对了|顺便|此外|而且我的|我的)")
+# A part that points back to the first one belongs with it ("… and I need it by Friday").
+REFERS_BACK_EN = re.compile(
+    r"\b(?:it|its|them|they|there|those|these|that one|this one|the same|too|either)\b", re.I
+)
+REFERS_BACK_ZH = re.compile(r"它|这个|那个|这些|那些|同样")
+
+# Words that name the bank's subject or a role, never an entity of a unit.
+ROLE_WORDS = frozenset(
+    {"the user", "user", "用户", "the assistant", "assistant", "助手", "a tool", "tool", "工具"}
+    | set("i me you we he she they 我 你 您 我们 他 她".split())
+)
+ZH_NAMED_THING = re.compile(r"《|[A-Z]")  # a title, a brand: a Chinese "other" entity worth a node
+NOT_NAMES = frozenset(
+    """I The A An My Our Your Hi Hello Hey Thanks Thank Yes No Ok Okay Sure Also But And So Then Well Oh
+    Actually Sorry Please Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
+    April May June July August September October November December It This That What When Where Who Why
+    How If Maybe Can Could Would Will Do Does Did Is Are Was Were We You He She They Just Great Good Nice
+    Wow Correction Let Not Today Tomorrow Yesterday Wait Probably Perhaps Hopefully Anyway Last
+    Next Call Got Noted Understood Happy Glad Certainly Absolutely Of Perfect""".split()
+)
+
+
+# --- Slots across turns -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A value said right after its slot was discussed fills it: "如果配置能升级的话，可以到8000" after a
+    budget is a budget. `value`: "amount", "date" or "place" (what fills it)."""
+
+    tag: str
+    trigger: re.Pattern[str]
+    value: str
+    relation: str | None = None
+    confidence: float = 0.9  # as sure as the rule that names the slot; a hedge lowers it the same way
+    importance: float = 0.8
+
+
+SLOTS: tuple[Slot, ...] = (
+    Slot(
+        "constraint.budget",
+        re.compile(r"\b(?:budget|price range)\b|预算|价位", re.I),
+        "amount",
+        relation="has_budget",
+        importance=0.85,
+    ),
+    Slot("constraint.time", re.compile(r"\b(?:deadline|due date)\b|截止|期限|最晚什么时候", re.I), "date"),
+    Slot(
+        "constraint.location",
+        re.compile(r"\b(?:address|deliver(?:y|ed)? to|ship(?:ped|ping)? to)\b|地址|送到|寄到", re.I),
+        "place",
+    ),
+)
+SLOT_WINDOW = 3  # turns after a slot was discussed in which a bare value still fills it
+SLOT_AMOUNT = re.compile(
+    r"[$€£¥]\s?\d[\d,]*|(?<![\d.,])\d{3,}(?:,\d{3})*(?:\.\d+)?(?![\d%])|\d+(?:\.\d+)?\s*(?:k|元|块|万)(?![A-Za-z])|"
+    r"[一二两三四五六七八九十]+[千万]"
+)
+# Relations whose object describes rather than names ("prefers window seats"): kept only when the
+# object is a thing with a name ("prefers Inception").
+DESCRIPTIVE_RELATIONS = frozenset({"prefers", "dislikes"})
+# A reaction to what the other speaker said ("That's awesome!", "It sounds like you're doing impressive
+# work", "Your passion is inspiring"): an evaluation with nothing specific (no name, number or date).
+REACTION_EN = re.compile(
+    r"^(?:wow,? |oh,? |aw+,? )?(?:that'?s|that is|this is|it'?s|it is|what an?|how|sounds|it sounds|"
+    r"that sounds|"
+    r"you'?re|you are|you'?ve|you have|your|you)\b.*\b(?:awesome|amazing|great|good|nice|cool|wonderful|"
+    r"fantastic|beautiful|gorgeous|lovely|incredible|inspiring|impressive|sweet|fun|proud|exciting|"
+    r"interesting|brilliant|super|stunning|cute|neat|special|admirable|courageous|brave|strong|talented|"
+    r"awesome|rad|epic|dope|powerful|meaningful|touching|heartwarming|remarkable|outstanding)\b",
+    re.IGNORECASE,
+)
+# Encouragement and support between friends ("Keep it up!", "You got this", "I'm proud of you"), and
+# what is said to the other about themselves ("Your hard work will pay off"): small talk unless it
+# names something specific.
+ENCOURAGEMENT_EN = re.compile(
+    r"\bkeep (?:it up|me posted|you posted|on (?:trying|going|believing)|going|up the good work|pushing|"
+    r"at it|shining|rocking)\b|\byou(?:'ve)? got this\b|\bway to go\b|\bgood for you\b|"
+    r"\bbelieve in yourself\b|\bhave faith in (?:you|yourself)\b|\bproud of you\b|"
+    r"\b(?:i'?m|i am) (?:always )?here for you\b|\bthanks? (?:you )?(?:so much )?for (?:your|the) "
+    r"(?:support|kind words|sharing|encouragement|advice)|\blet me know\b|"
+    r"\bi (?:totally )?(?:get|understand) "
+    r"(?:it|that|you)\b|\bcan'?t wait\b|\bsounds like a plan\b|\bi couldn'?t agree more\b|\btake care\b|"
+    r"\bsorry (?:that|this) happened\b|\bhave (?:fun|a blast)\b|\bi'?m (?:so )?(?:happy|glad) for you\b|"
+    r"^(?:you|your|you'?re|you'?ve|you'?ll|you'?d)\b|^(?:(?:i'?m|so|really|i am)\s+)*glad\b|"
+    r"\bappreciate (?:your|the|it|you|that)\b|\bthanks? (?:you )?(?:so much )?for\b|\bhad a blast\b|"
+    r"\bis the best\b|\blife'?s too short\b|\bsounds like\b|^let'?s\b|\bmake a (?:real |big )?difference\b|"
+    r"^(?:nice one|good on you|well done|great job|good job|nice job|awesome job)\b|\bso talented\b",
+    re.IGNORECASE,
+)
