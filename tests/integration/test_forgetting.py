@@ -181,3 +181,24 @@ async def test_the_share_guard_refuses_a_run_that_would_archive_most_of_a_bank(
 
     forced = await maintain(client, "expire", bank, datetime.now(UTC) + timedelta(days=2), force=True)
     assert forced["result"]["banks"][bank] == {"archived": 24}
+
+
+async def test_life_events_accumulate_and_never_replace_each_other(client: httpx.AsyncClient) -> None:
+    bank = await make_bank(client)
+    at = datetime(2023, 5, 7, 12, tzinfo=UTC)
+    units = []
+    for place, days in (("Boston", 0), ("Denver", 30)):
+        response = await client.post(
+            f"/v1/banks/{bank}/memories",
+            params={"wait": "true"},
+            json={
+                "content": f"Caroline went to a support group meeting in {place}.",
+                "tags": ["fact.event"],
+                "occurred_at": (at + timedelta(days=days)).isoformat(),
+                "entities": [{"name": "Caroline", "type": "person"}, {"name": place, "type": "place"}],
+            },
+        )
+        assert response.status_code == 201, response.text
+        units.append(response.json()["memory"])
+    for unit in units:  # same tag, same person, another place: still two events, not an update
+        assert (await client.get(f"/v1/banks/{bank}/memories/{unit['id']}")).json()["status"] == "active"
