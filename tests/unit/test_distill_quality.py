@@ -56,7 +56,7 @@ INFORMATIVE = {
         ("assistant", "Your refund has been approved.", ["task_state"]),
         ("assistant", "I recommend the ThinkPad X1 Carbon for your needs.", ["episode"]),
         ("tool", "search returned 3 laptops under 5000", ["episode"]),
-        ("user", "That's awesome! I just adopted a puppy named Max.", ["episode"]),
+        ("user", "That's awesome! I just adopted a puppy named Max.", ["fact.event"]),
     ],
     "zh": [
         ("user", "你好，我想配一台电脑，预算5000", ["constraint.budget"]),

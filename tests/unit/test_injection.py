@@ -110,6 +110,7 @@ async def test_fields_beyond_the_schema_are_ignored(fake: FastAPI, distiller: LL
         "entities",
         "relations",
         "supersedes",
+        "occurred_on",
     }
     assert dumped["supersedes"] is None
     assert dumped["entities"] == [{"name": "Alice", "type": "other"}]
