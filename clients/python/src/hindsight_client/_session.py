@@ -1,20 +1,17 @@
 """The seeds' agent loop in three calls: recall before answering, record each turn, reflect at the end
-of a task. One implementation (plans), two context managers."""
+of a task. One implementation (plans, `_surface`), two context managers."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hindsight_client._errors import NotFoundError
 from hindsight_client._models import AppendResult, ClosedSession, EventIn, Job, QueryResult
 from hindsight_client._operations import Operations, event_body
 from hindsight_client._plans import Plan
-
-if TYPE_CHECKING:
-    from hindsight_client._async_client import AsyncHindsight
-    from hindsight_client._client import Hindsight
+from hindsight_client._surface import Async, Driver, Mode, Resource, Sync, operation
 
 DEFAULT_BUFFER = 20
 
@@ -64,7 +61,7 @@ class SessionCore:
         self.sent = True
         return result
 
-    def recall(self, text: str, options: Mapping[str, Any]) -> Plan[str]:
+    def recall(self, /, text: str, options: Mapping[str, Any]) -> Plan[str]:
         yield from self.flush()
         merged = {**self.options, **options, "session_id": self.session_id, "working_memory": True}
         result = yield from self.ops.query(self.bank_id, text, merged)
@@ -100,13 +97,11 @@ class SessionCore:
             return None
 
 
-class MemorySession:
-    """`with hs.memory_session(bank_id, session_id) as mem:` — `mem.recall(text)` before answering,
-    `mem.record(role, content)` for each turn, `mem.reflect()` at the end of a task; leaving the block
-    flushes what is buffered and closes the session (which distils what is left)."""
+class _SessionMethods(Resource[Mode]):
+    """The session object's calls, written once (`_surface` makes them sync or async)."""
 
-    def __init__(self, client: Hindsight, core: SessionCore) -> None:
-        self._client = client
+    def __init__(self, driver: Driver[Mode], core: SessionCore) -> None:
+        super().__init__(driver)
         self._core = core
 
     @property
@@ -117,26 +112,37 @@ class MemorySession:
     def session_id(self) -> str:
         return self._core.session_id
 
-    def record(self, role: str, content: str, **fields: Any) -> None:
+    @operation
+    def record(self, /, role: str, content: str, **fields: Any) -> Plan[None]:
         """Record a turn (`speaker`, `occurred_at`, `metadata` as keywords); sent in batches."""
         if self._core.add(role, content, fields):
-            self.flush()
+            yield from self._core.flush()
 
-    def flush(self) -> AppendResult | None:
+    @operation
+    def flush(self) -> Plan[AppendResult | None]:
         """Send the buffered turns now."""
-        return self._client._run(self._core.flush())
+        return self._core.flush()
 
-    def recall(self, text: str, **options: Any) -> str:
+    @operation
+    def recall(self, /, text: str, **options: Any) -> Plan[str]:
         """The context block for `text`, working memory included, ready for a system prompt."""
-        return self._client._run(self._core.recall(text, options))
+        return self._core.recall(text, options)
 
-    def reflect(self, *, wait: bool = False, timeout: float = 120.0) -> Job | None:
+    @operation
+    def reflect(self, *, wait: bool = False, timeout: float = 120.0) -> Plan[Job | None]:
         """Distil the session's undistilled turns now; the job (finished, with `wait=True`), or None
         when nothing was recorded yet."""
-        return self._client._run(self._core.reflect(wait, timeout))
+        return self._core.reflect(wait, timeout)
 
-    def close(self) -> ClosedSession | None:
-        return self._client._run(self._core.close())
+    @operation
+    def close(self) -> Plan[ClosedSession | None]:
+        return self._core.close()
+
+
+class MemorySession(_SessionMethods[Sync]):
+    """`with hs.memory_session(bank_id, session_id) as mem:` — `mem.recall(text)` before answering,
+    `mem.record(role, content)` for each turn, `mem.reflect()` at the end of a task; leaving the block
+    flushes what is buffered and closes the session (which distils what is left)."""
 
     def __enter__(self) -> MemorySession:
         return self
@@ -147,36 +153,8 @@ class MemorySession:
         self.close()
 
 
-class AsyncMemorySession:
+class AsyncMemorySession(_SessionMethods[Async]):
     """`async with hs.memory_session(bank_id, session_id) as mem:` — as `MemorySession`, awaited."""
-
-    def __init__(self, client: AsyncHindsight, core: SessionCore) -> None:
-        self._client = client
-        self._core = core
-
-    @property
-    def bank_id(self) -> str:
-        return self._core.bank_id
-
-    @property
-    def session_id(self) -> str:
-        return self._core.session_id
-
-    async def record(self, role: str, content: str, **fields: Any) -> None:
-        if self._core.add(role, content, fields):
-            await self.flush()
-
-    async def flush(self) -> AppendResult | None:
-        return await self._client._run(self._core.flush())
-
-    async def recall(self, text: str, **options: Any) -> str:
-        return await self._client._run(self._core.recall(text, options))
-
-    async def reflect(self, *, wait: bool = False, timeout: float = 120.0) -> Job | None:  # noqa: ASYNC109
-        return await self._client._run(self._core.reflect(wait, timeout))
-
-    async def close(self) -> ClosedSession | None:
-        return await self._client._run(self._core.close())
 
     async def __aenter__(self) -> AsyncMemorySession:
         return self
