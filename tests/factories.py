@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from app.config import Settings
 from app.distill.types import DistillContext, RelatedUnit, Turn
 from tests.conftest import wait_for
 
@@ -132,3 +133,15 @@ def unit(**overrides: Any) -> dict[str, Any]:
 
 def units_json(*units: dict[str, Any]) -> str:
     return json.dumps({"units": list(units)})
+
+
+def llm_settings(**overrides: Any) -> Settings:
+    """Settings naming an OpenAI-compatible server on a closed port (no request is sent)."""
+    values: dict[str, Any] = {
+        "env": "test",
+        "llm_base_url": "http://127.0.0.1:9/v1",
+        "llm_api_key": "sk-x",
+        "llm_model": "qwen2.5",
+        "llm_max_retries": 1,
+    }
+    return Settings(**(values | overrides))

@@ -11,10 +11,10 @@ from datetime import UTC, datetime
 import pytest
 from fastapi import FastAPI
 
-from app.config import Settings
 from app.embedded import free_port
 from app.providers.llm import JSONChatClient
 from app.resolve.judge import JudgedUnit, LLMJudge, Verdict
+from tests.factories import llm_settings
 from tests.fake_openai import ChatStep, chat_bodies, error, reply, script
 
 OLDER = JudgedUnit(
@@ -222,14 +222,7 @@ async def test_the_prompt_fences_the_units_as_data(
 
 
 async def test_from_settings() -> None:
-    settings = Settings(
-        env="test",
-        llm_base_url="http://127.0.0.1:9/v1",
-        llm_api_key="sk-x",
-        llm_model="qwen2.5",
-        llm_timeout_seconds=60,
-        llm_max_retries=1,
-    )
+    settings = llm_settings(llm_timeout_seconds=60)
     judge = LLMJudge.from_settings(settings)
     try:
         assert judge.model == "qwen2.5"
