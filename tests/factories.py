@@ -37,6 +37,12 @@ def events(lines: list[tuple[str, str]]) -> list[dict[str, Any]]:
     return [{"role": role, "content": content, "occurred_at": T0} for role, content in lines]
 
 
+def ok(response: httpx.Response, status: int = 200) -> Any:
+    """The JSON body of a response that must have `status` (else the failure shows the body)."""
+    assert response.status_code == status, response.text
+    return response.json()
+
+
 async def make_bank(client: httpx.AsyncClient, **config: Any) -> str:
     bank = f"bank-{uuid.uuid4().hex[:12]}"
     response = await client.post("/v1/banks", json={"bank_id": bank, "config": config})
@@ -81,9 +87,8 @@ async def settled(client: httpx.AsyncClient, bank: str) -> bool:
 
 
 async def memories(client: httpx.AsyncClient, bank: str, **params: Any) -> list[dict[str, Any]]:
-    response = await client.get(f"/v1/banks/{bank}/memories", params=params)
-    assert response.status_code == 200, response.text
-    found: list[dict[str, Any]] = response.json()["memories"]
+    page = ok(await client.get(f"/v1/banks/{bank}/memories", params=params))
+    found: list[dict[str, Any]] = page["memories"]
     return found
 
 
@@ -91,8 +96,7 @@ async def write(client: httpx.AsyncClient, bank: str, content: str, tags: list[s
     response = await client.post(
         f"/v1/banks/{bank}/memories", params={"wait": "true"}, json={"content": content, "tags": tags}
     )
-    assert response.status_code == 201, response.text
-    unit: dict[str, Any] = response.json()["memory"]
+    unit: dict[str, Any] = ok(response, 201)["memory"]
     return unit
 
 
