@@ -9,8 +9,8 @@ from pydantic import Field
 
 from app.db.models.memory import MEMORY_STATUSES
 from app.db.repositories.entities import EntityDetail, EntityRow, RelationRow
-from app.errors import BadRequest, Invalid
-from app.schemas.common import ReadSchema, decode_cursor, encode_cursor
+from app.errors import BadRequest
+from app.schemas.common import ReadSchema, decode_cursor, encode_cursor, parse_choices
 
 DEFAULT_STATUSES = ("active", "pending")
 
@@ -124,20 +124,4 @@ def decode_entity_cursor(cursor: str | None) -> tuple[str, uuid.UUID] | None:
 
 def parse_statuses(raw: str | None) -> list[str]:
     """`active,superseded` → the statuses (default active and pending); an unknown one is a 422."""
-    if raw is None:
-        return list(DEFAULT_STATUSES)
-    names = [name.strip() for name in raw.split(",") if name.strip()]
-    unknown = [name for name in names if name not in MEMORY_STATUSES]
-    if unknown or not names:
-        raise Invalid(
-            f"`statuses` is a comma-separated list of {', '.join(MEMORY_STATUSES)}.",
-            errors=[
-                {
-                    "loc": ["query", "statuses"],
-                    "msg": f"unknown status {name!r}" if name else "at least one status is required",
-                    "type": "enum",
-                }
-                for name in unknown or [""]
-            ],
-        )
-    return names
+    return parse_choices(raw, "statuses", "status", MEMORY_STATUSES, DEFAULT_STATUSES)
