@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from app.embedded import free_port
+from tests.serving import serve_in_thread
 
 
 def deterministic_vector(text: str, dim: int) -> list[float]:
@@ -122,19 +122,9 @@ def create_fake_openai(dim: int = 384) -> FastAPI:
 def serve(app: FastAPI, port: int | None = None) -> Iterator[str]:
     """Run the app on a loopback port (a free one unless given) in a thread; yield its `/v1` base URL."""
     port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise TimeoutError("fake OpenAI server did not start")
-        time.sleep(0.02)
-    try:
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    with serve_in_thread(config, start_within=10, stop_within=5):
         yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.should_exit = True
-        thread.join(5)
 
 
 def chat_bodies(fake: FastAPI) -> list[dict[str, Any]]:
