@@ -132,5 +132,17 @@ def chat_bodies(fake: FastAPI) -> list[dict[str, Any]]:
     return [body for kind, body in fake.state.requests if kind == "chat"]
 
 
+def corrective_retry(fake: FastAPI, bad: str) -> str:
+    """The content of the correction in the second chat request, which must repeat the first request's
+    messages, then carry the invalid reply `bad` as the assistant's and the correction as the user's."""
+    first, second = chat_bodies(fake)
+    assert second["messages"][:2] == first["messages"]
+    assert second["messages"][2] == {"role": "assistant", "content": bad}
+    correction: dict[str, Any] = second["messages"][3]
+    assert correction["role"] == "user"
+    content: str = correction["content"]
+    return content
+
+
 def script(fake: FastAPI, *steps: ChatStep) -> None:
     fake.state.chat_script = list(steps)
