@@ -3,7 +3,6 @@ for both clients), awaited on an `httpx.AsyncClient`."""
 
 from __future__ import annotations
 
-from types import TracebackType
 from typing import Any, TypeVar
 
 import httpx
@@ -11,12 +10,12 @@ import httpx
 from hindsight_client._plans import Plan, Target
 from hindsight_client._resources import ClientMethods
 from hindsight_client._session import DEFAULT_BUFFER, AsyncMemorySession, SessionCore
-from hindsight_client._surface import Async, AsyncDriver
+from hindsight_client._surface import Async, AsyncClosing, AsyncDriver
 
 T = TypeVar("T")
 
 
-class AsyncHindsight(ClientMethods[Async, httpx.AsyncClient]):
+class AsyncHindsight(ClientMethods[Async, httpx.AsyncClient], AsyncClosing):
     """The Hindsight API, asynchronously. `base_url` / `api_key` default to $HINDSIGHT_URL /
     $HINDSIGHT_API_KEY; 429, 503 and connection failures are retried up to `max_retries` times.
     Use it as an async context manager (or await `close()`) to release its connection pool."""
@@ -42,11 +41,3 @@ class AsyncHindsight(ClientMethods[Async, httpx.AsyncClient]):
     async def close(self) -> None:
         if self._owns_http:
             await self._http.aclose()
-
-    async def __aenter__(self) -> AsyncHindsight:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()

@@ -3,7 +3,6 @@ clients), run on an `httpx.Client`."""
 
 from __future__ import annotations
 
-from types import TracebackType
 from typing import Any, TypeVar
 
 import httpx
@@ -11,12 +10,12 @@ import httpx
 from hindsight_client._plans import Plan, Target
 from hindsight_client._resources import ClientMethods
 from hindsight_client._session import DEFAULT_BUFFER, MemorySession, SessionCore
-from hindsight_client._surface import Sync, SyncDriver
+from hindsight_client._surface import Closing, Sync, SyncDriver
 
 T = TypeVar("T")
 
 
-class Hindsight(ClientMethods[Sync, httpx.Client]):
+class Hindsight(ClientMethods[Sync, httpx.Client], Closing):
     """The Hindsight API, synchronously. `base_url` / `api_key` default to $HINDSIGHT_URL /
     $HINDSIGHT_API_KEY; 429, 503 and connection failures are retried up to `max_retries` times.
     Use it as a context manager (or call `close()`) to release its connection pool."""
@@ -43,11 +42,3 @@ class Hindsight(ClientMethods[Sync, httpx.Client]):
     def close(self) -> None:
         if self._owns_http:
             self._http.close()
-
-    def __enter__(self) -> Hindsight:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()

@@ -1,15 +1,18 @@
-"""The public methods are written once, for the sync and the async client alike: each is a plan (see
-`_plans`) marked `operation` (one result) or `listing` (every item of a paginated list); a method that
-takes `**keywords` marks `self` positional-only (`self, /`), so no keyword can stand for it. Read from a
-resource of a sync client, a method runs its plan and returns the result (a listing: an iterator);
-from an async client's, it returns a coroutine (a listing: an async iterator). The drivers here are the
-only code that knows which."""
+"""The public methods are written once, for the sync and the async client alike: a resource names plan
+methods (see `_plans`; those of `_operations.Operations`, or of a session's core) as `operation` (one
+result) or `listing` (every item of a paginated list); a plan method that takes `**keywords` marks
+`self` positional-only (`self, /`), so no keyword can stand for it. Read from a resource of a sync
+client, a method runs its plan and returns the result (a listing: an iterator); from an async
+client's, it returns a coroutine (a listing: an async iterator). The drivers here are the only code
+that knows which."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
-from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
+from types import TracebackType
+from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 import httpx
 
@@ -96,15 +99,46 @@ class AsyncDriver(Driver[Async]):
 
 
 class Resource(Generic[Mode]):
-    """A group of public methods (`hs.banks`, `hs.memories`, …) over one driver."""
+    """A group of public methods (`hs.banks`, `hs.memories`, …) over one driver; its methods run the
+    plans of `plans` (the driver's `Operations` unless given)."""
 
-    def __init__(self, driver: Driver[Mode]) -> None:
+    def __init__(self, driver: Driver[Mode], plans: object | None = None) -> None:
         self._driver = driver
         self._ops = driver.ops
+        self._plans = plans if plans is not None else driver.ops
+
+
+class Closing:
+    """`with x:` closes `x` when the block ends."""
+
+    close: Callable[[], object]
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class AsyncClosing:
+    """`async with x:` awaits `x.close()` when the block ends."""
+
+    close: Callable[[], Awaitable[object]]
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
 
 
 class _Method:
-    """A plan method bound on first read from a resource, by its driver (then kept on the instance)."""
+    """A plan method, bound on first read from a resource to the resource's plans and then by its
+    driver (and kept on the instance), under the resource's name for it."""
 
     def __init__(self, plan: Callable[..., Any]) -> None:
         self._plan = plan
@@ -113,14 +147,19 @@ class _Method:
 
     def __set_name__(self, owner: type[Any], name: str) -> None:
         self._name = name
+        self._qualname = f"{owner.__qualname__}.{name}"
 
-    def _bind(self, obj: Resource[Any], owner: type[Any]) -> Callable[..., Any]:
+    def _bind(self, driver: Driver[Any], method: Callable[..., Any]) -> Callable[..., Any]:
         raise NotImplementedError
 
     def _get(self, obj: Resource[Any] | None, owner: type[Any]) -> Any:
         if obj is None:
             return self
-        bound = self._bind(obj, owner)
+        bound = self._bind(obj._driver, self._plan.__get__(obj._plans, type(obj._plans)))
+        bound.__name__, bound.__qualname__ = self._name, self._qualname
+        # help() and IDEs: the plan method's parameters; its return type is the plan's, not the call's.
+        signature = inspect.signature(bound).replace(return_annotation=inspect.Signature.empty)
+        bound.__signature__ = signature  # type: ignore[attr-defined]
         obj.__dict__[self._name] = bound
         return bound
 
@@ -129,8 +168,8 @@ class operation(_Method, Generic[P, T]):
     def __init__(self, plan: Callable[Concatenate[Any, P], Plan[T]]) -> None:
         super().__init__(plan)
 
-    def _bind(self, obj: Resource[Any], owner: type[Any]) -> Callable[..., Any]:
-        return obj._driver.bind(self._plan.__get__(obj, owner))
+    def _bind(self, driver: Driver[Any], method: Callable[..., Any]) -> Callable[..., Any]:
+        return driver.bind(method)
 
     @overload
     def __get__(self, obj: None, owner: type[Any]) -> operation[P, T]: ...
@@ -146,8 +185,8 @@ class listing(_Method, Generic[P, T]):
     def __init__(self, pages: Callable[Concatenate[Any, P], PageFn[T]]) -> None:
         super().__init__(pages)
 
-    def _bind(self, obj: Resource[Any], owner: type[Any]) -> Callable[..., Any]:
-        return obj._driver.bind_pages(self._plan.__get__(obj, owner))
+    def _bind(self, driver: Driver[Any], method: Callable[..., Any]) -> Callable[..., Any]:
+        return driver.bind_pages(method)
 
     @overload
     def __get__(self, obj: None, owner: type[Any]) -> listing[P, T]: ...
