@@ -28,6 +28,9 @@ from app.schemas.memories import (
     SourceEvent,
 )
 
+# Every field of MemoryRead but these is the unit's attribute of the same name.
+_COPIED = tuple(name for name in MemoryRead.model_fields if name not in {"entities", "source", "metadata"})
+
 
 async def read_models(
     db: AsyncSession,
@@ -46,39 +49,20 @@ async def read_models(
         else {}
     )
     return [
-        MemoryRead(
-            id=u.id,
-            bank_id=u.bank_id,
-            content=u.content,
-            tags=list(u.tags),
-            confidence=u.confidence,
-            importance=u.importance,
-            status=u.status,
-            layer=u.layer,
-            entities=[EntityRef.model_validate(e) for e in entities.get(u.id, [])],
-            source=Source(
-                session_id=u.session_id,
-                seqs=list(u.source_seqs),
-                event_ids=list(u.source_event_ids),
-                events=[SourceEvent.model_validate(events[i]) for i in u.source_event_ids if i in events]
-                if with_events
-                else None,
-            ),
-            supersedes=u.supersedes,
-            superseded_by=u.superseded_by,
-            merged_from=list(u.merged_from),
-            merged_into=u.merged_into,
-            valid_from=u.valid_from,
-            valid_to=u.valid_to,
-            created_at=u.created_at,
-            updated_at=u.updated_at,
-            status_changed_at=u.status_changed_at,
-            expires_at=u.expires_at,
-            last_accessed_at=u.last_accessed_at,
-            access_count=u.access_count,
-            distiller=u.distiller,
-            embedding_model=u.embedding_model,
-            metadata=dict(u.metadata_),
+        MemoryRead.model_validate(
+            {
+                **{name: getattr(u, name) for name in _COPIED},
+                "entities": [EntityRef.model_validate(e) for e in entities.get(u.id, [])],
+                "source": Source(
+                    session_id=u.session_id,
+                    seqs=list(u.source_seqs),
+                    event_ids=list(u.source_event_ids),
+                    events=[SourceEvent.model_validate(events[i]) for i in u.source_event_ids if i in events]
+                    if with_events
+                    else None,
+                ),
+                "metadata": dict(u.metadata_),
+            }
         )
         for u in units
     ]
