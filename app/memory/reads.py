@@ -28,9 +28,6 @@ from app.schemas.memories import (
     SourceEvent,
 )
 
-# Every field of MemoryRead but these is the unit's attribute of the same name.
-_COPIED = tuple(name for name in MemoryRead.model_fields if name not in {"entities", "source", "metadata"})
-
 
 async def read_models(
     db: AsyncSession,
@@ -49,20 +46,18 @@ async def read_models(
         else {}
     )
     return [
-        MemoryRead.model_validate(
-            {
-                **{name: getattr(u, name) for name in _COPIED},
-                "entities": [EntityRef.model_validate(e) for e in entities.get(u.id, [])],
-                "source": Source(
-                    session_id=u.session_id,
-                    seqs=list(u.source_seqs),
-                    event_ids=list(u.source_event_ids),
-                    events=[SourceEvent.model_validate(events[i]) for i in u.source_event_ids if i in events]
-                    if with_events
-                    else None,
-                ),
-                "metadata": dict(u.metadata_),
-            }
+        MemoryRead.of(
+            u,
+            entities=[EntityRef.model_validate(e) for e in entities.get(u.id, [])],
+            source=Source(
+                session_id=u.session_id,
+                seqs=list(u.source_seqs),
+                event_ids=list(u.source_event_ids),
+                events=[SourceEvent.model_validate(events[i]) for i in u.source_event_ids if i in events]
+                if with_events
+                else None,
+            ),
+            metadata=dict(u.metadata_),
         )
         for u in units
     ]

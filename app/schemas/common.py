@@ -6,7 +6,7 @@ import base64
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 
@@ -70,6 +70,12 @@ class Schema(BaseModel):
 
 class ReadSchema(BaseModel):
     model_config = ConfigDict(from_attributes=True)
+
+    @classmethod
+    def of(cls, row: object, /, **own: Any) -> Self:
+        """The schema of `row`: each field is its attribute of the same name, but those given."""
+        copied = {name: getattr(row, name) for name in cls.model_fields if name not in own}
+        return cls.model_validate(copied | own)
 
 
 CursorT = TypeVar("CursorT", str, int)

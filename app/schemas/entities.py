@@ -33,15 +33,7 @@ class EntityRead(ReadSchema):
 
     @classmethod
     def from_row(cls, row: EntityRow) -> EntityRead:
-        e = row.entity
-        return cls(
-            id=e.id,
-            name=e.name,
-            type=e.type,
-            mentions=row.mentions,
-            created_at=e.created_at,
-            updated_at=e.updated_at,
-        )
+        return cls.of(row.entity, mentions=row.mentions)
 
 
 class EntityPage(ReadSchema):
@@ -71,14 +63,10 @@ class RelationRead(ReadSchema):
 
     @classmethod
     def from_row(cls, row: RelationRow) -> RelationRead:
-        r = row.relation
-        return cls(
-            id=r.id,
+        return cls.of(
+            row.relation,
             subject=RelationEnd.model_validate(row.subject),
-            relation=r.relation,
             object=RelationEnd.model_validate(row.object),
-            memory_id=r.memory_id,
-            confidence=r.confidence,
         )
 
 
