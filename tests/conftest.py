@@ -44,6 +44,10 @@ class Stack:
             # Tests fire many requests with one key; test_ratelimit.py builds its own low-limit app.
             "HINDSIGHT_RATE_LIMIT_PER_SECOND": "100000",
             "HINDSIGHT_RATE_LIMIT_BURST": "100000",
+            # Test receivers listen on loopback, and a retry they wait for comes within a second or two.
+            "HINDSIGHT_WEBHOOK_ALLOW_PRIVATE": "true",
+            "HINDSIGHT_WEBHOOK_RETRY_BASE_SECONDS": "0.2",
+            "HINDSIGHT_WEBHOOK_RETRY_MAX_SECONDS": "2",
             **extra,
         }
 

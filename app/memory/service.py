@@ -32,6 +32,8 @@ from app.schemas.memories import (
     MemoryPatch,
 )
 from app.text import search_text
+from app.webhooks import events as webhooks
+from app.webhooks import outbox as webhook_outbox
 
 DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` bank
 
@@ -210,10 +212,12 @@ async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, a
                 }
             ],
         )
+        await webhooks.memories_forgotten(db, bank.id, [unit.id], status=unit.status, action="downweighted")
     else:
         await history_repo.transition(
             db, bank.id, [(unit.id, unit.status, "deleted")], action="deleted", actor=actor
         )
+        await webhooks.memories_forgotten(db, bank.id, [unit.id], status="deleted", action="deleted")
     await db.refresh(unit)
     return unit
 
@@ -274,5 +278,7 @@ async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, ac
         actor=actor,
         details={unit.id: {"tombstone": True}},
     )
+    await webhook_outbox.forget_content(db, bank.id, unit.id)  # purged from the outbox's payloads too
+    await webhooks.memories_forgotten(db, bank.id, [unit.id], status="deleted", action="purged")
     await db.refresh(unit)
     return unit

@@ -1,0 +1,418 @@
+"""Webhooks on the real stack: the API writes hooks, the changes write the outbox in their own
+transactions, the real Celery worker delivers to receivers on loopback (allowed by the test stack's
+HINDSIGHT_WEBHOOK_ALLOW_PRIVATE), signed per Standard Webhooks and checked with that library."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
+from standardwebhooks import Webhook as Verifier
+
+from app.config import Settings
+from app.embedded import free_port
+from app.main import create_app
+from app.webhooks import outbox
+from app.webhooks.delivery import Policy, deliver_due
+from tests.conftest import ADMIN_KEY, Stack, assert_problem, make_client, wait_for
+from tests.factories import CONVERSATION, events, finished_job, make_bank, settled, write
+
+ALL_EVENTS = [
+    "memory.created",
+    "memory.superseded",
+    "memory.merged",
+    "memory.forgotten",
+    "session.distilled",
+    "job.failed",
+]
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: str
+
+    @property
+    def json(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.body)
+        return data
+
+
+@dataclass
+class Receiver:
+    """An HTTP server on loopback that records every POST; `routes` say what a path answers
+    (status, headers), 204 otherwise. `stop()` closes the port (the receiver is down), `start()`
+    opens it again on the same port."""
+
+    port: int = field(default_factory=free_port)
+    received: list[Received] = field(default_factory=list)
+    routes: dict[str, tuple[int, dict[str, str]]] = field(default_factory=dict)
+    _server: ThreadingHTTPServer | None = None
+
+    def url(self, path: str = "/hook") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def start(self) -> None:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length", 0))).decode()
+                receiver.received.append(Received(self.path, dict(self.headers.items()), body))
+                status, headers = receiver.routes.get(self.path, (204, {}))
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def events(self, path: str = "/hook") -> list[dict[str, Any]]:
+        return [r.json for r in self.received if r.path == path]
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    r = Receiver()
+    r.start()
+    yield r
+    r.stop()
+
+
+async def create_hook(client: httpx.AsyncClient, bank: str, url: str, events: list[str]) -> dict[str, Any]:
+    response = await client.post(f"/v1/banks/{bank}/webhooks", json={"url": url, "events": events})
+    assert response.status_code == 201, response.text
+    hook: dict[str, Any] = response.json()
+    return hook
+
+
+async def deliveries(client: httpx.AsyncClient, bank: str, hook_id: str) -> list[dict[str, Any]]:
+    response = await client.get(f"/v1/banks/{bank}/webhooks/{hook_id}/deliveries")
+    assert response.status_code == 200, response.text
+    found: list[dict[str, Any]] = response.json()["deliveries"]
+    return found
+
+
+def verified(secret: str, request: Received) -> dict[str, Any]:
+    """The body, once the Standard Webhooks library has checked its signature (raises otherwise)."""
+    body: dict[str, Any] = Verifier(secret).verify(request.body, request.headers)
+    return body
+
+
+async def test_the_seed_scenario_tells_a_receiver_of_each_budget_signed(
+    client: httpx.AsyncClient, worker: Any, receiver: Receiver
+) -> None:
+    bank = await make_bank(client)
+    hook = await create_hook(client, bank, receiver.url(), ["memory.created", "memory.superseded"])
+    assert hook["secret"].startswith("whsec_")
+    response = await client.post(
+        f"/v1/banks/{bank}/sessions/chat/events", json={"events": events(CONVERSATION)}
+    )
+    assert response.status_code == 202, response.text
+    job = (await client.post(f"/v1/banks/{bank}/sessions/chat/distill")).json()["job_id"]
+    assert (await finished_job(client, job))["status"] == "succeeded"
+    await wait_for(lambda: settled(client, bank))
+
+    async def superseded() -> list[dict[str, Any]]:
+        return [e for e in receiver.events() if e["type"] == "memory.superseded"]
+
+    [replaced] = await wait_for(superseded)
+    bodies = [verified(hook["secret"], r) for r in receiver.received]  # every request is signed
+    assert {b["data"]["bank_id"] for b in bodies} == {bank}
+    created = {
+        b["data"]["memory"]["id"]: b["data"]["memory"] for b in bodies if b["type"] == "memory.created"
+    }
+    old, new = created[replaced["data"]["memory_id"]], created[replaced["data"]["superseded_by"]]
+    assert "5000" in old["content"]
+    assert "8000" in new["content"]
+    assert old["tags"] == new["tags"] == ["constraint.budget"]
+    assert new["supersedes"] == old["id"]
+    # In the order the changes were made: 5000 active, then 8000 active, then 5000 superseded.
+    order = [(b["type"], b["data"].get("memory", {}).get("id") or b["data"]["memory_id"]) for b in bodies]
+    assert order.index(("memory.created", old["id"])) < order.index(("memory.created", new["id"]))
+    assert order.index(("memory.created", new["id"])) < order.index(("memory.superseded", old["id"]))
+    # What the bank holds now is what the receiver was told.
+    active = (await client.get(f"/v1/banks/{bank}/memories", params={"status": "active"})).json()
+    assert {m["id"] for m in active["memories"]} <= set(created)
+    assert len({r.headers["webhook-id"] for r in receiver.received}) == len(receiver.received)
+
+    listed = await deliveries(client, bank, hook["id"])
+    assert len(listed) == len(receiver.received)
+    assert {(d["status"], d["attempts"], d["response_code"]) for d in listed} == {("succeeded", 1, 204)}
+    assert all(d["latency_ms"] is not None and d["latency_ms"] >= 0 for d in listed)
+    assert [d["id"] for d in listed] == [r.headers["webhook-id"] for r in reversed(receiver.received)]
+
+
+async def test_a_receiver_down_for_a_while_gets_every_event_in_order_once_back(
+    client: httpx.AsyncClient, worker: Any, receiver: Receiver
+) -> None:
+    bank = await make_bank(client)
+    hook = await create_hook(client, bank, receiver.url(), ["memory.created"])
+    receiver.stop()  # connection refused from now on
+    first = await write(client, bank, "The user's favourite colour is green.", ["preference.color"])
+    second = await write(client, bank, "The user's order number is ORD-777.", ["fact.id"])
+
+    async def retried() -> bool:
+        head = (await deliveries(client, bank, hook["id"]))[-1]  # the oldest
+        return head["status"] == "pending" and head["attempts"] >= 2 and bool(head["error"])
+
+    await wait_for(retried)
+    assert not receiver.received
+    listed = await deliveries(client, bank, hook["id"])
+    assert listed[0]["attempts"] == 0  # the later event waits behind the first: order is kept
+    receiver.start()
+
+    async def both() -> list[dict[str, Any]]:
+        got = receiver.events()
+        return got if len(got) == 2 else []
+
+    got = await wait_for(both, within=30)
+    assert [e["data"]["memory"]["id"] for e in got] == [first["id"], second["id"]]
+    for request in receiver.received:
+        verified(hook["secret"], request)
+    listed = await deliveries(client, bank, hook["id"])
+    assert [d["status"] for d in listed] == ["succeeded", "succeeded"]
+    assert listed[-1]["attempts"] >= 3
+    assert listed[-1]["response_code"] == 204
+    assert listed[-1]["error"] is None
+
+
+async def test_a_receiver_that_always_fails_is_given_up_on_after_a_day_of_backoff(
+    client: httpx.AsyncClient, receiver: Receiver, stack: Stack
+) -> None:
+    """The worker's loop, in this process with an injected clock: no waiting a day, no sleeps."""
+    bank = await make_bank(client)
+    hook = await create_hook(client, bank, receiver.url("/broken"), ["session.distilled"])
+    receiver.routes["/broken"] = (500, {})
+    engine = create_async_engine(stack.database_url)
+    sessionmaker = async_sessionmaker(engine, expire_on_commit=False)  # no nudge to the worker
+    try:
+        async with sessionmaker() as db, db.begin():
+            await outbox.emit(db, bank, "session.distilled", {"session_id": "s", "units": 1})
+        policy = Policy(allow_private=True)  # the production schedule: 5 s doubling, ≤ 1 h, for 24 h
+        start = datetime.now(UTC)
+        statuses = []
+        clock = [start]
+        while True:
+            now = clock[0]
+            report = await deliver_due(sessionmaker, policy, bank_id=bank, clock=lambda: clock[0])
+            [delivery] = await deliveries(client, bank, hook["id"])
+            statuses.append(delivery["status"])
+            if report.retry_at is None:
+                break
+            assert report.retry_at > now
+            clock[0] = report.retry_at
+            assert report.retry_at - start < timedelta(days=2), "never gave up"
+    finally:
+        await engine.dispose()
+    assert statuses[-1] == "failed"
+    assert set(statuses[:-1]) == {"pending"}
+    assert delivery["attempts"] == len(receiver.received) == len(statuses)
+    assert delivery["response_code"] == 500
+    assert delivery["error"] == "HTTP 500"
+    sent_at = [int(r.headers["webhook-timestamp"]) for r in receiver.received]
+    gaps = [b - a for a, b in itertools.pairwise(sent_at)]
+    assert gaps[:4] == [5, 10, 20, 40]  # exponential backoff
+    assert max(gaps) == 3600  # capped at an hour
+    assert sent_at[-1] - sent_at[0] >= 86_400 - 5  # retried for a day (created just before `start`)
+    assert {r.headers["webhook-id"] for r in receiver.received} == {delivery["id"]}
+
+
+@pytest.fixture(scope="module")
+async def strict_client(stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
+    """An API of its own without HINDSIGHT_WEBHOOK_ALLOW_PRIVATE (the test stack allows loopback)."""
+    settings = Settings(
+        env="test",
+        database_url=stack.database_url,
+        redis_url=stack.redis_url,
+        admin_key=ADMIN_KEY,
+        webhook_allow_private=False,
+    )
+    app: Any = create_app(settings)
+    async with app.router.lifespan_context(app), make_client(app, ADMIN_KEY) as client:
+        yield client
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9000/hook",
+        "http://localhost/hook",
+        "http://[::1]/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://10.1.2.3/hook",
+        "https://192.168.0.10/hook",
+        "http://[::ffff:127.0.0.1]/hook",
+    ],
+)
+async def test_private_loopback_and_link_local_urls_are_refused(
+    strict_client: httpx.AsyncClient, url: str
+) -> None:
+    bank = await make_bank(strict_client)
+    body = {"url": url, "events": ["job.failed"]}
+    response = await strict_client.post(f"/v1/banks/{bank}/webhooks", json=body)
+    problem = assert_problem(response, 422)
+    assert problem["errors"][0]["loc"] == ["body", "url"]
+    assert "HINDSIGHT_WEBHOOK_ALLOW_PRIVATE" in problem["detail"]
+    assert (await strict_client.get(f"/v1/banks/{bank}/webhooks")).json()["webhooks"] == []
+
+
+@pytest.mark.parametrize("url", ["ftp://example.com/x", "not a url", "/relative/path", "http://"])
+async def test_urls_that_are_not_http_are_refused(client: httpx.AsyncClient, url: str) -> None:
+    bank = await make_bank(client)
+    response = await client.post(f"/v1/banks/{bank}/webhooks", json={"url": url, "events": ["job.failed"]})
+    assert_problem(response, 422)
+
+
+async def test_a_private_target_is_refused_at_delivery_time_after_resolving_its_name(
+    client: httpx.AsyncClient, receiver: Receiver, stack: Stack
+) -> None:
+    """A hook stored while private targets were allowed (or whose name now resolves inside) is not
+    sent to once they are not: `localhost` is resolved, found to be loopback, and refused."""
+    bank = await make_bank(client)
+    hook = await create_hook(client, bank, f"http://localhost:{receiver.port}/hook", ["session.distilled"])
+    engine = create_async_engine(stack.database_url)
+    sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
+    try:
+        async with sessionmaker() as db, db.begin():
+            await outbox.emit(db, bank, "session.distilled", {"session_id": "s", "units": 1})
+        report = await deliver_due(sessionmaker, Policy(allow_private=False), bank_id=bank)
+    finally:
+        await engine.dispose()
+    assert report.counts["retrying"] == 1
+    [delivery] = await deliveries(client, bank, hook["id"])
+    assert delivery["status"] == "pending"
+    assert delivery["response_code"] is None
+    assert delivery["error"].startswith("refused:")
+    assert "127.0.0.1" in delivery["error"]
+    assert not receiver.received
+
+
+async def test_events_of_another_bank_never_reach_this_banks_hook(
+    client: httpx.AsyncClient, worker: Any, receiver: Receiver
+) -> None:
+    mine, theirs = await make_bank(client), await make_bank(client)
+    await create_hook(client, mine, receiver.url("/mine"), ALL_EVENTS)
+    await create_hook(client, theirs, receiver.url("/theirs"), ALL_EVENTS)
+    await write(client, theirs, "Their budget is 100.", ["constraint.budget"])
+    await write(client, mine, "My budget is 200.", ["constraint.budget"])
+    await write(client, theirs, "Their city is Oslo.", ["fact.place"])
+
+    async def all_there() -> bool:
+        return len(receiver.events("/mine")) == 1 and len(receiver.events("/theirs")) == 2
+
+    await wait_for(all_there)
+    assert {e["data"]["bank_id"] for e in receiver.events("/mine")} == {mine}
+    assert {e["data"]["bank_id"] for e in receiver.events("/theirs")} == {theirs}
+    assert "200" in receiver.events("/mine")[0]["data"]["memory"]["content"]
+
+
+async def test_redirects_are_not_followed(client: httpx.AsyncClient, worker: Any, receiver: Receiver) -> None:
+    bank = await make_bank(client)
+    receiver.routes["/moved"] = (307, {"location": receiver.url("/elsewhere")})
+    hook = await create_hook(client, bank, receiver.url("/moved"), ["memory.created"])
+    await write(client, bank, "The user's favourite tea is oolong.", ["preference.drink"])
+
+    async def answered() -> dict[str, Any] | None:
+        [delivery] = await deliveries(client, bank, hook["id"])
+        return delivery if delivery["attempts"] >= 2 else None
+
+    delivery = await wait_for(answered)
+    assert delivery["status"] == "pending"
+    assert delivery["response_code"] == 307
+    assert delivery["error"] == "HTTP 307"
+    assert {r.path for r in receiver.received} == {"/moved"}  # never /elsewhere
+    assert (await client.delete(f"/v1/banks/{bank}/webhooks/{hook['id']}")).status_code == 204
+
+
+async def test_webhook_crud_and_who_may_do_it(client: httpx.AsyncClient, app: Any) -> None:
+    bank, other = await make_bank(client), await make_bank(client)
+    hook = await create_hook(client, bank, "http://127.0.0.1:9/a", ["memory.created", "job.failed"])
+    assert set(hook) == {"id", "bank_id", "url", "events", "secret", "created_at"}
+    assert hook["events"] == ["job.failed", "memory.created"]
+    listed = (await client.get(f"/v1/banks/{bank}/webhooks")).json()
+    assert [h["id"] for h in listed["webhooks"]] == [hook["id"]]
+    assert "secret" not in listed["webhooks"][0]  # shown once, at creation
+    one = (await client.get(f"/v1/banks/{bank}/webhooks/{hook['id']}")).json()
+    assert one["url"] == "http://127.0.0.1:9/a"
+    assert "secret" not in one
+    assert_problem(await client.get(f"/v1/banks/{other}/webhooks/{hook['id']}"), 404)
+    bad = await client.post(f"/v1/banks/{bank}/webhooks", json={"url": "http://127.0.0.1/", "events": ["x"]})
+    assert_problem(bad, 422)
+    empty = await client.post(f"/v1/banks/{bank}/webhooks", json={"url": "http://127.0.0.1/", "events": []})
+    assert_problem(empty, 422)
+
+    keys = {}
+    for scopes in (["read"], ["write"], ["read", "write"]):
+        response = await client.post(f"/v1/banks/{bank}/keys", json={"scopes": scopes})
+        keys[",".join(scopes)] = response.json()["key"]
+    body = {"url": "http://127.0.0.1:9/b", "events": ["memory.forgotten"]}
+    async with make_client(app, keys["read"]) as reader, make_client(app, keys["write"]) as writer:
+        assert (await reader.get(f"/v1/banks/{bank}/webhooks")).status_code == 200
+        assert_problem(await reader.post(f"/v1/banks/{bank}/webhooks", json=body), 403)
+        assert_problem(await writer.post(f"/v1/banks/{bank}/webhooks", json=body), 403)  # needs read too
+        assert_problem(await writer.get(f"/v1/banks/{other}/webhooks"), 404)
+    async with make_client(app, keys["read,write"]) as key:
+        made = await key.post(f"/v1/banks/{bank}/webhooks", json=body)
+        assert made.status_code == 201, made.text
+        assert_problem(await key.post(f"/v1/banks/{other}/webhooks", json=body), 404)
+        assert (await key.delete(f"/v1/banks/{bank}/webhooks/{made.json()['id']}")).status_code == 204
+
+    made_ids = {hook["id"]}
+    for n in range(2):
+        made_ids.add((await create_hook(client, bank, f"http://127.0.0.1:9/{n}", ["job.failed"]))["id"])
+    seen, cursor = [], None
+    while True:
+        params = {"limit": 2, **({"cursor": cursor} if cursor else {})}
+        page = (await client.get(f"/v1/banks/{bank}/webhooks", params=params)).json()
+        seen += [h["id"] for h in page["webhooks"]]
+        if not (cursor := page["next_cursor"]):
+            break
+    assert sorted(seen) == sorted(made_ids)
+    assert_problem(await client.get(f"/v1/banks/{bank}/webhooks", params={"cursor": "nope"}), 400)
+    assert (await client.delete(f"/v1/banks/{bank}/webhooks/{hook['id']}")).status_code == 204
+    assert_problem(await client.get(f"/v1/banks/{bank}/webhooks/{hook['id']}"), 404)
+    assert_problem(await client.delete(f"/v1/banks/{bank}/webhooks/{hook['id']}"), 404)
+    assert_problem(await client.get(f"/v1/banks/{bank}/webhooks/{uuid.uuid4()}/deliveries"), 404)
+
+
+async def test_forgetting_and_purging_are_told_and_a_purge_erases_the_content_from_the_outbox(
+    client: httpx.AsyncClient, sql: Any
+) -> None:
+    """No worker needed: the outbox rows are what is checked (written with each change)."""
+    bank = await make_bank(client)
+    hook = await create_hook(client, bank, "http://127.0.0.1:9/none", ["memory.created", "memory.forgotten"])
+    unit = await write(client, bank, "The user's locker code is 4521.", ["fact.id"])
+    assert (await client.delete(f"/v1/banks/{bank}/memories/{unit['id']}")).status_code in (200, 204)
+    purge = await client.delete(f"/v1/banks/{bank}/memories/{unit['id']}", params={"purge": "true"})
+    assert purge.status_code in (200, 204), purge.text
+    listed = list(reversed(await deliveries(client, bank, hook["id"])))
+    assert [d["event"] for d in listed] == ["memory.created", "memory.forgotten", "memory.forgotten"]
+    assert [d["payload"]["data"].get("action") for d in listed[1:]] == ["deleted", "purged"]
+    assert {d["payload"]["data"].get("memory_id") for d in listed[1:]} == {unit["id"]}
+    assert listed[0]["payload"]["data"]["memory"]["content"] == ""
+    rows = await sql("SELECT payload::text AS p FROM webhook_deliveries WHERE bank_id = :bank", bank=bank)
+    assert rows
+    assert not [r for r in rows if "4521" in r["p"]]
