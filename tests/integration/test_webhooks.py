@@ -25,7 +25,7 @@ from app.main import create_app
 from app.webhooks import outbox
 from app.webhooks.delivery import Policy, deliver_due
 from tests.conftest import ADMIN_KEY, Stack, assert_problem, make_client, wait_for
-from tests.factories import CONVERSATION, events, finished_job, make_bank, settled, write
+from tests.factories import CONVERSATION, events, finished_job, make_bank, memories, say, settled, write
 
 ALL_EVENTS = [
     "memory.created",
@@ -416,3 +416,61 @@ async def test_forgetting_and_purging_are_told_and_a_purge_erases_the_content_fr
     rows = await sql("SELECT payload::text AS p FROM webhook_deliveries WHERE bank_id = :bank", bank=bank)
     assert rows
     assert not [r for r in rows if "4521" in r["p"]]
+
+
+async def test_distillations_and_merges_are_told_with_their_counts(
+    client: httpx.AsyncClient, worker: Any, receiver: Receiver
+) -> None:
+    bank = await make_bank(client)
+    hook = await create_hook(client, bank, receiver.url(), ["session.distilled", "memory.merged"])
+    await say(client, bank, "My budget is 5000.", session="monday")
+    await say(client, bank, "My budget is 5000.", session="tuesday")  # the same fact again: merged
+
+    async def told() -> list[dict[str, Any]]:
+        got = receiver.events()
+        return got if len(got) == 3 else []
+
+    await wait_for(told)
+    got = [verified(hook["secret"], r) for r in receiver.received]
+    distilled = [e["data"] for e in got if e["type"] == "session.distilled"]
+    assert [(d["session_id"], d["events"], d["units"], d["distilled_seq"]) for d in distilled] == [
+        ("monday", 1, 1, 1),
+        ("tuesday", 1, 1, 1),
+    ]
+    [merged] = [e["data"] for e in got if e["type"] == "memory.merged"]
+    kept = await memories(client, bank, status="active")
+    assert [m["id"] for m in kept] == [merged["merged_into"]]
+    gone = await memories(client, bank, status="merged")
+    assert [m["id"] for m in gone] == [merged["memory_id"]]
+
+
+async def test_a_job_that_fails_for_good_is_told_in_its_failing_transaction(
+    client: httpx.AsyncClient, stack: Stack
+) -> None:
+    from app.jobs import service as jobs
+
+    bank = await make_bank(client)
+    hook = await create_hook(client, bank, "http://127.0.0.1:9/none", ["job.failed"])
+    engine = create_async_engine(stack.database_url)
+    sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
+
+    async def broken(_: Any, __: Any) -> dict[str, Any]:
+        raise ValueError("the distiller's answer made no sense")
+
+    try:
+        async with sessionmaker() as db, db.begin():
+            job, _ = await jobs.create(db, "distill.session", bank_id=bank, params={"session_id": "s"})
+        status = await jobs.run(sessionmaker, job.id, broken, deadline=timedelta(seconds=60))
+    finally:
+        await engine.dispose()
+    assert status == "failed"
+    [delivery] = await deliveries(client, bank, hook["id"])
+    assert delivery["event"] == "job.failed"
+    data = delivery["payload"]["data"]
+    assert data == {
+        "bank_id": bank,
+        "job_id": str(job.id),
+        "kind": "distill.session",
+        "attempts": 1,
+        "error": "ValueError: the distiller's answer made no sense",
+    }
