@@ -18,9 +18,18 @@ EventType = Literal[
 ]
 
 
+# An absolute http(s) URL: a host name or IPv4 address (IPv6 in brackets), an optional port, path and
+# query; no credentials (the signature authenticates the sender).
+URL_PATTERN = (
+    r"^https?://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])"  # host
+    r"(?::[0-9]{1,5})?(?:[/?][\x21-\x7e]*)?$"  # port, path and query
+)
+
+
 class WebhookCreate(Schema):
     url: SafeText = Field(
         max_length=2048,
+        pattern=URL_PATTERN,
         description="http(s) URL the events are POSTed to. Private, loopback and link-local targets are "
         "refused unless the server sets HINDSIGHT_WEBHOOK_ALLOW_PRIVATE=true.",
         examples=["https://example.com/hooks/hindsight"],

@@ -40,8 +40,9 @@ def parse(raw: str) -> httpx.URL:
         raise TargetRefused(f"must be at most {MAX_URL_LENGTH} characters")
     try:
         url = httpx.URL(raw)
-    except httpx.InvalidURL as exc:
-        raise TargetRefused(f"is not a valid URL ({exc})") from exc
+        url.netloc.decode("ascii")  # an IDN host is encoded already; anything else fails here
+    except Exception as exc:  # InvalidURL, and the IDNA and Unicode errors of odd hosts
+        raise TargetRefused("is not a valid URL") from exc
     if url.scheme not in ("http", "https"):
         raise TargetRefused("must be an http:// or https:// URL")
     if not url.host:
@@ -71,14 +72,14 @@ async def _addresses(host: str, port: int) -> list[IPAddress]:
 
 async def resolve(raw: str, *, allow_private: bool) -> Target:
     """Parse `raw`, resolve its host and check every address it resolves to; the first one is the
-    address to connect to. With `allow_private` the name is only resolved (it must exist)."""
+    address to connect to. With `allow_private` nothing is resolved or checked."""
     url = parse(raw)
+    if allow_private:  # any address will do: the name is resolved when a delivery connects
+        return Target(url, None)
     port = url.port or (443 if url.scheme == "https" else 80)
     addresses = await _addresses(url.host, port)
     if not addresses:
         raise TargetRefused(f"host {url.host!r} does not resolve")
-    if allow_private:
-        return Target(url, None)
     refused = [str(a) for a in addresses if not is_public(a)]
     if refused:
         raise TargetRefused(
