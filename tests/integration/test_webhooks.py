@@ -478,3 +478,21 @@ async def test_a_job_that_fails_for_good_is_told_in_its_failing_transaction(
         "attempts": 1,
         "error": "ValueError: the distiller's answer made no sense",
     }
+
+
+async def test_a_change_that_rolls_back_tells_nothing(client: httpx.AsyncClient, stack: Stack) -> None:
+    bank = await make_bank(client)
+    hook = await create_hook(client, bank, "http://127.0.0.1:9/none", ["memory.merged"])
+    engine = create_async_engine(stack.database_url)
+    sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
+    try:
+        async with sessionmaker() as db:
+            async with db.begin():
+                await outbox.emit(db, bank, "memory.merged", {"memory_id": "a", "merged_into": "b"})
+            async with db.begin():  # the same change, failing after its event was written
+                await outbox.emit(db, bank, "memory.merged", {"memory_id": "c", "merged_into": "d"})
+                await db.rollback()
+    finally:
+        await engine.dispose()
+    [delivery] = await deliveries(client, bank, hook["id"])
+    assert delivery["payload"]["data"]["memory_id"] == "a"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from standardwebhooks import Webhook as Verifier
@@ -15,6 +17,7 @@ from app.webhooks.delivery import Policy, body_of, signed_headers
 from app.webhooks.service import new_secret
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 
 
 def test_retries_back_off_exponentially_up_to_an_hour_for_a_day_then_stop() -> None:
@@ -88,3 +91,31 @@ def test_the_signature_verifies_with_the_standard_webhooks_library() -> None:
     assert headers["webhook-timestamp"] == str(int(now.timestamp()))
     with pytest.raises(Exception, match="signature"):
         Verifier(new_secret()).verify(body, headers)
+
+
+async def test_the_readmes_receiver_accepts_a_signed_event_and_refuses_a_forged_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import httpx
+
+    section = README.split("## Webhooks", 1)[1].split("\n## ", 1)[0]
+    [example] = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    secret = new_secret()
+    monkeypatch.setenv("HINDSIGHT_WEBHOOK_SECRET", secret)
+    namespace: dict[str, object] = {}
+    exec(compile(example, "README.md", "exec"), namespace)
+    hook = Webhook(id=uuid.uuid4(), bank_id="b", url="https://x.example/", events=["memory.superseded"])
+    hook.secret = secret
+    payload = {
+        "type": "memory.superseded",
+        "data": {"bank_id": "b", "memory_id": "m1", "superseded_by": "m2"},
+    }
+    delivery = WebhookDelivery(id=uuid.uuid4(), payload=payload)
+    body = body_of(delivery)
+    headers = signed_headers(hook, delivery, body, datetime.now(UTC))
+    transport = httpx.ASGITransport(app=namespace["app"])  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=transport, base_url="http://receiver") as client:
+        ok = await client.post("/hooks/hindsight", content=body, headers=headers)
+        assert ok.status_code == 204
+        forged = await client.post("/hooks/hindsight", content=body.replace("m2", "m3"), headers=headers)
+        assert forged.status_code == 400
