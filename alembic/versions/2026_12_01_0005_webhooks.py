@@ -74,6 +74,13 @@ def upgrade() -> None:
         postgresql_where=sa.text("status = 'pending'"),
     )
     op.create_index("ix_webhook_deliveries_bank_id", "webhook_deliveries", ["bank_id"])
+    # Pruning past the retention: finished deliveries, oldest first.
+    op.create_index(
+        "ix_webhook_deliveries_finished",
+        "webhook_deliveries",
+        ["finished_at"],
+        postgresql_where=sa.text("finished_at IS NOT NULL"),
+    )
 
 
 def downgrade() -> None:

@@ -258,17 +258,9 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 resolve_job, created = await schedule_resolve(db, bank_id)
                 if created:
                     resolve_jobs.append(resolve_job)
-            totals.update(events=len(events), units=len(ids), dropped_low_confidence=dropped, batches=1)
-            await webhooks.session_distilled(
-                db,
-                bank_id,
-                session_id,
-                job.id,
-                watermark,
-                events=len(events),
-                units=len(ids),
-                dropped_low_confidence=dropped,
-            )
+            batch = {"events": len(events), "units": len(ids), "dropped_low_confidence": dropped}
+            totals.update(batch, batches=1)
+            await webhooks.session_distilled(db, bank_id, session_id, job.id, watermark, batch)
             usage.update(batch_usage)
             await jobs_repo.set_progress(db, job.id, {**totals, "distilled_seq": watermark})
         if rt.working_memory is not None:

@@ -142,9 +142,8 @@ async def _delete_past_grace(run: Run, bank_id: str, config: BankConfig, counts:
             actor=f"maintenance:{run.job.kind.split('.')[-1]}",
             details={uid: {"policy": "delete", "grace_days": config.expiry_grace_days} for uid, _ in units},
         )
-        await webhooks.memories_forgotten(
-            db, bank_id, [u for u, _ in units], status="deleted", action="deleted"
-        )
+        ids = [uid for uid, _ in units]
+        await webhooks.memories_forgotten(db, bank_id, ids, status="deleted", action="deleted")
         return len(units)
 
     counts["deleted"] += await run.batches(step, {"task": run.job.kind, "bank_id": bank_id})

@@ -33,7 +33,6 @@ from app.schemas.memories import (
 )
 from app.text import search_text
 from app.webhooks import events as webhooks
-from app.webhooks import outbox as webhook_outbox
 
 DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` bank
 
@@ -278,7 +277,6 @@ async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, ac
         actor=actor,
         details={unit.id: {"tombstone": True}},
     )
-    await webhook_outbox.forget_content(db, bank.id, unit.id)  # purged from the outbox's payloads too
-    await webhooks.memories_forgotten(db, bank.id, [unit.id], status="deleted", action="purged")
+    await webhooks.memory_purged(db, bank.id, unit.id)
     await db.refresh(unit)
     return unit

@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Job, MemoryUnit
-from app.webhooks.outbox import emit, emit_many
+from app.webhooks.outbox import emit, emit_many, forget_content
 
 
 async def memory_created(db: AsyncSession, unit: MemoryUnit, supersedes: uuid.UUID | None = None) -> None:
@@ -63,7 +63,12 @@ async def memories_forgotten(
 
 
 async def session_distilled(
-    db: AsyncSession, bank_id: str, session_id: str, job_id: uuid.UUID, distilled_seq: int, **counts: int
+    db: AsyncSession,
+    bank_id: str,
+    session_id: str,
+    job_id: uuid.UUID,
+    distilled_seq: int,
+    counts: dict[str, int],
 ) -> None:
     data: dict[str, Any] = {
         "session_id": session_id,
@@ -72,6 +77,12 @@ async def session_distilled(
         **counts,
     }
     await emit(db, bank_id, "session.distilled", data)
+
+
+async def memory_purged(db: AsyncSession, bank_id: str, memory_id: uuid.UUID) -> None:
+    """A purge erases the unit's content for good, from the outbox's earlier payloads too."""
+    await forget_content(db, bank_id, memory_id)
+    await memories_forgotten(db, bank_id, [memory_id], status="deleted", action="purged")
 
 
 async def job_failed(db: AsyncSession, job: Job, error: str) -> None:

@@ -12,7 +12,7 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, get_args
 
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -20,17 +20,11 @@ from sqlalchemy.orm import Session
 
 from app.db.repositories import webhooks as repo
 from app.jobs.queue import TaskQueue
+from app.schemas.webhooks import EventType
 
 log = logging.getLogger(__name__)
 
-EVENT_TYPES = (
-    "memory.created",  # a unit became active after resolution (content, tags)
-    "memory.superseded",  # a unit was replaced by a newer value (old and new id)
-    "memory.merged",  # a unit said again what another says: merged into it
-    "memory.forgotten",  # a unit left memory: deleted, expired and archived, decayed, purged
-    "session.distilled",  # a batch of a session's events was distilled (counts)
-    "job.failed",  # a background job of the bank failed for good
-)
+EVENT_TYPES: tuple[str, ...] = get_args(EventType)  # what each carries: app/webhooks/events.py
 DELIVER = "webhooks.deliver"  # the Celery task: deliver what is due (of one bank, or of all)
 
 _NOTIFY = "hindsight.webhooks.notify"  # sessionmaker info: what to call after a commit that wrote rows

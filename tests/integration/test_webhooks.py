@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -27,14 +28,7 @@ from app.webhooks.delivery import Policy, deliver_due
 from tests.conftest import ADMIN_KEY, Stack, assert_problem, make_client, wait_for
 from tests.factories import CONVERSATION, events, finished_job, make_bank, memories, say, settled, write
 
-ALL_EVENTS = [
-    "memory.created",
-    "memory.superseded",
-    "memory.merged",
-    "memory.forgotten",
-    "session.distilled",
-    "job.failed",
-]
+ALL_EVENTS = list(outbox.EVENT_TYPES)
 
 
 @dataclass
@@ -58,6 +52,7 @@ class Receiver:
     port: int = field(default_factory=free_port)
     received: list[Received] = field(default_factory=list)
     routes: dict[str, tuple[int, dict[str, str]]] = field(default_factory=dict)
+    slow: dict[str, float] = field(default_factory=dict)  # path → seconds it takes to answer
     _server: ThreadingHTTPServer | None = None
 
     def url(self, path: str = "/hook") -> str:
@@ -70,6 +65,7 @@ class Receiver:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length", 0))).decode()
                 receiver.received.append(Received(self.path, dict(self.headers.items()), body))
+                time.sleep(receiver.slow.get(self.path, 0.0))  # a slow receiver, not a synchronisation
                 status, headers = receiver.routes.get(self.path, (204, {}))
                 self.send_response(status)
                 for name, value in headers.items():
@@ -496,3 +492,27 @@ async def test_a_change_that_rolls_back_tells_nothing(client: httpx.AsyncClient,
         await engine.dispose()
     [delivery] = await deliveries(client, bank, hook["id"])
     assert delivery["payload"]["data"]["memory_id"] == "a"
+
+
+async def test_an_attempt_that_takes_longer_than_the_timeout_is_a_failed_attempt(
+    client: httpx.AsyncClient, receiver: Receiver, stack: Stack
+) -> None:
+    bank = await make_bank(client)
+    hook = await create_hook(client, bank, receiver.url("/slow"), ["session.distilled"])
+    receiver.slow["/slow"] = 3.0
+    engine = create_async_engine(stack.database_url)
+    sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
+    try:
+        async with sessionmaker() as db, db.begin():
+            await outbox.emit(db, bank, "session.distilled", {"session_id": "s", "units": 1})
+        report = await deliver_due(
+            sessionmaker, Policy(allow_private=True, timeout_seconds=0.5), bank_id=bank
+        )
+    finally:
+        await engine.dispose()
+    assert report.counts == {"succeeded": 0, "retrying": 1, "failed": 0}
+    [delivery] = await deliveries(client, bank, hook["id"])
+    assert delivery["error"] == "timed out after 0.5 s"
+    assert delivery["response_code"] is None
+    assert 500 <= delivery["latency_ms"] < 2500  # given up at the timeout, not when the receiver answered
+    assert len(receiver.received) == 1

@@ -126,7 +126,7 @@ async def prune_finished(db: AsyncSession, before: datetime, limit: int) -> int:
     result = await db.execute(
         text(
             "DELETE FROM webhook_deliveries WHERE seq IN (SELECT seq FROM webhook_deliveries"
-            " WHERE status <> 'pending' AND finished_at < :before ORDER BY seq LIMIT :limit)"
+            " WHERE finished_at IS NOT NULL AND finished_at < :before ORDER BY finished_at LIMIT :limit)"
         ),
         {"before": before, "limit": limit},
     )
