@@ -416,6 +416,7 @@ async def test_forgetting_and_purging_are_told_and_a_purge_erases_the_content_fr
     rows = await sql("SELECT payload::text AS p FROM webhook_deliveries WHERE bank_id = :bank", bank=bank)
     assert rows
     assert not [r for r in rows if "4521" in r["p"]]
+    assert (await client.delete(f"/v1/banks/{bank}/webhooks/{hook['id']}")).status_code == 204
 
 
 async def test_distillations_and_merges_are_told_with_their_counts(
