@@ -517,3 +517,26 @@ async def test_an_attempt_that_takes_longer_than_the_timeout_is_a_failed_attempt
     assert delivery["response_code"] is None
     assert 500 <= delivery["latency_ms"] < 2500  # given up at the timeout, not when the receiver answered
     assert len(receiver.received) == 1
+
+
+async def test_a_job_the_sweep_gives_up_on_is_told(
+    app: Any, client: httpx.AsyncClient, worker: Any, sql: Any
+) -> None:
+    from app.jobs import service as jobs
+
+    bank = await make_bank(client)
+    hook = await create_hook(client, bank, "http://127.0.0.1:9/none", ["job.failed"])
+    async with app.state.sessionmaker() as db, db.begin():
+        dead, _ = await jobs.create(db, "distill.session", bank_id=bank, params={"session_id": "s"})
+    await sql(  # its worker died during its last attempt
+        "UPDATE jobs SET status = 'running', attempts = 3, deadline_at = now() - interval '1 second'"
+        " WHERE id = :id",
+        id=dead.id,
+    )
+    sweep = (await client.post("/v1/admin/maintenance/sweep")).json()["job_id"]
+    assert (await finished_job(client, sweep))["status"] == "succeeded"
+    assert (await client.get(f"/v1/jobs/{dead.id}")).json()["status"] == "failed"
+    [delivery] = await deliveries(client, bank, hook["id"])
+    assert delivery["payload"]["data"]["job_id"] == str(dead.id)
+    assert delivery["payload"]["data"]["error"] == "deadline exceeded after 3 attempts"
+    assert (await client.delete(f"/v1/banks/{bank}/webhooks/{hook['id']}")).status_code == 204
