@@ -229,3 +229,14 @@ async def chat_client(server: tuple[Any, str]) -> AsyncIterator[Any]:
     yield factory
     for client in made:
         await client.aclose()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Any]:
+    """A webhook receiver on loopback (`tests.factories.Receiver`), stopped after the test."""
+    from tests.factories import Receiver
+
+    r = Receiver()
+    r.start()
+    yield r
+    r.stop()

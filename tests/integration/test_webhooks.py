@@ -1,120 +1,37 @@
-"""Webhooks on the real stack: the API writes hooks, the changes write the outbox in their own
-transactions, the real Celery worker delivers to receivers on loopback (allowed by the test stack's
-HINDSIGHT_WEBHOOK_ALLOW_PRIVATE), signed per Standard Webhooks and checked with that library."""
+"""Webhooks through the real Celery worker: the API writes hooks, the changes write the outbox in their
+own transactions, and the worker delivers to receivers on loopback (allowed by the test stack's
+HINDSIGHT_WEBHOOK_ALLOW_PRIVATE), signed per Standard Webhooks and checked with that library. The
+delivery loop with an injected clock is in test_webhook_outbox.py."""
 
 from __future__ import annotations
 
-import itertools
-import json
-import threading
-import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
-from standardwebhooks import Webhook as Verifier
 
 from app.config import Settings
-from app.embedded import free_port
 from app.main import create_app
 from app.webhooks import outbox
-from app.webhooks.delivery import Policy, deliver_due
 from tests.conftest import ADMIN_KEY, Stack, assert_problem, make_client, wait_for
-from tests.factories import CONVERSATION, events, finished_job, make_bank, memories, say, settled, write
+from tests.factories import (
+    CONVERSATION,
+    Receiver,
+    create_hook,
+    deliveries,
+    events,
+    finished_job,
+    make_bank,
+    memories,
+    say,
+    settled,
+    verified,
+    write,
+)
 
 ALL_EVENTS = list(outbox.EVENT_TYPES)
-
-
-@dataclass
-class Received:
-    path: str
-    headers: dict[str, str]
-    body: str
-
-    @property
-    def json(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(self.body)
-        return data
-
-
-@dataclass
-class Receiver:
-    """An HTTP server on loopback that records every POST; `routes` say what a path answers
-    (status, headers), 204 otherwise. `stop()` closes the port (the receiver is down), `start()`
-    opens it again on the same port."""
-
-    port: int = field(default_factory=free_port)
-    received: list[Received] = field(default_factory=list)
-    routes: dict[str, tuple[int, dict[str, str]]] = field(default_factory=dict)
-    slow: dict[str, float] = field(default_factory=dict)  # path → seconds it takes to answer
-    _server: ThreadingHTTPServer | None = None
-
-    def url(self, path: str = "/hook") -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def start(self) -> None:
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("content-length", 0))).decode()
-                receiver.received.append(Received(self.path, dict(self.headers.items()), body))
-                time.sleep(receiver.slow.get(self.path, 0.0))  # a slow receiver, not a synchronisation
-                status, headers = receiver.routes.get(self.path, (204, {}))
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def log_message(self, *_: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def events(self, path: str = "/hook") -> list[dict[str, Any]]:
-        return [r.json for r in self.received if r.path == path]
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    r = Receiver()
-    r.start()
-    yield r
-    r.stop()
-
-
-async def create_hook(client: httpx.AsyncClient, bank: str, url: str, events: list[str]) -> dict[str, Any]:
-    response = await client.post(f"/v1/banks/{bank}/webhooks", json={"url": url, "events": events})
-    assert response.status_code == 201, response.text
-    hook: dict[str, Any] = response.json()
-    return hook
-
-
-async def deliveries(client: httpx.AsyncClient, bank: str, hook_id: str) -> list[dict[str, Any]]:
-    response = await client.get(f"/v1/banks/{bank}/webhooks/{hook_id}/deliveries")
-    assert response.status_code == 200, response.text
-    found: list[dict[str, Any]] = response.json()["deliveries"]
-    return found
-
-
-def verified(secret: str, request: Received) -> dict[str, Any]:
-    """The body, once the Standard Webhooks library has checked its signature (raises otherwise)."""
-    body: dict[str, Any] = Verifier(secret).verify(request.body, request.headers)
-    return body
 
 
 async def test_the_seed_scenario_tells_a_receiver_of_each_budget_signed(
@@ -199,47 +116,6 @@ async def test_a_receiver_down_for_a_while_gets_every_event_in_order_once_back(
     assert listed[-1]["error"] is None
 
 
-async def test_a_receiver_that_always_fails_is_given_up_on_after_a_day_of_backoff(
-    client: httpx.AsyncClient, receiver: Receiver, stack: Stack
-) -> None:
-    """The worker's loop, in this process with an injected clock: no waiting a day, no sleeps."""
-    bank = await make_bank(client)
-    hook = await create_hook(client, bank, receiver.url("/broken"), ["session.distilled"])
-    receiver.routes["/broken"] = (500, {})
-    engine = create_async_engine(stack.database_url)
-    sessionmaker = async_sessionmaker(engine, expire_on_commit=False)  # no nudge to the worker
-    try:
-        async with sessionmaker() as db, db.begin():
-            await outbox.emit(db, bank, "session.distilled", {"session_id": "s", "units": 1})
-        policy = Policy(allow_private=True)  # the production schedule: 5 s doubling, ≤ 1 h, for 24 h
-        start = datetime.now(UTC)
-        statuses = []
-        clock = [start]
-        while True:
-            now = clock[0]
-            report = await deliver_due(sessionmaker, policy, bank_id=bank, clock=lambda: clock[0])
-            [delivery] = await deliveries(client, bank, hook["id"])
-            statuses.append(delivery["status"])
-            if report.retry_at is None:
-                break
-            assert report.retry_at > now
-            clock[0] = report.retry_at
-            assert report.retry_at - start < timedelta(days=2), "never gave up"
-    finally:
-        await engine.dispose()
-    assert statuses[-1] == "failed"
-    assert set(statuses[:-1]) == {"pending"}
-    assert delivery["attempts"] == len(receiver.received) == len(statuses)
-    assert delivery["response_code"] == 500
-    assert delivery["error"] == "HTTP 500"
-    sent_at = [int(r.headers["webhook-timestamp"]) for r in receiver.received]
-    gaps = [b - a for a, b in itertools.pairwise(sent_at)]
-    assert gaps[:4] == [5, 10, 20, 40]  # exponential backoff
-    assert max(gaps) == 3600  # capped at an hour
-    assert sent_at[-1] - sent_at[0] >= 86_400 - 5  # retried for a day (created just before `start`)
-    assert {r.headers["webhook-id"] for r in receiver.received} == {delivery["id"]}
-
-
 @pytest.fixture(scope="module")
 async def strict_client(stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
     """An API of its own without HINDSIGHT_WEBHOOK_ALLOW_PRIVATE (the test stack allows loopback)."""
@@ -284,30 +160,6 @@ async def test_urls_that_are_not_http_are_refused(client: httpx.AsyncClient, url
     bank = await make_bank(client)
     response = await client.post(f"/v1/banks/{bank}/webhooks", json={"url": url, "events": ["job.failed"]})
     assert_problem(response, 422)
-
-
-async def test_a_private_target_is_refused_at_delivery_time_after_resolving_its_name(
-    client: httpx.AsyncClient, receiver: Receiver, stack: Stack
-) -> None:
-    """A hook stored while private targets were allowed (or whose name now resolves inside) is not
-    sent to once they are not: `localhost` is resolved, found to be loopback, and refused."""
-    bank = await make_bank(client)
-    hook = await create_hook(client, bank, f"http://localhost:{receiver.port}/hook", ["session.distilled"])
-    engine = create_async_engine(stack.database_url)
-    sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
-    try:
-        async with sessionmaker() as db, db.begin():
-            await outbox.emit(db, bank, "session.distilled", {"session_id": "s", "units": 1})
-        report = await deliver_due(sessionmaker, Policy(allow_private=False), bank_id=bank)
-    finally:
-        await engine.dispose()
-    assert report.counts["retrying"] == 1
-    [delivery] = await deliveries(client, bank, hook["id"])
-    assert delivery["status"] == "pending"
-    assert delivery["response_code"] is None
-    assert delivery["error"].startswith("refused:")
-    assert "127.0.0.1" in delivery["error"]
-    assert not receiver.received
 
 
 async def test_events_of_another_bank_never_reach_this_banks_hook(
@@ -398,27 +250,6 @@ async def test_webhook_crud_and_who_may_do_it(client: httpx.AsyncClient, app: An
     assert_problem(await client.get(f"/v1/banks/{bank}/webhooks/{uuid.uuid4()}/deliveries"), 404)
 
 
-async def test_forgetting_and_purging_are_told_and_a_purge_erases_the_content_from_the_outbox(
-    client: httpx.AsyncClient, sql: Any
-) -> None:
-    """No worker needed: the outbox rows are what is checked (written with each change)."""
-    bank = await make_bank(client)
-    hook = await create_hook(client, bank, "http://127.0.0.1:9/none", ["memory.created", "memory.forgotten"])
-    unit = await write(client, bank, "The user's locker code is 4521.", ["fact.id"])
-    assert (await client.delete(f"/v1/banks/{bank}/memories/{unit['id']}")).status_code in (200, 204)
-    purge = await client.delete(f"/v1/banks/{bank}/memories/{unit['id']}", params={"purge": "true"})
-    assert purge.status_code in (200, 204), purge.text
-    listed = list(reversed(await deliveries(client, bank, hook["id"])))
-    assert [d["event"] for d in listed] == ["memory.created", "memory.forgotten", "memory.forgotten"]
-    assert [d["payload"]["data"].get("action") for d in listed[1:]] == ["deleted", "purged"]
-    assert {d["payload"]["data"].get("memory_id") for d in listed[1:]} == {unit["id"]}
-    assert listed[0]["payload"]["data"]["memory"]["content"] == ""
-    rows = await sql("SELECT payload::text AS p FROM webhook_deliveries WHERE bank_id = :bank", bank=bank)
-    assert rows
-    assert not [r for r in rows if "4521" in r["p"]]
-    assert (await client.delete(f"/v1/banks/{bank}/webhooks/{hook['id']}")).status_code == 204
-
-
 async def test_distillations_and_merges_are_told_with_their_counts(
     client: httpx.AsyncClient, worker: Any, receiver: Receiver
 ) -> None:
@@ -443,80 +274,6 @@ async def test_distillations_and_merges_are_told_with_their_counts(
     assert [m["id"] for m in kept] == [merged["merged_into"]]
     gone = await memories(client, bank, status="merged")
     assert [m["id"] for m in gone] == [merged["memory_id"]]
-
-
-async def test_a_job_that_fails_for_good_is_told_in_its_failing_transaction(
-    client: httpx.AsyncClient, stack: Stack
-) -> None:
-    from app.jobs import service as jobs
-
-    bank = await make_bank(client)
-    hook = await create_hook(client, bank, "http://127.0.0.1:9/none", ["job.failed"])
-    engine = create_async_engine(stack.database_url)
-    sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
-
-    async def broken(_: Any, __: Any) -> dict[str, Any]:
-        raise ValueError("the distiller's answer made no sense")
-
-    try:
-        async with sessionmaker() as db, db.begin():
-            job, _ = await jobs.create(db, "distill.session", bank_id=bank, params={"session_id": "s"})
-        status = await jobs.run(sessionmaker, job.id, broken, deadline=timedelta(seconds=60))
-    finally:
-        await engine.dispose()
-    assert status == "failed"
-    [delivery] = await deliveries(client, bank, hook["id"])
-    assert delivery["event"] == "job.failed"
-    data = delivery["payload"]["data"]
-    assert data == {
-        "bank_id": bank,
-        "job_id": str(job.id),
-        "kind": "distill.session",
-        "attempts": 1,
-        "error": "ValueError: the distiller's answer made no sense",
-    }
-
-
-async def test_a_change_that_rolls_back_tells_nothing(client: httpx.AsyncClient, stack: Stack) -> None:
-    bank = await make_bank(client)
-    hook = await create_hook(client, bank, "http://127.0.0.1:9/none", ["memory.merged"])
-    engine = create_async_engine(stack.database_url)
-    sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
-    try:
-        async with sessionmaker() as db:
-            async with db.begin():
-                await outbox.emit(db, bank, "memory.merged", {"memory_id": "a", "merged_into": "b"})
-            async with db.begin():  # the same change, failing after its event was written
-                await outbox.emit(db, bank, "memory.merged", {"memory_id": "c", "merged_into": "d"})
-                await db.rollback()
-    finally:
-        await engine.dispose()
-    [delivery] = await deliveries(client, bank, hook["id"])
-    assert delivery["payload"]["data"]["memory_id"] == "a"
-
-
-async def test_an_attempt_that_takes_longer_than_the_timeout_is_a_failed_attempt(
-    client: httpx.AsyncClient, receiver: Receiver, stack: Stack
-) -> None:
-    bank = await make_bank(client)
-    hook = await create_hook(client, bank, receiver.url("/slow"), ["session.distilled"])
-    receiver.slow["/slow"] = 3.0
-    engine = create_async_engine(stack.database_url)
-    sessionmaker = async_sessionmaker(engine, expire_on_commit=False)
-    try:
-        async with sessionmaker() as db, db.begin():
-            await outbox.emit(db, bank, "session.distilled", {"session_id": "s", "units": 1})
-        report = await deliver_due(
-            sessionmaker, Policy(allow_private=True, timeout_seconds=0.5), bank_id=bank
-        )
-    finally:
-        await engine.dispose()
-    assert report.counts == {"succeeded": 0, "retrying": 1, "failed": 0}
-    [delivery] = await deliveries(client, bank, hook["id"])
-    assert delivery["error"] == "timed out after 0.5 s"
-    assert delivery["response_code"] is None
-    assert 500 <= delivery["latency_ms"] < 2500  # given up at the timeout, not when the receiver answered
-    assert len(receiver.received) == 1
 
 
 async def test_a_job_the_sweep_gives_up_on_is_told(
