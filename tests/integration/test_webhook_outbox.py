@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_asyn
 
 from app.webhooks import outbox
 from app.webhooks.delivery import Policy, deliver_due
-from tests.conftest import Stack
+from tests.conftest import Stack, wait_for
 from tests.factories import Receiver, create_hook, deliveries, make_bank, write
 
 Sessions = async_sessionmaker[AsyncSession]
@@ -162,3 +162,24 @@ async def test_an_attempt_that_takes_longer_than_the_timeout_is_a_failed_attempt
     assert delivery["response_code"] is None
     assert 500 <= delivery["latency_ms"] < 2500  # given up at the timeout, not when the receiver answered
     assert len(receiver.received) == 1
+
+
+async def test_an_event_whose_nudge_was_lost_goes_out_on_beats_tick(
+    app: Any, client: httpx.AsyncClient, worker: Any, receiver: Receiver, sessionmaker: Sessions
+) -> None:
+    """Rows written without a nudge (as if the broker lost it) wait for the tick beat sends every 10 s:
+    the same task with no bank, which delivers whatever is due across banks."""
+    bank = await make_bank(client)
+    hook = await create_hook(client, bank, receiver.url(), ["session.distilled"])
+    async with sessionmaker() as db, db.begin():
+        await outbox.emit(db, bank, "session.distilled", {"session_id": "s", "units": 2})
+    [waiting] = await deliveries(client, bank, hook["id"])
+    assert (waiting["status"], waiting["attempts"]) == ("pending", 0)
+    assert app.state.queue.publish_sync(outbox.DELIVER, [])  # what beat's `webhooks` entry sends
+
+    async def delivered() -> list[dict[str, Any]]:
+        return [d for d in await deliveries(client, bank, hook["id"]) if d["status"] == "succeeded"]
+
+    [done] = await wait_for(delivered)
+    assert done["attempts"] == 1
+    assert [e["data"]["units"] for e in receiver.events()] == [2]
