@@ -8,29 +8,30 @@ The services call `emit` in one line; it costs one indexed statement when the ba
 from __future__ import annotations
 
 import asyncio
-import logging
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, get_args
+from typing import Any, Protocol, get_args
 
-from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from sqlalchemy.orm import Session
 
+from app.db import commit_hooks
 from app.db.repositories import webhooks as repo
-from app.jobs.queue import TaskQueue
 from app.schemas.webhooks import EventType
-
-log = logging.getLogger(__name__)
 
 EVENT_TYPES: tuple[str, ...] = get_args(EventType)  # what each carries: app/webhooks/events.py
 DELIVER = "webhooks.deliver"  # the Celery task: deliver what is due (of one bank, or of all)
 
-_NOTIFY = "hindsight.webhooks.notify"  # sessionmaker info: what to call after a commit that wrote rows
-_PENDING = "hindsight.webhooks.banks"  # session info: the banks whose rows await the commit
+_HOOK = "webhooks"  # the after-commit hook: the banks whose delivery rows committed
 
-Notify = Callable[[set[str]], None]
+
+class Publisher(Protocol):
+    """What the nudge needs of `app.jobs.queue.TaskQueue` (the jobs package emits `job.failed` here, so
+    this package must not import it back)."""
+
+    def publish_sync(self, kind: str, args: list[str], countdown: float | None = None) -> bool: ...
+
+    async def publish(self, kind: str, args: list[str]) -> bool: ...
 
 
 async def emit(db: AsyncSession, bank_id: str, event_type: str, data: dict[str, Any]) -> None:
@@ -45,8 +46,8 @@ async def emit_many(db: AsyncSession, bank_id: str, event_type: str, items: Sequ
     assert event_type in EVENT_TYPES, event_type
     at = datetime.now(UTC).isoformat()
     payloads = [{"type": event_type, "timestamp": at, "data": {"bank_id": bank_id, **item}} for item in items]
-    if await repo.enqueue(db, bank_id, event_type, payloads) and _NOTIFY in db.info:
-        _pending(db).add(bank_id)
+    if await repo.enqueue(db, bank_id, event_type, payloads):
+        commit_hooks.note(db, _HOOK, bank_id)
 
 
 async def forget_content(db: AsyncSession, bank_id: str, memory_id: uuid.UUID) -> None:
@@ -54,32 +55,7 @@ async def forget_content(db: AsyncSession, bank_id: str, memory_id: uuid.UUID) -
     await repo.scrub_memory_content(db, bank_id, memory_id)
 
 
-def _pending(db: AsyncSession) -> set[str]:
-    banks: set[str] | None = db.info.get(_PENDING)
-    if banks is None:
-        banks = db.info[_PENDING] = set()
-        event.listen(db.sync_session, "after_commit", _after_commit)
-        event.listen(db.sync_session, "after_rollback", _after_rollback)
-    return banks
-
-
-def _after_commit(session: Session) -> None:
-    banks: set[str] = session.info.get(_PENDING) or set()
-    if not banks:
-        return
-    nudged = set(banks)
-    banks.clear()
-    try:
-        session.info[_NOTIFY](nudged)
-    except Exception:  # never fail a commit that happened: beat's tick delivers them
-        log.exception("could not nudge the webhook worker for %s", sorted(nudged))
-
-
-def _after_rollback(session: Session) -> None:
-    session.info.get(_PENDING, set()).clear()
-
-
-def attach(sessionmaker: async_sessionmaker[AsyncSession], queue: TaskQueue, *, blocking: bool) -> None:
+def attach(sessionmaker: async_sessionmaker[AsyncSession], queue: Publisher, *, blocking: bool) -> None:
     """Sessions of `sessionmaker` nudge the webhook worker after a commit that wrote deliveries.
     `blocking`: publish before the commit returns (a worker process, whose event loop stops between
     tasks); else on a task of the running loop (the API)."""
@@ -94,4 +70,4 @@ def attach(sessionmaker: async_sessionmaker[AsyncSession], queue: TaskQueue, *, 
             background.add(task)
             task.add_done_callback(background.discard)
 
-    sessionmaker.configure(info={_NOTIFY: notify})
+    commit_hooks.on_commit(sessionmaker, _HOOK, notify)
