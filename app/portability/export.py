@@ -14,17 +14,7 @@ from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.db.repositories import portability as repo
-from app.schemas.portability import (
-    BankLine,
-    EndLine,
-    EntityLine,
-    EventLine,
-    HistoryLine,
-    LinkLine,
-    MemoryLine,
-    RelationLine,
-    SessionLine,
-)
+from app.schemas import portability as lines
 
 Reader = Callable[[AsyncConnection, str], AsyncIterator[Sequence[Row[Any]]]]
 
@@ -35,13 +25,13 @@ def _memory(row: dict[str, Any]) -> dict[str, Any]:
 
 
 SECTIONS: list[tuple[str, Reader, type[BaseModel], Callable[[dict[str, Any]], dict[str, Any]] | None]] = [
-    ("session", repo.sessions, SessionLine, None),
-    ("event", repo.events, EventLine, None),
-    ("memory", repo.memories, MemoryLine, _memory),
-    ("entity", repo.entities, EntityLine, None),
-    ("link", repo.links, LinkLine, None),
-    ("relation", repo.relations, RelationLine, None),
-    ("history", repo.history, HistoryLine, None),
+    ("session", repo.sessions, lines.SessionLine, None),
+    ("event", repo.events, lines.EventLine, None),
+    ("memory", repo.memories, lines.MemoryLine, _memory),
+    ("entity", repo.entities, lines.EntityLine, None),
+    ("link", repo.links, lines.LinkLine, None),
+    ("relation", repo.relations, lines.RelationLine, None),
+    ("history", repo.history, lines.HistoryLine, None),
 ]
 
 
@@ -60,7 +50,7 @@ async def export_bank(
         if bank is None:
             return
         yield _line(
-            BankLine.model_construct(
+            lines.BankLine.model_construct(
                 bank_id=bank.id,
                 name=bank.name,
                 config=bank.config,
@@ -81,4 +71,4 @@ async def export_bank(
                     values = dict(row._mapping)
                     chunk.append(_line(model.model_construct(**(adapt(values) if adapt else values))))
                 yield b"".join(chunk)
-        yield _line(EndLine.model_construct(counts=dict(counts)))
+        yield _line(lines.EndLine.model_construct(counts=dict(counts)))

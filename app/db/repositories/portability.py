@@ -55,39 +55,24 @@ async def _stream(conn: AsyncConnection, stmt: Executable) -> AsyncIterator[Sequ
         yield rows
 
 
+def _columns(model: type[Any], names: str) -> list[Any]:
+    """The model's columns by attribute name, `metadata_` read as `metadata` (the lines' name)."""
+    return [
+        getattr(model, name).label(name.rstrip("_")) if name.endswith("_") else getattr(model, name)
+        for name in names.split()
+    ]
+
+
 def sessions(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[Any]]]:
-    stmt = (
-        select(
-            Session.session_id,
-            Session.status,
-            Session.last_seq,
-            Session.distilled_seq,
-            Session.metadata_.label("metadata"),
-            Session.created_at,
-            Session.last_event_at,
-            Session.closed_at,
-        )
-        .where(Session.bank_id == bank_id)
-        .order_by(Session.session_id)
-    )
+    names = "session_id status last_seq distilled_seq metadata_ created_at last_event_at closed_at"
+    stmt = select(*_columns(Session, names)).where(Session.bank_id == bank_id).order_by(Session.session_id)
     return _stream(conn, stmt)
 
 
 def events(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[Any]]]:
+    names = "session_id seq role content speaker occurred_at external_id metadata_ created_at"
     stmt = (
-        select(
-            Event.session_id,
-            Event.seq,
-            Event.role,
-            Event.content,
-            Event.speaker,
-            Event.occurred_at,
-            Event.external_id,
-            Event.metadata_.label("metadata"),
-            Event.created_at,
-        )
-        .where(Event.bank_id == bank_id)
-        .order_by(Event.session_id, Event.seq)
+        select(*_columns(Event, names)).where(Event.bank_id == bank_id).order_by(Event.session_id, Event.seq)
     )
     return _stream(conn, stmt)
 
@@ -109,56 +94,26 @@ _UNIT_ORDER = (
     MemoryUnit.tags,
     MemoryUnit.id,
 )
+_UNIT_COLUMNS = (
+    "id content tags confidence importance status previous_status layer session_id source_seqs supersedes"
+    " superseded_by merged_into merged_from valid_from valid_to status_changed_at created_at updated_at"
+    " expires_at last_accessed_at confirmed_at access_count distiller identity_key metadata_"
+)
 
 
 def memories(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[Any]]]:
-    stmt = (
-        select(
-            MemoryUnit.id,
-            MemoryUnit.content,
-            MemoryUnit.tags,
-            MemoryUnit.confidence,
-            MemoryUnit.importance,
-            MemoryUnit.status,
-            MemoryUnit.previous_status,
-            MemoryUnit.layer,
-            MemoryUnit.session_id,
-            MemoryUnit.source_seqs,
-            _SOURCE_EVENTS.label("source_events"),
-            MemoryUnit.supersedes,
-            MemoryUnit.superseded_by,
-            MemoryUnit.merged_into,
-            MemoryUnit.merged_from,
-            MemoryUnit.valid_from,
-            MemoryUnit.valid_to,
-            MemoryUnit.status_changed_at,
-            MemoryUnit.created_at,
-            MemoryUnit.updated_at,
-            MemoryUnit.expires_at,
-            MemoryUnit.last_accessed_at,
-            MemoryUnit.confirmed_at,
-            MemoryUnit.access_count,
-            MemoryUnit.distiller,
-            MemoryUnit.identity_key,
-            MemoryUnit.metadata_.label("metadata"),
-        )
-        .where(MemoryUnit.bank_id == bank_id)
-        .order_by(*_UNIT_ORDER)
-    )
+    columns = [*_columns(MemoryUnit, _UNIT_COLUMNS), _SOURCE_EVENTS.label("source_events")]
+    stmt = select(*columns).where(MemoryUnit.bank_id == bank_id).order_by(*_UNIT_ORDER)
     return _stream(conn, stmt)
 
 
 def entities(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[Any]]]:
+    columns = [
+        *_columns(Entity, "id name canonical_name metadata_ created_at updated_at"),
+        Entity.type.label("entity_type"),
+    ]
     stmt = (
-        select(
-            Entity.id,
-            Entity.name,
-            Entity.canonical_name,
-            Entity.type.label("entity_type"),
-            Entity.metadata_.label("metadata"),
-            Entity.created_at,
-            Entity.updated_at,
-        )
+        select(*columns)
         .where(Entity.bank_id == bank_id)
         .order_by(Entity.canonical_name, Entity.type, Entity.created_at, Entity.id)
     )
@@ -178,16 +133,9 @@ def links(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[Any
 
 def relations(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[Any]]]:
     subject, obj = aliased(Entity), aliased(Entity)
+    names = "id subject_id relation object_id memory_id confidence created_at"
     stmt = (
-        select(
-            Relation.id,
-            Relation.subject_id,
-            Relation.relation,
-            Relation.object_id,
-            Relation.memory_id,
-            Relation.confidence,
-            Relation.created_at,
-        )
+        select(*_columns(Relation, names))
         .join(subject, subject.id == Relation.subject_id)
         .join(obj, obj.id == Relation.object_id)
         .where(Relation.bank_id == bank_id)
@@ -207,13 +155,7 @@ def relations(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row
 def history(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[Any]]]:
     # An import inserts history in this order, so its new ids keep the order of the old ones.
     stmt = (
-        select(
-            MemoryHistory.memory_id,
-            MemoryHistory.action,
-            MemoryHistory.actor,
-            MemoryHistory.at,
-            MemoryHistory.details,
-        )
+        select(*_columns(MemoryHistory, "memory_id action actor at details"))
         .where(MemoryHistory.bank_id == bank_id)
         .order_by(MemoryHistory.at, MemoryHistory.id)
     )
