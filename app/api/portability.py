@@ -18,6 +18,12 @@ router = APIRouter(prefix="/v1/banks", tags=["banks"])
 
 NDJSON = "application/x-ndjson"
 _STREAM_SCHEMA = {"type": "string", "description": "One JSON object per line; see the README."}
+# The smallest stream an import takes: an empty bank (a bank line, an end line).
+_EMPTY_BANK = (
+    '{"type":"bank","format":"hindsight.bank","version":1,"bank_id":"example","name":null,"config":{},'
+    '"events":true,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}\n'
+    '{"type":"end","counts":{}}\n'
+)
 
 
 @router.get(
@@ -44,7 +50,12 @@ async def export(bank: BankDep, request: Request, events: bool = True) -> Stream
     status_code=status.HTTP_201_CREATED,
     response_model=ImportResult,
     responses={**IN_A_BANK, **CONFLICT, **problem_responses(413)},
-    openapi_extra={"requestBody": {"required": True, "content": {NDJSON: {"schema": _STREAM_SCHEMA}}}},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {NDJSON: {"schema": _STREAM_SCHEMA, "example": _EMPTY_BANK}},
+        }
+    },
 )
 async def import_(
     bank_id: Slug,
