@@ -4,6 +4,7 @@ timed with the API's RSS sampled; the JSON report and the docs section (`python 
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 import uuid
@@ -91,18 +92,38 @@ def import_from(base: str, key: str, bank_id: str, path: Path) -> int:
     return path.stat().st_size
 
 
-def round_trip(s: services.Stack, base: str, pid: int, key: str, units: int) -> dict[str, Any]:
-    bank, copy = f"bench-export-{uuid.uuid4().hex[:8]}", f"bench-import-{uuid.uuid4().hex[:8]}"
+def _summary(runs: list[dict[str, Any]], lines: int) -> dict[str, Any]:
+    """Median rate and RSS growth of the repeats, the largest growth too, and every run."""
+    walls = sorted(r["wall_s"] for r in runs)
+    growth = sorted(r["rss_growth_mib"] for r in runs)
+    wall = walls[len(walls) // 2]
+    return {
+        "lines_per_s": round(lines / wall),
+        "mib_per_s": round(runs[0]["bytes"] / 2**20 / wall, 1),
+        "bytes": runs[0]["bytes"],
+        "rss_growth_mib": growth[len(growth) // 2],
+        "rss_growth_max_mib": growth[-1],
+        "rss_before_mib": runs[0]["rss_before_mib"],
+        "runs": runs,
+    }
+
+
+def round_trip(s: services.Stack, base: str, pid: int, key: str, units: int, repeat: int) -> dict[str, Any]:
+    """Seed a bank of `units`, export it `repeat` times and import the export `repeat` times (each under
+    a new id)."""
+    bank = f"bench-export-{uuid.uuid4().hex[:8]}"
     seeded = asyncio.run(seed_bank(s.database_url, bank, units))
     path = s.work / f"{bank}.ndjson"
-    exported = timed(pid, lambda: export_to(base, key, bank, path))
+    exports = [timed(pid, lambda: export_to(base, key, bank, path)) for _ in range(repeat)]
     lines = sum(1 for _ in open(path, "rb"))
-    imported = timed(pid, lambda: import_from(base, key, copy, path))
-    check = asyncio.run(count_units(s.database_url, copy))
-    for phase in (exported, imported):
-        phase["lines_per_s"] = round(lines / phase["wall_s"])
-        phase["mib_per_s"] = round(phase["bytes"] / 2**20 / phase["wall_s"], 1)
-    log(f"  {units:,} units, {lines:,} lines: export {exported['wall_s']} s, import {imported['wall_s']} s")
+    copies = [f"bench-import-{uuid.uuid4().hex[:8]}" for _ in range(repeat)]
+    imports = [timed(pid, functools.partial(import_from, base, key, copy, path)) for copy in copies]
+    check = asyncio.run(count_units(s.database_url, copies[-1]))
+    exported, imported = _summary(exports, lines), _summary(imports, lines)
+    log(
+        f"  {units:,} units, {lines:,} lines: export {exported['lines_per_s']:,} lines/s, "
+        f"import {imported['lines_per_s']:,} lines/s (medians of {repeat})"
+    )
     return {"seeded": seeded, "lines": lines, "export": exported, "import": imported, "imported_units": check}
 
 
@@ -116,10 +137,12 @@ def docs_section(report: dict[str, Any]) -> str:
         f"Run {report['date']} on {m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB, Python "
         f"{m['python']}; embedded PostgreSQL and Redis; one `hindsight api` process; the client (httpx, "
         "streaming both ways through a file) on the same machine. The machine was shared with other "
-        f"work (CPU {report['conditions'].get('machine_cpu_percent', '-')} % busy over the run, ours "
-        f"{report['conditions'].get('our_cpu_percent', '-')} %): rates are indicative, memory is not "
-        f"affected. Synthetic banks (see `bench/portability`); a {WARM_UP_UNITS:,}-unit bank went "
-        "through first. RSS growth = peak during the request minus RSS just before.",
+        f"work (CPU {report['conditions'].get('machine_cpu_percent', '-')} % busy over the run): rates "
+        f"are indicative, memory is not affected. Synthetic banks (see `bench/portability`); a "
+        f"{WARM_UP_UNITS:,}-unit bank went through first. Each bank exported and imported "
+        f"{report.get('repeat', 1)} times: medians. RSS growth = the API process's peak RSS during a "
+        "request minus its RSS just before; its RSS after everything: "
+        f"{report.get('api_rss_after_mib', '-')} MiB.",
     )
     table = docs.RunTable(runs, lambda r: f"{r['seeded']['units']:,} units")
     table.each(
@@ -132,16 +155,16 @@ def docs_section(report: dict[str, Any]) -> str:
         lambda r: f"**{r['export']['lines_per_s']:,}** ({r['export']['mib_per_s']})",
     )
     table.each(
-        "export: API RSS growth (MiB)",
-        lambda r: f"**{r['export']['rss_growth_mib']}** (from {r['export']['rss_before_mib']})",
+        "export: API RSS growth, median (largest) (MiB)",
+        lambda r: f"**{r['export']['rss_growth_mib']}** ({r['export']['rss_growth_max_mib']})",
     )
     table.each(
         "import: lines/s (MiB/s)",
         lambda r: f"**{r['import']['lines_per_s']:,}** ({r['import']['mib_per_s']})",
     )
     table.each(
-        "import: API RSS growth (MiB)",
-        lambda r: f"**{r['import']['rss_growth_mib']}** (from {r['import']['rss_before_mib']})",
+        "import: API RSS growth, median (largest) (MiB)",
+        lambda r: f"**{r['import']['rss_growth_mib']}** ({r['import']['rss_growth_max_mib']})",
     )
     table.each("units in the imported bank", lambda r: f"{r['imported_units']:,}")
     lines += table.lines
@@ -152,6 +175,7 @@ def docs_section(report: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = cli.parser("bench.portability", portability.__doc__)
     parser.add_argument("--units", default="5000,50000", help="bank sizes, comma-separated")
+    parser.add_argument("--repeat", type=int, default=3, help="exports and imports per size (medians)")
     args = cli.parse(parser, argv, "bench/results/portability.json")
     if args.docs_only:
         return cli.rewrite_docs(SECTION, docs_section, args.out)
@@ -164,14 +188,17 @@ def main(argv: list[str] | None = None) -> int:
         with services.api(env, s.work / "api.log") as (base, pid):
             account = measure.CpuAccount(lambda: [pid, *s.pids])
             log(f"warm-up: {WARM_UP_UNITS:,} units")
-            round_trip(s, base, pid, key, WARM_UP_UNITS)
-            results = [round_trip(s, base, pid, key, n) for n in sizes]
+            round_trip(s, base, pid, key, WARM_UP_UNITS, 1)
+            results = [round_trip(s, base, pid, key, n, args.repeat) for n in sizes]
+            rss_after = measure.rss_mib(pid)
             conditions = account.result()
     report = {
         "command": cli.command_line("bench.portability", argv),
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
         "machine": measure.machine(),
         "conditions": conditions,
+        "repeat": args.repeat,
+        "api_rss_after_mib": rss_after,
         "results": results,
         "out": args.out,
         "notes": [

@@ -10,14 +10,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import hindsight_client as hc
 import pytest
-from hindsight_client import (
-    AsyncHindsight,
-    ConflictError,
-    Hindsight,
-    NotFoundError,
-    UnprocessableEntityError,
-)
 
 from tests.client.conftest import new_bank, settled
 from tests.conftest import ADMIN_KEY
@@ -28,7 +22,7 @@ TURNS = [
 ]
 
 
-def filled_bank(hs: Hindsight) -> str:
+def filled_bank(hs: hc.Hindsight) -> str:
     bank_id = new_bank(hs, distill_every_n_turns=1000)
     hs.events.append(bank_id, "trip", TURNS)
     assert hs.jobs.wait(hs.sessions.distill(bank_id, "trip").id, timeout=60).status == "succeeded"
@@ -38,11 +32,11 @@ def filled_bank(hs: Hindsight) -> str:
     return bank_id
 
 
-def contents(hs: Hindsight, bank_id: str) -> list[tuple[str, str]]:
+def contents(hs: hc.Hindsight, bank_id: str) -> list[tuple[str, str]]:
     return sorted((m.content, m.status) for m in hs.memories.list(bank_id))
 
 
-def test_export_and_import_sync(hs: Hindsight, worker: Any, tmp_path: Path) -> None:
+def test_export_and_import_sync(hs: hc.Hindsight, worker: Any, tmp_path: Path) -> None:
     bank_id = filled_bank(hs)
     path = tmp_path / "bank.ndjson"
     hs.banks.export(bank_id, path)
@@ -59,21 +53,21 @@ def test_export_and_import_sync(hs: Hindsight, worker: Any, tmp_path: Path) -> N
     found = hs.query(copy, "Where does Ana live?", top_k=3)
     assert "Porto" in found.memories[0].content
 
-    with pytest.raises(ConflictError):
+    with pytest.raises(hc.ConflictError):
         hs.banks.import_(copy, path)
-    with pytest.raises(NotFoundError):
+    with pytest.raises(hc.NotFoundError):
         hs.banks.export(f"client-none-{uuid.uuid4().hex[:8]}", io.BytesIO())
     broken = io.BytesIO(path.read_bytes().replace(b'"type":"memory"', b'"type":"memroy"', 1))
-    with pytest.raises(UnprocessableEntityError) as refused:
+    with pytest.raises(hc.UnprocessableEntityError) as refused:
         hs.banks.import_(f"client-bad-{uuid.uuid4().hex[:8]}", broken)
     assert refused.value.errors
     assert refused.value.errors[0]["loc"][:1] == ["line"]
     assert refused.value.detail.startswith("Line ")
 
 
-async def test_export_and_import_async(hs: Hindsight, service: str, worker: Any) -> None:
+async def test_export_and_import_async(hs: hc.Hindsight, service: str, worker: Any) -> None:
     bank_id = filled_bank(hs)
-    async with AsyncHindsight(service, ADMIN_KEY) as ahs:
+    async with hc.AsyncHindsight(service, ADMIN_KEY) as ahs:
         out = io.BytesIO()
         await ahs.banks.export(bank_id, out)
         exported = out.getvalue()
@@ -82,12 +76,12 @@ async def test_export_and_import_async(hs: Hindsight, service: str, worker: Any)
         result = await ahs.banks.import_(copy, io.BytesIO(exported))
         assert result.counts == json.loads(exported.splitlines()[-1])["counts"]
         assert (await ahs.jobs.wait(result.job_id, timeout=60)).status == "succeeded"
-        with pytest.raises(ConflictError):
+        with pytest.raises(hc.ConflictError):
             await ahs.banks.import_(copy, io.BytesIO(exported))
         key = await ahs.keys.create(bank_id, scopes=["read"])
     assert contents(hs, copy) == contents(hs, bank_id)
     other = new_bank(hs)
-    async with AsyncHindsight(service, key.key) as reader:
+    async with hc.AsyncHindsight(service, key.key) as reader:
         await reader.banks.export(bank_id, io.BytesIO())  # its own bank
-        with pytest.raises(NotFoundError):
+        with pytest.raises(hc.NotFoundError):
             await reader.banks.export(other, io.BytesIO())
