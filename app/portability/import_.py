@@ -296,8 +296,7 @@ class Importer:
             async with self.db.begin_nested():
                 await repo.insert_rows(self.db, kind, [row for _, row in batch])
         except IntegrityError:
-            await self._find_refused(kind, batch)
-            raise
+            await self._one_by_one(kind, batch)
         if kind == "memory":
             await repo.add_references(self.db, self.refs)
             self.refs = []
@@ -314,7 +313,7 @@ class Importer:
                     )
             row["source_event_ids"] = [ids[pair] for pair in pairs]
 
-    async def _find_refused(self, kind: str, batch: list[tuple[int, dict[str, Any]]]) -> None:
+    async def _one_by_one(self, kind: str, batch: list[tuple[int, dict[str, Any]]]) -> None:
         """The batch broke a constraint: insert its rows one at a time to name the line that does."""
         for number, row in batch:
             try:

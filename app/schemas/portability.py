@@ -90,7 +90,7 @@ class MemoryLine(Schema):
     expires_at: AwareTimestamp | None = None
     last_accessed_at: AwareTimestamp | None = None
     confirmed_at: AwareTimestamp | None = None
-    access_count: NonNegativeInt = 0
+    access_count: Annotated[int, Field(ge=0, le=2**31 - 1)] = 0
     distiller: SafeText | None = None
     identity_key: SafeText | None = None
     metadata: JsonObject = Field(default_factory=dict)

@@ -146,6 +146,13 @@ def _replace(text: str, kind: str, change: dict[str, Any]) -> tuple[str, int]:
     return "".join(lines), number + 1
 
 
+def _twice(text: str) -> tuple[str, int]:
+    lines = text.splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "memory")
+    lines.insert(number + 1, lines[number])
+    return "".join(lines), number + 2
+
+
 @pytest.mark.parametrize(
     ("mutate", "field"),
     [
@@ -156,6 +163,7 @@ def _replace(text: str, kind: str, change: dict[str, Any]) -> tuple[str, int]:
         (lambda text: _replace(text, "memory", {"confidence": 2.5}), "confidence"),
         (lambda text: _replace(text, "memory", {"supersedes": str(uuid.uuid4())}), "supersedes"),
         (lambda text: _replace(text, "link", {"entity_id": str(uuid.uuid4())}), None),
+        (_twice, None),
         (lambda text: _replace(text, "history", {"memory_id": str(uuid.uuid4())}), "memory_id"),
         (lambda text: _replace(text, "event", {"seq": 10_000}), "seq"),
         (
@@ -171,6 +179,7 @@ def _replace(text: str, kind: str, change: dict[str, Any]) -> tuple[str, int]:
         "confidence-out-of-range",
         "supersedes-a-missing-unit",
         "link-to-a-missing-entity",
+        "a-memory-twice",
         "history-of-a-missing-unit",
         "seq-beyond-the-session",
         "counts-disagree",
