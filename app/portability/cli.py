@@ -8,7 +8,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import IO, Any
 from urllib.parse import quote
@@ -63,6 +63,20 @@ def _failed(response: httpx.Response) -> int:
     return 1
 
 
+def _unreachable(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A command that says so, and exits 1, when the service cannot be reached."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except httpx.TransportError as exc:
+            print(f"hindsight: cannot reach the service: {exc!r}", file=sys.stderr)
+            return 1
+
+    return run
+
+
+@_unreachable
 def export_command(args: argparse.Namespace) -> int:
     params = {"events": "false"} if args.no_events else {}
     with ExitStack() as stack:
@@ -94,6 +108,7 @@ def _chunks(source: IO[bytes], bar: Any) -> Iterator[bytes]:
         yield chunk
 
 
+@_unreachable
 def import_command(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         source: IO[bytes] = (

@@ -338,6 +338,11 @@ def test_the_cli_exports_and_imports_over_http(source: tuple[str, str], stack: S
         again = hindsight("import", target, str(path))
         assert again.returncode == 1
         assert "409" in again.stderr or "Conflict" in again.stderr
+        env["HINDSIGHT_URL"] = "http://127.0.0.1:9"  # nothing listens on the discard port
+        unreachable = hindsight("import", target, str(path))
+        assert unreachable.returncode == 1
+        assert "cannot reach the service" in unreachable.stderr
+        env["HINDSIGHT_URL"] = url.removesuffix("/v1")
         missing = hindsight("export", "no-such-bank", str(tmp_path / "none.ndjson"))
         assert missing.returncode == 1
         assert "Not Found" in missing.stderr
