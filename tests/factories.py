@@ -4,6 +4,7 @@ API, and the LLM distiller's inputs. Test modules take them from here, never fro
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import uuid
@@ -236,3 +237,51 @@ def llm_settings(**overrides: Any) -> Settings:
         "llm_max_retries": 1,
     }
     return Settings(**(values | overrides))
+
+
+# --- bank export and import ------------------------------------------------------------------------------
+
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+async def portable_bank(client: httpx.AsyncClient) -> str:
+    """A bank with what an export must carry: two distilled sessions (source turns, entities,
+    relations), a supersede chain of three, a merge across the sessions, a forgotten and a purged unit."""
+    bank = await make_bank(client, distill_every_n_turns=1000, forgetting_policy="delete")
+    await say(client, bank, "My budget is 5000 euros and I prefer window seats.", session="trip")
+    await say(client, bank, "I live in Berlin and my order number is ORD-55555.", session="home")
+    await say(client, bank, "I'm allergic to peanuts.", session="trip")
+    await say(client, bank, "I'm allergic to peanuts.", session="home")  # merged into the first
+    unit = await write(client, bank, "Ana's favourite colour is green.", ["preference.color"])
+    for colour in ("blue", "red"):
+        patched = await client.patch(
+            f"/v1/banks/{bank}/memories/{unit['id']}",
+            json={"content": f"Ana's favourite colour is {colour}."},
+        )
+        assert patched.status_code == 201, patched.text
+        unit = patched.json()
+    forgotten = await write(client, bank, "The user's locker code is 4411.", ["fact"])
+    assert (await client.delete(f"/v1/banks/{bank}/memories/{forgotten['id']}")).status_code == 200
+    purged = await write(client, bank, "The user's PIN is 9921.", ["fact"])
+    response = await client.delete(f"/v1/banks/{bank}/memories/{purged['id']}", params={"purge": "true"})
+    assert response.status_code == 200, response.text
+    return bank
+
+
+def canonical_export(ndjson: str) -> list[Any]:
+    """An export's lines with the bank id and every id replaced by its order of first appearance: two
+    exports of the same bank under other ids compare equal line by line."""
+    ids: dict[str, str] = {}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str) and _UUID.match(value):
+            return ids.setdefault(value, f"<id {len(ids)}>")
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    lines = [json.loads(line) for line in ndjson.splitlines()]
+    lines[0]["bank_id"] = "<bank>"
+    return [walk(line) for line in lines]

@@ -58,6 +58,7 @@ CASES = [
     Case("GET", "/v1/whoami", "caller", 200),
     Case("GET", "/v1/banks/{bank_id}", "bank", 200),
     Case("GET", "/v1/banks/{bank_id}/stats", "bank", 200),
+    Case("GET", "/v1/banks/{bank_id}/export", "bank", 200),
     Case("PATCH", "/v1/banks/{bank_id}", "bank", 200, {"name": "Renamed by its own key"}),
     Case(
         "POST",
@@ -106,6 +107,8 @@ CASES = [
     # An invalid body: the admin key passes the gate (422, not 401/403) and no job is queued, which
     # would otherwise be shared through its dedupe key with the maintenance tests' own runs.
     Case("POST", "/v1/admin/maintenance/{task}", "admin", 422, {"now": "not a time"}),
+    # An empty stream: the admin key passes the gate (422, not 401/403) and nothing is created.
+    Case("POST", "/v1/banks/{bank_id}/import", "admin", 422),
     Case("DELETE", "/v1/banks/{bank_id}", "admin", 204),
 ]
 
