@@ -12,6 +12,7 @@ from app.db.models import Job
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import jobs as repo
+from app.db.repositories import tasks as tasks_repo
 from app.db.repositories import units as units_repo
 from app.jobs import schedule as triggers
 from app.jobs import service as jobs_service
@@ -34,6 +35,7 @@ async def sweep(
     `new_jobs`, to be sent once this transaction commits."""
     idle = await events_repo.idle_undistilled_sessions(db, DEFAULT_IDLE_SECONDS, BATCH)
     for bank_id, session_id in idle:
+        await tasks_repo.mark_task_end(db, bank_id, session_id)  # an idle session's task has ended
         distill_job, created = await triggers.schedule_distill(db, bank_id, session_id)
         if created:
             new_jobs.append(distill_job)
