@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi_offline import FastAPIOffline
 
-from app.api import banks, distill, entities, events, health, jobs, memories, query, timeline, ui
+from app.api import banks, distill, entities, events, health, jobs, memories, pages, query, timeline, ui
 from app.config import Settings, get_settings
 from app.db.engine import autocommit, create_engine, create_sessionmaker
 from app.errors import install_error_handlers
@@ -101,7 +101,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             expose_headers=["Retry-After"],  # not CORS-safelisted: a browser client needs it after 429/503
         )
     app.add_middleware(MetricsMiddleware)
-    for module in (health, banks, events, distill, memories, query, jobs, timeline, entities):
+    for module in (health, banks, events, distill, memories, query, jobs, timeline, entities, pages):
         app.include_router(module.router)
     mcp.mount(app)
     ui.mount(app)  # the web console at /ui (its own security headers) and GET /v1/whoami
