@@ -89,6 +89,8 @@ CASES = [
     Case("GET", "/v1/banks/{bank_id}/timeline", "bank", 200),
     Case("GET", "/v1/banks/{bank_id}/entities", "bank", 200),
     Case("GET", "/v1/banks/{bank_id}/entities/{entity_id}", "bank", 200),
+    Case("GET", "/v1/banks/{bank_id}/entities/{entity_id}/page", "bank", 200),
+    Case("GET", "/v1/banks/{bank_id}/profile", "bank", 200),
     Case("POST", "/v1/banks", "admin", 201, {"bank_id": "access-new-" + uuid.uuid4().hex[:8]}),
     Case("POST", "/v1/banks/{bank_id}/keys", "admin", 201, {"scopes": ["read"]}),
     Case("DELETE", "/v1/banks/{bank_id}/keys/{key_id}", "admin", 204),
