@@ -61,8 +61,8 @@ amount, date, other).
 
 def parse_task(data: Any) -> TaskEpisode | None:
     """The loaded reply, validated; a bare task object (without the `task` wrapper) is accepted."""
-    if isinstance(data, dict) and "task" not in data and "summary" in data:
-        data = {"task": data}
+    if isinstance(data, dict) and "summary" in data and not isinstance(data.get("task"), dict):
+        data = {"task": data}  # the episode itself: its `task` is the request's text
     if not isinstance(data, dict) or "task" not in data:
         raise ValueError('the reply is not the expected JSON object {"task": {...} | null}')
     return _TaskReply.model_validate(data).task

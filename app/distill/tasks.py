@@ -174,5 +174,6 @@ def plausible(turns: list[Turn], min_steps: int) -> bool:
     later = turns[first_user + 1 :]
     if not any(t.role == "assistant" for t in later):
         return False
-    tools = sum(t.role == "tool" or bool(tool_calls(t)) for t in later)
-    return tools >= max(min_steps, 1)
+    results = sum(t.role == "tool" for t in later)
+    calls = sum(len(tool_calls(t)) for t in later if t.role == "assistant")
+    return max(results, calls) >= max(min_steps, 1)  # a call and its tool turn are one step
