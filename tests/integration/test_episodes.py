@@ -4,6 +4,7 @@ the LLM path (the fake OpenAI-compatible server) fills the same structure."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -116,6 +117,32 @@ async def test_a_closed_support_session_leaves_one_task_episode(
     assert result["counts"]["added"] == result["counts"]["removed"] == 0
     await wait_for(lambda: settled(client, bank))
     assert [u["id"] for u in await task_units(sql, bank)] == [episode["id"]]
+
+
+async def test_a_session_that_goes_quiet_ends_its_task(
+    client: httpx.AsyncClient, worker: Any, sql: Any
+) -> None:
+    # Seven turns, distilled in full as they arrive (every 7 turns): no close, no reflect, nothing left
+    # for the sweep's undistilled-session rule; the session going quiet ends the task.
+    bank = await make_bank(client, distill_every_n_turns=7, idle_distill_seconds=1)
+    await client.post(f"/v1/banks/{bank}/sessions/s/events", json={"events": at(SUPPORT_EN)})
+
+    async def distilled() -> bool:
+        session = (await client.get(f"/v1/banks/{bank}/sessions/s")).json()
+        return session["distilled_seq"] == 7 and await settled(client, bank)
+
+    await wait_for(distilled)
+    assert await task_units(sql, bank) == []
+    await asyncio.sleep(1.2)  # the bank's idle time passing, not synchronisation
+    sweep = await client.post("/v1/admin/maintenance/sweep")
+    job = await finished_job(client, sweep.json()["job_id"])
+    assert job["result"]["idle_task_ends"] >= 1
+    [episode] = await wait_for(lambda: task_units(sql, bank))
+    assert episode["source_seqs"] == [2, 3, 4, 5, 6]
+    # Once: the next sweep finds no new turn since the task's end.
+    again = await finished_job(client, (await client.post("/v1/admin/maintenance/sweep")).json()["job_id"])
+    assert again["status"] == "succeeded"
+    assert len(await task_units(sql, bank)) == 1
 
 
 @pytest.mark.parametrize(
