@@ -7,7 +7,6 @@ else the speaker of most user turns, else the user no turn names (the units that
 from __future__ import annotations
 
 import uuid
-from datetime import tzinfo
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -27,46 +26,42 @@ def _kind_rank(tag: str) -> int:
     return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
 
 
-def build_page(entity: repo.PageEntity, units: list[repo.PageUnit], tz: tzinfo) -> KnowledgePage:
-    """`units` come L3 first, then newest first; each goes to the section of its first tag."""
-    groups: dict[str, list[PageLine]] = {}
+def build_page(entity: repo.PageEntity, units: list[repo.PageUnit]) -> KnowledgePage:
+    """`units` come L3 first, then newest first; each goes to the section of its first tag. Built in
+    one pass (a page has hundreds of lines)."""
+    groups: dict[str, tuple[list[PageLine], list[str]]] = {}
     for unit in units:
-        groups.setdefault(unit.tags[0], []).append(
+        lines, text = groups.setdefault(unit.tags[0], ([], []))
+        when = unit.valid_from or unit.created_at
+        lines.append(
             PageLine(
                 memory_id=unit.id,
                 content=unit.content,
-                valid_from=unit.valid_from or unit.created_at,
+                valid_from=when,
                 confidence=unit.confidence,
                 layer=unit.layer,
             )
         )
+        cite = f"[{unit.day}] confidence {unit.confidence:.2f}{' · L3' if unit.layer == 'semantic' else ''}"
+        text.append(f"- {unit.content} ({cite}; memory `{unit.id}`)")
     # Sections with L3 knowledge first, then by kind (facts, preferences, constraints, task state).
-    order = sorted(groups, key=lambda tag: (groups[tag][0].layer != "semantic", _kind_rank(tag), tag))
-    sections = [PageSection(tag=tag, lines=groups[tag]) for tag in order]
-    read = PageEntityRead(id=entity.id, name=entity.name, type=entity.type)
-    return KnowledgePage(entity=read, sections=sections, markdown=markdown(read, sections, tz))
-
-
-def markdown(entity: PageEntityRead, sections: list[PageSection], tz: tzinfo) -> str:
-    lines = [f"# {entity.name}"]
-    if not sections:
-        lines += ["", "_Nothing is known yet._"]
-    for section in sections:
-        lines += ["", f"## {section.tag}"]
-        for line in section.lines:
-            said = f"{line.valid_from.astimezone(tz):%Y-%m-%d}" if line.valid_from else "undated"
-            layer = " · L3" if line.layer == "semantic" else ""
-            cite = f"[{said}] confidence {line.confidence:.2f}{layer}; memory `{line.memory_id}`"
-            lines.append(f"- {line.content} ({cite})")
-    return "\n".join(lines) + "\n"
+    order = sorted(groups, key=lambda tag: (groups[tag][0][0].layer != "semantic", _kind_rank(tag), tag))
+    markdown = [f"# {entity.name}"] + ([] if groups else ["", "_Nothing is known yet._"])
+    for tag in order:
+        markdown += ["", f"## {tag}", *groups[tag][1]]
+    return KnowledgePage(
+        entity=PageEntityRead(id=entity.id, name=entity.name, type=entity.type),
+        sections=[PageSection(tag=tag, lines=groups[tag][0]) for tag in order],
+        markdown="\n".join(markdown) + "\n",
+    )
 
 
 async def _page(db: AsyncSession, bank: ConfiguredBank, entity: repo.PageEntity) -> KnowledgePage:
     if entity.id is None:  # the bank's user, named by no entity
-        units = await repo.unnamed_subject_units(db, bank.id, LEFT_OUT)
+        units = await repo.unnamed_subject_units(db, bank.id, LEFT_OUT, bank.config.timezone)
     else:
-        units = await repo.entity_units(db, bank.id, entity.id, LEFT_OUT)
-    return build_page(entity, units, bank.timezone)
+        units = await repo.entity_units(db, bank.id, entity.id, LEFT_OUT, bank.config.timezone)
+    return build_page(entity, units)
 
 
 async def entity_page(db: AsyncSession, bank: ConfiguredBank, entity_id: uuid.UUID) -> KnowledgePage:

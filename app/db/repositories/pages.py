@@ -31,6 +31,7 @@ class PageUnit:
     created_at: datetime
     confidence: float
     layer: str
+    day: str  # YYYY-MM-DD of `valid_from` (else `created_at`) in the bank's time zone
 
 
 async def entity_by_id(db: AsyncSession, bank_id: str, entity_id: uuid.UUID) -> PageEntity | None:
@@ -75,7 +76,10 @@ async def main_speaker(db: AsyncSession, bank_id: str) -> str | None:
     return str(row.speaker) if row else None
 
 
-_COLUMNS = "u.id, u.content, u.tags, u.valid_from, u.created_at, u.confidence, u.layer"
+_COLUMNS = (
+    "u.id, u.content, u.tags, u.valid_from, u.created_at, u.confidence, u.layer,"
+    " to_char(COALESCE(u.valid_from, u.created_at) AT TIME ZONE :tz, 'YYYY-MM-DD')"
+)
 _CURRENT = (
     "u.status = 'active' AND cardinality(u.tags) > 0 AND split_part(u.tags[1], '.', 1) <> ALL(:left_out)"
 )
@@ -83,7 +87,7 @@ _ORDER = "ORDER BY (u.layer = 'semantic') DESC, COALESCE(u.valid_from, u.created
 
 
 async def entity_units(
-    db: AsyncSession, bank_id: str, entity_id: uuid.UUID, left_out: list[str]
+    db: AsyncSession, bank_id: str, entity_id: uuid.UUID, left_out: list[str], tz: str
 ) -> list[PageUnit]:
     """Active units linked to the entity whose kind is not in `left_out`: L3 first, newest first."""
     rows = await db.execute(
@@ -92,12 +96,14 @@ async def entity_units(
             WHERE me.bank_id = :bank_id AND me.entity_id = :entity_id AND {_CURRENT}
             {_ORDER} LIMIT :limit
         """),
-        {"bank_id": bank_id, "entity_id": entity_id, "left_out": left_out, "limit": MAX_PAGE_UNITS},
+        {"bank_id": bank_id, "entity_id": entity_id, "left_out": left_out, "limit": MAX_PAGE_UNITS, "tz": tz},
     )
     return [PageUnit(*row) for row in rows]
 
 
-async def unnamed_subject_units(db: AsyncSession, bank_id: str, left_out: list[str]) -> list[PageUnit]:
+async def unnamed_subject_units(
+    db: AsyncSession, bank_id: str, left_out: list[str], tz: str
+) -> list[PageUnit]:
     """Active units that name no person: what the bank knows about its user when no turn names them."""
     rows = await db.execute(
         text(f"""
@@ -107,6 +113,6 @@ async def unnamed_subject_units(db: AsyncSession, bank_id: str, left_out: list[s
                               WHERE me.memory_id = u.id AND e.type = 'person')
             {_ORDER} LIMIT :limit
         """),
-        {"bank_id": bank_id, "left_out": left_out, "limit": MAX_PAGE_UNITS},
+        {"bank_id": bank_id, "left_out": left_out, "limit": MAX_PAGE_UNITS, "tz": tz},
     )
     return [PageUnit(*row) for row in rows]
