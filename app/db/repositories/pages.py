@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.repositories.graph import canonical
 
 MAX_PAGE_UNITS = 2000  # a page lists at most this many units (L3 first, then the newest)
+SPEAKER_WINDOW = 5000  # the turns the main subject is counted over
 
 
 @dataclass(frozen=True)
@@ -62,15 +63,19 @@ async def entity_by_name(db: AsyncSession, bank_id: str, name: str) -> PageEntit
 
 
 async def main_speaker(db: AsyncSession, bank_id: str) -> str | None:
-    """The speaker of most of the bank's user turns (None when no user turn names one)."""
+    """The speaker of most user turns among the bank's last `SPEAKER_WINDOW` turns (None when none
+    names one): bounded by the (bank_id, created_at) index however long the bank's history is."""
     row = (
         await db.execute(
             text("""
-                SELECT speaker FROM events
-                WHERE bank_id = :bank_id AND role = 'user' AND speaker IS NOT NULL AND speaker <> ''
+                SELECT speaker FROM (
+                    SELECT role, speaker FROM events WHERE bank_id = :bank_id
+                    ORDER BY created_at DESC LIMIT :window
+                ) AS recent
+                WHERE role = 'user' AND speaker IS NOT NULL AND speaker <> ''
                 GROUP BY speaker ORDER BY count(*) DESC, speaker LIMIT 1
             """),
-            {"bank_id": bank_id},
+            {"bank_id": bank_id, "window": SPEAKER_WINDOW},
         )
     ).first()
     return str(row.speaker) if row else None
