@@ -3,6 +3,7 @@ candidate it becomes, the stretches a session's task ends cut, and reading the L
 
 from __future__ import annotations
 
+import json
 from datetime import UTC
 from typing import Any
 
@@ -10,10 +11,12 @@ import pytest
 
 from app.distill.episodes import stretches
 from app.distill.heuristic.tasks import detect_task
+from app.distill.llm import LLMDistiller
 from app.distill.llm_tasks import parse_task
 from app.distill.tasks import plausible, task_importance, to_candidate
 from app.distill.types import DistillContext, Turn
 from tests.factories import turn
+from tests.fake_openai import chat_bodies, reply, script
 
 
 def tool(seq: int, content: str, **metadata: Any) -> Turn:
@@ -111,3 +114,26 @@ def test_the_llm_reply_is_read_with_or_without_its_wrapper() -> None:
     assert parse_task({"task": None}) is None
     with pytest.raises(ValueError, match="expected JSON object"):
         parse_task({"units": []})
+
+
+async def test_the_llm_task_call_sees_the_tool_turns_and_is_skipped_without_them(
+    server: tuple[Any, str], chat_client: Any
+) -> None:
+    fake, _ = server
+    fake.state.requests = []
+    distiller = LLMDistiller(chat_client())
+    task = {"summary": "Resent ORD-555.", "task": "Resend", "outcome": "Sent", "source_seqs": [2]}
+    script(fake, reply(json.dumps({"task": task})))
+    result = await distiller.task(ctx(*SUPPORT), 1)
+    assert result.episode is not None
+    assert result.episode.summary == "Resent ORD-555."
+    assert result.usage["calls"] == 1
+    [body] = chat_bodies(fake)
+    data = body["messages"][1]["content"]
+    assert "<turns>" in data
+    assert '"resend"' in data  # the tool turn's metadata
+    assert "track(order=ORD-555)" in data  # the assistant's call
+    # A stretch that holds no tool call costs no call.
+    skipped = await distiller.task(ctx(said(1, "Plan my trip."), said(2, "Here it is.", "assistant")), 1)
+    assert skipped.episode is None
+    assert len(chat_bodies(fake)) == 1
