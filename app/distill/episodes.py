@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from app.banks.config import ConfiguredBank
 from app.banks.service import configured_bank
-from app.db.models import Event, Job
+from app.db.models import Event, Job, Session
 from app.db.repositories import events as events_repo
 from app.db.repositories import tasks as tasks_repo
 from app.db.repositories.locks import xact_lock
@@ -39,10 +39,6 @@ def stretches(ends: Sequence[int], done: int, distilled_seq: int) -> list[tuple[
             out.append((max(start, end - TASK_WINDOW), end))
             start = end
     return out
-
-
-def all_stretches(ends: Sequence[int], distilled_seq: int) -> list[tuple[int, int]]:
-    return stretches(ends, 0, distilled_seq)
 
 
 async def task_candidates(
@@ -86,13 +82,23 @@ async def task_candidates(
     return found
 
 
-def tags_in(candidates: list[Candidate]) -> TagsOf:
-    """`tags_of` over a replay's own candidates (their units are not stored yet)."""
+async def replayed_task_candidates(
+    distiller: Distiller,
+    bank: ConfiguredBank,
+    session: Session,
+    events: list[Event],
+    candidates: list[Candidate],
+    usage: Counter[str],
+) -> list[Candidate]:
+    """A replay's task episodes: every ended task of the session again, filed under the bank's own tags
+    of the replay's other `candidates` (their units are not stored yet)."""
+    kept = list(candidates)
 
     async def tags_of(seqs: list[int]) -> list[list[str]]:
-        return [c.tags for c in candidates if set(c.source_seqs) & set(seqs)]
+        return [c.tags for c in kept if set(c.source_seqs) & set(seqs)]
 
-    return tags_of
+    spans = stretches(tasks_repo.task_ends(dict(session.metadata_)), 0, session.distilled_seq)
+    return await task_candidates(distiller, bank, session.session_id, events, spans, tags_of, usage)
 
 
 @dataclass

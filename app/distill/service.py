@@ -336,14 +336,9 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 kept, _, batch_usage = await _candidates(db, rt, distiller, bank, session_id, batch)
                 candidates += kept
                 usage.update(batch_usage)
-            from app.distill import episodes  # the replayed task episodes (imports this module)
+            from app.distill.episodes import replayed_task_candidates  # (imports this module)
 
-            ends = tasks_repo.task_ends(dict(session.metadata_))
-            spans = episodes.all_stretches(ends, session.distilled_seq)
-            tags_of = episodes.tags_in(list(candidates))
-            candidates += await episodes.task_candidates(
-                distiller, bank, session_id, events, spans, tags_of, usage
-            )
+            candidates += await replayed_task_candidates(distiller, bank, session, events, candidates, usage)
             # Compared with everything the session's distillations stand by, whatever resolution or a
             # user did with it since: a unit resolution superseded or merged, or a user forgot, is
             # still this replay's output, not something to add again (a no-op replay changes nothing
