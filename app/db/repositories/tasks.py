@@ -10,6 +10,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import MAX_IDLE_SECONDS
+from app.db.repositories.events import IDLE_LAST_EVENT, IDLE_SESSIONS
 
 TASK_TAG = "episode.task"
 MAX_TASK_ENDS = 1000  # a session that ends more tasks than this keeps only the newest ends
@@ -90,16 +91,11 @@ async def idle_sessions_past_task_end(
     of the last event) but not longer than `horizon_seconds`, with turns since their last task end:
     their task ended by going quiet. (The sweep's own query covers sessions with undistilled turns.)"""
     rows = await db.execute(
-        text("""
-            SELECT s.bank_id, s.session_id
-            FROM sessions s
-            JOIN banks b ON b.id = s.bank_id
-            JOIN events e ON e.bank_id = s.bank_id AND e.session_id = s.session_id AND e.seq = s.last_seq
+        text(f"""
+            {IDLE_SESSIONS}
             WHERE s.last_seq = s.distilled_seq AND s.last_seq > 0
               AND s.last_seq > COALESCE((s.metadata->'task_ends'->>-1)::bigint, 0)
-              AND e.created_at < now() - make_interval(secs => LEAST(
-                    COALESCE((b.config->>'idle_distill_seconds')::numeric, :default_idle), :max_idle))
-              AND e.created_at > now() - make_interval(secs => :horizon)
+              AND {IDLE_LAST_EVENT} AND e.created_at > now() - make_interval(secs => :horizon)
             ORDER BY e.created_at
             LIMIT :limit
         """),
