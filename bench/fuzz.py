@@ -66,6 +66,7 @@ class Targets:
     entity_id: str
     key_id: str
     job_id: str
+    webhook_id: str
 
     def path_parameters(self) -> dict[str, str]:
         return {k: str(v) for k, v in vars(self).items()}
@@ -125,6 +126,10 @@ class Fixtures:
     def key(self, bank: str) -> str:
         return str(_ok(self.http.post(f"/v1/banks/{bank}/keys", json={"scopes": ["read"]}), 201)["id"])
 
+    def webhook(self, bank: str) -> str:
+        hook = {"url": "http://127.0.0.1:9/fuzz", "events": ["job.failed"]}  # port 9: discard, never sent
+        return str(_ok(self.http.post(f"/v1/banks/{bank}/webhooks", json=hook), 201)["id"])
+
     def targets(self) -> Targets:
         bank = self.bank()
         session = "session-1"
@@ -143,6 +148,7 @@ class Fixtures:
             entity_id=str(entities[0]["id"]),
             key_id=self.key(bank),
             job_id=str(job["job_id"]),
+            webhook_id=self.webhook(bank),
         )
 
 
@@ -162,6 +168,8 @@ class Consumables:
             return self.fixtures.bank("fuzz-doomed")
         if kind == "key":
             return self.fixtures.key(bank)
+        if kind == "webhook":
+            return self.fixtures.webhook(bank)
         return self.fixtures.memory(bank, forgotten=kind == "forgotten")
 
     @staticmethod
@@ -171,6 +179,8 @@ class Consumables:
             return "bank_id", "bank"
         if path.endswith("/keys/{key_id}"):
             return "key_id", "key"
+        if path.endswith("/webhooks/{webhook_id}") and method == "DELETE":
+            return "webhook_id", "webhook"
         if path.endswith("/restore"):
             return "memory_id", "forgotten"
         if path.endswith("/memories/{memory_id}") and method in ("PATCH", "DELETE"):

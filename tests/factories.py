@@ -4,13 +4,20 @@ API, and the LLM distiller's inputs. Test modules take them from here, never fro
 from __future__ import annotations
 
 import json
+import threading
+import time
 import uuid
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
+from standardwebhooks import Webhook as Verifier
 
+from app.config import Settings
 from app.distill.types import DistillContext, RelatedUnit, Turn
+from app.embedded import free_port
 from tests.conftest import wait_for
 
 # --- over the HTTP API -------------------------------------------------------------------------------
@@ -34,6 +41,12 @@ T0 = "2026-11-30T10:00:00+00:00"  # a Monday
 
 def events(lines: list[tuple[str, str]]) -> list[dict[str, Any]]:
     return [{"role": role, "content": content, "occurred_at": T0} for role, content in lines]
+
+
+def ok(response: httpx.Response, status: int = 200) -> Any:
+    """The JSON body of a response that must have `status` (else the failure shows the body)."""
+    assert response.status_code == status, response.text
+    return response.json()
 
 
 async def make_bank(client: httpx.AsyncClient, **config: Any) -> str:
@@ -80,9 +93,8 @@ async def settled(client: httpx.AsyncClient, bank: str) -> bool:
 
 
 async def memories(client: httpx.AsyncClient, bank: str, **params: Any) -> list[dict[str, Any]]:
-    response = await client.get(f"/v1/banks/{bank}/memories", params=params)
-    assert response.status_code == 200, response.text
-    found: list[dict[str, Any]] = response.json()["memories"]
+    page = ok(await client.get(f"/v1/banks/{bank}/memories", params=params))
+    found: list[dict[str, Any]] = page["memories"]
     return found
 
 
@@ -90,9 +102,89 @@ async def write(client: httpx.AsyncClient, bank: str, content: str, tags: list[s
     response = await client.post(
         f"/v1/banks/{bank}/memories", params={"wait": "true"}, json={"content": content, "tags": tags}
     )
-    assert response.status_code == 201, response.text
-    unit: dict[str, Any] = response.json()["memory"]
+    unit: dict[str, Any] = ok(response, 201)["memory"]
     return unit
+
+
+# --- webhooks: a receiver on loopback, hooks and their deliveries over the HTTP API -------------------
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: str
+
+    @property
+    def json(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.body)
+        return data
+
+
+@dataclass
+class Receiver:
+    """An HTTP server on loopback that records every POST; `routes` say what a path answers
+    (status, headers), 204 otherwise. `stop()` closes the port (the receiver is down), `start()`
+    opens it again on the same port."""
+
+    port: int = field(default_factory=free_port)
+    received: list[Received] = field(default_factory=list)
+    routes: dict[str, tuple[int, dict[str, str]]] = field(default_factory=dict)
+    slow: dict[str, float] = field(default_factory=dict)  # path → seconds it takes to answer
+    _server: ThreadingHTTPServer | None = None
+
+    def url(self, path: str = "/hook") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def start(self) -> None:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length", 0))).decode()
+                receiver.received.append(Received(self.path, dict(self.headers.items()), body))
+                time.sleep(receiver.slow.get(self.path, 0.0))  # a slow receiver, not a synchronisation
+                status, headers = receiver.routes.get(self.path, (204, {}))
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def events(self, path: str = "/hook") -> list[dict[str, Any]]:
+        return [r.json for r in self.received if r.path == path]
+
+
+async def create_hook(client: httpx.AsyncClient, bank: str, url: str, events: list[str]) -> dict[str, Any]:
+    response = await client.post(f"/v1/banks/{bank}/webhooks", json={"url": url, "events": events})
+    assert response.status_code == 201, response.text
+    hook: dict[str, Any] = response.json()
+    return hook
+
+
+async def deliveries(client: httpx.AsyncClient, bank: str, hook_id: str) -> list[dict[str, Any]]:
+    response = await client.get(f"/v1/banks/{bank}/webhooks/{hook_id}/deliveries")
+    assert response.status_code == 200, response.text
+    found: list[dict[str, Any]] = response.json()["deliveries"]
+    return found
+
+
+def verified(secret: str, request: Received) -> dict[str, Any]:
+    """The body, once the Standard Webhooks library has checked its signature (raises otherwise)."""
+    body: dict[str, Any] = Verifier(secret).verify(request.body, request.headers)
+    return body
 
 
 # --- the LLM distiller's inputs and replies ----------------------------------------------------------
@@ -132,3 +224,15 @@ def unit(**overrides: Any) -> dict[str, Any]:
 
 def units_json(*units: dict[str, Any]) -> str:
     return json.dumps({"units": list(units)})
+
+
+def llm_settings(**overrides: Any) -> Settings:
+    """Settings naming an OpenAI-compatible server on a closed port (no request is sent)."""
+    values: dict[str, Any] = {
+        "env": "test",
+        "llm_base_url": "http://127.0.0.1:9/v1",
+        "llm_api_key": "sk-x",
+        "llm_model": "qwen2.5",
+        "llm_max_retries": 1,
+    }
+    return Settings(**(values | overrides))

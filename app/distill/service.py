@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.banks.config import ConfiguredBank
 from app.banks.service import configured_bank
 from app.config import Settings
-from app.db.models import Event, Job, MemoryUnit
+from app.db.models import Event, Job, MemoryUnit, Session
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import history as history_repo
@@ -38,6 +38,7 @@ from app.memory.graph import store_graph
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
 from app.text import search_text
+from app.webhooks import events as webhooks
 
 log = logging.getLogger(__name__)
 
@@ -227,6 +228,16 @@ async def _store(
     return ids
 
 
+async def _locked_session(
+    db: AsyncSession, bank_id: str, session_id: str
+) -> tuple[ConfiguredBank | None, Session | None]:
+    """Take the session's distillation lock for this transaction (retryable when another job holds
+    it), then read the bank and the session (None when deleted meanwhile)."""
+    if not await xact_lock(db, composite_key("distill", bank_id, session_id), LOCK_WAIT_SECONDS):
+        raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
+    return await configured_bank(db, bank_id), await events_repo.get_session(db, bank_id, session_id)
+
+
 async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     """Distil `(distilled_seq, last_seq]` of the job's session, a batch per transaction. The
     watermark moves in the same transaction as the batch's units; a failed batch moves nothing."""
@@ -239,10 +250,7 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     watermark = 0
     while True:
         async with rt.sessionmaker() as db, db.begin():
-            if not await xact_lock(db, composite_key("distill", bank_id, session_id), LOCK_WAIT_SECONDS):
-                raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
-            bank = await configured_bank(db, bank_id)
-            session = await events_repo.get_session(db, bank_id, session_id)
+            bank, session = await _locked_session(db, bank_id, session_id)
             if bank is None or session is None:
                 break  # deleted meanwhile: nothing to do
             events = await events_repo.list_events(
@@ -259,7 +267,9 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 resolve_job, created = await schedule_resolve(db, bank_id)
                 if created:
                     resolve_jobs.append(resolve_job)
-            totals.update(events=len(events), units=len(ids), dropped_low_confidence=dropped, batches=1)
+            batch = {"events": len(events), "units": len(ids), "dropped_low_confidence": dropped}
+            totals.update(batch, batches=1)
+            await webhooks.session_distilled(db, bank_id, session_id, job.id, watermark, batch)
             usage.update(batch_usage)
             await jobs_repo.set_progress(db, job.id, {**totals, "distilled_seq": watermark})
         if rt.working_memory is not None:
@@ -320,10 +330,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     resolve_jobs: list[Job] = []
     for session_id in session_ids:
         async with rt.sessionmaker() as db, db.begin():
-            if not await xact_lock(db, composite_key("distill", bank_id, session_id), LOCK_WAIT_SECONDS):
-                raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
-            bank = await configured_bank(db, bank_id)
-            session = await events_repo.get_session(db, bank_id, session_id)
+            bank, session = await _locked_session(db, bank_id, session_id)
             if bank is None or session is None:
                 continue
             events = await events_repo.list_events(
@@ -374,6 +381,8 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 actor=f"distiller:{distiller.version}",
                 details={u.id: {"job_id": str(job.id)} for u in removed},
             )
+            ids = [u.id for u in removed]
+            await webhooks.memories_forgotten(db, bank_id, ids, status="deleted", action="redistilled")
             if added:
                 resolve_job, created = await schedule_resolve(db, bank_id)
                 if created:

@@ -35,6 +35,7 @@ from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
 from app.resolve.judge import Judge, JudgedUnit
+from app.webhooks import events as webhooks
 
 log = logging.getLogger(__name__)
 
@@ -248,6 +249,7 @@ async def _resolve_one(
         actor="resolver",
         details={unit.id: details},
     )
+    await webhooks.memory_created(db, unit)
     return "activated"
 
 
@@ -315,16 +317,15 @@ async def file_as_history(
     if at > 0:
         await history_repo.link_supersede(db, chain[at - 1].id, unit.id)
     await history_repo.link_supersede(db, unit.id, later.id)
-    await history_repo.transition(
+    await history_repo.transition_unit(
         db,
-        unit.bank_id,
-        [(unit.id, unit.status, "superseded")],
+        unit,
+        "superseded",
         action="superseded",
         actor=actor,
-        details={
-            unit.id: {**details, "superseded_by": str(later.id), "reason": f"older statement; {reason}"}
-        },
+        details={**details, "superseded_by": str(later.id), "reason": f"older statement; {reason}"},
     )
+    await webhooks.memory_superseded(db, unit.bank_id, unit.id, later.id, f"older statement; {reason}")
 
 
 async def supersede(
@@ -341,22 +342,24 @@ async def supersede(
     both directions of the chain are stored and both units get a history row."""
     extra = details or {}
     await history_repo.link_supersede(db, old.id, new.id)
-    await history_repo.transition(
+    await history_repo.transition_unit(
         db,
-        old.bank_id,
-        [(old.id, old.status, "superseded")],
+        old,
+        "superseded",
         action=action,
         actor=actor,
-        details={old.id: {**extra, "superseded_by": str(new.id), "reason": reason}},
+        details={**extra, "superseded_by": str(new.id), "reason": reason},
     )
-    await history_repo.transition(
+    await history_repo.transition_unit(
         db,
-        new.bank_id,
-        [(new.id, new.status, "active")],
+        new,
+        "active",
         action="activated",
         actor=actor,
-        details={new.id: {**extra, "supersedes": str(old.id), "reason": reason}},
+        details={**extra, "supersedes": str(old.id), "reason": reason},
     )
+    await webhooks.memory_created(db, new, supersedes=old.id)
+    await webhooks.memory_superseded(db, old.bank_id, old.id, new.id, reason)
 
 
 async def merge(
@@ -366,14 +369,15 @@ async def merge(
     sources and confidence; `unit` becomes `merged`."""
     confidence = min(MAX_CONFIDENCE, 1 - (1 - into.confidence) * (1 - unit.confidence))
     await units_repo.absorb(db, into, unit, confidence=confidence)
-    await history_repo.transition(
+    await history_repo.transition_unit(
         db,
-        unit.bank_id,
-        [(unit.id, unit.status, "merged")],
+        unit,
+        "merged",
         action="merged",
         actor="resolver",
-        details={unit.id: {**details, "merged_into": str(into.id), "similarity": round(similarity, 4)}},
+        details={**details, "merged_into": str(into.id), "similarity": round(similarity, 4)},
     )
+    await webhooks.memory_merged(db, unit.bank_id, unit.id, into.id)
     await history_repo.add_history(
         db,
         [
