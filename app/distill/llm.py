@@ -15,7 +15,16 @@ import openai
 from pydantic import BaseModel, ConfigDict
 
 from app.distill.heuristic.clean import strip_wrapping, worth_a_node
-from app.distill.types import CORE_KINDS, Candidate, DistillContext, DistillError, DistillResult, Turn
+from app.distill.llm_tasks import ask_task
+from app.distill.types import (
+    CORE_KINDS,
+    Candidate,
+    DistillContext,
+    DistillError,
+    DistillResult,
+    TaskResult,
+    Turn,
+)
 from app.providers.llm import USAGE_KEYS, EmptyReply, InvalidReply, JSONChatClient, Reply, fenced_json
 
 if TYPE_CHECKING:
@@ -227,6 +236,7 @@ def post_filter(candidates: list[Candidate], context: DistillContext) -> list[Ca
                 "source_seqs": source_seqs,
                 "entities": entities,
                 "supersedes": supersedes,
+                "metadata": {},  # the service's to set, never the model's
             }
         )
     return list(kept.values())
@@ -252,6 +262,9 @@ class LLMDistiller:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+    async def task(self, context: DistillContext, min_steps: int) -> TaskResult:
+        return await ask_task(self._client, context, min_steps)  # app/distill/llm_tasks.py
 
     async def distill(self, context: DistillContext) -> DistillResult:
         usage = dict.fromkeys((*USAGE_KEYS, "calls"), 0)

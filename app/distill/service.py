@@ -24,6 +24,7 @@ from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
+from app.db.repositories import tasks as tasks_repo
 from app.db.repositories import units as units_repo
 from app.db.repositories.locks import xact_lock
 from app.distill.taxonomy import bank_taxonomy
@@ -77,7 +78,7 @@ def llm_configured(settings: Settings) -> bool:
 
 
 def _turns(events: list[Event]) -> list[Turn]:
-    return [Turn(e.seq, e.id, e.role, e.content, e.speaker, e.occurred_at) for e in events]
+    return [Turn(e.seq, e.id, e.role, e.content, e.speaker, e.occurred_at, e.metadata_) for e in events]
 
 
 def redact_candidate(candidate: Candidate) -> Candidate:
@@ -179,6 +180,7 @@ async def _store(
             "distiller": distiller.version,
             "identity_key": key,
             "embedding_model": rt.embedder.model,
+            "metadata": c.metadata,
         }
         prepared[key] = (row, c)
     if not prepared:
@@ -274,6 +276,13 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             await rt.working_memory.discard_through(bank_id, session_id, watermark)
         if len(events) < BATCH_EVENTS:
             break
+    from app.distill.episodes import write_task_episodes  # the task stage (imports this module)
+
+    tasks = await write_task_episodes(rt, distiller, job, bank_id, session_id)
+    resolve_jobs += [tasks.resolve_job] if tasks.resolve_job else []
+    if tasks.units:
+        totals.update(task_episodes=len(tasks.units))
+    usage.update(tasks.usage)
     await rt.sender.send(resolve_jobs)
     result: dict[str, Any] = {
         "session_id": session_id,
@@ -334,6 +343,9 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 kept, _, batch_usage = await _candidates(db, rt, distiller, bank, session_id, batch)
                 candidates += kept
                 usage.update(batch_usage)
+            from app.distill.episodes import replayed_task_candidates  # (imports this module)
+
+            candidates += await replayed_task_candidates(distiller, bank, session, events, candidates, usage)
             # Compared with everything the session's distillations stand by, whatever resolution or a
             # user did with it since: a unit resolution superseded or merged, or a user forgot, is
             # still this replay's output, not something to add again (a no-op replay changes nothing
@@ -359,6 +371,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             await _store(
                 db, rt, bank, session_id, events, added, distiller=distiller, job=job, salt=f"/{job.id}"
             )
+            await tasks_repo.link_task_episodes(db, bank_id, session_id)
             # Retired, not superseded: nothing replaces them in a chain (they stay restorable).
             await history_repo.transition(
                 db,

@@ -51,7 +51,8 @@ OUTCOMES = ("activated", "superseded", "merged", "outdated")
 
 # Tags without a "value" of their own: never a conflict key. Life events accumulate ("went to a
 # support group", then "went to a pottery class"): a later one never replaces an earlier one.
-NO_KEY_TAGS = frozenset({"episode", "correction", "fact.event"})
+# Task episodes accumulate too: a new task never replaces an earlier one.
+NO_KEY_TAGS = frozenset({"episode", "episode.task", "correction", "fact.event"})
 # One value per subject: a new budget replaces the old one.
 SINGLE_VALUED_TAGS = frozenset({"constraint.budget"})
 # One object per (subject, relation): "lives_in Berlin" then "lives_in Paris".

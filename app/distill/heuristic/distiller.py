@@ -13,7 +13,8 @@ from app.distill.heuristic import rules as R
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.events import is_life_event
 from app.distill.heuristic.person import WORD, first_person_to_speaker
-from app.distill.types import Candidate, DistillContext, DistillResult, Turn
+from app.distill.heuristic.tasks import detect_task
+from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
 from app.memory.graph import EntityOut, RelationOut
 from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, pos_tag, split_sentences
 
@@ -126,6 +127,9 @@ class HeuristicDistiller:
                 units = [u for u in units if u.tags != ["episode"]]
             candidates += units
         return DistillResult(candidates)
+
+    async def task(self, context: DistillContext, min_steps: int) -> TaskResult:
+        return TaskResult(detect_task(context, min_steps))  # app/distill/heuristic/tasks.py
 
     async def aclose(self) -> None:
         return None
