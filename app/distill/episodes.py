@@ -17,7 +17,7 @@ from app.db.models import Event, Job, Session
 from app.db.repositories import events as events_repo
 from app.db.repositories import tasks as tasks_repo
 from app.db.repositories.locks import xact_lock
-from app.distill import service as distilling
+from app.distill import store
 from app.distill.tasks import domain_tags, to_candidate
 from app.distill.taxonomy import bank_taxonomy
 from app.distill.types import Candidate, DistillContext, Distiller
@@ -54,7 +54,7 @@ async def task_candidates(
     config = bank.config
     found = []
     for start, end in spans:
-        turns = distilling._turns([e for e in events if start < e.seq <= end])
+        turns = store.to_turns([e for e in events if start < e.seq <= end])
         if config.redact:
             turns = [replace(t, content=redact(t.content)) for t in turns]
         if not turns:
@@ -76,7 +76,7 @@ async def task_candidates(
         if candidate is None:
             continue
         if config.redact:
-            candidate = distilling.redact_candidate(candidate)
+            candidate = store.redact_candidate(candidate)
         if candidate.confidence >= config.min_confidence:
             found.append(candidate)
     return found
@@ -109,7 +109,7 @@ class TaskStage:
 
 
 async def write_task_episodes(
-    rt: distilling.DistillRuntime, distiller: Distiller, job: Job, bank_id: str, session_id: str
+    rt: store.DistillRuntime, distiller: Distiller, job: Job, bank_id: str, session_id: str
 ) -> TaskStage:
     """The task episodes of the session's ended, not yet written tasks, in one transaction under the
     session's distillation lock; the session's `task_seq` moves with them (a failure moves nothing,
@@ -117,7 +117,7 @@ async def write_task_episodes(
     stage = TaskStage()
     async with rt.sessionmaker() as db, db.begin():
         key = composite_key("distill", bank_id, session_id)
-        if not await xact_lock(db, key, distilling.LOCK_WAIT_SECONDS):
+        if not await xact_lock(db, key, store.LOCK_WAIT_SECONDS):
             raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
         bank = await configured_bank(db, bank_id)
         session = await events_repo.get_session(db, bank_id, session_id)
@@ -135,7 +135,7 @@ async def write_task_episodes(
             return await tasks_repo.tags_of_turns(db, bank_id, session_id, seqs)
 
         candidates = await task_candidates(distiller, bank, session_id, events, spans, tags_of, stage.usage)
-        stage.units = await distilling._store(
+        stage.units = await store.store_units(
             db, rt, bank, session_id, events, candidates, distiller=distiller, job=job
         )
         await tasks_repo.link_task_episodes(db, bank_id, session_id)

@@ -12,11 +12,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from app.db.repositories.tasks import TASK_TAG
-from app.distill.types import CORE_KINDS, Candidate, Turn
-from app.memory.graph import EntityOut
+from app.distill.types import CORE_KINDS, Candidate, TaskEpisode, TaskStep, Turn
 
 __all__ = ["TASK_TAG", "TaskEpisode", "TaskStep", "to_candidate"]
 TASK_CONFIDENCE = 0.85
@@ -30,27 +27,6 @@ MAX_IMPORTANCE = 0.95
 TOOL_NAME_KEYS = ("tool", "name", "tool_name", "function")
 TOOL_ARGUMENT_KEYS = ("arguments", "args", "input", "parameters")
 TOOL_RESULT_KEYS = ("result", "output", "response")
-
-
-class TaskStep(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    action: str = Field(min_length=1, max_length=1000)
-    result: str = Field(default="", max_length=2000)
-
-
-class TaskEpisode(BaseModel):
-    """A whole task as a distiller sees it; `summary` is the unit's one-line content."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    summary: str = Field(min_length=1, max_length=2000)
-    task: str = Field(min_length=1, max_length=2000)
-    steps: list[TaskStep] = Field(default_factory=list, max_length=100)
-    outcome: str = Field(min_length=1, max_length=2000)
-    source_seqs: list[int] = Field(min_length=1)
-    importance: float | None = Field(default=None, ge=0, le=1)
-    entities: list[EntityOut] = Field(default_factory=list)
 
 
 def shorten(text: str, limit: int = PART_MAX_CHARS) -> str:

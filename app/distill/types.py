@@ -6,15 +6,12 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from app.memory.graph import EntityOut, RelationOut
-
-if TYPE_CHECKING:
-    from app.distill.tasks import TaskEpisode
 
 CORE_KINDS = ("fact", "preference", "constraint", "task_state", "correction", "episode")
 
@@ -82,6 +79,27 @@ class Candidate(BaseModel):
 class DistillResult:
     candidates: list[Candidate]
     usage: dict[str, int] = field(default_factory=dict)  # token counts, for LLM distillers
+
+
+class TaskStep(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    action: str = Field(min_length=1, max_length=1000)
+    result: str = Field(default="", max_length=2000)
+
+
+class TaskEpisode(BaseModel):
+    """A whole task as a distiller sees it; `summary` is the unit's one-line content."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    summary: str = Field(min_length=1, max_length=2000)
+    task: str = Field(min_length=1, max_length=2000)
+    steps: list[TaskStep] = Field(default_factory=list, max_length=100)
+    outcome: str = Field(min_length=1, max_length=2000)
+    source_seqs: list[int] = Field(min_length=1)
+    importance: float | None = Field(default=None, ge=0, le=1)
+    entities: list[EntityOut] = Field(default_factory=list)
 
 
 @dataclass

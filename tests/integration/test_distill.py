@@ -244,7 +244,8 @@ async def in_process(stack: Stack, app: Any) -> AsyncIterator[Any]:
     API's task queue, whose broker connection pool is shared process-wide)."""
     from app.config import get_settings
     from app.db.engine import create_engine, create_sessionmaker
-    from app.distill.service import DistillRuntime, create_distiller
+    from app.distill.service import create_distiller
+    from app.distill.store import DistillRuntime
     from app.providers.embeddings import OpenAIEmbedder
 
     settings = get_settings()
