@@ -3,6 +3,7 @@ sentence, first person resolved to the speaker, relative dates resolved against 
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime
 
@@ -111,21 +112,34 @@ class HeuristicDistiller:
         turns = context.turns
         names = {t.speaker for t in turns if t.speaker}
         parts: list[tuple[Turn, list[Candidate], bool]] = []
+        asked: list[tuple[Turn, str] | None] = []
         previous: Turn | None = None
         for index, turn in enumerate(turns):
-            local_time = turn.occurred_at.astimezone(context.timezone)
-            recent = turns[max(0, index - R.SLOT_WINDOW - R.ECHO_WINDOW) : index]
-            units, question_only = self._turn(turn, local_time, _question_to(turn, previous), recent, names)
+            asked.append(_question_to(turn, previous))
+            units, question_only = self._turn(
+                turn, self._local(turn, context), asked[-1], turns, index, names
+            )
             parts.append((turn, units, question_only))
             previous = turn
         candidates: list[Candidate] = []
         for index, (turn, units, question_only) in enumerate(parts):
             following = parts[index + 1][1] if index + 1 < len(parts) else []
-            if question_only and any(u.source_seqs == [turn.seq, parts[index + 1][0].seq] for u in following):
+            quoted = asked[index + 1] if index + 1 < len(parts) else None
+            if quoted is None or not any(
+                u.source_seqs == [turn.seq, parts[index + 1][0].seq] for u in following
+            ):
+                candidates += units
+            elif question_only:
                 # the answer's episode quotes (and cites) the question: it needs no unit of its own
-                units = [u for u in units if u.tags != ["episode"]]
-            candidates += units
+                candidates += [u for u in units if u.tags != ["episode"]]
+            else:  # ... nor a second copy in the rest of what its turn said
+                local = self._local(turn, context)
+                candidates += self._turn(turn, local, asked[index], turns, index, names, quoted[1])[0]
         return DistillResult(candidates)
+
+    @staticmethod
+    def _local(turn: Turn, context: DistillContext) -> datetime:
+        return turn.occurred_at.astimezone(context.timezone)
 
     async def aclose(self) -> None:
         return None
@@ -140,23 +154,27 @@ class HeuristicDistiller:
         """The turn's units. `asked`: the other speaker's question this turn answers, which its
         episode quotes (and cites): "Researching adoption agencies" means little without "What are
         your plans for the summer?". `recent`: the turns said before it (echoes, open slots)."""
-        names = {t.speaker for t in [*(recent or []), turn] if t.speaker}
-        return self._turn(turn, local_time, asked, recent or [], names)[0]
+        turns = [*(recent or []), turn]
+        names = {t.speaker for t in turns if t.speaker}
+        return self._turn(turn, local_time, asked, turns, len(turns) - 1, names)[0]
 
     def _turn(
         self,
         turn: Turn,
         local_time: datetime,
         asked: tuple[Turn, str] | None,
-        recent: list[Turn],
+        turns: list[Turn],
+        index: int,
         names: set[str],
+        quoted: str | None = None,
     ) -> tuple[list[Candidate], bool]:
-        """The turn's units, and whether what is left for its episode is only a question."""
+        """The turn's units (`turns[index]`), and whether what is left for its episode is only a
+        question. `quoted`: a question of this turn the next turn's episode quotes, left out here."""
         if turn.role == "system":
             return [], False
-        units: list[Candidate] = []
-        leftover: list[str] = []
-        questions = 0
+        recent = turns[max(0, index - R.SLOT_WINDOW - R.ECHO_WINDOW) : index]
+        # in the turn's order: a unit (and whether only loose rules found it), or text for the episode
+        parts: list[tuple[Candidate | None, bool, str]] = []
         said = " ".join(t.content for t in recent[-R.ECHO_WINDOW :] if t.role != turn.role)
         slot = _open_slot(recent, turn)
         for sentence in split_sentences(turn.content):
@@ -166,18 +184,26 @@ class HeuristicDistiller:
             question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(sentence)
             for claim, matches in self._claims(sentence, language, turn.role, question is not None):
                 if matches:
-                    units.append(self._typed_unit(turn, claim, language, matches, local_time))
+                    unit = self._typed_unit(turn, claim, language, matches, local_time)
+                    parts.append((unit, _leans_on_turn(claim, language, matches), claim))
                     continue
                 if slot is not None and not question and turn.role == "user":
                     filled = self._slot_unit(turn, claim, language, slot, local_time)
                     if filled is not None:
-                        units.append(filled)
+                        parts.append((filled, False, claim))
                         continue
-                if self._noise(claim, turn.role, question is not None, said, names):
+                if claim == quoted or self._noise(claim, turn.role, question is not None, said, names):
                     continue
                 if not _is_short(claim, language):
-                    leftover.append(clean.strip_wrapping(claim))
-                    questions += question is not None
+                    parts.append((None, question is not None, claim))
+        if any(unit is None for unit, _, _ in parts):
+            # a mention in a turn that says more stays in the turn's episode, in its place
+            parts = [
+                (None, False, text) if unit and loose else (unit, loose, text) for unit, loose, text in parts
+            ]
+        units = [unit for unit, _, _ in parts if unit is not None]
+        leftover = [clean.strip_wrapping(text) for unit, _, text in parts if unit is None]
+        questions = sum(1 for unit, question, _ in parts if unit is None and question)
         question_only = bool(leftover) and questions == len(leftover)
         if units and leftover and all(_ASIDE.fullmatch(s) for s in leftover):
             # an aside ("(image: a photo of …)") alone is no claim: it stays with the claim it goes with
@@ -269,18 +295,21 @@ class HeuristicDistiller:
         speaker, named = _speaker(turn, language)
         confidence, importance = R.KIND_DEFAULTS["episode"] if turn.role == "user" else R.ASSISTANT_EPISODE
         units = []
-        for chunk in _chunks(sentences, R.EPISODE_MAX_CHARS, "" if language == "zh" else " "):
+        for number, chunk in enumerate(
+            _chunks(sentences, R.EPISODE_MAX_CHARS[language], "" if language == "zh" else " ")
+        ):
             content, dates = resolve_dates(chunk, local_time)
             content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
             seqs = [turn.seq]
-            if asked is not None:
-                asker = _speaker(asked[0], language)[0]
+            replying = asked if number == 0 else None  # the answer starts the turn; one quote is enough
+            if replying is not None:
+                asker = _speaker(replying[0], language)[0]
                 content += (
-                    f"（回复{asker}：“{asked[1]}”）"
+                    f"（回复{asker}：“{replying[1]}”）"
                     if language == "zh"
-                    else f' (replying to {asker}: "{asked[1]}")'
+                    else f' (replying to {asker}: "{replying[1]}")'
                 )
-                seqs = [asked[0].seq, turn.seq]
+                seqs = [replying[0].seq, turn.seq]
             entities = find_entities(chunk, language, ["episode"]) + [
                 EntityOut(name=d.text, type="date") for d in dates
             ]
@@ -288,7 +317,7 @@ class HeuristicDistiller:
                 entities.insert(0, EntityOut(name=speaker, type="person"))
             entities = [e for e in entities if clean.worth_a_node(e, () if named else (speaker,))]
             # A durable event (a move, an adoption, a new class) is a dated fact, not chatter.
-            event = turn.role == "user" and asked is None and is_life_event(chunk, language)
+            event = turn.role == "user" and replying is None and is_life_event(chunk, language)
             units.append(
                 Candidate(
                     content=content,
@@ -339,6 +368,19 @@ class HeuristicDistiller:
 
 
 _ASIDE = re.compile(r"\([^()]*\)")
+# What a claim may say about someone that needs the turn around it when it points back ("I love how it's
+# both …", "It reminds me why I love being a mom"); ids, contacts, constraints and states stand alone.
+_DESCRIPTIVE = ("preference", "fact.family", "fact.work", "fact.education", "fact.event")
+
+
+def _leans_on_turn(claim: str, language: str, matches: list[tuple[R.Rule, re.Match[str]]]) -> bool:
+    """Whether the claim is a mention rather than a claim of its own: found by loose rules only, or
+    descriptive and pointing back at what the turn said before it."""
+    if all(rule.loose for rule, _ in matches):
+        return True
+    if not all(rule.tag.startswith(_DESCRIPTIVE) or rule.tag == "fact" for rule, _ in matches):
+        return False
+    return (R.REFERS_BACK_ZH if language == "zh" else R.REFERS_BACK_EN).search(claim) is not None
 
 
 def _open_slot(recent: list[Turn], turn: Turn) -> R.Slot | None:
@@ -370,7 +412,7 @@ def _question_to(turn: Turn, previous: Turn | None) -> tuple[Turn, str] | None:
         pattern = R.QUESTION_ZH if has_cjk(sentence) else R.QUESTION_EN
         if (
             pattern.search(sentence)
-            and len(sentence) <= R.EPISODE_MAX_CHARS // 3
+            and len(sentence) <= R.QUOTE_MAX_CHARS
             and not clean.is_small_talk(sentence, {previous.speaker or "", turn.speaker or ""})
         ):
             return previous, sentence
@@ -378,10 +420,14 @@ def _question_to(turn: Turn, previous: Turn | None) -> tuple[Turn, str] | None:
 
 
 def _chunks(sentences: list[str], limit: int, joiner: str) -> list[str]:
+    """Sentences joined into chunks of about the same length, each under `limit` where sentences
+    allow: no short remainder that would say little on its own."""
+    total = sum(len(s) + len(joiner) for s in sentences)
+    target = total / math.ceil(total / limit) if total else limit
     chunks: list[str] = []
     current = ""
     for sentence in sentences:
-        if current and len(current) + len(sentence) + 1 > limit:
+        if current and len(current) + len(sentence) / 2 > target:
             chunks.append(current)
             current = ""
         current = f"{current}{joiner}{sentence}" if current else sentence
