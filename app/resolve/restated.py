@@ -1,0 +1,66 @@
+"""No leak after a supersede (issue 16): when a value is superseded, the episodes of the bank that
+present the old value as current ("For 5000, the assistant recommends the IdeaPad" once the budget
+is 8000) are linked to the new head and leave the default retrieval, so a question about the value
+does not bring back two budgets. An episode restates the old value when it is close to the old unit
+(cosine) and carries one of the old unit's numbers and none of the new one's."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import MemoryUnit
+from app.db.repositories import embeddings as embeddings_repo
+from app.db.repositories import history as history_repo
+
+RESTATING_SIMILARITY = 0.55  # this close to the old unit: about the same thing
+RESTATING_NEIGHBOURS = 20
+RESTATING_KINDS = ("episode",)  # typed units have their own chains; life events are not restatements
+_NUMBER = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*")
+
+
+def numbers(text: str) -> set[str]:
+    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+
+
+def restates(candidate: MemoryUnit, old: MemoryUnit, new: MemoryUnit) -> bool:
+    """`candidate` carries a number only the old unit has and none that only the new one has."""
+    mine, before, after = numbers(candidate.content), numbers(old.content), numbers(new.content)
+    gone, current = before - after, after - before
+    return bool(mine & gone) and not (mine & current)
+
+
+async def retire_restatements(
+    db: AsyncSession, old: MemoryUnit, new: MemoryUnit, model: str, *, actor: str, details: dict[str, Any]
+) -> list[uuid.UUID]:
+    """Link the active episodes that restate `old`'s value to `new` (status `superseded`, history
+    action `superseded` with the reason). Returns their ids."""
+    if not numbers(old.content) - numbers(new.content):
+        return []
+    near = await embeddings_repo.neighbours(db, old, model, RESTATING_NEIGHBOURS)
+    restating = [
+        u
+        for u, similarity in near
+        if similarity >= RESTATING_SIMILARITY
+        and u.id != new.id
+        and u.tags
+        and u.tags[0].split(".", 1)[0] in RESTATING_KINDS
+        and restates(u, old, new)
+    ]
+    ids = [u.id for u in restating]
+    await history_repo.link_restatements(db, ids, new.id)
+    await history_repo.transition(
+        db,
+        new.bank_id,
+        [(u.id, u.status, "superseded") for u in restating],
+        action="superseded",
+        actor=actor,
+        details={
+            u.id: {**details, "superseded_by": str(new.id), "reason": f"restates the value {old.id} held"}
+            for u in restating
+        },
+    )
+    return ids
