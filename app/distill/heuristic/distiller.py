@@ -3,20 +3,20 @@ sentence, first person resolved to the speaker, relative dates resolved against 
 
 from __future__ import annotations
 
-import math
 import re
 from datetime import datetime
 
 from app.distill.dates import EN_PATTERN as DATE_EN
-from app.distill.dates import find_dates, resolve_dates
+from app.distill.dates import resolve_dates
 from app.distill.heuristic import clean
 from app.distill.heuristic import rules as R
+from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to, slot_value
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.events import is_life_event
 from app.distill.heuristic.person import WORD, first_person_to_speaker
 from app.distill.types import Candidate, DistillContext, DistillResult, Turn
 from app.memory.graph import EntityOut, RelationOut
-from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, pos_tag, split_sentences
+from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences
 
 DEFAULT_SPEAKER = {
     ("en", "user"): "The user",
@@ -115,7 +115,7 @@ class HeuristicDistiller:
         asked: list[tuple[Turn, str] | None] = []
         previous: Turn | None = None
         for index, turn in enumerate(turns):
-            asked.append(_question_to(turn, previous))
+            asked.append(question_to(turn, previous))
             units, question_only = self._turn(
                 turn, self._local(turn, context), asked[-1], turns, index, names
             )
@@ -176,7 +176,7 @@ class HeuristicDistiller:
         # in the turn's order: a unit (and whether only loose rules found it), or text for the episode
         parts: list[tuple[Candidate | None, bool, str]] = []
         said = " ".join(t.content for t in recent[-R.ECHO_WINDOW :] if t.role != turn.role)
-        slot = _open_slot(recent, turn)
+        slot = open_slot(recent, turn)
         for sentence in split_sentences(turn.content):
             language = _language(sentence)
             if _is_filler(sentence, language):
@@ -185,7 +185,7 @@ class HeuristicDistiller:
             for claim, matches in self._claims(sentence, language, turn.role, question is not None):
                 if matches:
                     unit = self._typed_unit(turn, claim, language, matches, local_time)
-                    parts.append((unit, _leans_on_turn(claim, language, matches), claim))
+                    parts.append((unit, leans_on_turn(claim, language, matches), claim))
                     continue
                 if slot is not None and not question and turn.role == "user":
                     filled = self._slot_unit(turn, claim, language, slot, local_time)
@@ -205,7 +205,7 @@ class HeuristicDistiller:
         leftover = [clean.strip_wrapping(text) for unit, _, text in parts if unit is None]
         questions = sum(1 for unit, question, _ in parts if unit is None and question)
         question_only = bool(leftover) and questions == len(leftover)
-        if units and leftover and all(_ASIDE.fullmatch(s) for s in leftover):
+        if units and leftover and all(ASIDE.fullmatch(s) for s in leftover):
             # an aside ("(image: a photo of …)") alone is no claim: it stays with the claim it goes with
             last = units[-1]
             units[-1] = last.model_copy(update={"content": f"{last.content} {' '.join(leftover)}"})
@@ -296,7 +296,7 @@ class HeuristicDistiller:
         confidence, importance = R.KIND_DEFAULTS["episode"] if turn.role == "user" else R.ASSISTANT_EPISODE
         units = []
         for number, chunk in enumerate(
-            _chunks(sentences, R.EPISODE_MAX_CHARS[language], "" if language == "zh" else " ")
+            chunks(sentences, R.EPISODE_MAX_CHARS[language], "" if language == "zh" else " ")
         ):
             content, dates = resolve_dates(chunk, local_time)
             content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
@@ -335,7 +335,7 @@ class HeuristicDistiller:
         self, turn: Turn, claim: str, language: str, slot: R.Slot, local_time: datetime
     ) -> Candidate | None:
         """A bare value said while `slot` is open fills it ("可以到8000" right after a budget)."""
-        value = _slot_value(claim, language, slot, local_time)
+        value = slot_value(claim, language, slot, local_time)
         if value is None:
             return None
         hedge = (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(claim)
@@ -365,72 +365,3 @@ class HeuristicDistiller:
         if speaker.lower() in content.lower():
             return content
         return f"{speaker}：{content}" if language == "zh" else f"{speaker}: {content}"
-
-
-_ASIDE = re.compile(r"\([^()]*\)")
-# What a claim may say about someone that needs the turn around it when it points back ("I love how it's
-# both …", "It reminds me why I love being a mom"); ids, contacts, constraints and states stand alone.
-_DESCRIPTIVE = ("preference", "fact.family", "fact.work", "fact.education", "fact.event")
-
-
-def _leans_on_turn(claim: str, language: str, matches: list[tuple[R.Rule, re.Match[str]]]) -> bool:
-    """Whether the claim is a mention rather than a claim of its own: found by loose rules only, or
-    descriptive and pointing back at what the turn said before it."""
-    if all(rule.loose for rule, _ in matches):
-        return True
-    if not all(rule.tag.startswith(_DESCRIPTIVE) or rule.tag == "fact" for rule, _ in matches):
-        return False
-    return (R.REFERS_BACK_ZH if language == "zh" else R.REFERS_BACK_EN).search(claim) is not None
-
-
-def _open_slot(recent: list[Turn], turn: Turn) -> R.Slot | None:
-    """The slot discussed in the last few turns (by anyone: "What is your budget?", "预算是5000")."""
-    for earlier in reversed(recent[-R.SLOT_WINDOW :]):
-        for slot in R.SLOTS:
-            if slot.trigger.search(earlier.content):
-                return slot
-    return None
-
-
-def _slot_value(claim: str, language: str, slot: R.Slot, local_time: datetime) -> str | None:
-    if slot.value == "amount":
-        match = R.SLOT_AMOUNT.search(claim)
-        return match.group().strip() if match else None
-    if slot.value == "date":
-        dates = find_dates(claim, local_time)
-        return dates[0].text if dates else None
-    if language == "zh":
-        return next((w for w, flag in pos_tag(claim) if flag == "ns"), None)
-    return next((e.name for e in find_entities(claim, language, []) if e.type == "place"), None)
-
-
-def _question_to(turn: Turn, previous: Turn | None) -> tuple[Turn, str] | None:
-    """The last question of the previous turn, when another speaker asked it."""
-    if previous is None or (previous.speaker, previous.role) == (turn.speaker, turn.role):
-        return None
-    for sentence in reversed(split_sentences(previous.content)):
-        pattern = R.QUESTION_ZH if has_cjk(sentence) else R.QUESTION_EN
-        if (
-            pattern.search(sentence)
-            and len(sentence) <= R.QUOTE_MAX_CHARS
-            and not clean.is_small_talk(sentence, {previous.speaker or "", turn.speaker or ""})
-        ):
-            return previous, sentence
-    return None
-
-
-def _chunks(sentences: list[str], limit: int, joiner: str) -> list[str]:
-    """Sentences joined into chunks of about the same length, each under `limit` where sentences
-    allow: no short remainder that would say little on its own."""
-    total = sum(len(s) + len(joiner) for s in sentences)
-    target = total / math.ceil(total / limit) if total else limit
-    chunks: list[str] = []
-    current = ""
-    for sentence in sentences:
-        if current and len(current) + len(sentence) / 2 > target:
-            chunks.append(current)
-            current = ""
-        current = f"{current}{joiner}{sentence}" if current else sentence
-    if current:
-        chunks.append(current)
-    return chunks
