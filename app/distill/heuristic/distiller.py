@@ -105,7 +105,7 @@ def _tags(sentence: str, matches: list[tuple[R.Rule, re.Match[str]]]) -> list[st
 
 class HeuristicDistiller:
     name = "heuristic"
-    version = "heuristic-2"
+    version = "heuristic-3"
     uses_related = False
 
     async def distill(self, context: DistillContext) -> DistillResult:
