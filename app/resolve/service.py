@@ -35,7 +35,7 @@ from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
 from app.resolve.judge import Judge, JudgedUnit
-from app.resolve.restated import retire_restatements
+from app.resolve.restated import file_restatement, restated_head, retire_restatements
 
 log = logging.getLogger(__name__)
 
@@ -245,6 +245,10 @@ async def _resolve_one(
                         details=details,
                         model=embedder.model,
                     )
+    restated = await restated_head(db, unit, embedder.model)
+    if restated is not None:  # an episode that presents a replaced value as current
+        await file_restatement(db, unit, *restated, actor="resolver", details=details)
+        return "outdated"
     await history_repo.transition(
         db,
         unit.bank_id,

@@ -133,3 +133,23 @@ async def test_an_episode_that_restates_the_old_value_follows_it_out(
         json={"query": QUESTION[lang], "top_k": 10, "statuses": ["active", "superseded"]},
     )
     assert episode["id"] in {m["id"] for m in both.json()["memories"]}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_an_episode_restating_the_old_value_after_the_change_is_history_on_arrival(
+    client: httpx.AsyncClient, worker: Any, lang: str
+) -> None:
+    """The same recommendation said in a later batch, once 8000 has replaced 5000: it never becomes
+    active (outcome `outdated`), it joins the chain under the current budget."""
+    first, recommendation, raised = RESTATING[lang]
+    bank = await make_bank(client, distill_every_n_turns=1000)
+    await converse(client, bank, [first, raised])
+    [budget] = await memories(client, bank, tag="constraint.budget", status="active")
+    await converse(client, bank, [recommendation])
+
+    active = await memories(client, bank, status="active")
+    assert not [m["content"] for m in active if "5000" in m["content"]]
+    [episode] = [m for m in await memories(client, bank, status="superseded") if m["source"]["seqs"] == [3]]
+    assert episode["superseded_by"] == budget["id"]
+    [still] = await memories(client, bank, tag="constraint.budget", status="active")
+    assert still["id"] == budget["id"]
