@@ -3,7 +3,8 @@ present the old value as current ("For 5000, the assistant recommends the IdeaPa
 is 8000) are linked to the new head and leave the default retrieval, so a question about the value
 does not bring back two budgets; an episode that arrives after the supersede restating the old value
 joins the chain the same way instead of becoming active. An episode restates the old value when it is
-close to the old unit (cosine) and carries one of the old unit's numbers and none of the new one's."""
+close to the old unit (cosine) and carries one of the old unit's numbers and none of the new one's; the
+values are those of constraints (a budget, a quantity, a limit), the numbers not the dates resolved."""
 
 from __future__ import annotations
 
@@ -20,7 +21,11 @@ from app.db.repositories import history as history_repo
 RESTATING_SIMILARITY = 0.55  # this close to the old unit: about the same thing
 RESTATING_NEIGHBOURS = 20
 RESTATING_KINDS = ("episode",)  # typed units have their own chains; life events are not restatements
+VALUE_KINDS = ("constraint",)  # the values a restatement can carry: budgets, quantities, limits
 _NUMBER = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*")
+# the dates the distiller writes beside what it resolved ("(2026-12-04)", "(the week of 2026-11-23)",
+# "(2022)"): the day something was said, not a value
+_RESOLVED_DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\(\d{4}\)|（\d{4}）")
 
 
 def _restating_kind(unit: MemoryUnit) -> bool:
@@ -28,7 +33,11 @@ def _restating_kind(unit: MemoryUnit) -> bool:
 
 
 def numbers(text: str) -> set[str]:
-    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+    return {n.replace(",", "") for n in _NUMBER.findall(_RESOLVED_DATE.sub(" ", text))}
+
+
+def _value_kind(unit: MemoryUnit) -> bool:
+    return bool(unit.tags) and unit.tags[0].split(".", 1)[0] in VALUE_KINDS
 
 
 def restates(candidate: MemoryUnit, old: MemoryUnit, new: MemoryUnit) -> bool:
@@ -43,7 +52,7 @@ async def retire_restatements(
 ) -> list[uuid.UUID]:
     """Link the active episodes that restate `old`'s value to `new` (status `superseded`, history
     action `superseded` with the reason). Returns their ids."""
-    if not numbers(old.content) - numbers(new.content):
+    if not _value_kind(old) or not numbers(old.content) - numbers(new.content):
         return []
     near = await embeddings_repo.neighbours(db, old, model, RESTATING_NEIGHBOURS)
     restating = [
@@ -67,7 +76,7 @@ async def restated_head(
         return None
     near = await embeddings_repo.neighbours(db, unit, model, RESTATING_NEIGHBOURS, status="superseded")
     for old, similarity in near:
-        if similarity < RESTATING_SIMILARITY or _restating_kind(old):
+        if similarity < RESTATING_SIMILARITY or not _value_kind(old):
             continue
         head = await history_repo.chain_head(db, old.id)
         if head is not None and head.status == "active" and head.id != old.id and restates(unit, old, head):
