@@ -12,6 +12,7 @@ from app.db.repositories import events as events_repo
 from app.distill.service import llm_configured
 from app.errors import Invalid, NotFound
 from app.events.sessions import get_session
+from app.jobs import service as jobs
 from app.jobs.schedule import schedule_distill, schedule_redistill, to_send
 from app.jobs.service import JobSender
 from app.schemas.jobs import RedistillRequest
@@ -24,6 +25,15 @@ async def reflect(db: AsyncSession, sender: JobSender, bank: ConfiguredBank, ses
     job, created = await schedule_distill(db, bank.id, session_id)
     await sender.commit_and_send(db, [to_send(job, created, resend_queued=True)])
     return job
+
+
+async def reflect_and_wait(
+    db: AsyncSession, sender: JobSender, bank: ConfiguredBank, session_id: str, within: float
+) -> tuple[Job, bool | None]:
+    """`reflect`, then wait (at most `within` seconds) until the job failed or the session's units
+    are searchable → (the job, searchable)."""
+    job = await reflect(db, sender, bank, session_id)
+    return await jobs.wait_searchable(db, job, within)
 
 
 async def request_redistill(
