@@ -424,3 +424,19 @@ async def test_malformed_arguments_are_tool_errors(service: str, client: httpx.A
             mcp, "memory_query", {"query": "What does Bo drink?", "top_k": "3", "tags": "preference"}
         )
         assert found["ids"] == [written["id"]]
+
+
+async def test_memory_write_supersedes_a_changed_fact_like_the_rest_route(
+    service: str, client: httpx.AsyncClient
+) -> None:
+    bank = await make_bank(client)
+    async with http_client(service, await bank_key(client, bank)) as mcp:
+        for first, second in (
+            ("Carl works at Acme.", "Carl works at Globex."),
+            ("张伟在阿里巴巴工作。", "张伟在腾讯工作。"),
+        ):
+            old = await ok(mcp, "memory_write", {"content": first, "tags": ["fact.work"]})
+            new = await ok(mcp, "memory_write", {"content": second, "tags": ["fact.work"]})
+            assert (new["status"], new["supersedes"]) == ("active", old["id"])
+            before = (await client.get(f"/v1/banks/{bank}/memories/{old['id']}")).json()
+            assert before["status"] == "superseded"
