@@ -56,8 +56,8 @@ async def request_redistill(
 
 
 async def statement_graph(content: str, tags: list[str]) -> tuple[list[EntityOut], list[RelationOut]]:
-    """The entities and relations of a self-contained statement (a direct write), by the heuristic
-    distiller's rules (offline, in the request; on a thread, jieba and the rules are CPU work)."""
+    """The relations of a self-contained statement (a direct write) and the entities they join, by the
+    heuristic distiller's rules (offline, in the request; on a thread: jieba and the rules are CPU work)."""
     from app.distill.heuristic.statement import statement_graph as find
 
     return await asyncio.to_thread(find, content, tags)

@@ -17,8 +17,9 @@ from app.text import has_cjk
 
 _USER_EN = re.compile(r"^(?:the\s+)?user\b", re.IGNORECASE)
 _USER_ZH = "用户"
-# A leading name (one to three capitalised words), possibly possessive: "Carl", "Ana Lopez's".
-_NAME_EN = re.compile(r"^([A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})('s)?\s+(\S+)")
+# A leading name (one to three capitalised words), possessive or followed by a verb: "Carl works",
+# "Ana Lopez's budget"; not "Ticket TCK-1 waits" (the word after the name is no verb).
+_NAME_EN = re.compile(r"^([A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})(?:('s)\s+(\S+)|\s+([a-z][a-z']*)\b)")
 _NAME_LATIN_ZH = re.compile(r"^([A-Za-z][A-Za-z]+(?:\s+[A-Z][a-z]+)?)(的)?")
 _BE = {"is": "am", "was": "was", "has": "have", "does": "do", "doesn't": "don't", "isn't": "am not"}
 
@@ -57,7 +58,7 @@ def as_first_person(content: str) -> tuple[str, str | None]:
         head, _, tail = rest.strip().partition(" ")
         return f"I {_first_person_verb(head)} {tail}".strip(), None
     if name and name.group(1) not in ("The", "My", "Our", "This", "That", "It"):
-        subject, possessive, verb = name.groups()
+        subject, possessive, _, verb = name.groups()
         if possessive:
             return "My " + text[len(subject) + 3 :], subject
         return f"I {_first_person_verb(verb)}{text[name.end() :]}", subject
@@ -65,15 +66,26 @@ def as_first_person(content: str) -> tuple[str, str | None]:
 
 
 def statement_graph(content: str, tags: list[str]) -> tuple[list[EntityOut], list[RelationOut]]:
-    """The entities and relations the heuristic distiller finds in the statement, its subject a
-    person entity (as the speaker of a distilled turn is), plus whatever else the statement names."""
+    """The relations the heuristic distiller finds in the statement and the entities they join: its
+    subject a person (as the speaker of a distilled turn is), the object typed as found. Only those:
+    a statement's other names (a place, an amount) would make resolution's "same tag, new value" rule
+    take "the user's brother lives in Oslo" for a new value of "the user's sister lives in Lisbon"; a
+    relation names what changes ("works_at", "lives_in": one value each)."""
     said, subject = as_first_person(content)
     turn = Turn(seq=1, event_id=0, role="user", content=said, speaker=subject, occurred_at=datetime.now(UTC))
     candidates = HeuristicDistiller().distill_turn(turn, turn.occurred_at)
-    language = "zh" if has_cjk(content) else "en"
-    entities = [e for c in candidates for e in c.entities] + find_entities(content, language, tags)
     relations = list({(r.subject, r.relation, r.object): r for c in candidates for r in c.relations}.values())
-    if subject is not None:
-        entities = [e for e in entities if e.name.lower() != subject.lower()]
-        entities.insert(0, EntityOut(name=subject, type="person"))
+    if not relations:
+        return [], []
+    language = "zh" if has_cjk(content) else "en"
+    # Typed as the distiller typed them in the first-person turn, else as the statement names them.
+    found = {e.name.lower(): e for e in find_entities(content, language, tags)}
+    found.update({e.name.lower(): e for c in candidates for e in c.entities})
+    subjects = {r.subject for r in relations} | ({subject} if subject else set())
+    entities = []
+    for name in dict.fromkeys(n for r in relations for n in (r.subject, r.object)):
+        if name in subjects:
+            entities.append(EntityOut(name=name, type="person"))
+        else:
+            entities.append(found.get(name.lower(), EntityOut(name=name, type="other")))
     return dedupe_entities(entities), relations

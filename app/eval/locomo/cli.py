@@ -79,6 +79,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="before asking, run expire, decay, promote and merge once with the clock D days after now",
     )
     parser.add_argument(
+        "--min-similarity",
+        type=float,
+        metavar="S",
+        help="send this relevance floor with every query (0: off; default: the bank's, 0.3)",
+    )
+    parser.add_argument(
         "--compare", nargs=2, type=Path, metavar=("A.json", "B.json"), help="compare two reports and exit"
     )
 
@@ -113,6 +119,7 @@ def _options(args: argparse.Namespace) -> Options:
         timeout=args.timeout,
         keep_banks=args.keep_banks,
         maintain_after_days=args.maintain_after_days,
+        min_similarity=args.min_similarity,
         command=redacted_command(sys.argv[1:]),
     )
 
