@@ -300,18 +300,27 @@ async def test_every_tool_over_stdio(
     assert len(units["memories"]) == 1
 
 
-async def test_stdio_reports_an_unreachable_service_or_a_refused_key(
+async def test_stdio_says_which_is_wrong_and_lists_its_tools_anyway(
     service: str, stack: Stack, tmp_path: Path
 ) -> None:
+    """An unreachable service, a refused key and a missing key: three different messages the user can
+    act on, as tool results; `tools/list` answers in every case (the list is static)."""
     from app.embedded import free_port
 
-    async with stdio(f"http://127.0.0.1:{free_port()}", "hs_nothing", stack, tmp_path / "a.log") as mcp:
-        message = await refused(mcp, "memory_query", {"query": "anything"})
-        assert "could not be reached" in message
-        assert "ConnectError" in message
-    async with stdio(service, "hs_revoked-or-wrong", stack, tmp_path / "b.log") as mcp:
-        message = await refused(mcp, "memory_query", {"query": "anything"})
-        assert "refused the key" in message
+    messages = {}
+    for case, url, key in (
+        ("unreachable", f"http://127.0.0.1:{free_port()}", "hs_nothing"),
+        ("refused", service, "hs_revoked-or-wrong"),
+        ("missing", service, ""),
+    ):
+        async with stdio(url, key, stack, tmp_path / f"{case}.log") as mcp:
+            check_tools((await mcp.list_tools()).tools)
+            messages[case] = await refused(mcp, "memory_query", {"query": "anything"})
+    assert "could not be reached" in messages["unreachable"]
+    assert "ConnectError" in messages["unreachable"]
+    assert "refused the key (401" in messages["refused"]
+    assert "HINDSIGHT_API_KEY is not set" in messages["missing"]
+    assert len(set(messages.values())) == 3
 
 
 # --- isolation and auth -------------------------------------------------------------------------------------
