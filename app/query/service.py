@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+import uuid
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo
@@ -182,10 +183,17 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
     bank_bar = plan.config.min_similarity_cjk if has_cjk(req.query) else plan.config.min_similarity
     min_similarity = req.min_similarity if req.min_similarity is not None else bank_bar
     window_asked = plan.time_filter is not None
+    named_kinds = tuple(t for t in plan.inputs.inferred_tags if "." in t)  # "budget" → constraint.budget
+    tags_of = {h.memory_id: h.tags for h in hits} if named_kinds else {}
+
+    def kind_asked(unit_id: uuid.UUID) -> bool:
+        return any(t == k or t.startswith(k + ".") for t in tags_of.get(unit_id, ()) for k in named_kinds)
+
     ranked = [
         u
         for u in diversify(fused, hits)
-        if u.score >= floor and relevant(u, min_similarity, window_asked=window_asked)
+        if u.score >= floor
+        and relevant(u, min_similarity, window_asked=window_asked, kind_asked=kind_asked(u.memory_id))
     ][: req.top_k]
     units, entities = await units_repo.get_units_with_entities(db, [r.memory_id for r in ranked])
     models = {m.id: m for m in await read_models(db, units, entities=entities)}

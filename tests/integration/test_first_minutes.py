@@ -40,3 +40,36 @@ async def test_a_body_not_sent_as_json_is_415_saying_what_to_send(
     assert sent.status_code == 202, sent.text
     # A POST that takes no body still needs no header.
     assert (await client.post(f"/v1/banks/{bank_id}/sessions/s/close")).status_code == 200
+
+
+async def test_every_operation_has_examples_and_every_schema_field_a_description(
+    client: httpx.AsyncClient,
+) -> None:
+    spec = (await client.get("/openapi.json")).json()
+    undescribed = [
+        f"{name}.{field}"
+        for name, schema in spec["components"]["schemas"].items()
+        for field, prop in (schema.get("properties") or {}).items()
+        if not prop.get("description")
+    ]
+    assert not undescribed, undescribed
+    missing: list[str] = []
+    operations = 0
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            if method not in ("get", "post", "put", "patch", "delete"):
+                continue
+            operations += 1
+            body = (op.get("requestBody") or {}).get("content", {})
+            if body and not all("example" in media or "examples" in media for media in body.values()):
+                missing.append(f"{method.upper()} {path}: request")
+            for status, response in op["responses"].items():
+                content = response.get("content") or {}
+                if status.startswith("2") and content and not all("example" in m for m in content.values()):
+                    missing.append(f"{method.upper()} {path}: {status}")
+    assert operations >= 30
+    assert not missing, missing
+    # The examples tell the seeds' story.
+    query = spec["paths"]["/v1/banks/{bank_id}/query"]["post"]
+    answer = query["responses"]["200"]["content"]["application/json"]["example"]
+    assert "8000" in answer["context"]
