@@ -6,6 +6,7 @@ import asyncio
 import math
 import re
 import time
+import uuid
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo
@@ -25,7 +26,7 @@ from app.events.working_memory import WorkingMemory
 from app.memory.reads import read_models
 from app.providers.embeddings import Embedder
 from app.query.context import build_context, with_recent_turns
-from app.query.fusion import active_channels, diversify, effective_weights, fuse
+from app.query.fusion import active_channels, diversify, effective_weights, fuse, relevant
 from app.query.recorder import ReadRecorder
 from app.query.tags import infer_tags
 from app.query.timeparse import parse_time_filter
@@ -212,7 +213,21 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
         hits = await run_channels(db, filters, inputs)
     floor = req.min_score if req.min_score is not None else plan.config.min_score
     fused = fuse(hits, plan.mode, plan.weights, plan.now)
-    ranked = [u for u in diversify(fused, hits) if u.score >= floor][: req.top_k]
+    bank_bar = plan.config.min_similarity_cjk if has_cjk(req.query) else plan.config.min_similarity
+    min_similarity = req.min_similarity if req.min_similarity is not None else bank_bar
+    window_asked = plan.time_filter is not None
+    named_kinds = tuple(t for t in plan.inputs.inferred_tags if "." in t)  # "budget" → constraint.budget
+    tags_of = {h.memory_id: h.tags for h in hits} if named_kinds else {}
+
+    def kind_asked(unit_id: uuid.UUID) -> bool:
+        return any(t == k or t.startswith(k + ".") for t in tags_of.get(unit_id, ()) for k in named_kinds)
+
+    ranked = [
+        u
+        for u in diversify(fused, hits)
+        if u.score >= floor
+        and relevant(u, min_similarity, window_asked=window_asked, kind_asked=kind_asked(u.memory_id))
+    ][: req.top_k]
     units, entities = await units_repo.get_units_with_entities(db, [r.memory_id for r in ranked])
     models = {m.id: m for m in await read_models(db, units, entities=entities)}
     scored = [

@@ -63,13 +63,20 @@ Timestamp = Annotated[datetime, AfterValidator(_check_instant)]
 AwareTimestamp = Annotated[AwareDatetime, AfterValidator(_check_instant)]
 
 
+def _described(schema: dict[str, Any], model: type) -> None:
+    from app.schemas.glossary import describe
+
+    describe(schema, model)
+
+
 class Schema(BaseModel):
     # NaN and ±Infinity parse from JSON (Python's json reads them) but no column or JSON reply can hold them.
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    # Fields without a description of their own take the glossary's (app/schemas/glossary.py).
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, json_schema_extra=_described)
 
 
 class ReadSchema(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
+    model_config = ConfigDict(from_attributes=True, json_schema_extra=_described)
 
     @classmethod
     def of(cls, row: object, /, **own: Any) -> Self:

@@ -61,6 +61,22 @@ async def session_units(
     return list((await db.scalars(stmt)).all())
 
 
+async def session_has_pending(db: AsyncSession, bank_id: str, session_id: str, created_by: datetime) -> bool:
+    """Whether a unit of the session written no later than `created_by` still waits for resolution
+    (the partial index of pending units)."""
+    stmt = select(
+        select(MemoryUnit.id)
+        .where(
+            MemoryUnit.bank_id == bank_id,
+            MemoryUnit.status == "pending",
+            MemoryUnit.created_at <= created_by,
+            MemoryUnit.session_id == session_id,
+        )
+        .exists()
+    )
+    return bool(await db.scalar(stmt))
+
+
 async def lock_pending(
     db: AsyncSession, bank_id: str, limit: int, *, only: list[uuid.UUID] | None = None
 ) -> list[MemoryUnit]:
