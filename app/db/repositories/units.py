@@ -104,6 +104,15 @@ async def get_units(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryUnit]:
     return list((await db.scalars(stmt)).all())
 
 
+async def successors(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, uuid.UUID]:
+    """Each of `ids` that a newer unit superseded (or merged into another) → that unit."""
+    if not ids:
+        return {}
+    head = func.coalesce(MemoryUnit.superseded_by, MemoryUnit.merged_into)
+    rows = await db.execute(select(MemoryUnit.id, head).where(MemoryUnit.id.in_(ids), head.is_not(None)))
+    return dict(rows.all())
+
+
 async def get_units_with_entities(
     db: AsyncSession, ids: list[uuid.UUID]
 ) -> tuple[list[MemoryUnit], dict[uuid.UUID, list[dict[str, Any]]]]:
