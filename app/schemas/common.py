@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Annotated, Any, Self, TypeVar
 
@@ -91,6 +91,26 @@ Limit = Annotated[int, Field(ge=1, le=500)]
 
 def encode_cursor(key: str, value: str | int) -> str:
     return base64.urlsafe_b64encode(json.dumps({key: value}).encode()).decode().rstrip("=")
+
+
+RowT = TypeVar("RowT")
+
+
+def page_of(
+    rows: Sequence[RowT], limit: int, cursor: Callable[[RowT], str]
+) -> tuple[Sequence[RowT], str | None]:
+    """A page read as `limit + 1` rows, the extra one only saying that another page exists: the page's
+    rows and the cursor after its last row (None on the last page)."""
+    page = rows[:limit]
+    return page, cursor(page[-1]) if len(rows) > limit else None
+
+
+def cursor_after(
+    rows: Sequence[RowT], limit: int, key: str, position: Callable[[RowT], str | int]
+) -> str | None:
+    """The cursor after a page of `rows` read with `limit`: a full page may have a next one, a short
+    one is the last (None)."""
+    return encode_cursor(key, position(rows[-1])) if len(rows) == limit else None
 
 
 def decode_cursor(cursor: str | None, key: str, kind: type[CursorT]) -> CursorT | None:
