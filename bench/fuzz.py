@@ -122,7 +122,9 @@ class Fixtures:
             f"/v1/banks/{bank}/memories",
             params={"wait": "true"},
             json={
-                "content": f"Ana Lima works at Acme as case {uuid.uuid4().hex[:8]}.",
+                # Each target its own case: a relation shared by two targets ("Ana Lima works at Acme")
+                # would make resolution fold the later one into the earlier, and no PATCH could succeed.
+                "content": f"Case {uuid.uuid4().hex[:8]}: Ana Lima asked about her laptop order.",
                 "tags": ["fact.work"],
                 "entities": [{"name": "Ana Lima", "type": "person"}],
             },

@@ -20,7 +20,7 @@ def _examples() -> dict[str, dict[str, Any]]:
 
 
 def add_examples(spec: dict[str, Any]) -> dict[str, Any]:
-    """Each operation's JSON request body and JSON success responses get their example (in place)."""
+    """Each operation's JSON request body and success responses get their example (in place)."""
     examples = _examples()
     for path, item in spec.get("paths", {}).items():
         for method, operation in item.items():
@@ -30,6 +30,7 @@ def add_examples(spec: dict[str, Any]) -> dict[str, Any]:
                 body["example"] = examples["requests"][key]
             for status, example in examples["responses"].get(key, {}).items():
                 content = operation.get("responses", {}).get(status, {}).get("content", {})
-                if "application/json" in content:
-                    content["application/json"]["example"] = example
+                media = content.get("application/json") or (next(iter(content.values())) if content else None)
+                if media is not None:  # JSON, or the one other type (an export's NDJSON lines)
+                    media["example"] = example
     return spec

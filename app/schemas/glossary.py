@@ -168,6 +168,22 @@ BY_FIELD: dict[str, str] = {
     "BankStats.queue_lag_seconds": "Age of the bank's oldest queued job.",
     "ChannelWeights.entity": "Weight of the entity channel (units linked to entities the query names).",
     "EntityDetailRead.entity": "The entity.",
+    "PageEntityRead.name": "The entity's name (the bank's subject for the profile).",
+    "PageLine.content": "The unit's statement, as stored.",
+    "PageLine.confidence": "The unit's confidence, 0..1.",
+    "KnowledgePage.entity": "Whom or what the page is about.",
+    "KnowledgePage.sections": "The current units, one section per tag (superseded, forgotten: left out).",
+    "WebhookCreate.url": "Where events are POSTed: `http(s)://host[:port][/path]`; private, loopback and "
+    "link-local addresses are refused unless `HINDSIGHT_WEBHOOK_ALLOW_PRIVATE=true`.",
+    "WebhookRead.url": "Where events are POSTed.",
+    "WebhookCreated.url": "Where events are POSTed.",
+    "WebhookPage.webhooks": "The bank's hooks (secrets never listed).",
+    "DeliveryPage.deliveries": "What was sent to the hook, newest first.",
+    "DeliveryRead.event": "The event type, e.g. `memory.superseded`.",
+    "DeliveryRead.attempts": "Attempts made so far (retried with exponential backoff for up to a day).",
+    "DeliveryRead.payload": "The body sent: `{type, timestamp, data}`.",
+    "DeliveryRead.last_attempt_at": "When it was last tried.",
+    "DeliveryRead.next_attempt_at": "When it will be tried again; null once delivered or given up.",
 }
 
 

@@ -4,9 +4,10 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
 from app.schemas.common import TAG_PATTERN, JsonObject, ReadSchema, SafeText, Schema, Slug, Timestamp
+from app.schemas.glossary import describe
 
 Tag = Annotated[str, StringConstraints(pattern=TAG_PATTERN)]
 Tags = Annotated[list[Tag], Field(min_length=1, max_length=16)]
@@ -84,7 +85,14 @@ class MemoryCreate(Schema):
     metadata: JsonObject = Field(default_factory=dict)
 
 
+def _at_least_one_field(schema: dict[str, Any], model: type) -> None:
+    describe(schema, model)
+    schema["minProperties"] = 1  # the validator's rule, said in the schema too (clients, fuzzers)
+
+
 class MemoryPatch(Schema):
+    model_config = ConfigDict(json_schema_extra=_at_least_one_field)
+
     content: Content | None = None
     tags: Tags | None = None
     confidence: Score | None = None

@@ -5,16 +5,18 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from app.schemas.common import ReadSchema
 
 
-class PageEntityRead(BaseModel):
+class PageEntityRead(ReadSchema):
     id: uuid.UUID | None = Field(description="The entity; null for a bank user no turn names.")
     name: str
     type: str
 
 
-class PageLine(BaseModel):
+class PageLine(ReadSchema):
     memory_id: uuid.UUID = Field(description="The unit the line cites (`GET …/memories/{memory_id}`).")
     content: str
     valid_from: datetime | None
@@ -22,12 +24,12 @@ class PageLine(BaseModel):
     layer: str = Field(description="`semantic` (L3, listed first) or `episodic` (L2).")
 
 
-class PageSection(BaseModel):
+class PageSection(ReadSchema):
     tag: str = Field(description="The units' most specific tag, e.g. `preference.contact`.")
     lines: list[PageLine] = Field(description="L3 first, then newest first.")
 
 
-class KnowledgePage(BaseModel):
+class KnowledgePage(ReadSchema):
     """The entity's page, derived from its active units on every read (never a stored copy)."""
 
     entity: PageEntityRead
