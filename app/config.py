@@ -17,6 +17,9 @@ class Settings(BaseSettings):
 
     env: Literal["dev", "test", "production"] = "production"
     database_url: str = "postgresql+asyncpg://postgres@localhost:5432/hindsight"
+    # A streaming replica for queries, lists, gets, history, timeline, entities and stats (app.db.replica)
+    read_database_url: str | None = None
+    read_replica_retry_seconds: float = Field(default=5.0, gt=0)  # probe interval while it is down
     redis_url: str = "redis://localhost:6379/0"
     broker_url: str | None = None  # defaults to redis_url; amqp:// works too
     admin_key: SecretStr = SecretStr("")

@@ -13,6 +13,7 @@ from fastapi_offline import FastAPIOffline
 from app.api import banks, distill, entities, events, health, jobs, memories, query, timeline, ui
 from app.config import Settings, get_settings
 from app.db.engine import autocommit, create_engine, create_sessionmaker
+from app.db.replica import ReadRouting
 from app.errors import install_error_handlers
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
@@ -54,6 +55,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.engine = engine
         app.state.sessionmaker = create_sessionmaker(engine)
         app.state.read_sessionmaker = create_sessionmaker(autocommit(engine))
+        replica = (
+            create_engine(settings, url=settings.read_database_url) if settings.read_database_url else None
+        )
+        app.state.reads = ReadRouting(replica, settings.read_replica_retry_seconds)
         app.state.redis = redis
         app.state.rate_limiter = RateLimiter(
             redis,
@@ -77,6 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await app.state.recorder.stop()
             await app.state.embedder.aclose()
             await redis.aclose()
+            await app.state.reads.aclose()
             await engine.dispose()
 
     # Swagger UI and ReDoc from the package's own copies of their assets: /docs works offline.
