@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     def judge_enabled(self) -> bool:
         return self.distiller == "llm" if self.llm_judge is None else self.llm_judge
 
+    # uvicorn processes of `hindsight api`; None: one per CPU core (`/metrics` sums them all)
+    api_workers: int | None = Field(default=None, ge=1)
     db_pool_size: int = Field(default=20, ge=1)
     db_max_overflow: int = Field(default=10, ge=0)
     redis_timeout_seconds: float = Field(default=0.5, gt=0)

@@ -5,12 +5,13 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
 
 from app.db.engine import database_ready
 from app.db.repositories import jobs as jobs_repo
 from app.errors import problem
 from app.jobs.queue import QUEUES, queue_for
+from app.metrics import exposition
 from app.schemas.problems import problem_responses
 from app.worker_heartbeat import HEARTBEAT_KEY, WORKER_QUEUES_KEY
 
@@ -90,4 +91,5 @@ async def readyz(request: Request) -> Response:
 
 @router.get("/metrics", include_in_schema=False)
 async def metrics() -> Response:
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    """Prometheus text format, summed over every process of `hindsight api`."""
+    return Response(exposition(), media_type=CONTENT_TYPE_LATEST)
