@@ -95,8 +95,10 @@ def child(
         )
     try:
         yield proc
-    finally:  # a profiled process renders its report on the way out
-        stop_process(proc, signal.SIGTERM, timeout=300 if profile else 30)
+    finally:
+        # uvicorn re-raises the signal that stopped it; pyinstrument writes its report after a
+        # KeyboardInterrupt (SIGINT), not after a death by SIGTERM.
+        stop_process(proc, signal.SIGINT if profile else signal.SIGTERM, timeout=300 if profile else 30)
 
 
 @contextlib.contextmanager
