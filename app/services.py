@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.applications import Starlette
@@ -32,16 +32,8 @@ class Services:
 
     @classmethod
     def of(cls, app: Starlette) -> Services:
-        state = app.state
-        return cls(
-            settings=state.settings,
-            sessionmaker=state.sessionmaker,
-            embedder=state.embedder,
-            queue=state.queue,
-            working_memory=state.working_memory,
-            recorder=state.recorder,
-            reads=state.reads,
-        )
+        """The services the lifespan put on `app.state`, each under its field's name."""
+        return cls(**{field.name: getattr(app.state, field.name) for field in fields(cls)})
 
     @property
     def sender(self) -> JobSender:

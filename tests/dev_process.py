@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -75,3 +77,18 @@ def stop_dev(proc: subprocess.Popen[bytes]) -> list[psutil.Process]:
 
 def left_behind(family: list[psutil.Process]) -> list[psutil.Process]:
     return [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+@contextmanager
+def running_dev(data_dir: Path, port: int) -> Iterator[tuple[subprocess.Popen[bytes], dict[str, str]]]:
+    """`hindsight dev` started and ready (the process, dev.json); when the block ends it is stopped as
+    Ctrl-C would (exit code 0) and none of its processes is left running; killed if the block failed."""
+    proc = start_dev(data_dir, port)
+    try:
+        info = wait_dev_ready(proc, data_dir)
+        yield proc, info
+        family = stop_dev(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not left_behind(family)

@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from app.config import Settings
 from app.distill.types import DistillContext, RelatedUnit, Turn
 from tests.conftest import wait_for
 
@@ -34,6 +35,12 @@ T0 = "2026-11-30T10:00:00+00:00"  # a Monday
 
 def events(lines: list[tuple[str, str]]) -> list[dict[str, Any]]:
     return [{"role": role, "content": content, "occurred_at": T0} for role, content in lines]
+
+
+def ok(response: httpx.Response, status: int = 200) -> Any:
+    """The JSON body of a response that must have `status` (else the failure shows the body)."""
+    assert response.status_code == status, response.text
+    return response.json()
 
 
 async def make_bank(client: httpx.AsyncClient, **config: Any) -> str:
@@ -80,9 +87,8 @@ async def settled(client: httpx.AsyncClient, bank: str) -> bool:
 
 
 async def memories(client: httpx.AsyncClient, bank: str, **params: Any) -> list[dict[str, Any]]:
-    response = await client.get(f"/v1/banks/{bank}/memories", params=params)
-    assert response.status_code == 200, response.text
-    found: list[dict[str, Any]] = response.json()["memories"]
+    page = ok(await client.get(f"/v1/banks/{bank}/memories", params=params))
+    found: list[dict[str, Any]] = page["memories"]
     return found
 
 
@@ -90,8 +96,7 @@ async def write(client: httpx.AsyncClient, bank: str, content: str, tags: list[s
     response = await client.post(
         f"/v1/banks/{bank}/memories", params={"wait": "true"}, json={"content": content, "tags": tags}
     )
-    assert response.status_code == 201, response.text
-    unit: dict[str, Any] = response.json()["memory"]
+    unit: dict[str, Any] = ok(response, 201)["memory"]
     return unit
 
 
@@ -132,3 +137,15 @@ def unit(**overrides: Any) -> dict[str, Any]:
 
 def units_json(*units: dict[str, Any]) -> str:
     return json.dumps({"units": list(units)})
+
+
+def llm_settings(**overrides: Any) -> Settings:
+    """Settings naming an OpenAI-compatible server on a closed port (no request is sent)."""
+    values: dict[str, Any] = {
+        "env": "test",
+        "llm_base_url": "http://127.0.0.1:9/v1",
+        "llm_api_key": "sk-x",
+        "llm_model": "qwen2.5",
+        "llm_max_retries": 1,
+    }
+    return Settings(**(values | overrides))

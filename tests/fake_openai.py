@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from app.embedded import free_port
+from tests.serving import serve_in_thread
 
 
 def deterministic_vector(text: str, dim: int) -> list[float]:
@@ -122,24 +122,26 @@ def create_fake_openai(dim: int = 384) -> FastAPI:
 def serve(app: FastAPI, port: int | None = None) -> Iterator[str]:
     """Run the app on a loopback port (a free one unless given) in a thread; yield its `/v1` base URL."""
     port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise TimeoutError("fake OpenAI server did not start")
-        time.sleep(0.02)
-    try:
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    with serve_in_thread(config, start_within=10, stop_within=5):
         yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.should_exit = True
-        thread.join(5)
 
 
 def chat_bodies(fake: FastAPI) -> list[dict[str, Any]]:
     """The chat requests the fake has received, in order."""
     return [body for kind, body in fake.state.requests if kind == "chat"]
+
+
+def corrective_retry(fake: FastAPI, bad: str) -> str:
+    """The content of the correction in the second chat request, which must repeat the first request's
+    messages, then carry the invalid reply `bad` as the assistant's and the correction as the user's."""
+    first, second = chat_bodies(fake)
+    assert second["messages"][:2] == first["messages"]
+    assert second["messages"][2] == {"role": "assistant", "content": bad}
+    correction: dict[str, Any] = second["messages"][3]
+    assert correction["role"] == "user"
+    content: str = correction["content"]
+    return content
 
 
 def script(fake: FastAPI, *steps: ChatStep) -> None:

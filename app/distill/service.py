@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.banks.config import ConfiguredBank
 from app.banks.service import configured_bank
 from app.config import Settings
-from app.db.models import Event, Job, MemoryUnit
+from app.db.models import Event, Job, MemoryUnit, Session
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import history as history_repo
@@ -225,6 +225,16 @@ async def _store(
     return ids
 
 
+async def _locked_session(
+    db: AsyncSession, bank_id: str, session_id: str
+) -> tuple[ConfiguredBank | None, Session | None]:
+    """Take the session's distillation lock for this transaction (retryable when another job holds
+    it), then read the bank and the session (None when deleted meanwhile)."""
+    if not await xact_lock(db, composite_key("distill", bank_id, session_id), LOCK_WAIT_SECONDS):
+        raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
+    return await configured_bank(db, bank_id), await events_repo.get_session(db, bank_id, session_id)
+
+
 async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     """Distil `(distilled_seq, last_seq]` of the job's session, a batch per transaction. The
     watermark moves in the same transaction as the batch's units; a failed batch moves nothing."""
@@ -237,10 +247,7 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     watermark = 0
     while True:
         async with rt.sessionmaker() as db, db.begin():
-            if not await xact_lock(db, composite_key("distill", bank_id, session_id), LOCK_WAIT_SECONDS):
-                raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
-            bank = await configured_bank(db, bank_id)
-            session = await events_repo.get_session(db, bank_id, session_id)
+            bank, session = await _locked_session(db, bank_id, session_id)
             if bank is None or session is None:
                 break  # deleted meanwhile: nothing to do
             events = await events_repo.list_events(
@@ -311,10 +318,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     resolve_jobs: list[Job] = []
     for session_id in session_ids:
         async with rt.sessionmaker() as db, db.begin():
-            if not await xact_lock(db, composite_key("distill", bank_id, session_id), LOCK_WAIT_SECONDS):
-                raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
-            bank = await configured_bank(db, bank_id)
-            session = await events_repo.get_session(db, bank_id, session_id)
+            bank, session = await _locked_session(db, bank_id, session_id)
             if bank is None or session is None:
                 continue
             events = await events_repo.list_events(

@@ -146,88 +146,108 @@ async def _delete_past_grace(run: Run, bank_id: str, config: BankConfig, counts:
     counts["deleted"] += await run.batches(step, {"task": run.job.kind, "bank_id": bank_id})
 
 
+Step = Callable[[AsyncSession], Awaitable[int]]
+
+
+async def _forget(
+    run: Run,
+    task: str,
+    count: Callable[[AsyncSession, str, BankConfig], Awaitable[int]],
+    steps: Callable[[str, BankConfig], list[Step]],
+) -> dict[str, Any]:
+    """Bank by bank (policy `never` skipped): unless the guard refuses what `count` says would be
+    archived, run each of `steps` in batches (each returns the units it archived); then policy
+    `delete`'s deletions past the grace period."""
+    per_bank: dict[str, Counter[str]] = {}
+    for bank_id, config in await run.banks():
+        if config.forgetting_policy == "never":
+            continue
+        counts = per_bank.setdefault(bank_id, Counter())
+        async with run.sessionmaker() as db:
+            would = await count(db, bank_id, config)
+            active = await lifecycle_repo.count_active(db, bank_id)
+        if not await _guarded(run, bank_id, config, would, active):
+            for step in steps(bank_id, config):
+                counts["archived"] += await run.batches(step, {"task": task, "bank_id": bank_id})
+        await _delete_past_grace(run, bank_id, config, counts)
+    return run.summary(per_bank)
+
+
+def _expiry_rules(config: BankConfig) -> list[Expiry]:
+    """Past `expires_at`, then each tag kind's TTL (the bank's over the defaults; None: kept)."""
+    ttl = {**DEFAULT_TTL_DAYS, **config.ttl_days}
+    return [Expiry(), *(Expiry(kind, days) for kind, days in ttl.items() if days is not None)]
+
+
 async def expire(run: Run) -> dict[str, Any]:
     """Units older than their tag's TTL (or past `expires_at`) → `expired`, then `archived`:
     restorable, out of the default context, found by queries about their time. Ages count in bank
     time except for time-bound kinds (see `lifecycle_repo`). Policy `delete` deletes archived units
     after `expiry_grace_days`; policy `never` keeps everything."""
-    per_bank: dict[str, Counter[str]] = {}
-    for bank_id, config in await run.banks():
-        if config.forgetting_policy == "never":
-            continue
-        ttl = {**DEFAULT_TTL_DAYS, **config.ttl_days}
-        counts = per_bank.setdefault(bank_id, Counter())
-        rules: list[Expiry] = [Expiry()]  # past `expires_at`
-        for kind, days in ttl.items():
-            if days is not None:
-                rules.append(Expiry(kind, days))
-        async with run.sessionmaker() as db:
-            would = await lifecycle_repo.count_expired(db, bank_id, rules, run.now)
-            active = await lifecycle_repo.count_active(db, bank_id)
-        if not await _guarded(run, bank_id, config, would, active):
-            for rule in rules:
 
-                async def step(db: AsyncSession, rule: Expiry = rule, bank_id: str = bank_id) -> int:
-                    units = await lifecycle_repo.lock_expired(db, bank_id, rule, run.now, run.batch)
-                    reason = {"ttl": rule.tag or "expires_at"}
-                    await history_repo.transition(
-                        db,
-                        bank_id,
-                        [(uid, status, "expired") for uid, status in units],
-                        action="expired",
-                        actor="maintenance:expire",
-                        details=dict.fromkeys((uid for uid, _ in units), reason),
-                    )
-                    await history_repo.transition(
-                        db,
-                        bank_id,
-                        [(uid, "expired", "archived") for uid, _ in units],
-                        action="archived",
-                        actor="maintenance:expire",
-                        details=dict.fromkeys((uid for uid, _ in units), reason),
-                        changed_at=run.now,
-                    )
-                    return len(units)
+    async def count(db: AsyncSession, bank_id: str, config: BankConfig) -> int:
+        return await lifecycle_repo.count_expired(db, bank_id, _expiry_rules(config), run.now)
 
-                counts["archived"] += await run.batches(step, {"task": "expire", "bank_id": bank_id})
-        await _delete_past_grace(run, bank_id, config, counts)
-    return run.summary(per_bank)
+    def steps(bank_id: str, config: BankConfig) -> list[Step]:
+        def step_for(rule: Expiry) -> Step:
+            async def step(db: AsyncSession) -> int:
+                units = await lifecycle_repo.lock_expired(db, bank_id, rule, run.now, run.batch)
+                reason = {"ttl": rule.tag or "expires_at"}
+                await history_repo.transition(
+                    db,
+                    bank_id,
+                    [(uid, status, "expired") for uid, status in units],
+                    action="expired",
+                    actor="maintenance:expire",
+                    details=dict.fromkeys((uid for uid, _ in units), reason),
+                )
+                await history_repo.transition(
+                    db,
+                    bank_id,
+                    [(uid, "expired", "archived") for uid, _ in units],
+                    action="archived",
+                    actor="maintenance:expire",
+                    details=dict.fromkeys((uid for uid, _ in units), reason),
+                    changed_at=run.now,
+                )
+                return len(units)
+
+            return step
+
+        return [step_for(rule) for rule in _expiry_rules(config)]
+
+    return await _forget(run, "expire", count, steps)
 
 
 async def decay(run: Run) -> dict[str, Any]:
     """Episodic units (facts excepted) whose `importance · exp(-λ · days since the bank last used or
     heard them)` fell under the bank's threshold → `archived` (out of retrieval unless asked for).
     Policy `never` keeps them."""
-    per_bank: dict[str, Counter[str]] = {}
-    for bank_id, config in await run.banks():
-        if config.forgetting_policy == "never":
-            continue
-        counts = per_bank.setdefault(bank_id, Counter())
-        async with run.sessionmaker() as db:
-            would = await lifecycle_repo.count_faded(
-                db, bank_id, run.now, config.decay_lambda, config.decay_threshold
+
+    async def count(db: AsyncSession, bank_id: str, config: BankConfig) -> int:
+        return await lifecycle_repo.count_faded(
+            db, bank_id, run.now, config.decay_lambda, config.decay_threshold
+        )
+
+    def steps(bank_id: str, config: BankConfig) -> list[Step]:
+        async def step(db: AsyncSession) -> int:
+            units = await lifecycle_repo.lock_faded(
+                db, bank_id, run.now, config.decay_lambda, config.decay_threshold, run.batch
             )
-            active = await lifecycle_repo.count_active(db, bank_id)
-        if not await _guarded(run, bank_id, config, would, active):
+            await history_repo.transition(
+                db,
+                bank_id,
+                [(uid, status, "archived") for uid, status in units],
+                action="decayed",
+                actor="maintenance:decay",
+                details={uid: {"lambda": config.decay_lambda} for uid, _ in units},
+                changed_at=run.now,
+            )
+            return len(units)
 
-            async def step(db: AsyncSession, bank_id: str = bank_id, config: BankConfig = config) -> int:
-                units = await lifecycle_repo.lock_faded(
-                    db, bank_id, run.now, config.decay_lambda, config.decay_threshold, run.batch
-                )
-                await history_repo.transition(
-                    db,
-                    bank_id,
-                    [(uid, status, "archived") for uid, status in units],
-                    action="decayed",
-                    actor="maintenance:decay",
-                    details={uid: {"lambda": config.decay_lambda} for uid, _ in units},
-                    changed_at=run.now,
-                )
-                return len(units)
+        return [step]
 
-            counts["archived"] += await run.batches(step, {"task": "decay", "bank_id": bank_id})
-        await _delete_past_grace(run, bank_id, config, counts)
-    return run.summary(per_bank)
+    return await _forget(run, "decay", count, steps)
 
 
 async def promote(run: Run) -> dict[str, Any]:

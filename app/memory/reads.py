@@ -46,15 +46,8 @@ async def read_models(
         else {}
     )
     return [
-        MemoryRead(
-            id=u.id,
-            bank_id=u.bank_id,
-            content=u.content,
-            tags=list(u.tags),
-            confidence=u.confidence,
-            importance=u.importance,
-            status=u.status,
-            layer=u.layer,
+        MemoryRead.of(
+            u,
             entities=[EntityRef.model_validate(e) for e in entities.get(u.id, [])],
             source=Source(
                 session_id=u.session_id,
@@ -64,20 +57,6 @@ async def read_models(
                 if with_events
                 else None,
             ),
-            supersedes=u.supersedes,
-            superseded_by=u.superseded_by,
-            merged_from=list(u.merged_from),
-            merged_into=u.merged_into,
-            valid_from=u.valid_from,
-            valid_to=u.valid_to,
-            created_at=u.created_at,
-            updated_at=u.updated_at,
-            status_changed_at=u.status_changed_at,
-            expires_at=u.expires_at,
-            last_accessed_at=u.last_accessed_at,
-            access_count=u.access_count,
-            distiller=u.distiller,
-            embedding_model=u.embedding_model,
             metadata=dict(u.metadata_),
         )
         for u in units

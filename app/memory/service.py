@@ -211,9 +211,7 @@ async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, a
             ],
         )
     else:
-        await history_repo.transition(
-            db, bank.id, [(unit.id, unit.status, "deleted")], action="deleted", actor=actor
-        )
+        await history_repo.transition_unit(db, unit, "deleted", action="deleted", actor=actor)
     await db.refresh(unit)
     return unit
 
@@ -266,13 +264,13 @@ async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, ac
     unit = await get(db, bank, memory_id, for_update=True)
     await jobs_repo.scrub_results(db, bank.id, unit.content)  # a redistill diff lists unit contents
     await units_repo.erase(db, unit)
-    await history_repo.transition(
+    await history_repo.transition_unit(
         db,
-        bank.id,
-        [(unit.id, unit.status, "deleted")],
+        unit,
+        "deleted",
         action="purged",
         actor=actor,
-        details={unit.id: {"tombstone": True}},
+        details={"tombstone": True},
     )
     await db.refresh(unit)
     return unit

@@ -314,15 +314,13 @@ async def file_as_history(
     if at > 0:
         await history_repo.link_supersede(db, chain[at - 1].id, unit.id)
     await history_repo.link_supersede(db, unit.id, later.id)
-    await history_repo.transition(
+    await history_repo.transition_unit(
         db,
-        unit.bank_id,
-        [(unit.id, unit.status, "superseded")],
+        unit,
+        "superseded",
         action="superseded",
         actor=actor,
-        details={
-            unit.id: {**details, "superseded_by": str(later.id), "reason": f"older statement; {reason}"}
-        },
+        details={**details, "superseded_by": str(later.id), "reason": f"older statement; {reason}"},
     )
 
 
@@ -340,21 +338,21 @@ async def supersede(
     both directions of the chain are stored and both units get a history row."""
     extra = details or {}
     await history_repo.link_supersede(db, old.id, new.id)
-    await history_repo.transition(
+    await history_repo.transition_unit(
         db,
-        old.bank_id,
-        [(old.id, old.status, "superseded")],
+        old,
+        "superseded",
         action=action,
         actor=actor,
-        details={old.id: {**extra, "superseded_by": str(new.id), "reason": reason}},
+        details={**extra, "superseded_by": str(new.id), "reason": reason},
     )
-    await history_repo.transition(
+    await history_repo.transition_unit(
         db,
-        new.bank_id,
-        [(new.id, new.status, "active")],
+        new,
+        "active",
         action="activated",
         actor=actor,
-        details={new.id: {**extra, "supersedes": str(old.id), "reason": reason}},
+        details={**extra, "supersedes": str(old.id), "reason": reason},
     )
 
 
@@ -365,13 +363,13 @@ async def merge(
     sources and confidence; `unit` becomes `merged`."""
     confidence = min(MAX_CONFIDENCE, 1 - (1 - into.confidence) * (1 - unit.confidence))
     await units_repo.absorb(db, into, unit, confidence=confidence)
-    await history_repo.transition(
+    await history_repo.transition_unit(
         db,
-        unit.bank_id,
-        [(unit.id, unit.status, "merged")],
+        unit,
+        "merged",
         action="merged",
         actor="resolver",
-        details={unit.id: {**details, "merged_into": str(into.id), "similarity": round(similarity, 4)}},
+        details={**details, "merged_into": str(into.id), "similarity": round(similarity, 4)},
     )
     await history_repo.add_history(
         db,

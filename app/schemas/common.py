@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 
-from app.errors import BadRequest
+from app.errors import BadRequest, Invalid
 
 SLUG_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
@@ -70,6 +71,12 @@ class Schema(BaseModel):
 class ReadSchema(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
+    @classmethod
+    def of(cls, row: object, /, **own: Any) -> Self:
+        """The schema of `row`: each field is its attribute of the same name, but those given."""
+        copied = {name: getattr(row, name) for name in cls.model_fields if name not in own}
+        return cls.model_validate(copied | own)
+
 
 CursorT = TypeVar("CursorT", str, int)
 Limit = Annotated[int, Field(ge=1, le=500)]
@@ -98,3 +105,27 @@ def decode_cursor(cursor: str | None, key: str, kind: type[CursorT]) -> CursorT 
         except ValueError as exc:
             raise BadRequest("The cursor is not valid.") from exc
     return value
+
+
+def parse_choices(
+    raw: str | None, param: str, noun: str, choices: Sequence[str], default: Sequence[str]
+) -> list[str]:
+    """A comma-separated query parameter (`active,superseded`) → the names given, `default` when it is
+    absent; an unknown name (a `noun`), or none at all, is a 422 naming the parameter and the choices."""
+    if raw is None:
+        return list(default)
+    names = [name.strip() for name in raw.split(",") if name.strip()]
+    unknown = [name for name in names if name not in choices]
+    if unknown or not names:
+        raise Invalid(
+            f"`{param}` is a comma-separated list of {', '.join(choices)}.",
+            errors=[
+                {
+                    "loc": ["query", param],
+                    "msg": f"unknown {noun} {name!r}" if name else f"at least one {noun} is required",
+                    "type": "enum",
+                }
+                for name in unknown or [""]
+            ],
+        )
+    return names

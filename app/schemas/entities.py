@@ -9,8 +9,8 @@ from pydantic import Field
 
 from app.db.models.memory import MEMORY_STATUSES
 from app.db.repositories.entities import EntityDetail, EntityRow, RelationRow
-from app.errors import BadRequest, Invalid
-from app.schemas.common import ReadSchema, decode_cursor, encode_cursor
+from app.errors import BadRequest
+from app.schemas.common import ReadSchema, decode_cursor, encode_cursor, parse_choices
 
 DEFAULT_STATUSES = ("active", "pending")
 
@@ -33,15 +33,7 @@ class EntityRead(ReadSchema):
 
     @classmethod
     def from_row(cls, row: EntityRow) -> EntityRead:
-        e = row.entity
-        return cls(
-            id=e.id,
-            name=e.name,
-            type=e.type,
-            mentions=row.mentions,
-            created_at=e.created_at,
-            updated_at=e.updated_at,
-        )
+        return cls.of(row.entity, mentions=row.mentions)
 
 
 class EntityPage(ReadSchema):
@@ -71,14 +63,10 @@ class RelationRead(ReadSchema):
 
     @classmethod
     def from_row(cls, row: RelationRow) -> RelationRead:
-        r = row.relation
-        return cls(
-            id=r.id,
+        return cls.of(
+            row.relation,
             subject=RelationEnd.model_validate(row.subject),
-            relation=r.relation,
             object=RelationEnd.model_validate(row.object),
-            memory_id=r.memory_id,
-            confidence=r.confidence,
         )
 
 
@@ -124,20 +112,4 @@ def decode_entity_cursor(cursor: str | None) -> tuple[str, uuid.UUID] | None:
 
 def parse_statuses(raw: str | None) -> list[str]:
     """`active,superseded` → the statuses (default active and pending); an unknown one is a 422."""
-    if raw is None:
-        return list(DEFAULT_STATUSES)
-    names = [name.strip() for name in raw.split(",") if name.strip()]
-    unknown = [name for name in names if name not in MEMORY_STATUSES]
-    if unknown or not names:
-        raise Invalid(
-            f"`statuses` is a comma-separated list of {', '.join(MEMORY_STATUSES)}.",
-            errors=[
-                {
-                    "loc": ["query", "statuses"],
-                    "msg": f"unknown status {name!r}" if name else "at least one status is required",
-                    "type": "enum",
-                }
-                for name in unknown or [""]
-            ],
-        )
-    return names
+    return parse_choices(raw, "statuses", "status", MEMORY_STATUSES, DEFAULT_STATUSES)

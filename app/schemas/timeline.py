@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter, field_validator
 
 from app.db.repositories.timeline import KIND_RANK, TimelinePosition, TimelineRow
-from app.errors import BadRequest, Invalid
-from app.schemas.common import ReadSchema, decode_cursor, encode_cursor
+from app.errors import BadRequest
+from app.schemas.common import ReadSchema, decode_cursor, encode_cursor, parse_choices
 
 TimelineKind = Literal["event", "memory", "query", "job"]
 TIMELINE_KINDS: tuple[TimelineKind, ...] = ("event", "memory", "query", "job")
@@ -99,22 +99,7 @@ class TimelinePage(ReadSchema):
 
 def parse_kinds(raw: str | None) -> list[TimelineKind]:
     """`event,memory` → the kinds; none given means all of them; an unknown one is a 422."""
-    if raw is None:
-        return list(TIMELINE_KINDS)
-    names = [name.strip() for name in raw.split(",") if name.strip()]
-    unknown = [name for name in names if name not in TIMELINE_KINDS]
-    if unknown or not names:
-        raise Invalid(
-            f"`kinds` is a comma-separated list of {', '.join(TIMELINE_KINDS)}.",
-            errors=[
-                {
-                    "loc": ["query", "kinds"],
-                    "msg": f"unknown kind {name!r}" if name else "at least one kind is required",
-                    "type": "enum",
-                }
-                for name in unknown or [""]
-            ],
-        )
+    names = parse_choices(raw, "kinds", "kind", TIMELINE_KINDS, TIMELINE_KINDS)
     return [kind for kind in TIMELINE_KINDS if kind in names]
 
 

@@ -10,6 +10,7 @@ from playwright.async_api import expect
 
 from tests.browser.conftest import PHONE, SEED_QUERY, Console, Seeded, bank_key, fresh_bank, say
 from tests.conftest import ADMIN_KEY
+from tests.factories import write
 
 
 async def test_sign_in_lists_the_banks_with_counts(console: Console, seeded: Seeded) -> None:
@@ -195,13 +196,7 @@ async def test_a_read_key_has_no_forget_and_a_forced_one_gets_403(
 
 async def test_forget_restore_and_edit_ask_first(console: Console, api: httpx.AsyncClient) -> None:
     bank = await fresh_bank(api)
-    written = await api.post(
-        f"/v1/banks/{bank}/memories",
-        params={"wait": "true"},
-        json={"content": "Ana's favourite colour is teal.", "tags": ["preference"]},
-    )
-    assert written.status_code == 201, written.text
-    unit = written.json()["memory"]
+    unit = await write(api, bank, "Ana's favourite colour is teal.", ["preference"])
     await console.sign_in(ADMIN_KEY, f"/ui/banks/{bank}/memories/{unit['id']}")
     await console.page.get_by_test_id("forget").click()
     await console.page.get_by_role("button", name="Cancel").click()

@@ -21,8 +21,8 @@ from hindsight_client import (
     WrittenMemory,
 )
 
-from tests.client.conftest import new_bank, settled
-from tests.conftest import ADMIN_KEY
+from tests.client.conftest import new_bank, poll, settled
+from tests.conftest import ADMIN_KEY, wait_for
 
 TURNS = [
     {"role": "user", "speaker": "Ana", "content": "I'm planning a trip to Lisbon in May."},
@@ -126,8 +126,12 @@ def test_every_method_sync(hs: Hindsight, service: str, worker: Any) -> None:
     detail = hs.entities.get(bank_id, ana.id, statuses=["active", "superseded", "deleted"])
     assert written.id in {m.id for m in detail.memories}
 
-    # timeline
-    items = list(hs.timeline(bank_id, kinds=["event", "memory", "query", "job"]))
+    # timeline (reads are recorded by the API's background recorder, a moment after the query returns)
+    def timeline_with_the_query() -> list[Any] | None:
+        items = list(hs.timeline(bank_id, kinds=["event", "memory", "query", "job"]))
+        return items if any(isinstance(i, QueryItem) for i in items) else None
+
+    items = poll(timeline_with_the_query)
     assert {type(i) for i in items} == {EventItem, MemoryItem, QueryItem, JobItem}
     assert [i.content for i in items if isinstance(i, EventItem)] == [t["content"] for t in TURNS]
     assert [i.kind for i in hs.timeline(bank_id, kinds="job", session_id="lisbon")][:1] == ["job"]
@@ -196,8 +200,12 @@ async def test_every_method_async(hs: Hindsight, service: str, worker: Any) -> N
         [bo] = [e async for e in ahs.entities.list(bank_id, q="bo") if e.name == "Bo"]
         detail = await ahs.entities.get(bank_id, bo.id, statuses="superseded")
         assert written.id in {m.id for m in detail.memories}
-        kinds = {i.kind async for i in ahs.timeline(bank_id)}
-        assert kinds == {"event", "memory", "query", "job"}
+
+        async def timeline_kinds() -> set[str] | None:
+            kinds = {i.kind async for i in ahs.timeline(bank_id)}
+            return kinds if "query" in kinds else None
+
+        assert await wait_for(timeline_kinds) == {"event", "memory", "query", "job"}
 
         replay = await ahs.redistill(bank_id)
         assert (await ahs.jobs.wait(replay.id, timeout=60)).status == "succeeded"

@@ -10,47 +10,26 @@ import httpx
 import psutil
 
 from app.embedded import free_port
-from tests.dev_process import (
-    dev_child,
-    dev_output,
-    left_behind,
-    start_dev,
-    stop_dev,
-    wait_dev_ready,
-)
+from tests.dev_process import dev_child, dev_output, running_dev, wait_dev_ready
 
 
 def test_dev_serves_the_stack_keeps_data_and_stops_cleanly(tmp_path: Path) -> None:
     data_dir = tmp_path / "hindsight"
     port = free_port()
-    proc = start_dev(data_dir, port)
-    try:
-        info = wait_dev_ready(proc, data_dir)
+    with running_dev(data_dir, port) as (_, info):
         assert set(info) == {"url", "api_key", "database_url", "redis_url"}
         assert httpx.get(f"{info['url']}/docs", timeout=5).status_code == 200
         headers = {"Authorization": f"Bearer {info['api_key']}"}
         created = httpx.post(f"{info['url']}/v1/banks", json={"bank_id": "kept"}, headers=headers)
         assert created.status_code == 201
-        family = stop_dev(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert not left_behind(family)
     assert not (data_dir / "dev.json").exists()
 
-    proc = start_dev(data_dir, port)  # data and the dev key persist across restarts
-    try:
-        again = wait_dev_ready(proc, data_dir)
+    with running_dev(data_dir, port) as (_, again):  # data and the dev key persist across restarts
         assert again["api_key"] == info["api_key"]
         bank = httpx.get(
             f"{again['url']}/v1/banks/kept", headers={"Authorization": f"Bearer {again['api_key']}"}
         )
         assert bank.status_code == 200
-        family = stop_dev(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert not left_behind(family)
 
 
 def _replaced(
@@ -96,9 +75,7 @@ def _memories_of_a_new_session(url: str, headers: dict[str, str], bank: str) -> 
 def test_dev_restarts_a_killed_worker_and_redis_and_stops_only_when_asked(tmp_path: Path) -> None:
     """kill -9 of a worker or of Redis is a restart, said so on the console, never a stop."""
     data_dir = tmp_path / "hindsight"
-    proc = start_dev(data_dir, free_port())
-    try:
-        info = wait_dev_ready(proc, data_dir)
+    with running_dev(data_dir, free_port()) as (proc, info):
         headers = {"Authorization": f"Bearer {info['api_key']}"}
         for name, command in (("worker realtime", "--name realtime@"), ("redis", "redis-server")):
             victim = dev_child(proc, command)
@@ -113,9 +90,4 @@ def test_dev_restarts_a_killed_worker_and_redis_and_stops_only_when_asked(tmp_pa
             bank = f"after-{name.replace(' ', '-')}"
             assert _memories_of_a_new_session(info["url"], headers, bank)
         assert proc.poll() is None
-        family = stop_dev(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert not left_behind(family)
     assert not (data_dir / "dev.json").exists()

@@ -12,13 +12,11 @@ import httpx
 import pytest
 
 from tests.conftest import ADMIN_KEY, assert_problem, wait_for
-from tests.factories import make_bank, memories, say, settled, write
+from tests.factories import make_bank, memories, ok, say, settled, write
 
 
 async def history(client: httpx.AsyncClient, bank: str, memory_id: str) -> dict[str, Any]:
-    response = await client.get(f"/v1/banks/{bank}/memories/{memory_id}/history")
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
+    body: dict[str, Any] = ok(await client.get(f"/v1/banks/{bank}/memories/{memory_id}/history"))
     return body
 
 

@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg2
+import pytest
 from sqlalchemy import make_url
 
 from app.migrate import downgrade, upgrade
@@ -26,6 +28,22 @@ TABLES = {
 }
 
 
+@pytest.fixture
+def scratch_url(stack: Stack) -> Iterator[str]:
+    """The URL of a new, empty database on the test server, dropped afterwards."""
+    name = f"hindsight_migrations_{uuid.uuid4().hex[:8]}"
+    admin = _connect(stack.database_url)
+    admin.autocommit = True
+    with admin.cursor() as cur:
+        cur.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_url(stack.database_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.cursor() as cur:
+            cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+
+
 def _connect(url: str) -> Any:
     u = make_url(url)
     return psycopg2.connect(host=u.host, port=u.port, user=u.username, password=u.password, dbname=u.database)
@@ -43,33 +61,22 @@ def _indexes(url: str) -> dict[str, str]:
         return dict(cur.fetchall())
 
 
-async def test_upgrade_downgrade_upgrade_on_a_fresh_database(stack: Stack) -> None:
-    name = f"hindsight_migrations_{uuid.uuid4().hex[:8]}"
-    admin = _connect(stack.database_url)
-    admin.autocommit = True
-    with admin.cursor() as cur:
-        cur.execute(f'CREATE DATABASE "{name}"')
-    url = make_url(stack.database_url).set(database=name).render_as_string(hide_password=False)
-    try:
-        await asyncio.to_thread(upgrade, url)
-        assert _tables(url) == TABLES
-        indexes = _indexes(url)
-        assert "USING hnsw" in indexes["ix_memory_embeddings_hnsw_384_default"]
-        assert "vector_cosine_ops" in indexes["ix_memory_embeddings_hnsw_384_default"]
-        assert "USING gin (search)" in indexes["ix_memory_units_search"]
-        assert "USING gin (tag_paths)" in indexes["ix_memory_units_tag_paths"]
-        assert "COALESCE(valid_from, created_at) DESC" in indexes["ix_memory_units_active_recent"]
-        assert "WHERE (status = 'active'::text)" in indexes["ix_memory_units_active_created"]
+async def test_upgrade_downgrade_upgrade_on_a_fresh_database(scratch_url: str) -> None:
+    await asyncio.to_thread(upgrade, scratch_url)
+    assert _tables(scratch_url) == TABLES
+    indexes = _indexes(scratch_url)
+    assert "USING hnsw" in indexes["ix_memory_embeddings_hnsw_384_default"]
+    assert "vector_cosine_ops" in indexes["ix_memory_embeddings_hnsw_384_default"]
+    assert "USING gin (search)" in indexes["ix_memory_units_search"]
+    assert "USING gin (tag_paths)" in indexes["ix_memory_units_tag_paths"]
+    assert "COALESCE(valid_from, created_at) DESC" in indexes["ix_memory_units_active_recent"]
+    assert "WHERE (status = 'active'::text)" in indexes["ix_memory_units_active_created"]
 
-        await asyncio.to_thread(downgrade, url, "base")
-        assert _tables(url) == set()
+    await asyncio.to_thread(downgrade, scratch_url, "base")
+    assert _tables(scratch_url) == set()
 
-        await asyncio.to_thread(upgrade, url)
-        assert _tables(url) == TABLES
-    finally:
-        with admin.cursor() as cur:
-            cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
+    await asyncio.to_thread(upgrade, scratch_url)
+    assert _tables(scratch_url) == TABLES
 
 
 async def test_schema_checks_refuse_bad_rows(stack: Stack) -> None:
@@ -129,36 +136,25 @@ def test_date_span_is_the_days_a_date_entity_names(stack: Stack) -> None:
             assert cur.fetchone()[0] == span, name
 
 
-async def test_configs_stored_before_the_bounds_are_clamped(stack: Stack) -> None:
+async def test_configs_stored_before_the_bounds_are_clamped(scratch_url: str) -> None:
     from app.banks.config import MAX_IDLE_SECONDS, MAX_TTL_DAYS, BankConfig
 
-    name = f"hindsight_migrations_{uuid.uuid4().hex[:8]}"
-    admin = _connect(stack.database_url)
-    admin.autocommit = True
-    with admin.cursor() as cur:
-        cur.execute(f'CREATE DATABASE "{name}"')
-    url = make_url(stack.database_url).set(database=name).render_as_string(hide_password=False)
-    try:
-        await asyncio.to_thread(upgrade, url, "0002")
-        with _connect(url) as conn, conn.cursor() as cur:
-            cur.execute(
-                "INSERT INTO banks (id, config) VALUES ('absurd', %s), ('sane', %s)",
-                (
-                    '{"idle_distill_seconds": 1000000000000000000, "min_score": 1e300,'
-                    ' "ttl_days": {"episode": 1e9, "fact": 365, "task_state": null}}',
-                    '{"idle_distill_seconds": 600, "ttl_days": {"episode": 30}}',
-                ),
-            )
-        await asyncio.to_thread(upgrade, url)
-        with _connect(url) as conn, conn.cursor() as cur:
-            cur.execute("SELECT id, config FROM banks ORDER BY id")
-            configs = dict(cur.fetchall())
-        assert configs["absurd"]["idle_distill_seconds"] == MAX_IDLE_SECONDS
-        assert configs["absurd"]["ttl_days"] == {"episode": MAX_TTL_DAYS, "fact": 365, "task_state": None}
-        assert configs["sane"] == {"idle_distill_seconds": 600, "ttl_days": {"episode": 30}}
-        for config in configs.values():
-            BankConfig.model_validate(config)  # every stored config validates again
-    finally:
-        with admin.cursor() as cur:
-            cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
+    await asyncio.to_thread(upgrade, scratch_url, "0002")
+    with _connect(scratch_url) as conn, conn.cursor() as cur:
+        cur.execute(
+            "INSERT INTO banks (id, config) VALUES ('absurd', %s), ('sane', %s)",
+            (
+                '{"idle_distill_seconds": 1000000000000000000, "min_score": 1e300,'
+                ' "ttl_days": {"episode": 1e9, "fact": 365, "task_state": null}}',
+                '{"idle_distill_seconds": 600, "ttl_days": {"episode": 30}}',
+            ),
+        )
+    await asyncio.to_thread(upgrade, scratch_url)
+    with _connect(scratch_url) as conn, conn.cursor() as cur:
+        cur.execute("SELECT id, config FROM banks ORDER BY id")
+        configs = dict(cur.fetchall())
+    assert configs["absurd"]["idle_distill_seconds"] == MAX_IDLE_SECONDS
+    assert configs["absurd"]["ttl_days"] == {"episode": MAX_TTL_DAYS, "fact": 365, "task_state": None}
+    assert configs["sane"] == {"idle_distill_seconds": 600, "ttl_days": {"episode": 30}}
+    for config in configs.values():
+        BankConfig.model_validate(config)  # every stored config validates again

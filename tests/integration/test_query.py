@@ -11,15 +11,13 @@ import pytest
 
 from app.db.repositories import query as query_repo
 from tests.conftest import assert_problem
-from tests.factories import make_bank, say, write
+from tests.factories import make_bank, ok, say, write
 
 NOW = "2026-11-30T12:00:00+00:00"  # a Monday
 
 
 async def ask(client: httpx.AsyncClient, bank: str, query: str, **extra: Any) -> dict[str, Any]:
-    response = await client.post(f"/v1/banks/{bank}/query", json={"query": query, **extra})
-    assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
+    body: dict[str, Any] = ok(await client.post(f"/v1/banks/{bank}/query", json={"query": query, **extra}))
     return body
 
 

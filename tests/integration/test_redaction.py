@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 
 from app.events.working_memory import working_memory_key
 from tests.conftest import Stack, wait_for
-from tests.factories import finished_job, make_bank
+from tests.factories import finished_job, make_bank, write
 from tests.fake_openai import chat_bodies, reply, script
 
 PASSWORD, CARD, KEY = "hunter2", "4111 1111 1111 1111", "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t"
@@ -141,14 +141,9 @@ async def test_direct_writes_and_patches_are_masked(client: httpx.AsyncClient) -
 
 async def test_patched_content_is_masked(client: httpx.AsyncClient, sql: Any, worker: Any) -> None:
     bank = await make_bank(client)
-    created = await client.post(
-        f"/v1/banks/{bank}/memories",
-        params={"wait": "true"},
-        json={"content": "Ana uses Acme VPN.", "tags": ["fact"]},
-    )
-    assert created.status_code == 201, created.text
+    created = await write(client, bank, "Ana uses Acme VPN.", ["fact"])
     patched = await client.patch(
-        f"/v1/banks/{bank}/memories/{created.json()['memory']['id']}",
+        f"/v1/banks/{bank}/memories/{created['id']}",
         json={"content": f"Ana uses Acme VPN with token={KEY[3:]}9Zq"},
     )
     assert patched.status_code == 201, patched.text

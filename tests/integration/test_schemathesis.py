@@ -6,8 +6,6 @@ run; `python -m bench.fuzz` is the long one."""
 from __future__ import annotations
 
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +16,7 @@ import uvicorn
 
 from bench.fuzz import fuzz, summary
 from tests.conftest import ADMIN_KEY, Stack
+from tests.serving import serve_in_thread
 
 EXAMPLES = 4  # per operation and generation mode (positive, negative)
 
@@ -35,21 +34,13 @@ def live_url(stack: Stack, worker: Any) -> Iterator[str]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    config = uvicorn.Config(
+        create_app(settings), log_level="warning", lifespan="on", timeout_graceful_shutdown=5
     )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive(), "the API exited"
-        assert time.monotonic() < deadline, "the API did not start within 60 s"
-        time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}"
+        with serve_in_thread(config, sock=sock, start_within=60, stop_within=30):
+            yield f"http://127.0.0.1:{port}"
     finally:
-        server.should_exit = True
-        thread.join(30)
         sock.close()
 
 

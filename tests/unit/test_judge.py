@@ -11,11 +11,11 @@ from datetime import UTC, datetime
 import pytest
 from fastapi import FastAPI
 
-from app.config import Settings
 from app.embedded import free_port
 from app.providers.llm import JSONChatClient
 from app.resolve.judge import JudgedUnit, LLMJudge, Verdict
-from tests.fake_openai import ChatStep, chat_bodies, error, reply, script
+from tests.factories import llm_settings
+from tests.fake_openai import ChatStep, chat_bodies, corrective_retry, error, reply, script
 
 OLDER = JudgedUnit(
     content="Alice's budget is 5000 dollars.",
@@ -104,13 +104,9 @@ async def test_invalid_output_gets_one_corrective_retry_with_the_error(
     judge = make()
     assert await judge.judge(OLDER, NEWER) == Verdict(replaces=False, reason="conditional")
     assert judge.usage["calls"] == 2
-    first, second = chat_bodies(fake[0])
-    assert second["messages"][:2] == first["messages"]
-    assert second["messages"][2] == {"role": "assistant", "content": bad}
-    correction = second["messages"][3]
-    assert correction["role"] == "user"
-    assert "replaces" in correction["content"]
-    assert "valid boolean" in correction["content"]  # pydantic's own message
+    correction = corrective_retry(fake[0], bad)
+    assert "replaces" in correction
+    assert "valid boolean" in correction  # pydantic's own message
 
 
 async def test_invalid_twice_fails_open_after_exactly_two_calls(
@@ -222,14 +218,7 @@ async def test_the_prompt_fences_the_units_as_data(
 
 
 async def test_from_settings() -> None:
-    settings = Settings(
-        env="test",
-        llm_base_url="http://127.0.0.1:9/v1",
-        llm_api_key="sk-x",
-        llm_model="qwen2.5",
-        llm_timeout_seconds=60,
-        llm_max_retries=1,
-    )
+    settings = llm_settings(llm_timeout_seconds=60)
     judge = LLMJudge.from_settings(settings)
     try:
         assert judge.model == "qwen2.5"

@@ -11,12 +11,11 @@ from datetime import UTC
 import pytest
 from fastapi import FastAPI
 
-from app.config import Settings
 from app.distill.llm import LLMDistiller
 from app.distill.types import DistillContext, DistillError, RelatedUnit
 from app.providers.llm import JSONChatClient
-from tests.factories import context, turn, unit, units_json
-from tests.fake_openai import ChatStep, chat_bodies, error, reply, script
+from tests.factories import context, llm_settings, turn, unit, units_json
+from tests.fake_openai import ChatStep, chat_bodies, corrective_retry, error, reply, script
 
 BUDGET_ID = uuid.UUID("11111111-1111-4111-8111-111111111111")
 
@@ -108,31 +107,25 @@ async def test_schema_violation_gets_one_corrective_retry_with_the_error(
 
     assert [c.confidence for c in result.candidates] == [0.9]
     assert result.usage == {"prompt_tokens": 250, "completion_tokens": 45, "total_tokens": 295, "calls": 2}
-    first, second = chat_bodies(fake[0])
-    assert second["messages"][:2] == first["messages"]
-    assert second["messages"][2] == {"role": "assistant", "content": bad}
-    correction = second["messages"][3]
-    assert correction["role"] == "user"
-    assert "confidence" in correction["content"]
-    assert "less than or equal to 1" in correction["content"]  # pydantic's own message
+    correction = corrective_retry(fake[0], bad)
+    assert "confidence" in correction
+    assert "less than or equal to 1" in correction  # pydantic's own message
 
 
-async def test_prose_instead_of_json_gets_the_corrective_retry(
-    fake: tuple[FastAPI, str], make: Callable[..., LLMDistiller]
+@pytest.mark.parametrize(
+    ("first", "correction"),
+    [
+        pytest.param(reply("Sorry, I cannot help with that."), "not JSON", id="prose instead of JSON"),
+        pytest.param(reply(units_json(unit()), finish_reason="length"), "cut off", id="truncated output"),
+    ],
+)
+async def test_unusable_output_gets_the_corrective_retry(
+    fake: tuple[FastAPI, str], make: Callable[..., LLMDistiller], first: ChatStep, correction: str
 ) -> None:
-    script(fake[0], reply("Sorry, I cannot help with that."), reply(units_json(unit())))
+    script(fake[0], first, reply(units_json(unit())))
     result = await make().distill(context())
     assert len(result.candidates) == 1
-    assert "not JSON" in chat_bodies(fake[0])[1]["messages"][-1]["content"]
-
-
-async def test_truncated_output_gets_the_corrective_retry(
-    fake: tuple[FastAPI, str], make: Callable[..., LLMDistiller]
-) -> None:
-    script(fake[0], reply(units_json(unit()), finish_reason="length"), reply(units_json(unit())))
-    result = await make().distill(context())
-    assert len(result.candidates) == 1
-    assert "cut off" in chat_bodies(fake[0])[1]["messages"][-1]["content"]
+    assert correction in chat_bodies(fake[0])[1]["messages"][-1]["content"]
 
 
 async def test_schema_violation_twice_is_a_distill_error_after_exactly_two_calls(
@@ -287,14 +280,7 @@ async def test_empty_turns_make_no_call(fake: tuple[FastAPI, str], make: Callabl
 
 
 async def test_from_settings() -> None:
-    settings = Settings(
-        env="test",
-        llm_base_url="http://127.0.0.1:9/v1",
-        llm_api_key="sk-x",
-        llm_model="qwen2.5",
-        llm_timeout_seconds=7,
-        llm_max_retries=1,
-    )
+    settings = llm_settings(llm_timeout_seconds=7)
     distiller = LLMDistiller.from_settings(settings)
     try:
         assert distiller.version == "llm-1:qwen2.5"

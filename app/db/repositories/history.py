@@ -67,6 +67,26 @@ async def transition(
     )
 
 
+async def transition_unit(
+    db: AsyncSession,
+    unit: MemoryUnit,
+    to: str,
+    *,
+    action: str,
+    actor: str,
+    details: dict[str, Any] | None = None,
+) -> None:
+    """`transition` of one unit from its current status, `details` on its history row."""
+    await transition(
+        db,
+        unit.bank_id,
+        [(unit.id, unit.status, to)],
+        action=action,
+        actor=actor,
+        details={unit.id: details} if details is not None else None,
+    )
+
+
 async def history_of(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryHistory]:
     stmt = (
         select(MemoryHistory)

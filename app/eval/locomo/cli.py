@@ -10,6 +10,7 @@ import logging
 import shlex
 import sys
 from collections.abc import Sequence
+from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -101,20 +102,9 @@ def _options(args: argparse.Namespace) -> Options:
         raise EvalError(f"missing {', '.join(missing)} (or use --compare A.json B.json)")
     if args.concurrency < 1:
         raise EvalError("--concurrency must be at least 1")
-    return Options(
-        url=args.url,
-        api_key=args.api_key,
-        data=args.data,
-        ks=args.ks,
-        out=args.out,
-        baseline=args.baseline,
-        limit_conversations=args.limit_conversations,
-        concurrency=args.concurrency,
-        timeout=args.timeout,
-        keep_banks=args.keep_banks,
-        maintain_after_days=args.maintain_after_days,
-        command=redacted_command(sys.argv[1:]),
-    )
+    # Every option but the command line is the flag of the same name.
+    given = {f.name: getattr(args, f.name) for f in fields(Options) if f.name != "command"}
+    return Options(**given, command=redacted_command(sys.argv[1:]))
 
 
 def run_cli(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
 """Every operation of the API as a plan (see `_plans`): the paths, parameters, bodies, idempotency and
-response models, written once for both clients."""
+response models, written once for both clients. The signatures and docstrings are the public ones:
+`_resources` names these plans as the methods of `Hindsight` and `AsyncHindsight` (see `_surface`)."""
 
 from __future__ import annotations
 
@@ -101,17 +102,21 @@ class Operations:
 
     # --- banks and keys ----------------------------------------------------------------------------------
 
-    def create_bank(self, bank_id: str, name: str | None, config: Mapping[str, Any] | None) -> Plan[Bank]:
+    def create_bank(
+        self, bank_id: str, name: str | None = None, config: Mapping[str, Any] | None = None
+    ) -> Plan[Bank]:
         body = jsonable({"bank_id": bank_id, "name": name, "config": config})
         return self._call(Request("POST", "/v1/banks", json=body), Bank)
 
     def get_bank(self, bank_id: str) -> Plan[Bank]:
         return self._call(Request("GET", f"/v1/banks/{seg(bank_id)}", idempotent=True), Bank)
 
-    def bank_pages(self, page_size: int) -> PageFn[Bank]:
+    def bank_pages(self, *, page_size: int = DEFAULT_PAGE_SIZE) -> PageFn[Bank]:
         return self._pages("/v1/banks", {"limit": page_size}, "banks", Bank)
 
-    def update_bank(self, bank_id: str, name: str | None, config: Mapping[str, Any] | None) -> Plan[Bank]:
+    def update_bank(
+        self, bank_id: str, *, name: str | None = None, config: Mapping[str, Any] | None = None
+    ) -> Plan[Bank]:
         body = jsonable({"name": name, "config": config})
         return self._call(Request("PATCH", f"/v1/banks/{seg(bank_id)}", json=body, idempotent=True), Bank)
 
@@ -122,13 +127,17 @@ class Operations:
         request = Request("GET", f"/v1/banks/{seg(bank_id)}/stats", idempotent=True)
         return self._call(request, BankStats)
 
-    def export_bank(self, bank_id: str, target: PathOrFile) -> Plan[None]:
+    def export_bank(self, bank_id: str, path_or_file: PathOrFile) -> Plan[None]:
+        """Stream the bank's NDJSON export into a file (a path, or a binary file object)."""
+        target = path_or_file
         with ExitStack() as stack:
             file = target if not isinstance(target, str | Path) else stack.enter_context(open(target, "wb"))
             request = Request("GET", f"/v1/banks/{seg(bank_id)}/export", download=file)
             yield from send(request, self.retries)
 
-    def import_bank(self, bank_id: str, source: PathOrFile) -> Plan[BankImport]:
+    def import_bank(self, bank_id: str, path_or_file: PathOrFile) -> Plan[BankImport]:
+        """Create `bank_id` from an NDJSON export (a path, or a binary file object)."""
+        source = path_or_file
         if isinstance(source, str | Path):
             content = Path(source).read_bytes()
         else:
@@ -137,7 +146,9 @@ class Operations:
         request = Request("POST", f"/v1/banks/{seg(bank_id)}/import", content=content, headers=headers)
         return self._call(request, BankImport)
 
-    def create_key(self, bank_id: str, scopes: Sequence[str], name: str | None) -> Plan[ApiKey]:
+    def create_key(
+        self, bank_id: str, scopes: Sequence[str] = ("read", "write"), name: str | None = None
+    ) -> Plan[ApiKey]:
         body = jsonable({"scopes": list(scopes), "name": name})
         return self._call(Request("POST", f"/v1/banks/{seg(bank_id)}/keys", json=body), ApiKey)
 
@@ -150,12 +161,19 @@ class Operations:
     def append(
         self, bank_id: str, session_id: str, events: Iterable[EventIn | Mapping[str, Any]]
     ) -> Plan[AppendResult]:
+        """Append turns (dicts or `EventIn`); each without an `external_id` gets one, so the retry of
+        a request whose reply was lost stores nothing twice."""
         body = {"events": [event_body(e) for e in events]}
         path = f"/v1/banks/{seg(bank_id)}/sessions/{seg(session_id)}/events"
         return self._call(Request("POST", path, json=body, idempotent=True), AppendResult)
 
     def event_pages(
-        self, bank_id: str, session_id: str, after_seq: int | None, page_size: int
+        self,
+        bank_id: str,
+        session_id: str,
+        after_seq: int | None = None,
+        *,
+        page_size: int = DEFAULT_PAGE_SIZE,
     ) -> PageFn[Event]:
         path = f"/v1/banks/{seg(bank_id)}/sessions/{seg(session_id)}/events"
         return self._pages(path, {"after_seq": after_seq, "limit": page_size}, "events", Event)
@@ -164,20 +182,25 @@ class Operations:
         path = f"/v1/banks/{seg(bank_id)}/sessions/{seg(session_id)}"
         return self._call(Request("GET", path, idempotent=True), Session)
 
-    def session_pages(self, bank_id: str, page_size: int) -> PageFn[Session]:
+    def session_pages(self, bank_id: str, *, page_size: int = DEFAULT_PAGE_SIZE) -> PageFn[Session]:
         return self._pages(f"/v1/banks/{seg(bank_id)}/sessions", {"limit": page_size}, "sessions", Session)
 
     def close_session(self, bank_id: str, session_id: str) -> Plan[ClosedSession]:
+        """Close the session and distil what is left (`job_id`, None when nothing is)."""
         path = f"/v1/banks/{seg(bank_id)}/sessions/{seg(session_id)}/close"
         return self._call(Request("POST", path, idempotent=True), ClosedSession)
 
     def distill_session(self, bank_id: str, session_id: str) -> Plan[Job]:
+        """Distil the session's undistilled tail now (the job, queued or already running)."""
         path = f"/v1/banks/{seg(bank_id)}/sessions/{seg(session_id)}/distill"
         # Concurrent or repeated requests share one job: safe to send again.
         response = yield from send(Request("POST", path, idempotent=True), self.retries)
         return (yield from self.get_job(response.json()["job_id"]))
 
-    def redistill(self, bank_id: str, session_ids: Sequence[str] | None, dry_run: bool) -> Plan[Job]:
+    def redistill(
+        self, bank_id: str, session_ids: Sequence[str] | None = None, dry_run: bool = True
+    ) -> Plan[Job]:
+        """Replay distillation over the raw events; the job's result is the diff."""
         body = jsonable({"session_ids": list(session_ids) if session_ids else None, "dry_run": dry_run})
         request = Request("POST", f"/v1/banks/{seg(bank_id)}/redistill", json=body)
         response = yield from send(request, self.retries)
@@ -188,9 +211,9 @@ class Operations:
     def get_job(self, job_id: str) -> Plan[Job]:
         return self._call(Request("GET", f"/v1/jobs/{seg(job_id)}", idempotent=True), Job)
 
-    def wait_job(self, job_id: str, timeout: float) -> Plan[Job]:
-        """Poll until the job has finished (succeeded or failed), the pause growing from 0.1 s to 2 s;
-        `JobTimeoutError` after `timeout` seconds."""
+    def wait_job(self, job_id: str, timeout: float = 120.0) -> Plan[Job]:
+        """The job once finished (succeeded or failed); `JobTimeoutError` after `timeout` seconds. It
+        polls, the pause growing from 0.1 s to 2 s."""
         deadline = time.monotonic() + timeout
         pause = POLL_FIRST
         while True:
@@ -205,7 +228,10 @@ class Operations:
 
     # --- query -------------------------------------------------------------------------------------------
 
-    def query(self, bank_id: str, query: str, options: Mapping[str, Any]) -> Plan[QueryResult]:
+    def query(self, /, bank_id: str, query: str, **options: Any) -> Plan[QueryResult]:
+        """Recall: `top_k`, `tags`, `entities`, `session_id`, `time_range`, `as_of`, `statuses`,
+        `fusion`, `weights`, `min_score`, `max_tokens`, `working_memory`, `explain`, `now`,
+        `timezone` as keywords (see the API's `POST /v1/banks/{bank_id}/query`)."""
         body = jsonable({"query": query, **options})
         request = Request("POST", f"/v1/banks/{seg(bank_id)}/query", json=body, idempotent=True)
         return self._call(request, QueryResult)
@@ -213,8 +239,10 @@ class Operations:
     # --- memories ----------------------------------------------------------------------------------------
 
     def write_memory(
-        self, bank_id: str, content: str, tags: Sequence[str], wait: bool, fields: Mapping[str, Any]
+        self, /, bank_id: str, content: str, tags: Sequence[str], wait: bool = False, **fields: Any
     ) -> Plan[WrittenMemory]:
+        """Write a unit (`confidence`, `importance`, `entities`, `occurred_at`, `session_id`,
+        `metadata` as keywords): pending with its resolution `job_id`, or resolved with `wait=True`."""
         body = jsonable({"content": content, "tags": list(tags), **fields})
         params = {"wait": "true"} if wait else None
         request = Request("POST", f"/v1/banks/{seg(bank_id)}/memories", params=params, json=body)
@@ -222,7 +250,21 @@ class Operations:
         accepted = response.json()
         return WrittenMemory.model_validate({**accepted["memory"], "job_id": accepted.get("job_id")})
 
-    def memory_pages(self, bank_id: str, filters: Mapping[str, Any], page_size: int) -> PageFn[Memory]:
+    def memory_pages(
+        self,
+        bank_id: str,
+        *,
+        status: str | Iterable[str] | None = None,
+        tag: str | None = None,
+        entity: str | None = None,
+        session_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        as_of: datetime | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> PageFn[Memory]:
+        filters: dict[str, Any] = {"status": status, "tag": tag, "entity": entity, "session_id": session_id}
+        filters |= {"since": since, "until": until, "as_of": as_of}
         params = {**jsonable(filters), "limit": page_size}
         if "status" in params:
             params["status"] = comma(params["status"])
@@ -232,18 +274,36 @@ class Operations:
         return f"/v1/banks/{seg(bank_id)}/memories/{seg(memory_id)}"
 
     def get_memory(self, bank_id: str, memory_id: str) -> Plan[Memory]:
+        """The unit, with its source turns' text (`source.events`)."""
         return self._call(Request("GET", self._memory_path(bank_id, memory_id), idempotent=True), Memory)
 
     def memory_history(self, bank_id: str, memory_id: str) -> Plan[MemoryHistory]:
         path = self._memory_path(bank_id, memory_id) + "/history"
         return self._call(Request("GET", path, idempotent=True), MemoryHistory)
 
-    def update_memory(self, bank_id: str, memory_id: str, changes: Mapping[str, Any]) -> Plan[Memory]:
+    def update_memory(
+        self,
+        bank_id: str,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        tags: Sequence[str] | None = None,
+        confidence: float | None = None,
+        importance: float | None = None,
+    ) -> Plan[Memory]:
+        """A new unit with the changes, superseding this one."""
+        changes = {"content": content, "tags": tags, "confidence": confidence, "importance": importance}
         request = Request("PATCH", self._memory_path(bank_id, memory_id), json=jsonable(changes))
         return self._call(request, Memory)
 
-    def forget_memory(self, bank_id: str, memory_id: str, purge: bool = False) -> Plan[Memory]:
-        params = {"purge": "true"} if purge else None
+    def forget_memory(self, bank_id: str, memory_id: str) -> Plan[Memory]:
+        return self._delete_memory(bank_id, memory_id, None)
+
+    def purge_memory(self, bank_id: str, memory_id: str) -> Plan[Memory]:
+        """Erase content and vectors for good (admin key); the history keeps a tombstone."""
+        return self._delete_memory(bank_id, memory_id, {"purge": "true"})
+
+    def _delete_memory(self, bank_id: str, memory_id: str, params: Mapping[str, str] | None) -> Plan[Memory]:
         request = Request("DELETE", self._memory_path(bank_id, memory_id), params=params, idempotent=True)
         return self._call(request, Memory)
 
@@ -252,12 +312,24 @@ class Operations:
 
     # --- entities and timeline ---------------------------------------------------------------------------
 
-    def entity_pages(self, bank_id: str, q: str | None, type_: str | None, page_size: int) -> PageFn[Entity]:
-        params = {"q": q, "type": type_, "limit": page_size}
+    def entity_pages(
+        self,
+        bank_id: str,
+        *,
+        q: str | None = None,
+        type: str | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> PageFn[Entity]:
+        params = {"q": q, "type": type, "limit": page_size}
         return self._pages(f"/v1/banks/{seg(bank_id)}/entities", params, "entities", Entity)
 
     def get_entity(
-        self, bank_id: str, entity_id: str, statuses: str | Iterable[str] | None, limit: int | None
+        self,
+        bank_id: str,
+        entity_id: str,
+        *,
+        statuses: str | Iterable[str] | None = None,
+        limit: int | None = None,
     ) -> Plan[EntityDetail]:
         path = f"/v1/banks/{seg(bank_id)}/entities/{seg(entity_id)}"
         params = jsonable({"statuses": comma(statuses), "limit": limit})
@@ -266,12 +338,14 @@ class Operations:
     def timeline_pages(
         self,
         bank_id: str,
-        from_: datetime | str | None,
-        to: datetime | str | None,
-        kinds: str | Iterable[str] | None,
-        session_id: str | None,
-        page_size: int,
+        *,
+        from_: datetime | str | None = None,
+        to: datetime | str | None = None,
+        kinds: str | Iterable[str] | None = None,
+        session_id: str | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
     ) -> PageFn[TimelineItem]:
+        """Every write and read of the bank in time order (the memory replay)."""
         params = jsonable(
             {"from": from_, "to": to, "kinds": comma(kinds), "session_id": session_id, "limit": page_size}
         )

@@ -1,20 +1,16 @@
 """The seeds' agent loop in three calls: recall before answering, record each turn, reflect at the end
-of a task. One implementation (plans), two context managers."""
+of a task. One implementation (plans, `_surface`), two context managers."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hindsight_client._errors import NotFoundError
 from hindsight_client._models import AppendResult, ClosedSession, EventIn, Job, QueryResult
 from hindsight_client._operations import Operations, event_body
 from hindsight_client._plans import Plan
-
-if TYPE_CHECKING:
-    from hindsight_client._async_client import AsyncHindsight
-    from hindsight_client._client import Hindsight
+from hindsight_client._surface import Async, AsyncClosing, Closing, Driver, Mode, Resource, Sync, operation
 
 DEFAULT_BUFFER = 20
 
@@ -31,8 +27,9 @@ def render_recall(result: QueryResult) -> str:
 
 
 class SessionCore:
-    """What both session objects share: the buffer of recorded turns and the plans over it. A turn
-    gets its `external_id` when recorded, so a flush that failed and is tried again stores it once."""
+    """What both session objects share: the buffer of recorded turns and the plans over it (with the
+    public signatures: the session objects name them). A turn gets its `external_id` when recorded,
+    so a flush that failed and is tried again stores it once."""
 
     def __init__(
         self, ops: Operations, bank_id: str, session_id: str, buffer_size: int, options: Mapping[str, Any]
@@ -48,14 +45,16 @@ class SessionCore:
         self.closed = False
         self.sent = False
 
-    def add(self, role: str, content: str, fields: Mapping[str, Any]) -> bool:
-        """Buffer a turn; True when the buffer is full and should be flushed."""
+    def record(self, /, role: str, content: str, **fields: Any) -> Plan[None]:
+        """Record a turn (`speaker`, `occurred_at`, `metadata` as keywords); sent in batches."""
         if self.closed:
             raise RuntimeError("the memory session is closed")
         self.pending.append(event_body(EventIn.model_validate({"role": role, "content": content, **fields})))
-        return len(self.pending) >= self.buffer_size
+        if len(self.pending) >= self.buffer_size:
+            yield from self.flush()
 
     def flush(self) -> Plan[AppendResult | None]:
+        """Send the buffered turns now."""
         if not self.pending:
             return None
         batch = list(self.pending)
@@ -64,13 +63,16 @@ class SessionCore:
         self.sent = True
         return result
 
-    def recall(self, text: str, options: Mapping[str, Any]) -> Plan[str]:
+    def recall(self, /, text: str, **options: Any) -> Plan[str]:
+        """The context block for `text`, working memory included, ready for a system prompt."""
         yield from self.flush()
         merged = {**self.options, **options, "session_id": self.session_id, "working_memory": True}
-        result = yield from self.ops.query(self.bank_id, text, merged)
+        result = yield from self.ops.query(self.bank_id, text, **merged)
         return render_recall(result)
 
-    def reflect(self, wait: bool, timeout: float) -> Plan[Job | None]:
+    def reflect(self, *, wait: bool = False, timeout: float = 120.0) -> Plan[Job | None]:
+        """Distil the session's undistilled turns now; the job (finished, with `wait=True`), or None
+        when nothing was recorded yet."""
         yield from self.flush()
         try:
             job = yield from self.ops.distill_session(self.bank_id, self.session_id)
@@ -100,88 +102,33 @@ class SessionCore:
             return None
 
 
-class MemorySession:
+class _SessionMethods(Resource[Mode]):
+    """The session object's calls: the plans of its `SessionCore` (`_surface` makes them sync or async)."""
+
+    def __init__(self, driver: Driver[Mode], core: SessionCore) -> None:
+        super().__init__(driver, plans=core)
+        self._core = core
+
+    @property
+    def bank_id(self) -> str:
+        return self._core.bank_id
+
+    @property
+    def session_id(self) -> str:
+        return self._core.session_id
+
+    record = operation(SessionCore.record)
+    flush = operation(SessionCore.flush)
+    recall = operation(SessionCore.recall)
+    reflect = operation(SessionCore.reflect)
+    close = operation(SessionCore.close)
+
+
+class MemorySession(_SessionMethods[Sync], Closing):
     """`with hs.memory_session(bank_id, session_id) as mem:` — `mem.recall(text)` before answering,
     `mem.record(role, content)` for each turn, `mem.reflect()` at the end of a task; leaving the block
     flushes what is buffered and closes the session (which distils what is left)."""
 
-    def __init__(self, client: Hindsight, core: SessionCore) -> None:
-        self._client = client
-        self._core = core
 
-    @property
-    def bank_id(self) -> str:
-        return self._core.bank_id
-
-    @property
-    def session_id(self) -> str:
-        return self._core.session_id
-
-    def record(self, role: str, content: str, **fields: Any) -> None:
-        """Record a turn (`speaker`, `occurred_at`, `metadata` as keywords); sent in batches."""
-        if self._core.add(role, content, fields):
-            self.flush()
-
-    def flush(self) -> AppendResult | None:
-        """Send the buffered turns now."""
-        return self._client._run(self._core.flush())
-
-    def recall(self, text: str, **options: Any) -> str:
-        """The context block for `text`, working memory included, ready for a system prompt."""
-        return self._client._run(self._core.recall(text, options))
-
-    def reflect(self, *, wait: bool = False, timeout: float = 120.0) -> Job | None:
-        """Distil the session's undistilled turns now; the job (finished, with `wait=True`), or None
-        when nothing was recorded yet."""
-        return self._client._run(self._core.reflect(wait, timeout))
-
-    def close(self) -> ClosedSession | None:
-        return self._client._run(self._core.close())
-
-    def __enter__(self) -> MemorySession:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
-
-class AsyncMemorySession:
+class AsyncMemorySession(_SessionMethods[Async], AsyncClosing):
     """`async with hs.memory_session(bank_id, session_id) as mem:` — as `MemorySession`, awaited."""
-
-    def __init__(self, client: AsyncHindsight, core: SessionCore) -> None:
-        self._client = client
-        self._core = core
-
-    @property
-    def bank_id(self) -> str:
-        return self._core.bank_id
-
-    @property
-    def session_id(self) -> str:
-        return self._core.session_id
-
-    async def record(self, role: str, content: str, **fields: Any) -> None:
-        if self._core.add(role, content, fields):
-            await self.flush()
-
-    async def flush(self) -> AppendResult | None:
-        return await self._client._run(self._core.flush())
-
-    async def recall(self, text: str, **options: Any) -> str:
-        return await self._client._run(self._core.recall(text, options))
-
-    async def reflect(self, *, wait: bool = False, timeout: float = 120.0) -> Job | None:  # noqa: ASYNC109
-        return await self._client._run(self._core.reflect(wait, timeout))
-
-    async def close(self) -> ClosedSession | None:
-        return await self._client._run(self._core.close())
-
-    async def __aenter__(self) -> AsyncMemorySession:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()

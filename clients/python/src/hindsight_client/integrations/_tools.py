@@ -153,21 +153,21 @@ Runner = Callable[[Operations, str, Any], Plan[str]]
 
 def _write(ops: Operations, bank_id: str, args: WriteArguments) -> Plan[str]:
     fields = {"importance": args.importance} if args.importance is not None else {}
-    unit = yield from ops.write_memory(bank_id, args.content, args.tags, True, fields)
+    unit = yield from ops.write_memory(bank_id, args.content, args.tags, wait=True, **fields)
     return unit_text(unit)
 
 
 def _query(ops: Operations, bank_id: str, args: QueryArguments) -> Plan[str]:
     options = {"top_k": args.top_k, "tags": args.tags, "session_id": args.session_id}
     options["working_memory"] = args.session_id is not None
-    return query_text((yield from ops.query(bank_id, args.query, options)))
+    return query_text((yield from ops.query(bank_id, args.query, **options)))
 
 
 def _update(ops: Operations, bank_id: str, args: UpdateArguments) -> Plan[str]:
     changes = args.model_dump(include={"content", "tags", "importance", "confidence"}, exclude_none=True)
     if not changes:
         raise ValueError("give at least one of content, tags, confidence, importance")
-    return unit_text((yield from ops.update_memory(bank_id, args.memory_id, changes)))
+    return unit_text((yield from ops.update_memory(bank_id, args.memory_id, **changes)))
 
 
 def _forget(ops: Operations, bank_id: str, args: ForgetArguments) -> Plan[str]:
