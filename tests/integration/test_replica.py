@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from app.config import get_settings
 from app.embedded import EmbeddedPostgres, free_port, start_replica
 from tests.conftest import ADMIN_KEY, Stack, make_client, running_app, sql_runner, wait_for
-from tests.factories import make_bank
+from tests.factories import make_bank, mcp_call
 
 
 class Replica:
@@ -155,6 +155,10 @@ async def test_reads_are_served_by_the_replica_and_writes_by_the_primary(
         assert (stats["sessions"], stats["events"], stats["memories_by_status"]) == (1, 1, {"active": 1})
         query = await client.post(f"/v1/banks/{bank}/query", json={"query": "Where is the warehouse?"})
         assert new["id"] not in memory_ids(query)
+        tool = await mcp_call(replica_app, key, "memory_query", {"query": "Where is the warehouse?"})
+        assert tool.status_code == 200, tool.text
+        assert "Hamburg" not in tool.text  # MCP's memory_query reads the replica too
+        assert "Berlin" in tool.text
         timeline = (await client.get(f"/v1/banks/{bank}/timeline?kinds=memory")).json()["items"]
         assert new["id"] not in str(timeline)
         assert old["id"] in str(timeline)
