@@ -93,6 +93,18 @@ def _mcp(args: argparse.Namespace) -> int:
     return run(args.url)
 
 
+def _export(args: argparse.Namespace) -> int:
+    from app.portability.cli import export_command
+
+    return export_command(args)
+
+
+def _import(args: argparse.Namespace) -> int:
+    from app.portability.cli import import_command
+
+    return import_command(args)
+
+
 def _eval_locomo(args: argparse.Namespace) -> int:
     from app.eval.locomo import run_cli
 
@@ -140,6 +152,14 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = verbs.add_parser("mcp", help="serve the MCP tools over stdio, forwarding to a running service")
     mcp.add_argument("--url", default=None, help="service URL (default: $HINDSIGHT_URL or localhost:8000)")
     mcp.set_defaults(func=_mcp)
+
+    export = verbs.add_parser("export", help="stream a bank of a running service to an NDJSON file")
+    import_ = verbs.add_parser("import", help="create a bank on a running service from an NDJSON export")
+    from app.portability.cli import add_arguments as portability_arguments
+
+    portability_arguments(export, import_)
+    export.set_defaults(func=_export)
+    import_.set_defaults(func=_import)
 
     evaluation = verbs.add_parser("eval", help="evaluate a running service over its HTTP API")
     suites = evaluation.add_subparsers(dest="suite", required=True)

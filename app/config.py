@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     working_memory_max_turns: int = Field(default=50, ge=1)
     working_memory_ttl_seconds: int = Field(default=86_400, ge=60)
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    # A bank import's NDJSON body (streamed, never buffered whole); the body limit above does not apply to it.
+    import_max_bytes: int = Field(default=4 * 1024**3, ge=1024)
     worker_heartbeat_seconds: float = Field(default=5.0, gt=0)
     worker_heartbeat_ttl_seconds: float = Field(default=30.0, gt=0)
     job_deadline_seconds: int = Field(default=600, ge=1)
@@ -58,6 +60,14 @@ class Settings(BaseSettings):
     # Per-key token bucket (Redis): a steady rate and the burst a key may spend at once; 0 turns it off.
     rate_limit_per_second: float = Field(default=100.0, ge=0)
     rate_limit_burst: int = Field(default=200, ge=1)
+    # Webhooks (app/webhooks): private, loopback and link-local targets are refused unless allowed;
+    # a failed delivery is retried after base, 2·base, 4·base … (at most `max` apart) for `window`.
+    webhook_allow_private: bool = False
+    webhook_timeout_seconds: float = Field(default=5.0, gt=0)
+    webhook_retry_base_seconds: float = Field(default=5.0, gt=0)
+    webhook_retry_max_seconds: float = Field(default=3600.0, gt=0)
+    webhook_retry_window_seconds: float = Field(default=86_400.0, gt=0)
+    webhook_retention_days: float = Field(default=30.0, gt=0)  # finished deliveries listed this long
 
     @property
     def effective_broker_url(self) -> str:

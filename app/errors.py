@@ -51,6 +51,10 @@ class Conflict(AppError):
     status, title = 409, "Conflict"
 
 
+class TooLarge(AppError):
+    status, title = 413, "Payload Too Large"
+
+
 class Invalid(AppError):
     status, title = 422, "Unprocessable Content"
 

@@ -10,7 +10,20 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi_offline import FastAPIOffline
 
-from app.api import banks, distill, entities, events, health, jobs, memories, query, timeline, ui
+from app.api import (
+    banks,
+    distill,
+    entities,
+    events,
+    health,
+    jobs,
+    memories,
+    portability,
+    query,
+    timeline,
+    ui,
+    webhooks,
+)
 from app.config import Settings, get_settings
 from app.db.engine import autocommit, create_engine, create_sessionmaker
 from app.db.replica import ReadRouting
@@ -22,6 +35,7 @@ from app.middleware import BodySizeLimitMiddleware, JsonBodyMiddleware, MetricsM
 from app.providers.embeddings import LazyEmbedder
 from app.query.recorder import ReadRecorder
 from app.ratelimit import RateLimiter, RateLimitMiddleware
+from app.webhooks import outbox as webhook_outbox
 
 DESCRIPTION = """Agent memory as a service. Append raw conversation events; workers distil them into
 typed memory units; queries return the few units that matter, newest truth first.
@@ -72,6 +86,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ttl_seconds=settings.working_memory_ttl_seconds,
         )
         app.state.queue = TaskQueue(create_celery(settings))
+        webhook_outbox.attach(app.state.sessionmaker, app.state.queue, blocking=False)
         app.state.embedder = LazyEmbedder(settings)
         app.state.recorder = ReadRecorder(app.state.sessionmaker)
         app.state.recorder.start()
@@ -107,7 +122,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             expose_headers=["Retry-After"],  # not CORS-safelisted: a browser client needs it after 429/503
         )
     app.add_middleware(MetricsMiddleware)
-    for module in (health, banks, events, distill, memories, query, jobs, timeline, entities):
+    routers = [health, banks, portability, events, distill, memories, query, jobs, timeline, entities]
+    for module in [*routers, webhooks]:
         app.include_router(module.router)
     mcp.mount(app)
     ui.mount(app)  # the web console at /ui (its own security headers) and GET /v1/whoami

@@ -38,14 +38,20 @@ class MetricsMiddleware:
 
 
 class BodySizeLimitMiddleware:
-    """Refuse bodies over `max_bytes` with 413, whether or not Content-Length is declared."""
+    """Refuse bodies over `max_bytes` with 413, whether or not Content-Length is declared. Routes that
+    stream their body and bound it themselves (a bank import) are listed by path suffix in `streamed`."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, streamed: tuple[str, ...] = ("/import",)) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.streamed = streamed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS", "DELETE"):
+        if (
+            scope["type"] != "http"
+            or scope["method"] in ("GET", "HEAD", "OPTIONS", "DELETE")
+            or str(scope.get("path", "")).endswith(self.streamed)
+        ):
             await self.app(scope, receive, send)
             return
         declared = dict(scope["headers"]).get(b"content-length")

@@ -32,6 +32,7 @@ from typing import Any
 
 import httpx
 import requests
+import schemathesis
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import Case, GenerationMode
@@ -56,6 +57,14 @@ MODES = (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
 Operation = APIOperation[Any, Any, Any, Any]
 
 
+@schemathesis.serializer("application/x-ndjson")
+def _ndjson(_: Any, value: Any) -> bytes:
+    """A bank import's body as sent: the generated text as it is (a string schema), anything else as
+    JSON; lone surrogates kept (the server must refuse them, not fail on them)."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text.encode("utf-8", "surrogatepass")
+
+
 @dataclass
 class Targets:
     """Real resources the path parameters point at."""
@@ -66,6 +75,7 @@ class Targets:
     entity_id: str
     key_id: str
     job_id: str
+    webhook_id: str
 
     def path_parameters(self) -> dict[str, str]:
         return {k: str(v) for k, v in vars(self).items()}
@@ -125,6 +135,10 @@ class Fixtures:
     def key(self, bank: str) -> str:
         return str(_ok(self.http.post(f"/v1/banks/{bank}/keys", json={"scopes": ["read"]}), 201)["id"])
 
+    def webhook(self, bank: str) -> str:
+        hook = {"url": "http://127.0.0.1:9/fuzz", "events": ["job.failed"]}  # port 9: discard, never sent
+        return str(_ok(self.http.post(f"/v1/banks/{bank}/webhooks", json=hook), 201)["id"])
+
     def targets(self) -> Targets:
         bank = self.bank()
         session = "session-1"
@@ -143,18 +157,21 @@ class Fixtures:
             entity_id=str(entities[0]["id"]),
             key_id=self.key(bank),
             job_id=str(job["job_id"]),
+            webhook_id=self.webhook(bank),
         )
 
 
 class Consumables:
     """Targets of the operations that use them up (delete a bank, revoke a key, patch / forget /
-    restore a unit): each gets its own, made again only after a 2xx used it up. Maintenance is
-    pinned to the fuzz bank: a task without a bank runs over every bank, with the fuzzer's `now`."""
+    restore a unit; an import: an id no bank has): each gets its own, made again only after a 2xx
+    used it up. Maintenance is pinned to the fuzz bank: a task without a bank runs over every bank,
+    with the fuzzer's `now`."""
 
     def __init__(self, fixtures: Fixtures, targets: Targets) -> None:
         self.fixtures = fixtures
         self.targets = targets
         self.current: dict[str, str] = {}
+        self.imported = False
 
     def _make(self, kind: str) -> str:
         bank = self.targets.bank_id
@@ -162,6 +179,10 @@ class Consumables:
             return self.fixtures.bank("fuzz-doomed")
         if kind == "key":
             return self.fixtures.key(bank)
+        if kind == "webhook":
+            return self.fixtures.webhook(bank)
+        if kind == "unused":  # an import creates its bank: an id no bank has
+            return f"fuzz-import-{uuid.uuid4().hex[:12]}"
         return self.fixtures.memory(bank, forgotten=kind == "forgotten")
 
     @staticmethod
@@ -169,8 +190,12 @@ class Consumables:
         method, path = operation.method.upper(), operation.path
         if path == "/v1/banks/{bank_id}" and method == "DELETE":
             return "bank_id", "bank"
+        if path.endswith("/import"):
+            return "bank_id", "unused"
         if path.endswith("/keys/{key_id}"):
             return "key_id", "key"
+        if path.endswith("/webhooks/{webhook_id}") and method == "DELETE":
+            return "webhook_id", "webhook"
         if path.endswith("/restore"):
             return "memory_id", "forgotten"
         if path.endswith("/memories/{memory_id}") and method in ("PATCH", "DELETE"):
@@ -178,6 +203,11 @@ class Consumables:
         return None
 
     def before(self, operation: Operation, case: Case[Operation]) -> None:
+        if operation.path.endswith("/import") and not self.imported:
+            # No generated string is an export stream: the first import sends a real one (the fuzz
+            # bank's own export), the rest what the strategies make.
+            self.imported = True
+            case.body = self.fixtures.http.get(f"/v1/banks/{self.targets.bank_id}/export").text
         if operation.path.startswith("/v1/admin/maintenance/"):
             body = case.body if isinstance(case.body, dict) else {}
             case.body = {**body, "bank_id": self.targets.bank_id}

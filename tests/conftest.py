@@ -44,6 +44,10 @@ class Stack:
             # Tests fire many requests with one key; test_ratelimit.py builds its own low-limit app.
             "HINDSIGHT_RATE_LIMIT_PER_SECOND": "100000",
             "HINDSIGHT_RATE_LIMIT_BURST": "100000",
+            # Test receivers listen on loopback, and a retry they wait for comes within a second or two.
+            "HINDSIGHT_WEBHOOK_ALLOW_PRIVATE": "true",
+            "HINDSIGHT_WEBHOOK_RETRY_BASE_SECONDS": "0.2",
+            "HINDSIGHT_WEBHOOK_RETRY_MAX_SECONDS": "2",
             **extra,
         }
 
@@ -233,3 +237,14 @@ async def chat_client(server: tuple[Any, str]) -> AsyncIterator[Any]:
     yield factory
     for client in made:
         await client.aclose()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Any]:
+    """A webhook receiver on loopback (`tests.factories.Receiver`), stopped after the test."""
+    from tests.factories import Receiver
+
+    r = Receiver()
+    r.start()
+    yield r
+    r.stop()

@@ -4,14 +4,21 @@ API, and the LLM distiller's inputs. Test modules take them from here, never fro
 from __future__ import annotations
 
 import json
+import re
+import threading
+import time
 import uuid
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
+from standardwebhooks import Webhook as Verifier
 
 from app.config import Settings
 from app.distill.types import DistillContext, RelatedUnit, Turn
+from app.embedded import free_port
 from tests.conftest import make_client, wait_for
 
 # --- over the HTTP API -------------------------------------------------------------------------------
@@ -100,6 +107,87 @@ async def write(client: httpx.AsyncClient, bank: str, content: str, tags: list[s
     return unit
 
 
+# --- webhooks: a receiver on loopback, hooks and their deliveries over the HTTP API -------------------
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: str
+
+    @property
+    def json(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.body)
+        return data
+
+
+@dataclass
+class Receiver:
+    """An HTTP server on loopback that records every POST; `routes` say what a path answers
+    (status, headers), 204 otherwise. `stop()` closes the port (the receiver is down), `start()`
+    opens it again on the same port."""
+
+    port: int = field(default_factory=free_port)
+    received: list[Received] = field(default_factory=list)
+    routes: dict[str, tuple[int, dict[str, str]]] = field(default_factory=dict)
+    slow: dict[str, float] = field(default_factory=dict)  # path → seconds it takes to answer
+    _server: ThreadingHTTPServer | None = None
+
+    def url(self, path: str = "/hook") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def start(self) -> None:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length", 0))).decode()
+                receiver.received.append(Received(self.path, dict(self.headers.items()), body))
+                time.sleep(receiver.slow.get(self.path, 0.0))  # a slow receiver, not a synchronisation
+                status, headers = receiver.routes.get(self.path, (204, {}))
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def events(self, path: str = "/hook") -> list[dict[str, Any]]:
+        return [r.json for r in self.received if r.path == path]
+
+
+async def create_hook(client: httpx.AsyncClient, bank: str, url: str, events: list[str]) -> dict[str, Any]:
+    response = await client.post(f"/v1/banks/{bank}/webhooks", json={"url": url, "events": events})
+    assert response.status_code == 201, response.text
+    hook: dict[str, Any] = response.json()
+    return hook
+
+
+async def deliveries(client: httpx.AsyncClient, bank: str, hook_id: str) -> list[dict[str, Any]]:
+    response = await client.get(f"/v1/banks/{bank}/webhooks/{hook_id}/deliveries")
+    assert response.status_code == 200, response.text
+    found: list[dict[str, Any]] = response.json()["deliveries"]
+    return found
+
+
+def verified(secret: str, request: Received) -> dict[str, Any]:
+    """The body, once the Standard Webhooks library has checked its signature (raises otherwise)."""
+    body: dict[str, Any] = Verifier(secret).verify(request.body, request.headers)
+    return body
+
+
 # --- the LLM distiller's inputs and replies ----------------------------------------------------------
 
 SHANGHAI = timezone(timedelta(hours=8))
@@ -164,3 +252,51 @@ async def mcp_call(app: Any, key: str | None, tool: str, arguments: dict[str, An
     }
     async with make_client(app, key) as c:
         return await c.post("/mcp", json=message, headers=MCP_HEADERS)
+
+
+# --- bank export and import ------------------------------------------------------------------------------
+
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+async def portable_bank(client: httpx.AsyncClient) -> str:
+    """A bank with what an export must carry: two distilled sessions (source turns, entities,
+    relations), a supersede chain of three, a merge across the sessions, a forgotten and a purged unit."""
+    bank = await make_bank(client, distill_every_n_turns=1000, forgetting_policy="delete")
+    await say(client, bank, "My budget is 5000 euros and I prefer window seats.", session="trip")
+    await say(client, bank, "I live in Berlin and my order number is ORD-55555.", session="home")
+    await say(client, bank, "I'm allergic to peanuts.", session="trip")
+    await say(client, bank, "I'm allergic to peanuts.", session="home")  # merged into the first
+    unit = await write(client, bank, "Ana's favourite colour is green.", ["preference.color"])
+    for colour in ("blue", "red"):
+        patched = await client.patch(
+            f"/v1/banks/{bank}/memories/{unit['id']}",
+            json={"content": f"Ana's favourite colour is {colour}."},
+        )
+        assert patched.status_code == 201, patched.text
+        unit = patched.json()
+    forgotten = await write(client, bank, "The user's locker code is 4411.", ["fact"])
+    assert (await client.delete(f"/v1/banks/{bank}/memories/{forgotten['id']}")).status_code == 200
+    purged = await write(client, bank, "The user's PIN is 9921.", ["fact"])
+    response = await client.delete(f"/v1/banks/{bank}/memories/{purged['id']}", params={"purge": "true"})
+    assert response.status_code == 200, response.text
+    return bank
+
+
+def canonical_export(ndjson: str) -> list[Any]:
+    """An export's lines with the bank id and every id replaced by its order of first appearance: two
+    exports of the same bank under other ids compare equal line by line."""
+    ids: dict[str, str] = {}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str) and _UUID.match(value):
+            return ids.setdefault(value, f"<id {len(ids)}>")
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    lines = [json.loads(line) for line in ndjson.splitlines()]
+    lines[0]["bank_id"] = "<bank>"
+    return [walk(line) for line in lines]

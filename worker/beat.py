@@ -17,4 +17,6 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "promote": {"task": "maintenance.promote", "schedule": crontab(hour=2, minute=37), "options": _QUEUE},
     # hourly tick; each bank merges in its own local Sunday 03:00 hour
     "merge": {"task": "maintenance.merge", "schedule": crontab(minute=47), "options": _QUEUE},
+    # webhook retries past the worker's own wake-ups, nudges lost with the broker, old deliveries pruned
+    "webhooks": {"task": "webhooks.deliver", "schedule": 10.0, "options": {"queue": "webhooks"}},
 }

@@ -23,6 +23,7 @@ from app.jobs.queue import TaskQueue
 from app.jobs.service import JobSender
 from app.providers.embeddings import Embedder, create_embedder
 from app.resolve.judge import LLMJudge
+from app.webhooks import outbox as webhook_outbox
 
 T = TypeVar("T")
 
@@ -108,13 +109,15 @@ def get_runtime() -> WorkerRuntime:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         engine = create_engine(settings, pool_size=4)
+        sessionmaker, queue = create_sessionmaker(engine), TaskQueue(celery)
+        webhook_outbox.attach(sessionmaker, queue, blocking=True)  # the loop stops between tasks
         _runtime = WorkerRuntime(
             pid=os.getpid(),
             settings=settings,
             loop=loop,
             engine=engine,
-            sessionmaker=create_sessionmaker(engine),
-            queue=TaskQueue(celery),
+            sessionmaker=sessionmaker,
+            queue=queue,
             redis=aioredis.Redis.from_url(
                 settings.redis_url,
                 socket_timeout=settings.redis_timeout_seconds,

@@ -20,6 +20,8 @@ from app.maintenance.reembed import reembed
 from app.maintenance.summary import LLMSummarizer
 from app.maintenance.sweep import sweep
 from app.resolve.service import resolve_bank
+from app.webhooks import delivery as webhook_delivery
+from app.webhooks.outbox import DELIVER
 from worker.runtime import WorkerRuntime, get_runtime
 
 TASK_OPTIONS: dict[str, Any] = {
@@ -129,3 +131,24 @@ def merge_task(job_id: str | None = None) -> str:
 @shared_task(name="maintenance.reembed", **TASK_OPTIONS)
 def reembed_task(job_id: str | None = None) -> str:
     return _maintenance("maintenance.reembed", job_id, lambda run: reembed(run, get_runtime().embedder))
+
+
+# A retry due within this long is woken up by a message of its own (a countdown); later ones, and
+# nudges lost with the broker, by beat's tick.
+WAKE_WITHIN_SECONDS = 300.0
+
+
+@shared_task(name=DELIVER, **TASK_OPTIONS)
+def deliver_webhooks_task(bank_id: str | None = None) -> str:
+    """Deliver what is due (the bank's, after a change of it; everything, on beat's tick)."""
+    rt = get_runtime()
+    policy = webhook_delivery.Policy.from_settings(rt.settings)
+    report = rt.run(webhook_delivery.deliver_due(rt.sessionmaker, policy, bank_id=bank_id))
+    args = [bank_id] if bank_id else []
+    if report.more:
+        rt.queue.publish_sync(DELIVER, args)
+    elif report.retry_at is not None:
+        wait = max(0.0, (report.retry_at - webhook_delivery.utcnow()).total_seconds())
+        if wait <= WAKE_WITHIN_SECONDS:
+            rt.queue.publish_sync(DELIVER, args, countdown=wait)
+    return ",".join(f"{k}={v}" for k, v in report.counts.items())

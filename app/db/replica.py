@@ -1,10 +1,10 @@
 """Reads on a streaming replica (`HINDSIGHT_READ_DATABASE_URL`), the primary when it does not answer.
 
 Read routes (queries, lists, gets, history, timeline, entities, stats) take their session from
-`ReadRouting.replica_session()`; writes, `?wait=true`, jobs and the caller's key and bank stay on
-the primary, so a key revoked or a bank created a moment ago is seen at once. A replica that fails
-to connect is marked down: reads go to the primary, `/readyz` says so, and a background probe
-brings the replica back once it answers again."""
+`ReadRouting.replica_session()`, the export its engine from `read_engine()`; writes, `?wait=true`,
+jobs and the caller's key and bank stay on the primary, so a key revoked or a bank created a moment
+ago is seen at once. A replica that fails to connect is marked down: reads go to the primary,
+`/readyz` says so, and a background probe brings the replica back once it answers again."""
 
 from __future__ import annotations
 
@@ -64,6 +64,15 @@ class ReadRouting:
             self._start_probe()
             return None
         return db
+
+    async def read_engine(self, primary: AsyncEngine) -> AsyncEngine:
+        """The engine for a read that opens its own connection (the export's snapshot): the
+        replica's when it answers now, else `primary`."""
+        replica = await self.replica_session()
+        if replica is None or self._engine is None:
+            return primary
+        await replica.close()  # it connected: the replica answers; the connection goes back to the pool
+        return self._engine
 
     def _on_error(self, context: ExceptionContext) -> None:
         # A statement lost its connection (the replica stopped mid-request): that request fails

@@ -37,6 +37,7 @@ from app.memory.graph import store_graph
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
 from app.text import search_text
+from app.webhooks import events as webhooks
 
 log = logging.getLogger(__name__)
 
@@ -264,7 +265,9 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 resolve_job, created = await schedule_resolve(db, bank_id)
                 if created:
                     resolve_jobs.append(resolve_job)
-            totals.update(events=len(events), units=len(ids), dropped_low_confidence=dropped, batches=1)
+            batch = {"events": len(events), "units": len(ids), "dropped_low_confidence": dropped}
+            totals.update(batch, batches=1)
+            await webhooks.session_distilled(db, bank_id, session_id, job.id, watermark, batch)
             usage.update(batch_usage)
             await jobs_repo.set_progress(db, job.id, {**totals, "distilled_seq": watermark})
         if rt.working_memory is not None:
@@ -365,6 +368,8 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 actor=f"distiller:{distiller.version}",
                 details={u.id: {"job_id": str(job.id)} for u in removed},
             )
+            ids = [u.id for u in removed]
+            await webhooks.memories_forgotten(db, bank_id, ids, status="deleted", action="redistilled")
             if added:
                 resolve_job, created = await schedule_resolve(db, bank_id)
                 if created:

@@ -28,7 +28,9 @@ log = logging.getLogger(__name__)
 # New events are distilled and resolved on queues of their own; work that replays or sweeps whole
 # banks (redistill on `replay`; sweep, merge, reembed, ... on `maintenance`) goes to the others, and
 # no worker consumes both groups, so a burst of it never delays the distillation of new events.
-QUEUES = ("distill", "resolve", "replay", "maintenance")
+# Webhook deliveries (`webhooks`) wait on receivers, up to their timeout each: a queue and a pool of
+# their own, so a slow receiver never delays anything else.
+QUEUES = ("distill", "resolve", "replay", "maintenance", "webhooks")
 _QUEUE_OF_KIND = {"distill.redistill": "replay"}
 QUIET_SECONDS = 5.0
 _PUBLISHERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hindsight-publish")
@@ -57,6 +59,7 @@ class WorkerPool:
 WORKER_POOLS = (
     WorkerPool("realtime", ("distill", "resolve"), concurrency=2),
     WorkerPool("background", ("replay", "maintenance"), concurrency=1),
+    WorkerPool("webhooks", ("webhooks",), concurrency=1),
 )
 
 
@@ -77,25 +80,33 @@ class TaskQueue:
 
     def send_sync(self, kind: str, job_id: uuid.UUID) -> bool:
         """Publish now; never raises. False: not sent (the broker is down, or was a moment ago)."""
+        return self.publish_sync(kind, [str(job_id)])
+
+    def publish_sync(self, kind: str, args: list[str], countdown: float | None = None) -> bool:
+        """Publish the task `kind` with `args` now (to run in `countdown` seconds); never raises."""
         if self._quiet():
             TASK_SEND_FAILURES.inc()
             return False
         try:
-            self._celery.send_task(kind, args=[str(job_id)], queue=queue_for(kind), retry=False)
+            self._celery.send_task(kind, args=args, queue=queue_for(kind), retry=False, countdown=countdown)
         except Exception as exc:  # the broker is down: the sweep will send it later
-            log.warning("could not enqueue %s for job %s: %s", kind, job_id, exc)
+            log.warning("could not enqueue %s %s: %s", kind, args, exc)
             return self._fail()
         self._quiet_until = 0.0
         return True
 
     async def send(self, kind: str, job_id: uuid.UUID) -> bool:
         """`send_sync` without blocking the event loop, given up on after `timeout` seconds."""
+        return await self.publish(kind, [str(job_id)])
+
+    async def publish(self, kind: str, args: list[str]) -> bool:
+        """`publish_sync` without blocking the event loop, given up on after `timeout` seconds."""
         if self._quiet():
             TASK_SEND_FAILURES.inc()
             return False
         try:
-            publish = asyncio.get_running_loop().run_in_executor(_PUBLISHERS, self.send_sync, kind, job_id)
+            publish = asyncio.get_running_loop().run_in_executor(_PUBLISHERS, self.publish_sync, kind, args)
             return await asyncio.wait_for(publish, self._timeout)
         except TimeoutError:
-            log.warning("timed out enqueuing %s for job %s", kind, job_id)
+            log.warning("timed out enqueuing %s %s", kind, args)
             return self._fail()

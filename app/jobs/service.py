@@ -17,6 +17,7 @@ from app.db.repositories import jobs as repo
 from app.errors import NotFound
 from app.jobs.queue import TaskQueue
 from app.metrics import JOBS_FINISHED
+from app.webhooks import events as webhooks
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,7 @@ async def run(
                 await repo.release_for_retry(db, job.id, f"{type(exc).__name__}: {exc}")
             else:
                 await repo.finish(db, job.id, status="failed", error=f"{type(exc).__name__}: {exc}")
+                await webhooks.job_failed(db, job, f"{type(exc).__name__}: {exc}")
         status = "queued" if retry else "failed"
         JOBS_FINISHED.labels(job.kind, status).inc()
         return status

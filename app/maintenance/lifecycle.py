@@ -25,6 +25,7 @@ from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import lifecycle as lifecycle_repo
 from app.db.repositories import units as units_repo
 from app.db.repositories.lifecycle import Expiry
+from app.webhooks import events as webhooks
 
 BATCH = 500
 PROMOTE_SOURCES = 3
@@ -141,6 +142,8 @@ async def _delete_past_grace(run: Run, bank_id: str, config: BankConfig, counts:
             actor=f"maintenance:{run.job.kind.split('.')[-1]}",
             details={uid: {"policy": "delete", "grace_days": config.expiry_grace_days} for uid, _ in units},
         )
+        ids = [uid for uid, _ in units]
+        await webhooks.memories_forgotten(db, bank_id, ids, status="deleted", action="deleted")
         return len(units)
 
     counts["deleted"] += await run.batches(step, {"task": run.job.kind, "bank_id": bank_id})
@@ -210,6 +213,8 @@ async def expire(run: Run) -> dict[str, Any]:
                     details=dict.fromkeys((uid for uid, _ in units), reason),
                     changed_at=run.now,
                 )
+                ids = [uid for uid, _ in units]
+                await webhooks.memories_forgotten(db, bank_id, ids, status="archived", action="expired")
                 return len(units)
 
             return step
@@ -243,6 +248,8 @@ async def decay(run: Run) -> dict[str, Any]:
                 details={uid: {"lambda": config.decay_lambda} for uid, _ in units},
                 changed_at=run.now,
             )
+            ids = [uid for uid, _ in units]
+            await webhooks.memories_forgotten(db, bank_id, ids, status="archived", action="decayed")
             return len(units)
 
         return [step]

@@ -16,6 +16,7 @@ from app.db.repositories import units as units_repo
 from app.jobs import schedule as triggers
 from app.jobs import service as jobs_service
 from app.jobs.queue import TaskQueue
+from app.webhooks import events as webhooks
 
 BATCH = 500
 RESEND_AFTER = timedelta(seconds=60)
@@ -55,12 +56,9 @@ async def sweep(
         if overdue.id == job.id:
             continue
         if overdue.attempts >= overdue.max_attempts:
-            await repo.finish(
-                db,
-                overdue.id,
-                status="failed",
-                error=f"deadline exceeded after {overdue.attempts} attempts",
-            )
+            error = f"deadline exceeded after {overdue.attempts} attempts"
+            await repo.finish(db, overdue.id, status="failed", error=error)
+            await webhooks.job_failed(db, overdue, error)
             failed += 1
         else:
             await repo.release_for_retry(db, overdue.id, "deadline exceeded; requeued by sweep")

@@ -32,6 +32,7 @@ from app.schemas.memories import (
     MemoryPatch,
 )
 from app.text import search_text
+from app.webhooks import events as webhooks
 
 DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` bank
 
@@ -210,8 +211,10 @@ async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, a
                 }
             ],
         )
+        await webhooks.memories_forgotten(db, bank.id, [unit.id], status=unit.status, action="downweighted")
     else:
         await history_repo.transition_unit(db, unit, "deleted", action="deleted", actor=actor)
+        await webhooks.memories_forgotten(db, bank.id, [unit.id], status="deleted", action="deleted")
     await db.refresh(unit)
     return unit
 
@@ -272,5 +275,6 @@ async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, ac
         actor=actor,
         details={"tombstone": True},
     )
+    await webhooks.memory_purged(db, bank.id, unit.id)
     await db.refresh(unit)
     return unit

@@ -35,6 +35,7 @@ from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
 from app.resolve.judge import Judge, JudgedUnit
+from app.webhooks import events as webhooks
 
 log = logging.getLogger(__name__)
 
@@ -247,6 +248,7 @@ async def _resolve_one(
         actor="resolver",
         details={unit.id: details},
     )
+    await webhooks.memory_created(db, unit)
     return "activated"
 
 
@@ -322,6 +324,7 @@ async def file_as_history(
         actor=actor,
         details={**details, "superseded_by": str(later.id), "reason": f"older statement; {reason}"},
     )
+    await webhooks.memory_superseded(db, unit.bank_id, unit.id, later.id, f"older statement; {reason}")
 
 
 async def supersede(
@@ -354,6 +357,8 @@ async def supersede(
         actor=actor,
         details={**extra, "supersedes": str(old.id), "reason": reason},
     )
+    await webhooks.memory_created(db, new, supersedes=old.id)
+    await webhooks.memory_superseded(db, old.bank_id, old.id, new.id, reason)
 
 
 async def merge(
@@ -371,6 +376,7 @@ async def merge(
         actor="resolver",
         details={**details, "merged_into": str(into.id), "similarity": round(similarity, 4)},
     )
+    await webhooks.memory_merged(db, unit.bank_id, unit.id, into.id)
     await history_repo.add_history(
         db,
         [

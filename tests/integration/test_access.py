@@ -58,6 +58,7 @@ CASES = [
     Case("GET", "/v1/whoami", "caller", 200),
     Case("GET", "/v1/banks/{bank_id}", "bank", 200),
     Case("GET", "/v1/banks/{bank_id}/stats", "bank", 200),
+    Case("GET", "/v1/banks/{bank_id}/export", "bank", 200),
     Case("PATCH", "/v1/banks/{bank_id}", "bank", 200, {"name": "Renamed by its own key"}),
     Case(
         "POST",
@@ -89,12 +90,25 @@ CASES = [
     Case("GET", "/v1/banks/{bank_id}/timeline", "bank", 200),
     Case("GET", "/v1/banks/{bank_id}/entities", "bank", 200),
     Case("GET", "/v1/banks/{bank_id}/entities/{entity_id}", "bank", 200),
+    Case(
+        "POST",
+        "/v1/banks/{bank_id}/webhooks",
+        "bank",
+        201,
+        {"url": "http://127.0.0.1:9/access", "events": ["job.failed"]},  # port 9: nothing is sent there
+    ),
+    Case("GET", "/v1/banks/{bank_id}/webhooks", "bank", 200),
+    Case("GET", "/v1/banks/{bank_id}/webhooks/{webhook_id}", "bank", 200),
+    Case("GET", "/v1/banks/{bank_id}/webhooks/{webhook_id}/deliveries", "bank", 200),
+    Case("DELETE", "/v1/banks/{bank_id}/webhooks/{webhook_id}", "bank", 204),
     Case("POST", "/v1/banks", "admin", 201, {"bank_id": "access-new-" + uuid.uuid4().hex[:8]}),
     Case("POST", "/v1/banks/{bank_id}/keys", "admin", 201, {"scopes": ["read"]}),
     Case("DELETE", "/v1/banks/{bank_id}/keys/{key_id}", "admin", 204),
     # An invalid body: the admin key passes the gate (422, not 401/403) and no job is queued, which
     # would otherwise be shared through its dedupe key with the maintenance tests' own runs.
     Case("POST", "/v1/admin/maintenance/{task}", "admin", 422, {"now": "not a time"}),
+    # An empty stream: the admin key passes the gate (422, not 401/403) and nothing is created.
+    Case("POST", "/v1/banks/{bank_id}/import", "admin", 422),
     Case("DELETE", "/v1/banks/{bank_id}", "admin", 204),
 ]
 
@@ -174,6 +188,9 @@ async def world(app: Any, worker: Any) -> World:
             return "pending" not in stats["memories_by_status"]
 
         await wait_for(resolved)
+        hook = {"url": "http://127.0.0.1:9/access", "events": ["job.failed"]}
+        webhook = await admin.post(f"/v1/banks/{bank}/webhooks", json=hook)
+        assert webhook.status_code == 201, webhook.text
     return World(
         bank=bank,
         other_bank=other_bank,
@@ -187,6 +204,7 @@ async def world(app: Any, worker: Any) -> World:
             "entity_id": memory["entities"][0]["id"],
             "job_id": distilled.json()["job_id"],
             "key_id": spare["id"],
+            "webhook_id": webhook.json()["id"],
             "task": "expire",
         },
     )

@@ -25,6 +25,8 @@ TABLES = {
     "memory_history",
     "jobs",
     "query_log",
+    "webhooks",
+    "webhook_deliveries",
 }
 
 

@@ -159,6 +159,10 @@ async def test_reads_are_served_by_the_replica_and_writes_by_the_primary(
         assert tool.status_code == 200, tool.text
         assert "Hamburg" not in tool.text  # MCP's memory_query reads the replica too
         assert "Berlin" in tool.text
+        export = await client.get(f"/v1/banks/{bank}/export")
+        assert export.status_code == 200, export.text
+        assert "Berlin" in export.text
+        assert "Hamburg" not in export.text  # the export's snapshot is the replica's
         timeline = (await client.get(f"/v1/banks/{bank}/timeline?kinds=memory")).json()["items"]
         assert new["id"] not in str(timeline)
         assert old["id"] in str(timeline)

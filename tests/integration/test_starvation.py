@@ -166,7 +166,7 @@ async def test_a_burst_of_redistills_and_maintenance_never_delays_a_new_session(
     ready = await dev.client.get("/readyz")
     assert ready.status_code == 200, ready.text
     queues = ready.json()["queues"]
-    assert set(queues) == {"distill", "resolve", "replay", "maintenance"}
+    assert set(queues) == {"distill", "resolve", "replay", "maintenance", "webhooks"}
     assert queues["replay"]["queued"] >= waiting - 1
     assert queues["replay"]["lag_seconds"] > 0
     assert queues["distill"]["queued"] == 0

@@ -34,9 +34,21 @@ def test_every_scheduled_and_admin_task_is_a_registered_task_on_the_maintenance_
 
     celery = create_celery(Settings(env="test"))
     celery.loader.import_default_modules()
-    scheduled = {entry["task"] for entry in BEAT_SCHEDULE.values()}
+    scheduled = {entry["task"] for entry in BEAT_SCHEDULE.values()} - {"webhooks.deliver"}
     admin = {f"maintenance.{task}" for task in get_args(MaintenanceTask)}
     assert scheduled <= admin
     assert admin <= set(celery.tasks)
     assert {queue_for(task) for task in admin} == {"maintenance"}
     assert {"distill.session", "distill.redistill", "resolve.bank"} <= set(celery.tasks)
+
+
+def test_webhook_deliveries_have_a_queue_and_a_beat_tick_of_their_own() -> None:
+    import worker.tasks  # noqa: F401  (registers the tasks)
+    from worker.beat import BEAT_SCHEDULE
+
+    celery = create_celery(Settings(env="test"))
+    celery.loader.import_default_modules()
+    assert "webhooks.deliver" in celery.tasks
+    assert queue_for("webhooks.deliver") == "webhooks"
+    assert celery.amqp.router.route({}, "webhooks.deliver")["queue"].name == "webhooks"
+    assert BEAT_SCHEDULE["webhooks"]["options"] == {"queue": "webhooks"}

@@ -13,6 +13,7 @@ from app.db.models.memory import (
     MemoryUnit,
     Relation,
 )
+from app.db.models.webhooks import Webhook, WebhookDelivery
 
 __all__ = [
     "MEMORY_STATUSES",
@@ -29,4 +30,6 @@ __all__ = [
     "QueryLog",
     "Relation",
     "Session",
+    "Webhook",
+    "WebhookDelivery",
 ]

@@ -138,4 +138,9 @@ async def any_without_vector(db: AsyncSession, model: str) -> bool:
 
 async def set_embedding_model(db: AsyncSession, ids: list[uuid.UUID], model: str) -> None:
     if ids:
-        await db.execute(update(MemoryUnit).where(MemoryUnit.id.in_(ids)).values(embedding_model=model))
+        # A new vector is not a change of the unit: `updated_at` (whose ORM default would move) stays.
+        await db.execute(
+            update(MemoryUnit)
+            .where(MemoryUnit.id.in_(ids))
+            .values(embedding_model=model, updated_at=MemoryUnit.updated_at)
+        )

@@ -57,7 +57,13 @@ POLL_FIRST, POLL_MAX = 0.1, 2.0
 
 
 class BankImport(Model):
-    """What `POST /v1/banks/{bank_id}/import` answers (its fields as the server sends them)."""
+    """What `POST /v1/banks/{bank_id}/import` answers: the new bank, the lines imported by type, and
+    the `reembed` job that builds its vectors (`jobs.wait(job_id)`)."""
+
+    bank_id: str
+    counts: dict[str, int]
+    job_id: str
+    created_at: datetime | None = None
 
 
 def seg(value: str) -> str:

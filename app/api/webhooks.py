@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import uuid
+
+from fastapi import APIRouter, Response, status
+
+from app.api.deps import BankDep, PrincipalDep, SessionDep, SettingsDep, WritableBankDep
+from app.schemas.common import Limit, decode_cursor, encode_cursor
+from app.schemas.problems import IN_A_BANK, PAGINATED, WITH_BODY
+from app.schemas.webhooks import DeliveryPage, WebhookCreate, WebhookCreated, WebhookPage, WebhookRead
+from app.webhooks import service
+
+router = APIRouter(prefix="/v1/banks/{bank_id}/webhooks", tags=["webhooks"], responses=IN_A_BANK)
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=WebhookCreated, responses=WITH_BODY)
+async def create_webhook(
+    body: WebhookCreate, bank: WritableBankDep, principal: PrincipalDep, db: SessionDep, settings: SettingsDep
+) -> WebhookCreated:
+    """Subscribe a URL to some of the bank's events (a key with `read` and `write`, or the admin key).
+    The signing secret is in this answer only. A private, loopback or link-local URL is refused (422)
+    unless the server allows them."""
+    hook = await service.create(db, principal, bank, body, allow_private=settings.webhook_allow_private)
+    await db.commit()
+    return WebhookCreated.model_validate(hook)
+
+
+@router.get("", response_model=WebhookPage, responses=PAGINATED)
+async def list_webhooks(
+    bank: BankDep, db: SessionDep, limit: Limit = 100, cursor: str | None = None
+) -> WebhookPage:
+    """The bank's webhooks (without their secrets)."""
+    rows = await service.list_webhooks(db, bank, after=decode_cursor(cursor, "id", str), limit=limit)
+    next_cursor = encode_cursor("id", str(rows[-1].id)) if len(rows) == limit else None
+    return WebhookPage(webhooks=[WebhookRead.model_validate(h) for h in rows], next_cursor=next_cursor)
+
+
+@router.get("/{webhook_id}", response_model=WebhookRead)
+async def get_webhook(webhook_id: uuid.UUID, bank: BankDep, db: SessionDep) -> WebhookRead:
+    """One webhook (without its secret)."""
+    return WebhookRead.model_validate(await service.get(db, bank, webhook_id))
+
+
+@router.delete("/{webhook_id}", status_code=status.HTTP_204_NO_CONTENT)
+async def delete_webhook(webhook_id: uuid.UUID, bank: WritableBankDep, db: SessionDep) -> Response:
+    """Delete a webhook and its deliveries; nothing more is sent to it."""
+    await service.delete(db, bank, webhook_id)
+    await db.commit()
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.get("/{webhook_id}/deliveries", response_model=DeliveryPage, responses=PAGINATED)
+async def list_deliveries(
+    webhook_id: uuid.UUID, bank: BankDep, db: SessionDep, limit: Limit = 100, cursor: str | None = None
+) -> DeliveryPage:
+    """The webhook's deliveries, newest first: status, attempts, the last response code, latency
+    and error (response bodies are never stored)."""
+    rows = await service.deliveries(
+        db, bank, webhook_id, before=decode_cursor(cursor, "seq", int), limit=limit
+    )
+    next_cursor = encode_cursor("seq", rows[-1].seq) if len(rows) == limit else None
+    return DeliveryPage(deliveries=[service.delivery_read(d) for d in rows], next_cursor=next_cursor)

@@ -1,0 +1,167 @@
+"""The lines of a bank export (NDJSON, one JSON object per line, `type` first): what `GET …/export`
+writes and `POST …/import` reads back. One model per line type, so a bad line of an import is refused
+with its field named. No vectors: the importer's `reembed` job rebuilds them."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import Field, NonNegativeInt, TypeAdapter
+
+from app.db.models.memory import MEMORY_LAYERS, MEMORY_STATUSES
+from app.schemas.common import AwareTimestamp, JsonObject, ReadSchema, SafeText, Schema, Slug
+
+MemoryStatus = Literal[MEMORY_STATUSES]  # type: ignore[valid-type]
+MemoryLayer = Literal[MEMORY_LAYERS]  # type: ignore[valid-type]
+Seq = Annotated[int, Field(ge=1, le=2**31 - 1)]
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class BankLine(Schema):
+    """The first line: the bank itself, and what the stream holds."""
+
+    type: Literal["bank"] = "bank"
+    format: Literal["hindsight.bank"] = "hindsight.bank"
+    version: Literal[1] = 1
+    bank_id: Slug = Field(description="The exported bank's id (an import takes the id of its URL).")
+    name: SafeText | None = Field(default=None, max_length=256)
+    config: JsonObject = Field(default_factory=dict)
+    events: bool = Field(default=True, description="Whether the stream holds the raw events.")
+    created_at: AwareTimestamp
+    updated_at: AwareTimestamp
+
+
+class SessionLine(Schema):
+    type: Literal["session"] = "session"
+    session_id: Slug
+    status: Literal["open", "closed"]
+    last_seq: NonNegativeInt
+    distilled_seq: NonNegativeInt
+    metadata: JsonObject = Field(default_factory=dict)
+    created_at: AwareTimestamp
+    last_event_at: AwareTimestamp | None = None
+    closed_at: AwareTimestamp | None = None
+
+
+class EventLine(Schema):
+    """A raw turn; in (session_id, seq) order, which is also how units cite it."""
+
+    type: Literal["event"] = "event"
+    session_id: Slug
+    seq: Seq
+    role: Literal["user", "assistant", "system", "tool"]
+    content: SafeText
+    speaker: SafeText | None = None
+    occurred_at: AwareTimestamp
+    external_id: SafeText | None = None
+    metadata: JsonObject = Field(default_factory=dict)
+    created_at: AwareTimestamp
+
+
+class MemoryLine(Schema):
+    """A unit. Ids are the exporting deployment's: an import gives every unit a new one and rewrites
+    every reference to it (chains, merges, links, relations, history)."""
+
+    type: Literal["memory"] = "memory"
+    id: uuid.UUID
+    content: SafeText = Field(description="Empty for a purged unit (its tombstone).")
+    tags: list[SafeText] = Field(default_factory=list)
+    confidence: Probability
+    importance: Probability
+    status: MemoryStatus
+    previous_status: MemoryStatus | None = None
+    layer: MemoryLayer
+    session_id: Slug | None = None
+    source_seqs: list[Seq] = Field(default_factory=list)
+    source_events: list[tuple[Slug, Seq]] = Field(
+        default_factory=list, description="The source turns as [session_id, seq] pairs."
+    )
+    supersedes: uuid.UUID | None = None
+    superseded_by: uuid.UUID | None = None
+    merged_into: uuid.UUID | None = None
+    merged_from: list[uuid.UUID] = Field(default_factory=list)
+    valid_from: AwareTimestamp | None = None
+    valid_to: AwareTimestamp | None = None
+    status_changed_at: AwareTimestamp
+    created_at: AwareTimestamp
+    updated_at: AwareTimestamp
+    expires_at: AwareTimestamp | None = None
+    last_accessed_at: AwareTimestamp | None = None
+    confirmed_at: AwareTimestamp | None = None
+    access_count: Annotated[int, Field(ge=0, le=2**31 - 1)] = 0
+    distiller: SafeText | None = None
+    identity_key: SafeText | None = None
+    metadata: JsonObject = Field(default_factory=dict)
+
+
+class EntityLine(Schema):
+    type: Literal["entity"] = "entity"
+    id: uuid.UUID
+    name: SafeText = Field(min_length=1)
+    canonical_name: SafeText = Field(min_length=1)
+    entity_type: SafeText = Field(min_length=1, description="person, organisation, product, amount, …")
+    metadata: JsonObject = Field(default_factory=dict)
+    created_at: AwareTimestamp
+    updated_at: AwareTimestamp
+
+
+class LinkLine(Schema):
+    """A unit mentions an entity."""
+
+    type: Literal["link"] = "link"
+    memory_id: uuid.UUID
+    entity_id: uuid.UUID
+
+
+class RelationLine(Schema):
+    type: Literal["relation"] = "relation"
+    id: uuid.UUID
+    subject_id: uuid.UUID
+    relation: SafeText = Field(min_length=1)
+    object_id: uuid.UUID
+    memory_id: uuid.UUID | None = None
+    confidence: Probability
+    created_at: AwareTimestamp
+
+
+class HistoryLine(Schema):
+    type: Literal["history"] = "history"
+    memory_id: uuid.UUID
+    action: SafeText = Field(min_length=1)
+    actor: SafeText
+    at: AwareTimestamp
+    details: JsonObject = Field(default_factory=dict)
+
+
+class EndLine(Schema):
+    """The last line: how many lines of each type came before it. A stream without it was cut short."""
+
+    type: Literal["end"] = "end"
+    counts: dict[str, NonNegativeInt]
+
+
+Line = Annotated[
+    BankLine
+    | SessionLine
+    | EventLine
+    | MemoryLine
+    | EntityLine
+    | LinkLine
+    | RelationLine
+    | HistoryLine
+    | EndLine,
+    Field(discriminator="type"),
+]
+LINE: TypeAdapter[Line] = TypeAdapter(Line)
+# The order of the sections: a line's type may not come before the previous line's.
+SECTIONS = ("bank", "session", "event", "memory", "entity", "link", "relation", "history", "end")
+COUNTED = SECTIONS[1:-1]
+
+
+class ImportResult(ReadSchema):
+    bank_id: str
+    counts: dict[str, int] = Field(description="Lines imported, by type (session, event, memory, …).")
+    job_id: uuid.UUID = Field(description="The `reembed` job that builds the imported units' vectors.")
+    created_at: datetime

@@ -1,0 +1,100 @@
+"""A bank's webhooks: create (the URL checked, a signing secret made and shown once), list, get,
+delete, and each hook's deliveries.
+
+Scopes: the admin key, or a key of the bank with `write` to create or delete a hook — and `read`
+too to create one, since the events carry the bank's memory content; `read` to list hooks and
+deliveries. The secret is never shown again after creation."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import uuid
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.banks.config import ConfiguredBank
+from app.banks.service import Principal
+from app.db.models import Webhook, WebhookDelivery
+from app.db.repositories import webhooks as repo
+from app.errors import BadRequest, Forbidden, Invalid, NotFound
+from app.schemas.webhooks import DeliveryRead, WebhookCreate
+from app.webhooks import targets
+
+SECRET_BYTES = 32
+
+
+def new_secret() -> str:
+    """A Standard Webhooks secret: `whsec_` and the base64 of random bytes."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode()
+
+
+async def create(
+    db: AsyncSession, principal: Principal, bank: ConfiguredBank, body: WebhookCreate, *, allow_private: bool
+) -> Webhook:
+    if not principal.is_admin and "read" not in principal.scopes:
+        raise Forbidden("A webhook receives the bank's memory: creating one needs the 'read' scope too.")
+    try:
+        await targets.resolve(body.url, allow_private=allow_private)
+    except targets.TargetRefused as exc:
+        detail = f"The URL {exc}."
+        raise Invalid(
+            detail, errors=[{"loc": ["body", "url"], "msg": detail, "type": "url_refused"}]
+        ) from exc
+    hook = Webhook(
+        id=uuid.uuid4(),
+        bank_id=bank.id,
+        url=body.url,
+        events=sorted(set(body.events)),
+        secret=new_secret(),
+    )
+    await repo.add_webhook(db, hook)
+    return hook
+
+
+async def get(db: AsyncSession, bank: ConfiguredBank, webhook_id: uuid.UUID) -> Webhook:
+    hook = await repo.get_webhook(db, bank.id, webhook_id)
+    if hook is None:
+        raise NotFound(f"Webhook {webhook_id} not found.")
+    return hook
+
+
+async def list_webhooks(
+    db: AsyncSession, bank: ConfiguredBank, *, after: str | None, limit: int
+) -> list[Webhook]:
+    if after is not None:
+        try:
+            uuid.UUID(after)
+        except ValueError as exc:
+            raise BadRequest("The cursor is not valid.") from exc
+    return await repo.list_webhooks(db, bank.id, after=after, limit=limit)
+
+
+async def delete(db: AsyncSession, bank: ConfiguredBank, webhook_id: uuid.UUID) -> None:
+    """The hook and its deliveries, pending ones included: nothing more is sent to it."""
+    if not await repo.delete_webhook(db, bank.id, webhook_id):
+        raise NotFound(f"Webhook {webhook_id} not found.")
+
+
+async def deliveries(
+    db: AsyncSession, bank: ConfiguredBank, webhook_id: uuid.UUID, *, before: int | None, limit: int
+) -> list[WebhookDelivery]:
+    hook = await get(db, bank, webhook_id)
+    return await repo.list_deliveries(db, hook.id, before=before, limit=limit)
+
+
+def delivery_read(delivery: WebhookDelivery) -> DeliveryRead:
+    return DeliveryRead(
+        id=f"msg_{delivery.id.hex}",
+        event=delivery.event,
+        status=delivery.status,
+        attempts=delivery.attempts,
+        response_code=delivery.response_code,
+        latency_ms=delivery.latency_ms,
+        error=delivery.error,
+        payload=delivery.payload,
+        created_at=delivery.created_at,
+        last_attempt_at=delivery.last_attempt_at,
+        next_attempt_at=delivery.next_attempt_at if delivery.status == "pending" else None,
+        finished_at=delivery.finished_at,
+    )

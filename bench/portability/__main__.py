@@ -1,0 +1,3 @@
+from bench.portability.run import main
+
+raise SystemExit(main())

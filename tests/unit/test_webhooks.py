@@ -1,0 +1,121 @@
+"""Pure parts of webhooks: the retry schedule, the URL checks, the signature a receiver verifies."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from standardwebhooks import Webhook as Verifier
+
+from app.db.models import Webhook, WebhookDelivery
+from app.webhooks import targets
+from app.webhooks.delivery import Policy, body_of, signed_headers
+from app.webhooks.service import new_secret
+
+T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+
+
+def test_retries_back_off_exponentially_up_to_an_hour_for_a_day_then_stop() -> None:
+    policy = Policy()
+    now, attempts, waits = T0, 1, []
+    while (retry := policy.next_attempt(T0, attempts, now)) is not None:
+        waits.append((retry - now).total_seconds())
+        now, attempts = retry, attempts + 1
+    assert waits[:5] == [5, 10, 20, 40, 80]
+    assert max(waits) == 3600
+    assert now == T0 + timedelta(days=1)  # the last attempt is at the end of the window
+    assert policy.next_attempt(T0, 1, T0 + timedelta(days=1, seconds=1)) is None
+
+
+@pytest.mark.parametrize(
+    ("address", "public"),
+    [
+        ("8.8.8.8", True),
+        ("2606:4700:4700::1111", True),
+        ("127.0.0.1", False),
+        ("10.0.0.1", False),
+        ("172.16.5.4", False),
+        ("192.168.1.1", False),
+        ("169.254.169.254", False),  # cloud metadata
+        ("100.64.0.1", False),  # carrier-grade NAT
+        ("0.0.0.0", False),
+        ("224.0.0.1", False),
+        ("::1", False),
+        ("fe80::1", False),
+        ("fc00::1", False),
+        ("::ffff:10.0.0.1", False),  # IPv4-mapped
+    ],
+)
+def test_only_public_addresses_are_targets(address: str, public: bool) -> None:
+    assert targets.is_public(ipaddress.ip_address(address)) is public
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://x.example/", "example.com/hook", "http://", "mailto:a@b.c", "x" * 3000]
+)
+def test_only_absolute_http_urls_parse(url: str) -> None:
+    with pytest.raises(targets.TargetRefused):
+        targets.parse(url)
+
+
+async def test_a_literal_private_address_is_refused_and_allowed_by_the_setting() -> None:
+    with pytest.raises(targets.TargetRefused, match="HINDSIGHT_WEBHOOK_ALLOW_PRIVATE"):
+        await targets.resolve("http://10.0.0.7:8080/hook", allow_private=False)
+    allowed = await targets.resolve("http://10.0.0.7:8080/hook", allow_private=True)
+    assert str(allowed.connect_url) == "http://10.0.0.7:8080/hook"
+
+
+async def test_a_public_target_is_connected_to_at_the_address_that_was_checked() -> None:
+    target = await targets.resolve("https://93.184.215.14:8443/in?x=1", allow_private=False)
+    assert target.address == "93.184.215.14"
+    assert str(target.connect_url) == "https://93.184.215.14:8443/in?x=1"
+
+
+def test_the_signature_verifies_with_the_standard_webhooks_library() -> None:
+    secret = new_secret()
+    assert secret.startswith("whsec_")
+    hook = Webhook(
+        id=uuid.uuid4(), bank_id="b", url="https://x.example/", events=["job.failed"], secret=secret
+    )
+    delivery = WebhookDelivery(id=uuid.uuid4(), payload={"type": "job.failed", "data": {"bank_id": "b"}})
+    body = body_of(delivery)
+    now = datetime.now(UTC)
+    headers = signed_headers(hook, delivery, body, now)
+    assert Verifier(secret).verify(body, headers) == delivery.payload
+    assert headers["webhook-id"] == f"msg_{delivery.id.hex}"
+    assert headers["webhook-timestamp"] == str(int(now.timestamp()))
+    with pytest.raises(Exception, match="signature"):
+        Verifier(new_secret()).verify(body, headers)
+
+
+async def test_the_readmes_receiver_accepts_a_signed_event_and_refuses_a_forged_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import httpx
+
+    section = README.split("## Webhooks", 1)[1].split("\n## ", 1)[0]
+    [example] = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    secret = new_secret()
+    monkeypatch.setenv("HINDSIGHT_WEBHOOK_SECRET", secret)
+    namespace: dict[str, object] = {}
+    exec(compile(example, "README.md", "exec"), namespace)
+    hook = Webhook(id=uuid.uuid4(), bank_id="b", url="https://x.example/", events=["memory.superseded"])
+    hook.secret = secret
+    payload = {
+        "type": "memory.superseded",
+        "data": {"bank_id": "b", "memory_id": "m1", "superseded_by": "m2"},
+    }
+    delivery = WebhookDelivery(id=uuid.uuid4(), payload=payload)
+    body = body_of(delivery)
+    headers = signed_headers(hook, delivery, body, datetime.now(UTC))
+    transport = httpx.ASGITransport(app=namespace["app"])  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=transport, base_url="http://receiver") as client:
+        ok = await client.post("/hooks/hindsight", content=body, headers=headers)
+        assert ok.status_code == 204
+        forged = await client.post("/hooks/hindsight", content=body.replace("m2", "m3"), headers=headers)
+        assert forged.status_code == 400
