@@ -69,8 +69,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.engine = engine
         app.state.sessionmaker = create_sessionmaker(engine)
         app.state.read_sessionmaker = create_sessionmaker(autocommit(engine))
+        # Its connections are pinged on checkout: a replica gone is found before a statement fails.
         replica = (
-            create_engine(settings, url=settings.read_database_url) if settings.read_database_url else None
+            create_engine(settings, url=settings.read_database_url, pre_ping=True)
+            if settings.read_database_url
+            else None
         )
         app.state.reads = ReadRouting(replica, settings.read_replica_retry_seconds)
         app.state.redis = redis
