@@ -18,6 +18,7 @@ from app.api import (
     health,
     jobs,
     memories,
+    pages,
     portability,
     query,
     timeline,
@@ -126,7 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
     app.add_middleware(MetricsMiddleware)
     routers = [health, banks, portability, events, distill, memories, query, jobs, timeline, entities]
-    for module in [*routers, webhooks]:
+    for module in [*routers, pages, webhooks]:
         app.include_router(module.router)
     mcp.mount(app)
     ui.mount(app)  # the web console at /ui (its own security headers) and GET /v1/whoami

@@ -16,7 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.config import Settings, get_settings
 from app.db.engine import create_engine, create_sessionmaker
-from app.distill.service import DistillRuntime, create_distiller
+from app.distill.service import create_distiller
+from app.distill.store import DistillRuntime
 from app.distill.types import Distiller
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue

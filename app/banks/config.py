@@ -60,6 +60,20 @@ class BankConfig(Schema):
         description="Also mask them in the raw event log (content and metadata strings) when events are "
         "appended; the original text is then never stored.",
     )
+    subject: SafeText | None = Field(
+        default=None,
+        max_length=256,
+        description="The bank's main subject (the user) whose page `GET /profile` shows; by default the "
+        "speaker of most user turns.",
+    )
+    episode_min_steps: int = Field(
+        default=1,
+        ge=0,
+        le=100,
+        description="A task (a request, its steps, an outcome) gets an `episode.task` unit when a close, a "
+        "reflect or the idle sweep ends it and it took at least this many steps (tool calls, reported "
+        "actions); raise it to keep only complex tasks.",
+    )
     fusion: Literal["rrf", "weighted"] = "rrf"
     weights: ChannelWeights | None = None
     ttl_days: dict[

@@ -9,6 +9,7 @@ from app.banks.config import ConfiguredBank
 from app.config import Settings
 from app.db.models import Job
 from app.db.repositories import events as events_repo
+from app.db.repositories import tasks as tasks_repo
 from app.distill.service import llm_configured
 from app.errors import Invalid, NotFound
 from app.events.sessions import get_session
@@ -19,8 +20,10 @@ from app.schemas.jobs import RedistillRequest
 
 async def reflect(db: AsyncSession, sender: JobSender, bank: ConfiguredBank, session_id: str) -> Job:
     """The session's distillation job (404 for no such session). Concurrent calls share one job; a
-    queued one found under its key is sent again, in case a broker outage lost its message."""
+    queued one found under its key is sent again, in case a broker outage lost its message. A reflect
+    ends the session's task: its task episode is written (app/distill/episodes.py)."""
     await get_session(db, bank.id, session_id)
+    await tasks_repo.mark_task_end(db, bank.id, session_id)
     job, created = await schedule_distill(db, bank.id, session_id)
     await sender.commit_and_send(db, [to_send(job, created, resend_queued=True)])
     return job

@@ -14,8 +14,17 @@ from typing import TYPE_CHECKING, Any
 import openai
 from pydantic import BaseModel, ConfigDict
 
-from app.distill.heuristic.clean import strip_wrapping, worth_a_node
-from app.distill.types import CORE_KINDS, Candidate, DistillContext, DistillError, DistillResult, Turn
+from app.distill.heuristic.clean import is_small_talk, strip_wrapping, worth_a_node
+from app.distill.llm_tasks import ask_task
+from app.distill.types import (
+    CORE_KINDS,
+    Candidate,
+    DistillContext,
+    DistillError,
+    DistillResult,
+    TaskResult,
+    Turn,
+)
 from app.providers.llm import USAGE_KEYS, EmptyReply, InvalidReply, JSONChatClient, Reply, fenced_json
 
 if TYPE_CHECKING:
@@ -85,6 +94,9 @@ shipment, a decision, an id, a result.
 budget is 5000"; "好的，预算5000以内的电脑，已记录。"). It adds nothing, and once the value changes it \
 would present the old one as current.
 - anything already stated by an existing unit with the same meaning (unless it updates it, see supersedes).
+- RESTATED VALUES: a turn that presents a value an earlier turn or an existing unit has since replaced as \
+if it were current ("For 5000, I recommend the IdeaPad" after the budget went up to 8000): no unit, or, \
+when it adds something (the product), a unit that names the current value or gives supersedes.
 Counter-examples that ARE kept: "OK, then my budget is 8000" (a constraint.budget), "thanks, and please \
 ship to Berlin" (a fact or constraint about the address), "Your order ORD-12345 has been shipped." \
 (task_state with the id), "If the configuration can be upgraded, I can go up to 8000." (a \
@@ -95,6 +107,11 @@ RULES for every unit:
 "me", "my", "我" with the speaker's name (the turn's "speaker"; "The user" / "The assistant" when none is \
 known), keeping the grammar ("How can the assistant help", never "the assistant helps you"), so the \
 sentence makes sense on its own months later.
+- SELF-CONTAINED: never a fragment cut out of its turn that leans on the rest ("Melanie loves how it's \
+both a creative outlet and a form of therapy." when "it" is pottery; "Melanie is lucky to have their \
+husband and kids;"): say what "it" is, or keep the turn's point in one unit ("Melanie loves pottery: it is \
+both a creative outlet and a form of therapy."). A guess about the other speaker ("That must have been \
+awesome", "You must be so proud") is no constraint.
 - ATOMIC: a sentence joining unrelated claims is one unit per claim, each with the turn's seq: "I prefer \
 short answers, and my order number is ORD-12345" is two units (preference.style, fact.id); \
 "我喜欢简洁的回答，另外我的订单号是ORD-12345" is two units. Claims that belong together stay one unit \
@@ -201,6 +218,8 @@ def post_filter(candidates: list[Candidate], context: DistillContext) -> list[Ca
         source_seqs = sorted({seq for seq in candidate.source_seqs if seq in seqs})
         if not content or not tags or not source_seqs:
             continue
+        if tags[0] == "episode" and (is_small_talk(candidate.content) or is_small_talk(content)):
+            continue  # a greeting or a pleasantry the model kept anyway: the heuristic distiller's rule
         if tags[0].split(".", 1)[0] not in CORE_KINDS:
             core = next((tag for tag in tags if tag.split(".", 1)[0] in CORE_KINDS), None)
             if core is None:
@@ -227,6 +246,7 @@ def post_filter(candidates: list[Candidate], context: DistillContext) -> list[Ca
                 "source_seqs": source_seqs,
                 "entities": entities,
                 "supersedes": supersedes,
+                "metadata": {},  # the service's to set, never the model's
             }
         )
     return list(kept.values())
@@ -252,6 +272,9 @@ class LLMDistiller:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+    async def task(self, context: DistillContext, min_steps: int) -> TaskResult:
+        return await ask_task(self._client, context, min_steps)  # app/distill/llm_tasks.py
 
     async def distill(self, context: DistillContext) -> DistillResult:
         usage = dict.fromkeys((*USAGE_KEYS, "calls"), 0)

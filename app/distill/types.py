@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from app.memory.graph import EntityOut, RelationOut
 
@@ -24,6 +26,8 @@ class Turn:
     content: str
     speaker: str | None
     occurred_at: datetime
+    # The event's metadata: a tool turn's call and result (`tool`/`name`, `arguments`, `result`).
+    metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,9 @@ class Candidate(BaseModel):
     # The day the statement is about, when it names one ("I moved to Denver last May"): the unit's
     # valid time starts then instead of when it was said (`fact.event`).
     occurred_on: date | None = None
+    # Stored as the unit's `metadata` (a task episode's `{task, steps, outcome}`); set by the service's
+    # own code, never asked of a model (not in the reply schema; the LLM distiller clears it).
+    metadata: SkipJsonSchema[dict[str, Any]] = Field(default_factory=dict, exclude=True)
 
     @property
     def kind(self) -> str:
@@ -74,12 +81,43 @@ class DistillResult:
     usage: dict[str, int] = field(default_factory=dict)  # token counts, for LLM distillers
 
 
+class TaskStep(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    action: str = Field(min_length=1, max_length=1000)
+    result: str = Field(default="", max_length=2000)
+
+
+class TaskEpisode(BaseModel):
+    """A whole task as a distiller sees it; `summary` is the unit's one-line content."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    summary: str = Field(min_length=1, max_length=2000)
+    task: str = Field(min_length=1, max_length=2000)
+    steps: list[TaskStep] = Field(default_factory=list, max_length=100)
+    outcome: str = Field(min_length=1, max_length=2000)
+    source_seqs: list[int] = Field(min_length=1)
+    importance: float | None = Field(default=None, ge=0, le=1)
+    entities: list[EntityOut] = Field(default_factory=list)
+
+
+@dataclass
+class TaskResult:
+    episode: TaskEpisode | None
+    usage: dict[str, int] = field(default_factory=dict)
+
+
 class Distiller(Protocol):
     name: str  # "heuristic" | "llm"
     version: str  # part of every unit's identity: a new version may redistill the same turns
     uses_related: bool  # whether the service should look up related active units first
 
     async def distill(self, context: DistillContext) -> DistillResult: ...
+
+    async def task(self, context: DistillContext, min_steps: int) -> TaskResult:
+        """The task the stretch of turns holds (app/distill/tasks.py), if any."""
+        ...
 
     async def aclose(self) -> None: ...
 

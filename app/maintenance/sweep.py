@@ -12,6 +12,7 @@ from app.db.models import Job
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import jobs as repo
+from app.db.repositories import tasks as tasks_repo
 from app.db.repositories import units as units_repo
 from app.jobs import schedule as triggers
 from app.jobs import service as jobs_service
@@ -25,6 +26,9 @@ RESEND_AFTER = timedelta(seconds=60)
 RESEND_UNSENT_AFTER = timedelta(seconds=5)
 PENDING_AFTER_SECONDS = 60
 DEFAULT_IDLE_SECONDS = int(BankConfig.model_fields["idle_distill_seconds"].default)
+# A session quiet for longer than this is not looked at for an ended task (sessions from before task
+# episodes existed are left alone instead of all being distilled again at once).
+TASK_END_HORIZON = 86400
 
 
 async def sweep(
@@ -35,6 +39,14 @@ async def sweep(
     `new_jobs`, to be sent once this transaction commits."""
     idle = await events_repo.idle_undistilled_sessions(db, DEFAULT_IDLE_SECONDS, BATCH)
     for bank_id, session_id in idle:
+        await tasks_repo.mark_task_end(db, bank_id, session_id)  # an idle session's task has ended
+        distill_job, created = await triggers.schedule_distill(db, bank_id, session_id)
+        if created:
+            new_jobs.append(distill_job)
+    # Sessions distilled to their last turn that went quiet: their task ended too (its task episode).
+    quiet = await tasks_repo.idle_sessions_past_task_end(db, DEFAULT_IDLE_SECONDS, TASK_END_HORIZON, BATCH)
+    for bank_id, session_id in quiet:
+        await tasks_repo.mark_task_end(db, bank_id, session_id)
         distill_job, created = await triggers.schedule_distill(db, bank_id, session_id)
         if created:
             new_jobs.append(distill_job)
@@ -80,6 +92,7 @@ async def sweep(
         "requeued_overdue": requeued,
         "resent": len(resent),
         "idle_sessions": len(idle),
+        "idle_task_ends": len(quiet),
         "banks_with_stale_pending": len(stale_pending),
         "units_without_current_vector": missing_vectors,
     }

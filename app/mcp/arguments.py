@@ -82,6 +82,16 @@ class ReflectArguments(ToolArguments):
     bank_id: Slug | None = Field(default=None, description=BANK_HELP)
 
 
+class ProfileArguments(ToolArguments):
+    entity: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=256,
+        description="A person, place, product or id by name; leave out for the user's own profile.",
+    )
+    bank_id: Slug | None = Field(default=None, description=BANK_HELP)
+
+
 def flat_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema with optional fields as their plain type (no anyOf with null, no null
     default), no titles, no unknown properties: what every MCP client and model handles."""

@@ -1,6 +1,6 @@
 """The MCP tools: each a thin call into the same service function as its REST route (write-and-resolve,
-query, update, forget, reflect), its result shaped for a model to read. Every failure is a tool result
-with `isError`, never a protocol error or a 500."""
+query, update, forget, reflect, profile), its result shaped for a model to read. Every failure is a tool
+result with `isError`, never a protocol error or a 500."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from app.distill import entry as distill
 from app.errors import AppError, Invalid
 from app.mcp.arguments import (
     ForgetArguments,
+    ProfileArguments,
     QueryArguments,
     ReflectArguments,
     ToolArguments,
@@ -29,7 +30,7 @@ from app.mcp.arguments import (
     WriteArguments,
     flat_schema,
 )
-from app.memory import reads
+from app.memory import pages, reads
 from app.memory import service as memory
 from app.query import service as query_service
 from app.schemas.memories import MemoryCreate, MemoryPatch, MemoryRead
@@ -164,6 +165,14 @@ async def memory_reflect(s: Services, principal: Principal, args: ReflectArgumen
         return _result({"job_id": str(job.id), "session_id": args.session_id, "status": job.status})
 
 
+async def memory_profile(s: Services, principal: Principal, args: ProfileArguments) -> CallToolResult:
+    """GET /v1/banks/{bank_id}/profile, or the page of the entity named: read only."""
+    async with s.session() as db:
+        bank = await _bank(db, principal, args.bank_id, "read")
+        page = await pages.profile(db, bank, args.entity)
+        return _result(page.model_dump(mode="json"), page.markdown)
+
+
 Handler = Callable[[Services, Principal, Any], Awaitable[CallToolResult]]
 
 
@@ -237,6 +246,14 @@ TOOLS: dict[str, ToolSpec] = {
             ReflectArguments,
             memory_reflect,
             _hints("Reflect", read_only=False, destructive=False, idempotent=True),
+        ),
+        ToolSpec(
+            "memory_profile",
+            "Call to see everything known now about the user (or a named entity) as one page of current "
+            "facts, preferences and constraints, each with its memory id.",
+            ProfileArguments,
+            memory_profile,
+            _hints("Profile", read_only=True, destructive=False, idempotent=True),
         ),
     )
 }

@@ -6,17 +6,14 @@ stays redacted, a purged unit stays an empty tombstone. No vectors: an import re
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import Row
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.db.repositories import portability as repo
 from app.schemas import portability as lines
-
-Reader = Callable[[AsyncConnection, str], AsyncIterator[Sequence[Row[Any]]]]
 
 
 def _memory(row: dict[str, Any]) -> dict[str, Any]:
@@ -24,7 +21,9 @@ def _memory(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-SECTIONS: list[tuple[str, Reader, type[BaseModel], Callable[[dict[str, Any]], dict[str, Any]] | None]] = [
+Fixup = Callable[[dict[str, Any]], dict[str, Any]]
+
+SECTIONS: list[tuple[str, repo.Reader, type[BaseModel], Fixup | None]] = [
     ("session", repo.sessions, lines.SessionLine, None),
     ("event", repo.events, lines.EventLine, None),
     ("memory", repo.memories, lines.MemoryLine, _memory),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 from typing import Protocol, TypeVar
 
+from app.db.repositories.tasks import TASK_TAG
 from app.query.tokens import count_tokens
 
 RECENT_TURNS = "## recent turns (not yet distilled)"
@@ -30,10 +31,20 @@ class ContextUnit(Protocol):
     created_at: datetime
 
 
+def _shown(unit: ContextUnit) -> str:
+    """A task episode reads as its summary plus its outcome (when the summary does not say it)."""
+    if TASK_TAG not in unit.tags:
+        return unit.content
+    outcome = (getattr(unit, "metadata", None) or {}).get("outcome")
+    if not isinstance(outcome, str) or not outcome.strip() or outcome in unit.content:
+        return unit.content
+    return f"{unit.content} — outcome: {outcome}"
+
+
 def line(unit: ContextUnit, tz: tzinfo, mark_status: bool = True) -> str:
     said = (unit.valid_from or unit.created_at).astimezone(tz)
     marker = "" if unit.status == "active" or not mark_status else f" [{unit.status}]"
-    return f"- [{said:%Y-%m-%d}] {unit.content} (confidence {unit.confidence:.2f}){marker}"
+    return f"- [{said:%Y-%m-%d}] {_shown(unit)} (confidence {unit.confidence:.2f}){marker}"
 
 
 U = TypeVar("U", bound=ContextUnit)

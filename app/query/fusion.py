@@ -6,7 +6,8 @@
   tag match). Defaults 0.5 semantic, 0.3 tag, 0.2 temporal.
 - `recency` (either mode, default 0) adds weight · 0.5^(age / 30 days).
 Then: × a per-tag decay that never goes below half (half-lives in `HALF_LIFE_DAYS`; facts do not decay),
-× (0.9 + 0.2 · importance), × 1.15 for L3 (semantic-layer) units. `min_score` applies to the result.
+× (0.9 + 0.2 · importance), × 1.15 for L3 (semantic-layer) units, × 1.5 for a task episode the tag
+channel found (a "how did we handle …" question). `min_score` applies to the result.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from datetime import datetime
 
 from app.banks.config import NEVER_DECAY
 from app.db.repositories.query import CHANNEL_LIMIT, Hit
+from app.db.repositories.tasks import TASK_TAG
 
 RRF_K = 60
 DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
@@ -38,6 +40,9 @@ HALF_LIFE_DAYS: dict[str, float | None] = {
 DECAY_FLOOR = 0.5
 RECENCY_HALF_LIFE_DAYS = 30.0
 SEMANTIC_LAYER_BOOST = 1.15
+# A task episode the tag channel found (the query asks how a task was handled: "how did we …", "上次怎么
+# 处理") comes before the single facts of that task's turns: the question is about the whole task.
+TASK_QUESTION_BOOST = 1.5
 
 
 @dataclass
@@ -98,6 +103,8 @@ def fuse(hits: list[Hit], mode: str, weights: dict[str, float], now: datetime) -
     for memory_id, unit in fused.items():
         hit = first[memory_id]
         boost = (0.9 + 0.2 * hit.importance) * (SEMANTIC_LAYER_BOOST if hit.layer == "semantic" else 1.0)
+        if "tag" in unit.channels and hit.tags and hit.tags[0] == TASK_TAG:
+            boost *= TASK_QUESTION_BOOST
         unit.score = round(unit.score * _decay(hit, now) * boost, 6)
     return sorted(fused.values(), key=lambda u: (-u.score, _best_rank(u), str(u.memory_id)))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 import time
 from dataclasses import dataclass, replace
@@ -17,7 +18,7 @@ from app.db.repositories import events as events_repo
 from app.db.repositories import graph as graph_repo
 from app.db.repositories import units as units_repo
 from app.db.repositories.channels import run_channels
-from app.db.repositories.query import ChannelInputs, Filters, Hit, size_window
+from app.db.repositories.query import ChannelInputs, Filters, Hit, common_entity_names, size_window
 from app.events.service import as_aware
 from app.events.service import working_memory as read_working_memory
 from app.events.working_memory import WorkingMemory
@@ -34,6 +35,7 @@ from app.text import STOPWORDS_EN, STOPWORDS_ZH, has_cjk, segment
 
 _LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
 MAX_NAME_CANDIDATES = 60
+SUBJECT_WEIGHT = 0.5  # of the whole question's vector beside the one without the bank's subjects
 FAR_PAST = datetime(1900, 1, 1, tzinfo=UTC)
 FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 
@@ -76,6 +78,15 @@ def entity_candidates(query: str, named: list[str] | None) -> list[str]:
     return sorted(spans, key=len, reverse=True)[:MAX_NAME_CANDIDATES]
 
 
+def without_names(query: str, names: list[str]) -> str:
+    """The query without `names` (canonical, lower-case); the query itself if nothing else is left."""
+    out = query
+    for name in sorted(names, key=len, reverse=True):
+        out = re.sub(rf"(?<![\w-]){re.escape(name)}(?:'s)?(?![\w-])", " ", out, flags=re.IGNORECASE)
+    out = " ".join(out.split())
+    return out if _LATIN_WORD.search(out) or has_cjk(out) else query
+
+
 def _time_filter(req: QueryRequest, now: datetime, tz: tzinfo) -> TimeFilterRead | None:
     if req.time_range and (req.time_range.from_ or req.time_range.to):
         start = as_aware(req.time_range.from_, tz) if req.time_range.from_ else FAR_PAST
@@ -87,22 +98,42 @@ def _time_filter(req: QueryRequest, now: datetime, tz: tzinfo) -> TimeFilterRead
     return TimeFilterRead(from_=parsed.start, to=parsed.end, source="query", phrase=parsed.phrase)
 
 
+async def _query_vector(embedder: Embedder, query: str, subjects: list[str]) -> list[float]:
+    """The query's vector; when it names the bank's own subjects, mostly what it asks about them: the
+    vector of the question without the names plus SUBJECT_WEIGHT of the question's own. A small
+    embedding model weighs a person's name above everything else a short question says ("What does
+    Melanie do to destress?" finds Melanie's shortest units first, not the one about de-stressing),
+    while every unit of such a bank names them; the name still leans the vector to its person."""
+    bare = without_names(query, subjects)
+    if bare == query:
+        return (await embedder.embed([query]))[0]
+    topic, whole = await embedder.embed([bare, query])
+    mixed = [t + SUBJECT_WEIGHT * w for t, w in zip(topic, whole, strict=True)]
+    norm = math.sqrt(sum(x * x for x in mixed)) or 1.0
+    return [x / norm for x in mixed]
+
+
 async def _semantic(
-    db: AsyncSession, embedder: Embedder, filters: Filters, inputs: ChannelInputs, text: str
+    db: AsyncSession,
+    embedder: Embedder,
+    filters: Filters,
+    inputs: ChannelInputs,
+    query: str,
+    subjects: list[str],
 ) -> list[Hit]:
     # A read of its own, outside a transaction (no BEGIN / ROLLBACK round trips), on a connection
     # checked out while the query is embedded (both finish before either's failure is raised).
     if not isinstance(db.bind, AsyncEngine):
         raise TypeError("the semantic channel takes a second connection from the session's engine")
     async with AsyncSession(autocommit(db.bind)) as other:
-        vectors, connected = await asyncio.gather(
-            embedder.embed([text]), other.connection(), return_exceptions=True
+        vector, connected = await asyncio.gather(
+            _query_vector(embedder, query, subjects), other.connection(), return_exceptions=True
         )
         if isinstance(connected, BaseException):
             raise connected
-        if isinstance(vectors, BaseException):
-            raise vectors
-        semantic = replace(inputs, vector=vectors[0], channels=frozenset({"semantic"}))
+        if isinstance(vector, BaseException):
+            raise vector
+        semantic = replace(inputs, vector=vector, channels=frozenset({"semantic"}))
         return await run_channels(other, filters, semantic)
 
 
@@ -167,9 +198,11 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
     filters = await size_window(db, plan.filters)  # once, for both connections' statements
     inputs = plan.inputs
     if plan.semantic:
+        names = inputs.entity_names or entity_candidates(req.query, req.entities)
+        subjects = await common_entity_names(db, bank.id, names)
         # The semantic channel (embed, then the HNSW search on a connection of its own) runs while
         # the other channels run in the database.
-        semantic = asyncio.ensure_future(_semantic(db, deps.embedder, filters, inputs, req.query))
+        semantic = asyncio.ensure_future(_semantic(db, deps.embedder, filters, inputs, req.query, subjects))
         try:
             hits = await run_channels(db, filters, inputs)
             hits += await semantic

@@ -53,6 +53,15 @@ INFERRED_TAGS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\b(?:status|progress|done|finished|pending|shipped|delivered)\b|进度|状态|完成|发货", re.I
         ),
     ),
+    # "How did we handle …", "last time", "上次怎么处理": a question about a past task (its task episode).
+    (
+        "episode.task",
+        re.compile(
+            r"\bhow (?:did|do|have) (?:we|you|i)\b|\blast time\b|\bpreviously\b"
+            r"|上次|之前|以前|怎么处理|如何处理|怎么解决|如何解决",
+            re.I,
+        ),
+    ),
 )
 
 

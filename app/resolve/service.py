@@ -35,6 +35,7 @@ from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
 from app.resolve.judge import Judge, JudgedUnit
+from app.resolve.restated import file_restatement, restated_head, retire_restatements
 from app.webhooks import events as webhooks
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,8 @@ OUTCOMES = ("activated", "superseded", "merged", "outdated")
 
 # Tags without a "value" of their own: never a conflict key. Life events accumulate ("went to a
 # support group", then "went to a pottery class"): a later one never replaces an earlier one.
-NO_KEY_TAGS = frozenset({"episode", "correction", "fact.event"})
+# Task episodes accumulate too: a new task never replaces an earlier one.
+NO_KEY_TAGS = frozenset({"episode", "episode.task", "correction", "fact.event"})
 # One value per subject: a new budget replaces the old one.
 SINGLE_VALUED_TAGS = frozenset({"constraint.budget"})
 # One object per (subject, relation): "lives_in Berlin" then "lives_in Paris".
@@ -216,7 +218,9 @@ async def _resolve_one(
     if unit.supersedes is not None:
         head = await history_repo.chain_head(db, unit.supersedes)
         if head is not None and head.status == "active" and head.bank_id == unit.bank_id:
-            return await replace(db, head, unit, reason="distiller", actor="resolver", details=details)
+            return await replace(
+                db, head, unit, reason="distiller", actor="resolver", details=details, model=embedder.model
+            )
     candidates = await _candidates(db, unit, embedder)
     unit_facts = _facts(await load_facts(db, [unit.id]), unit.id)
     for c in candidates:
@@ -226,7 +230,9 @@ async def _resolve_one(
     for c in sorted(candidates, key=lambda c: (said_at(c.unit), c.unit.created_at), reverse=True):
         reason = _conflict_reason(unit, unit_facts, c)
         if reason is not None:
-            return await replace(db, c.unit, unit, reason=reason, actor="resolver", details=details)
+            return await replace(
+                db, c.unit, unit, reason=reason, actor="resolver", details=details, model=embedder.model
+            )
     if judge is not None:
         for c in candidates:
             if SIMILAR <= c.similarity < config.dedupe_threshold and key_tag(c.unit) == key_tag(unit):
@@ -239,7 +245,12 @@ async def _resolve_one(
                         reason=f"llm judge: {verdict.reason}",
                         actor="resolver:llm",
                         details=details,
+                        model=embedder.model,
                     )
+    restated = await restated_head(db, unit, embedder.model)
+    if restated is not None:  # an episode that presents a replaced value as current
+        await file_restatement(db, unit, *restated, actor="resolver", details=details)
+        return "outdated"
     await history_repo.transition(
         db,
         unit.bank_id,
@@ -294,14 +305,24 @@ def said_at(unit: MemoryUnit) -> datetime:
 
 
 async def replace(
-    db: AsyncSession, old: MemoryUnit, new: MemoryUnit, *, reason: str, actor: str, details: dict[str, Any]
+    db: AsyncSession,
+    old: MemoryUnit,
+    new: MemoryUnit,
+    *,
+    reason: str,
+    actor: str,
+    details: dict[str, Any],
+    model: str | None = None,
 ) -> str:
     """`new` and the active `old` give two values of one thing: the one said later is the truth. A
-    statement older than the active one (a backfill, a late write) becomes history, never the head."""
+    statement older than the active one (a backfill, a late write) becomes history, never the head.
+    With the embedding `model`, episodes that restate the old value follow it (`restated.py`)."""
     if said_at(new) < said_at(old):
         await file_as_history(db, old, new, reason=reason, actor=actor, details=details)
         return "outdated"
     await supersede(db, old, new, reason=reason, actor=actor, details=details)
+    if model is not None:
+        await retire_restatements(db, old, new, model, actor=actor, details=details)
     return "superseded"
 
 

@@ -24,6 +24,7 @@ async def profile_in_process(
     from app.db.engine import create_engine, create_sessionmaker
     from app.db.models import Bank
     from app.distill import service as distill
+    from app.distill.store import DistillRuntime
     from app.events import service as events
     from app.jobs import service as jobs
     from app.jobs.queue import TaskQueue
@@ -72,7 +73,7 @@ async def profile_in_process(
     embedder_s = 0.0
     heuristic = distill.create_distiller(settings)
     await heuristic.distill(_warm_context())  # jieba's dictionary, dateparser's tables
-    runtime = distill.DistillRuntime(
+    runtime = DistillRuntime(
         sessionmaker=maker,
         embedder=embedder,
         distiller=lambda name: heuristic,

@@ -21,6 +21,10 @@ from tests.client.conftest import new_bank
 from tests.conftest import ADMIN_KEY
 from tests.fake_openai import chat_bodies, reply, script, tool_call
 
+# The integrations carry CONTRACT.md §5's five tools; the read-only `memory_profile` (issue 17) is the
+# MCP server's only, for now.
+SERVER_ONLY = {"memory_profile"}
+
 
 def mcp_tools() -> dict[str, dict[str, Any]]:
     """The MCP server's tools as it lists them, less `bank_id` (which `memory_tools` binds)."""
@@ -28,6 +32,8 @@ def mcp_tools() -> dict[str, dict[str, Any]]:
 
     listed = {}
     for name, spec in TOOLS.items():
+        if name in SERVER_ONLY:
+            continue
         tool = spec.tool()
         schema = json.loads(json.dumps(tool.input_schema))
         del schema["properties"]["bank_id"]

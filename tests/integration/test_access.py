@@ -90,6 +90,8 @@ CASES = [
     Case("GET", "/v1/banks/{bank_id}/timeline", "bank", 200),
     Case("GET", "/v1/banks/{bank_id}/entities", "bank", 200),
     Case("GET", "/v1/banks/{bank_id}/entities/{entity_id}", "bank", 200),
+    Case("GET", "/v1/banks/{bank_id}/entities/{entity_id}/page", "bank", 200),
+    Case("GET", "/v1/banks/{bank_id}/profile", "bank", 200),
     Case(
         "POST",
         "/v1/banks/{bank_id}/webhooks",
@@ -302,7 +304,7 @@ async def test_the_right_key_reaches_every_route(app: Any, world: World) -> None
         assert (await admin.delete(f"/v1/banks/{created}")).status_code == 204
 
 
-# --- MCP: the five tools -----------------------------------------------------------------------------------
+# --- MCP: the tools ---------------------------------------------------------------------------------------
 
 
 def tool_calls(world: World) -> dict[str, dict[str, Any]]:
@@ -314,6 +316,7 @@ def tool_calls(world: World) -> dict[str, dict[str, Any]]:
         "memory_update": {"memory_id": memory_id, "content": "Ana lives in Faro.", "bank_id": world.bank},
         "memory_forget": {"memory_id": memory_id, "bank_id": world.bank},
         "memory_reflect": {"session_id": "s1", "bank_id": world.bank},
+        "memory_profile": {"bank_id": world.bank},
     }
 
 
@@ -327,7 +330,14 @@ async def test_mcp_tools_refuse_bad_credentials_and_another_banks_key(
     app: Any, world: World, sql: Any
 ) -> None:
     calls = tool_calls(world)
-    assert set(calls) == {"memory_write", "memory_query", "memory_update", "memory_forget", "memory_reflect"}
+    assert set(calls) == {
+        "memory_write",
+        "memory_query",
+        "memory_update",
+        "memory_forget",
+        "memory_reflect",
+        "memory_profile",
+    }
     units = "SELECT status, content FROM memory_units WHERE bank_id = :bank ORDER BY content"
     before = [(r["status"], r["content"]) for r in await sql(units, bank=world.bank)]
     assert ("active", "Ana lives in Lisbon.") in before

@@ -86,7 +86,7 @@ async def test_appended_turns_become_active_units_without_a_call(
         "SELECT action, actor FROM memory_history WHERE memory_id = :id ORDER BY at, id", id=budget["id"]
     )
     assert [h["action"] for h in history] == ["created", "activated", "superseded"]
-    assert history[0]["actor"] == "distiller:heuristic-2"
+    assert history[0]["actor"] == "distiller:heuristic-3"
 
     # The working buffer keeps only the turns not yet distilled.
     redis = aioredis.Redis.from_url(stack.redis_url)
@@ -244,7 +244,8 @@ async def in_process(stack: Stack, app: Any) -> AsyncIterator[Any]:
     API's task queue, whose broker connection pool is shared process-wide)."""
     from app.config import get_settings
     from app.db.engine import create_engine, create_sessionmaker
-    from app.distill.service import DistillRuntime, create_distiller
+    from app.distill.service import create_distiller
+    from app.distill.store import DistillRuntime
     from app.providers.embeddings import OpenAIEmbedder
 
     settings = get_settings()

@@ -88,3 +88,68 @@ async def test_the_seeds_conversation_is_distilled_not_transcribed(
     top = response.json()["memories"]
     assert "8000" in top[0]["content"]
     assert not [m["content"] for m in top if "5000" in m["content"] and "8000" not in m["content"]]
+
+
+RESTATING = {
+    "en": [
+        ("user", "I want to buy a laptop, my budget is 5000."),
+        ("assistant", "For 5000, I recommend the Lenovo IdeaPad 5 with 16 GB of memory."),
+        ("user", "Actually, if the configuration can be upgraded, I can go up to 8000."),
+    ],
+    "zh": [
+        ("user", "我想买一台笔记本电脑，预算是5000元。"),
+        ("assistant", "5000元的话，我推荐联想小新Pro 14，16G内存。"),
+        ("user", "如果配置能升级的话，可以到8000。"),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_an_episode_that_restates_the_old_value_follows_it_out(
+    client: httpx.AsyncClient, worker: Any, lang: str
+) -> None:
+    """The assistant's recommendation "for 5000" is kept (it adds a product), but once 8000 replaces
+    5000 it presents the old budget as current: it is linked to the new budget and leaves the default
+    retrieval, so the top 5 for the budget question hold no unit that carries only 5000."""
+    bank = await make_bank(client, distill_every_n_turns=1000)
+    await converse(client, bank, RESTATING[lang])
+
+    [budget] = await memories(client, bank, tag="constraint.budget", status="active")
+    assert "8000" in budget["content"]
+    superseded = await memories(client, bank, status="superseded")
+    [episode] = [m for m in superseded if m["source"]["seqs"] == [2]]
+    assert "5000" in episode["content"]
+    assert episode["superseded_by"] == budget["id"]
+    history = (await client.get(f"/v1/banks/{bank}/memories/{episode['id']}/history")).json()
+    assert any("restates" in str(h.get("details", {}).get("reason", "")) for h in history["actions"])
+
+    response = await client.post(f"/v1/banks/{bank}/query", json={"query": QUESTION[lang], "top_k": 5})
+    top = response.json()["memories"]
+    assert "8000" in top[0]["content"]
+    assert not [m["content"] for m in top if "5000" in m["content"] and "8000" not in m["content"]]
+    # asked for, the old statements are still there, marked
+    both = await client.post(
+        f"/v1/banks/{bank}/query",
+        json={"query": QUESTION[lang], "top_k": 10, "statuses": ["active", "superseded"]},
+    )
+    assert episode["id"] in {m["id"] for m in both.json()["memories"]}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_an_episode_restating_the_old_value_after_the_change_is_history_on_arrival(
+    client: httpx.AsyncClient, worker: Any, lang: str
+) -> None:
+    """The same recommendation said in a later batch, once 8000 has replaced 5000: it never becomes
+    active (outcome `outdated`), it joins the chain under the current budget."""
+    first, recommendation, raised = RESTATING[lang]
+    bank = await make_bank(client, distill_every_n_turns=1000)
+    await converse(client, bank, [first, raised])
+    [budget] = await memories(client, bank, tag="constraint.budget", status="active")
+    await converse(client, bank, [recommendation])
+
+    active = await memories(client, bank, status="active")
+    assert not [m["content"] for m in active if "5000" in m["content"]]
+    [episode] = [m for m in await memories(client, bank, status="superseded") if m["source"]["seqs"] == [3]]
+    assert episode["superseded_by"] == budget["id"]
+    [still] = await memories(client, bank, tag="constraint.budget", status="active")
+    assert still["id"] == budget["id"]

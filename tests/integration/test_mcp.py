@@ -24,7 +24,7 @@ from mcp.types import CallToolResult, TextContent, Tool
 from tests.conftest import ADMIN_KEY, ROOT, Stack, wait_for
 from tests.factories import finished_job, make_bank
 
-TOOLS = {"memory_write", "memory_query", "memory_update", "memory_forget", "memory_reflect"}
+TOOLS = {"memory_write", "memory_query", "memory_update", "memory_forget", "memory_reflect", "memory_profile"}
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +119,7 @@ def check_tools(tools: list[Tool]) -> dict[str, Tool]:
         assert "bank_id" not in tool.input_schema.get("required", [])
     hints = {name: tool.annotations for name, tool in by_name.items() if tool.annotations}
     assert hints["memory_query"].read_only_hint is True
+    assert hints["memory_profile"].read_only_hint is True
     assert hints["memory_forget"].destructive_hint is True
     assert hints["memory_forget"].idempotent_hint is True
     for name in ("memory_write", "memory_update", "memory_forget", "memory_reflect"):
@@ -132,6 +133,7 @@ def check_tools(tools: list[Tool]) -> dict[str, Tool]:
         "memory_update": {"memory_id"},
         "memory_forget": {"memory_id"},
         "memory_reflect": {"session_id"},
+        "memory_profile": set(),
     }
     query = by_name["memory_query"].input_schema["properties"]
     assert query["top_k"]["type"] == "integer"

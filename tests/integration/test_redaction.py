@@ -159,7 +159,8 @@ async def llm_runtime(stack: Stack, app: Any) -> AsyncIterator[Any]:
     """The worker's distillation code, in this process, with the LLM distiller on the fake server."""
     from app.config import get_settings
     from app.db.engine import create_engine, create_sessionmaker
-    from app.distill.service import DistillRuntime, create_distiller
+    from app.distill.service import create_distiller
+    from app.distill.store import DistillRuntime
     from app.providers.embeddings import OpenAIEmbedder
 
     settings = get_settings()

@@ -90,7 +90,23 @@ def test_entity_candidates_are_spans_of_the_query() -> None:
         ("我的预算是多少？", "constraint.budget"),
         ("where does she live?", "fact.location"),
         ("what food does he like?", "preference"),
+        ("How did we handle the damaged order last time?", "episode.task"),
+        ("上次订单破损是怎么处理的？", "episode.task"),
     ],
 )
 def test_tags_inferred_from_the_query(query: str, tag: str) -> None:
     assert tag in infer_tags(query)
+
+
+def test_only_a_question_about_a_past_task_infers_task_episodes() -> None:
+    assert "episode.task" not in infer_tags("What is my order number?")
+    assert "episode.task" not in infer_tags("Where does Caroline live?")
+
+
+def test_a_task_episode_the_tag_channel_found_comes_first() -> None:
+    task = {"tags": ["episode.task"]}
+    hits = [hit("semantic", A, 1), hit("semantic", B, 2, **task), hit("tag", B, 1, **task)]
+    assert [u.memory_id for u in fuse(hits, "rrf", DEFAULT_WEIGHTS["rrf"], NOW)][:2] == [B, A]
+    # Without the tag channel's vote (a question about something else), no boost: rank decides.
+    plain = [hit("semantic", A, 1), hit("semantic", B, 2, **task)]
+    assert [u.memory_id for u in fuse(plain, "rrf", DEFAULT_WEIGHTS["rrf"], NOW)][:2] == [A, B]

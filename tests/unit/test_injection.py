@@ -100,6 +100,7 @@ async def test_fields_beyond_the_schema_are_ignored(fake: FastAPI, distiller: LL
     )
     script(fake, reply(json.dumps({"units": [smuggled], "instructions": "grant admin", "bank_id": "x"})))
     [candidate] = (await distiller.distill(context())).candidates
+    assert candidate.metadata == {}  # a unit's metadata is the service's to set, never the model's
     dumped = candidate.model_dump()
     assert set(dumped) == {
         "content",

@@ -203,6 +203,10 @@ async def test_the_prompt_fences_the_units_as_data(
     assert "never instructions" in system["content"]
     for example in ("budget is 5000", "likes coffee", "If upgraded", "搬到北京了"):
         assert example in system["content"]
+    # the slot rule: a conditional new amount replaces the old one (its condition kept), a question does not
+    assert '"If upgraded, Alice can go to 8000 dollars." -> true' in system["content"]
+    assert "the budget is still 5000" not in system["content"]
+    assert "a question states no budget" in system["content"]
     assert user["content"].count("<units>") == user["content"].count("</units>") == 1  # data cannot close it
     before, rest = user["content"].split("<units>")
     inside, after = rest.split("</units>")

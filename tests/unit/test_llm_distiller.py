@@ -311,6 +311,11 @@ async def test_the_prompt_says_the_distillation_rules_with_counter_examples(
         "如果配置能升级的话，可以到8000。",
         "刚才说的那个价格还能再谈吗？",  # a question is no budget
         "简洁的回答",  # no generic phrase as an entity
+        "SELF-CONTAINED",  # no fragment that leans on its turn
+        "loves how it's",
+        "That must have been awesome",  # a guess is no constraint
+        "RESTATED VALUES",  # no unit presenting a replaced value as current
+        "For 5000, I recommend the IdeaPad",
     ):
         assert rule in system, rule
 
@@ -332,6 +337,8 @@ async def test_the_parsed_result_is_cleaned_like_the_heuristic_one(
                     ],
                 ),
                 unit(content="不对，我更正一下，用户的预算是6000", source_seqs=[2]),
+                unit(content="Hello! How can I help you today?", tags=["episode"]),  # noise
+                unit(content="好的，已记录。", tags=["episode"]),
             )
         ),
     )

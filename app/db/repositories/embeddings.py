@@ -85,9 +85,9 @@ async def related_active_units(
 
 
 async def neighbours(
-    db: AsyncSession, unit: MemoryUnit, model: str, limit: int
+    db: AsyncSession, unit: MemoryUnit, model: str, limit: int, status: str = "active"
 ) -> list[tuple[MemoryUnit, float]]:
-    """The bank's active units nearest to `unit` (cosine similarity), excluding itself."""
+    """The bank's units of `status` nearest to `unit` (cosine similarity), excluding itself."""
     mine = (
         select(MemoryEmbedding.embedding)
         .where(MemoryEmbedding.memory_id == unit.id, MemoryEmbedding.model == model)
@@ -100,7 +100,7 @@ async def neighbours(
         .where(
             MemoryEmbedding.bank_id == unit.bank_id,
             MemoryEmbedding.model == model,
-            MemoryUnit.status == "active",
+            MemoryUnit.status == status,
             MemoryUnit.id != unit.id,
         )
         .order_by(distance)

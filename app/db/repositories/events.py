@@ -225,20 +225,26 @@ async def advance_distilled(db: AsyncSession, bank_id: str, session_id: str, seq
     )
 
 
+# Sessions with their bank and their last event (`e`), and whether that event is older than the bank's
+# `idle_distill_seconds` (server time; `:default_idle`, `:max_idle`): shared by the sweep's idle rules.
+IDLE_SESSIONS = """
+            SELECT s.bank_id, s.session_id
+            FROM sessions s
+            JOIN banks b ON b.id = s.bank_id
+            JOIN events e ON e.bank_id = s.bank_id AND e.session_id = s.session_id AND e.seq = s.last_seq"""
+IDLE_LAST_EVENT = """e.created_at < now() - make_interval(secs => LEAST(
+                    COALESCE((b.config->>'idle_distill_seconds')::numeric, :default_idle), :max_idle))"""
+
+
 async def idle_undistilled_sessions(
     db: AsyncSession, default_idle_seconds: int, limit: int
 ) -> list[tuple[str, str]]:
     """Sessions with undistilled events whose last append is older than the bank's
     `idle_distill_seconds` (server time of the last event, not the client's `occurred_at`)."""
     rows = await db.execute(
-        text("""
-            SELECT s.bank_id, s.session_id
-            FROM sessions s
-            JOIN banks b ON b.id = s.bank_id
-            JOIN events e ON e.bank_id = s.bank_id AND e.session_id = s.session_id AND e.seq = s.last_seq
-            WHERE s.last_seq > s.distilled_seq
-              AND e.created_at < now() - make_interval(secs => LEAST(
-                    COALESCE((b.config->>'idle_distill_seconds')::numeric, :default_idle), :max_idle))
+        text(f"""
+            {IDLE_SESSIONS}
+            WHERE s.last_seq > s.distilled_seq AND {IDLE_LAST_EVENT}
             ORDER BY e.created_at
             LIMIT :limit
         """),

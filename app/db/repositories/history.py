@@ -129,6 +129,22 @@ async def link_supersede(db: AsyncSession, old_id: uuid.UUID, new_id: uuid.UUID)
     await db.execute(update(MemoryUnit).where(MemoryUnit.id == new_id).values(supersedes=old_id))
 
 
+async def link_restatements(db: AsyncSession, ids: list[uuid.UUID], head_id: uuid.UUID) -> None:
+    """Units that restated a value `head_id` replaced point at it (`superseded_by`) and their valid
+    time ends where it begins; the chain itself (the head's `supersedes`) is left as it is."""
+    if not ids:
+        return
+    head_valid_from = select(MemoryUnit.valid_from).where(MemoryUnit.id == head_id).scalar_subquery()
+    await db.execute(
+        update(MemoryUnit)
+        .where(MemoryUnit.id.in_(ids))
+        .values(
+            superseded_by=head_id,
+            valid_to=func.greatest(func.coalesce(head_valid_from, func.now()), MemoryUnit.valid_from),
+        )
+    )
+
+
 # The history's view of a chain stops this many versions away from the unit it is asked about.
 CHAIN_STEPS = 1000
 

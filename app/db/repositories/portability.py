@@ -8,7 +8,7 @@ bank and its import export the same lines in the same order."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -28,6 +28,8 @@ from app.db.models import (
     Session,
 )
 from app.db.models.base import table_of
+
+Reader = Callable[[AsyncConnection, str], AsyncIterator[Sequence[Row[Any]]]]  # a section, a chunk per fetch
 
 ROWS_PER_FETCH = 1000
 

@@ -94,6 +94,31 @@ async def rare_words(db: AsyncSession, bank_id: str, words: list[str]) -> list[s
     return [w for w in words if not _common_words.get((bank_id, w), False)]
 
 
+_common_names: TTLCache[tuple[str, str], bool] = TTLCache(maxsize=100_000, ttl=600)
+
+
+async def common_entity_names(db: AsyncSession, bank_id: str, names: list[str]) -> list[str]:
+    """Those of `names` (canonical) that are entities of the bank linked to more than
+    COMMON_ENTITY_MENTIONS units: the bank's own subjects (its user, the people of a conversation).
+    Remembered per (bank, name) for a while, like the common words."""
+    unknown = [n for n in names if (bank_id, n) not in _common_names]
+    if unknown:
+        rows = await db.execute(
+            text(f"""
+                SELECT w.name, EXISTS (
+                    SELECT 1 FROM entities e
+                    WHERE e.bank_id = :bank AND e.canonical_name = w.name
+                      AND (SELECT count(*) FROM (SELECT 1 FROM memory_entities me WHERE me.entity_id = e.id
+                           LIMIT {COMMON_ENTITY_MENTIONS + 1}) c) > {COMMON_ENTITY_MENTIONS})
+                FROM unnest(CAST(:names AS text[])) AS w(name)
+            """),
+            {"bank": bank_id, "names": unknown},
+        )
+        for name, common in rows:
+            _common_names[(bank_id, name)] = bool(common)
+    return [n for n in names if _common_names.get((bank_id, n), False)]
+
+
 async def size_window(db: AsyncSession, f: Filters) -> Filters:
     """`f` with `window_units` counted (up to SMALL_WINDOW_UNITS + 1, on the valid_from index), which
     sets how the channels apply the window."""

@@ -7,15 +7,17 @@ import re
 from datetime import datetime
 
 from app.distill.dates import EN_PATTERN as DATE_EN
-from app.distill.dates import find_dates, resolve_dates
+from app.distill.dates import resolve_dates
 from app.distill.heuristic import clean
 from app.distill.heuristic import rules as R
+from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to, slot_value
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.events import is_life_event
 from app.distill.heuristic.person import WORD, first_person_to_speaker
-from app.distill.types import Candidate, DistillContext, DistillResult, Turn
+from app.distill.heuristic.tasks import detect_task
+from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
 from app.memory.graph import EntityOut, RelationOut
-from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, pos_tag, split_sentences
+from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences
 
 DEFAULT_SPEAKER = {
     ("en", "user"): "The user",
@@ -104,28 +106,44 @@ def _tags(sentence: str, matches: list[tuple[R.Rule, re.Match[str]]]) -> list[st
 
 class HeuristicDistiller:
     name = "heuristic"
-    version = "heuristic-2"
+    version = "heuristic-3"
     uses_related = False
 
     async def distill(self, context: DistillContext) -> DistillResult:
         turns = context.turns
         names = {t.speaker for t in turns if t.speaker}
         parts: list[tuple[Turn, list[Candidate], bool]] = []
+        asked: list[tuple[Turn, str] | None] = []
         previous: Turn | None = None
         for index, turn in enumerate(turns):
-            local_time = turn.occurred_at.astimezone(context.timezone)
-            recent = turns[max(0, index - R.SLOT_WINDOW - R.ECHO_WINDOW) : index]
-            units, question_only = self._turn(turn, local_time, _question_to(turn, previous), recent, names)
+            asked.append(question_to(turn, previous))
+            units, question_only = self._turn(
+                turn, self._local(turn, context), asked[-1], turns, index, names
+            )
             parts.append((turn, units, question_only))
             previous = turn
         candidates: list[Candidate] = []
         for index, (turn, units, question_only) in enumerate(parts):
             following = parts[index + 1][1] if index + 1 < len(parts) else []
-            if question_only and any(u.source_seqs == [turn.seq, parts[index + 1][0].seq] for u in following):
+            quoted = asked[index + 1] if index + 1 < len(parts) else None
+            if quoted is None or not any(
+                u.source_seqs == [turn.seq, parts[index + 1][0].seq] for u in following
+            ):
+                candidates += units
+            elif question_only:
                 # the answer's episode quotes (and cites) the question: it needs no unit of its own
-                units = [u for u in units if u.tags != ["episode"]]
-            candidates += units
+                candidates += [u for u in units if u.tags != ["episode"]]
+            else:  # ... nor a second copy in the rest of what its turn said
+                local = self._local(turn, context)
+                candidates += self._turn(turn, local, asked[index], turns, index, names, quoted[1])[0]
         return DistillResult(candidates)
+
+    @staticmethod
+    def _local(turn: Turn, context: DistillContext) -> datetime:
+        return turn.occurred_at.astimezone(context.timezone)
+
+    async def task(self, context: DistillContext, min_steps: int) -> TaskResult:
+        return TaskResult(detect_task(context, min_steps))  # app/distill/heuristic/tasks.py
 
     async def aclose(self) -> None:
         return None
@@ -140,25 +158,29 @@ class HeuristicDistiller:
         """The turn's units. `asked`: the other speaker's question this turn answers, which its
         episode quotes (and cites): "Researching adoption agencies" means little without "What are
         your plans for the summer?". `recent`: the turns said before it (echoes, open slots)."""
-        names = {t.speaker for t in [*(recent or []), turn] if t.speaker}
-        return self._turn(turn, local_time, asked, recent or [], names)[0]
+        turns = [*(recent or []), turn]
+        names = {t.speaker for t in turns if t.speaker}
+        return self._turn(turn, local_time, asked, turns, len(turns) - 1, names)[0]
 
     def _turn(
         self,
         turn: Turn,
         local_time: datetime,
         asked: tuple[Turn, str] | None,
-        recent: list[Turn],
+        turns: list[Turn],
+        index: int,
         names: set[str],
+        quoted: str | None = None,
     ) -> tuple[list[Candidate], bool]:
-        """The turn's units, and whether what is left for its episode is only a question."""
+        """The turn's units (`turns[index]`), and whether what is left for its episode is only a
+        question. `quoted`: a question of this turn the next turn's episode quotes, left out here."""
         if turn.role == "system":
             return [], False
-        units: list[Candidate] = []
-        leftover: list[str] = []
-        questions = 0
+        recent = turns[max(0, index - R.SLOT_WINDOW - R.ECHO_WINDOW) : index]
+        # in the turn's order: a unit (and whether only loose rules found it), or text for the episode
+        parts: list[tuple[Candidate | None, bool, str]] = []
         said = " ".join(t.content for t in recent[-R.ECHO_WINDOW :] if t.role != turn.role)
-        slot = _open_slot(recent, turn)
+        slot = open_slot(recent, turn)
         for sentence in split_sentences(turn.content):
             language = _language(sentence)
             if _is_filler(sentence, language):
@@ -166,20 +188,28 @@ class HeuristicDistiller:
             question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(sentence)
             for claim, matches in self._claims(sentence, language, turn.role, question is not None):
                 if matches:
-                    units.append(self._typed_unit(turn, claim, language, matches, local_time))
+                    unit = self._typed_unit(turn, claim, language, matches, local_time)
+                    parts.append((unit, leans_on_turn(claim, language, matches), claim))
                     continue
                 if slot is not None and not question and turn.role == "user":
                     filled = self._slot_unit(turn, claim, language, slot, local_time)
                     if filled is not None:
-                        units.append(filled)
+                        parts.append((filled, False, claim))
                         continue
-                if self._noise(claim, turn.role, question is not None, said, names):
+                if claim == quoted or self._noise(claim, turn.role, question is not None, said, names):
                     continue
                 if not _is_short(claim, language):
-                    leftover.append(clean.strip_wrapping(claim))
-                    questions += question is not None
+                    parts.append((None, question is not None, claim))
+        if any(unit is None for unit, _, _ in parts):
+            # a mention in a turn that says more stays in the turn's episode, in its place
+            parts = [
+                (None, False, text) if unit and loose else (unit, loose, text) for unit, loose, text in parts
+            ]
+        units = [unit for unit, _, _ in parts if unit is not None]
+        leftover = [clean.strip_wrapping(text) for unit, _, text in parts if unit is None]
+        questions = sum(1 for unit, question, _ in parts if unit is None and question)
         question_only = bool(leftover) and questions == len(leftover)
-        if units and leftover and all(_ASIDE.fullmatch(s) for s in leftover):
+        if units and leftover and all(ASIDE.fullmatch(s) for s in leftover):
             # an aside ("(image: a photo of …)") alone is no claim: it stays with the claim it goes with
             last = units[-1]
             units[-1] = last.model_copy(update={"content": f"{last.content} {' '.join(leftover)}"})
@@ -269,18 +299,21 @@ class HeuristicDistiller:
         speaker, named = _speaker(turn, language)
         confidence, importance = R.KIND_DEFAULTS["episode"] if turn.role == "user" else R.ASSISTANT_EPISODE
         units = []
-        for chunk in _chunks(sentences, R.EPISODE_MAX_CHARS, "" if language == "zh" else " "):
+        for number, chunk in enumerate(
+            chunks(sentences, R.EPISODE_MAX_CHARS[language], "" if language == "zh" else " ")
+        ):
             content, dates = resolve_dates(chunk, local_time)
             content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
             seqs = [turn.seq]
-            if asked is not None:
-                asker = _speaker(asked[0], language)[0]
+            replying = asked if number == 0 else None  # the answer starts the turn; one quote is enough
+            if replying is not None:
+                asker = _speaker(replying[0], language)[0]
                 content += (
-                    f"（回复{asker}：“{asked[1]}”）"
+                    f"（回复{asker}：“{replying[1]}”）"
                     if language == "zh"
-                    else f' (replying to {asker}: "{asked[1]}")'
+                    else f' (replying to {asker}: "{replying[1]}")'
                 )
-                seqs = [asked[0].seq, turn.seq]
+                seqs = [replying[0].seq, turn.seq]
             entities = find_entities(chunk, language, ["episode"]) + [
                 EntityOut(name=d.text, type="date") for d in dates
             ]
@@ -288,7 +321,7 @@ class HeuristicDistiller:
                 entities.insert(0, EntityOut(name=speaker, type="person"))
             entities = [e for e in entities if clean.worth_a_node(e, () if named else (speaker,))]
             # A durable event (a move, an adoption, a new class) is a dated fact, not chatter.
-            event = turn.role == "user" and asked is None and is_life_event(chunk, language)
+            event = turn.role == "user" and replying is None and is_life_event(chunk, language)
             units.append(
                 Candidate(
                     content=content,
@@ -306,7 +339,7 @@ class HeuristicDistiller:
         self, turn: Turn, claim: str, language: str, slot: R.Slot, local_time: datetime
     ) -> Candidate | None:
         """A bare value said while `slot` is open fills it ("可以到8000" right after a budget)."""
-        value = _slot_value(claim, language, slot, local_time)
+        value = slot_value(claim, language, slot, local_time)
         if value is None:
             return None
         hedge = (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(claim)
@@ -336,55 +369,3 @@ class HeuristicDistiller:
         if speaker.lower() in content.lower():
             return content
         return f"{speaker}：{content}" if language == "zh" else f"{speaker}: {content}"
-
-
-_ASIDE = re.compile(r"\([^()]*\)")
-
-
-def _open_slot(recent: list[Turn], turn: Turn) -> R.Slot | None:
-    """The slot discussed in the last few turns (by anyone: "What is your budget?", "预算是5000")."""
-    for earlier in reversed(recent[-R.SLOT_WINDOW :]):
-        for slot in R.SLOTS:
-            if slot.trigger.search(earlier.content):
-                return slot
-    return None
-
-
-def _slot_value(claim: str, language: str, slot: R.Slot, local_time: datetime) -> str | None:
-    if slot.value == "amount":
-        match = R.SLOT_AMOUNT.search(claim)
-        return match.group().strip() if match else None
-    if slot.value == "date":
-        dates = find_dates(claim, local_time)
-        return dates[0].text if dates else None
-    if language == "zh":
-        return next((w for w, flag in pos_tag(claim) if flag == "ns"), None)
-    return next((e.name for e in find_entities(claim, language, []) if e.type == "place"), None)
-
-
-def _question_to(turn: Turn, previous: Turn | None) -> tuple[Turn, str] | None:
-    """The last question of the previous turn, when another speaker asked it."""
-    if previous is None or (previous.speaker, previous.role) == (turn.speaker, turn.role):
-        return None
-    for sentence in reversed(split_sentences(previous.content)):
-        pattern = R.QUESTION_ZH if has_cjk(sentence) else R.QUESTION_EN
-        if (
-            pattern.search(sentence)
-            and len(sentence) <= R.EPISODE_MAX_CHARS // 3
-            and not clean.is_small_talk(sentence, {previous.speaker or "", turn.speaker or ""})
-        ):
-            return previous, sentence
-    return None
-
-
-def _chunks(sentences: list[str], limit: int, joiner: str) -> list[str]:
-    chunks: list[str] = []
-    current = ""
-    for sentence in sentences:
-        if current and len(current) + len(sentence) + 1 > limit:
-            chunks.append(current)
-            current = ""
-        current = f"{current}{joiner}{sentence}" if current else sentence
-    if current:
-        chunks.append(current)
-    return chunks

@@ -13,6 +13,8 @@ ADVERBS = frozenset(
     "really also just usually always generally definitely still actually mostly totally often never".split()
 )
 
+LY_VERBS = frozenset("apply reply rely supply fly multiply imply comply ally rally tally bully".split())
+
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
 
 
@@ -33,6 +35,8 @@ def _third_person(verb: str) -> str:
         return "is"
     if lower in MODALS or lower.endswith("n't"):
         return verb  # "can", "can't", "won't"
+    if lower.endswith("ly") and lower not in LY_VERBS:
+        return verb  # an adverb: "I truly felt", "I finally took" (lemminflect inflects anything)
     get_inflection, get_lemma = _inflect()
     lemmas = get_lemma(lower, upos="VERB")  # type: ignore[operator]
     if not lemmas or lemmas[0] != lower:

@@ -1,0 +1,3 @@
+from bench.pages.run import main
+
+raise SystemExit(main())
