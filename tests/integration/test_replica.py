@@ -169,6 +169,10 @@ async def test_reads_are_served_by_the_replica_and_writes_by_the_primary(
         [berlin] = (await client.get(f"/v1/banks/{bank}/entities")).json()["entities"]
         entity = (await client.get(f"/v1/banks/{bank}/entities/{berlin['id']}")).json()
         assert {m["id"] for m in entity["memories"]} == {old["id"]}
+        page = await client.get(f"/v1/banks/{bank}/entities/{berlin['id']}/page")
+        assert page.status_code == 200, page.text
+        assert old["id"] in page.text
+        assert new["id"] not in page.text
 
     async def replayed() -> bool:
         return (await client.get(f"/v1/banks/{bank}/memories/{new['id']}")).status_code == 200
