@@ -5,7 +5,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install up test lint format chromium bench bench-full bench-locomo clean
+.PHONY: install up test lint format chromium bench bench-full bench-locomo locomo-data clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml examples/requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -20,8 +20,9 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml examples/requirements.txt
 
 install: $(STAMP)
 
+# `make up PORT=8001` (or HINDSIGHT_PORT=8001 make up) serves on another port; the default is 8000.
 up: install
-	$(VENV)/bin/hindsight dev
+	$(VENV)/bin/hindsight dev $(if $(PORT),--port $(PORT))
 
 lint: install
 	$(VENV)/bin/ruff check app worker tests alembic bench clients examples
@@ -47,6 +48,7 @@ format: install
 # Figures mean something only on a quiet machine: BENCH_QUIET=600 waits up to 600 s for one.
 BENCH_QUIET ?= 0
 QUICK := bench/results/quick
+# The development split, when the shared checkout is beside this one; else give the public file.
 LOCOMO_DATA ?= ../shared/data/locomo/locomo_dev.json
 
 bench: install
@@ -71,7 +73,13 @@ bench-full: install
 	$(PY) -m bench.charts
 
 # LoCoMo (product and --baseline dense) against a fresh `hindsight dev` in a temporary directory.
-bench-locomo: install
+# Checked before anything is installed: a fresh clone has no ../shared.
+locomo-data:
+	@test -f "$(LOCOMO_DATA)" || { echo "make bench-locomo: LOCOMO_DATA=$(LOCOMO_DATA) does not exist. Get the" \
+		"public LoCoMo file (github.com/snap-research/locomo, data/locomo10.json) and run" \
+		"make bench-locomo LOCOMO_DATA=path/to/locomo10.json" >&2; exit 2; }
+
+bench-locomo: locomo-data install
 	@set -e; dir=$$(mktemp -d); port=$$($(PY) -c 'from app.embedded import free_port; print(free_port())'); \
 	$(VENV)/bin/hindsight dev --port $$port --data-dir $$dir/dev > $$dir/dev.log 2>&1 & pid=$$!; \
 	trap 'kill $$pid 2>/dev/null; wait $$pid; rm -rf $$dir' EXIT; \

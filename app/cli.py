@@ -82,9 +82,15 @@ def _migrate(_: argparse.Namespace) -> int:
 
 
 def _dev(args: argparse.Namespace) -> int:
-    from app.dev import run_dev
+    from app.dev import StartError, run_dev
 
-    return run_dev(port=args.port, data_dir=Path(args.data_dir))
+    try:
+        return run_dev(port=args.port, data_dir=Path(args.data_dir))
+    except StartError as exc:
+        print(f"hindsight dev: {exc}", file=sys.stderr)
+    except (RuntimeError, TimeoutError, OSError) as exc:  # PostgreSQL or Redis did not start
+        print(f"hindsight dev: could not start: {exc} (logs under {args.data_dir})", file=sys.stderr)
+    return 1
 
 
 def _mcp(args: argparse.Namespace) -> int:
@@ -111,60 +117,128 @@ def _eval_locomo(args: argparse.Namespace) -> int:
     return run_cli(args)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hindsight", description="Agent memory as a service.")
-    verbs = parser.add_subparsers(dest="verb", required=True)
+def _port(variable: str, fallback: str = "8000") -> int:
+    value = os.environ.get(variable, fallback)
+    try:
+        return int(value)
+    except ValueError:
+        raise SystemExit(f"hindsight: {variable}={value!r} is not a port number") from None
 
-    dev = verbs.add_parser("dev", help="run the whole embedded stack in the foreground")
-    dev.add_argument("--port", type=int, default=8000)
-    dev.add_argument("--data-dir", default=".hindsight")
+
+class _Help(argparse.HelpFormatter):
+    """Every option's help ends with its default, unless the help says it already or there is none."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        unset = action.default is None or action.default is False or action.default == argparse.SUPPRESS
+        if "default" in text or unset or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    defaults = _Help
+    parser = argparse.ArgumentParser(prog="hindsight", description="Agent memory as a service.")
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+
+    def verb(name: str, summary: str, description: str | None = None) -> argparse.ArgumentParser:
+        return verbs.add_parser(
+            name, help=summary, description=description or summary, formatter_class=defaults
+        )
+
+    dev = verb(
+        "dev",
+        "run the whole embedded stack in the foreground (what `make up` runs)",
+        "Embedded PostgreSQL and Redis, migrations, the API, the workers and beat, supervised; prints the "
+        "URL and a dev admin key and writes <data-dir>/dev.json once the API answers. Ctrl-C stops it all.",
+    )
+    dev.add_argument(
+        "--port",
+        type=int,
+        default=_port("HINDSIGHT_PORT"),
+        help="the API's port (or set $HINDSIGHT_PORT)",
+    )
+    dev.add_argument(
+        "--data-dir", default=".hindsight", help="where the data, logs, dev key and dev.json are kept"
+    )
     dev.set_defaults(func=_dev)
 
-    verbs.add_parser("migrate", help="apply database migrations").set_defaults(func=_migrate)
+    verb(
+        "migrate", "apply database migrations", "Upgrade $HINDSIGHT_DATABASE_URL to the latest schema."
+    ).set_defaults(func=_migrate)
 
-    api = verbs.add_parser("api", help="serve the HTTP API")
-    api.add_argument("--host", default=os.environ.get("HINDSIGHT_API_HOST", "0.0.0.0"))
-    api.add_argument("--port", type=int, default=int(os.environ.get("HINDSIGHT_API_PORT", "8000")))
+    api = verb(
+        "api",
+        "serve the HTTP API (production; configured by HINDSIGHT_* variables)",
+        "Run uvicorn on the app.",
+    )
+    api.add_argument(
+        "--host",
+        default=os.environ.get("HINDSIGHT_API_HOST", "0.0.0.0"),
+        help="the interface to listen on ($HINDSIGHT_API_HOST)",
+    )
+    api.add_argument(
+        "--port",
+        type=int,
+        default=_port("HINDSIGHT_API_PORT", os.environ.get("HINDSIGHT_PORT", "8000")),
+        help="the port ($HINDSIGHT_API_PORT, else $HINDSIGHT_PORT)",
+    )
     api.add_argument(
         "--workers",
         type=int,
         default=None,
-        help="uvicorn processes (default: HINDSIGHT_API_WORKERS, or cores)",
+        help="uvicorn processes (default: $HINDSIGHT_API_WORKERS, else one per CPU core)",
     )
     api.set_defaults(func=_api)
 
     from app.jobs.queue import QUEUES
 
-    worker = verbs.add_parser("worker", help="run a Celery worker")
-    worker.add_argument(
-        "--queues",
-        default=",".join(QUEUES),
-        help="queues to consume (default: all; see the README's worker layout)",
+    worker = verb(
+        "worker",
+        "run a Celery worker (distillation, resolution, maintenance)",
+        "Consume the named queues; the README's worker layout runs two pools: distill,resolve and "
+        "replay,maintenance.",
     )
-    worker.add_argument("--concurrency", type=int, default=1)
-    worker.add_argument("--name", default=None, help="node name, e.g. distill@%%h")
+    worker.add_argument("--queues", default=",".join(QUEUES), help="comma list of queues to consume")
+    worker.add_argument("--concurrency", type=int, default=1, help="tasks run at once")
+    worker.add_argument(
+        "--name", default=None, help="Celery node name, e.g. realtime@%%h (default: Celery's)"
+    )
     worker.set_defaults(func=_worker)
 
-    beat = verbs.add_parser("beat", help="run Celery beat (the maintenance schedule)")
-    beat.add_argument("--schedule", default=None, help="beat state file")
+    beat = verb("beat", "run Celery beat (the maintenance schedule of worker/beat.py)")
+    beat.add_argument("--schedule", default=None, help="beat's state file (default: Celery's, in the cwd)")
     beat.set_defaults(func=_beat)
 
-    mcp = verbs.add_parser("mcp", help="serve the MCP tools over stdio, forwarding to a running service")
-    mcp.add_argument("--url", default=None, help="service URL (default: $HINDSIGHT_URL or localhost:8000)")
+    mcp = verb(
+        "mcp",
+        "serve the MCP tools over stdio, forwarding to a running service",
+        "A stdio MCP server for agents (Claude Desktop, Cursor, …) that forwards to a running Hindsight's "
+        "/mcp with $HINDSIGHT_API_KEY.",
+    )
+    mcp.add_argument(
+        "--url", default=None, help="the service's URL (default: $HINDSIGHT_URL, else http://localhost:8000)"
+    )
     mcp.set_defaults(func=_mcp)
 
-    export = verbs.add_parser("export", help="stream a bank of a running service to an NDJSON file")
-    import_ = verbs.add_parser("import", help="create a bank on a running service from an NDJSON export")
+    export = verb("export", "stream a bank of a running service to an NDJSON file")
+    import_ = verb("import", "create a bank on a running service from an NDJSON export")
     from app.portability.cli import add_arguments as portability_arguments
 
     portability_arguments(export, import_)
     export.set_defaults(func=_export)
     import_.set_defaults(func=_import)
 
-    evaluation = verbs.add_parser("eval", help="evaluate a running service over its HTTP API")
-    suites = evaluation.add_subparsers(dest="suite", required=True)
+    evaluation = verb("eval", "evaluate a running service over its HTTP API")
+    suites = evaluation.add_subparsers(dest="suite", required=True, metavar="SUITE")
     locomo = suites.add_parser(
-        "locomo", help="LoCoMo retrieval: evidence recall@k, context size, latency (or --compare A B)"
+        "locomo",
+        help="LoCoMo retrieval: evidence recall@k, context size, latency (or --compare A B)",
+        description="Ingest each LoCoMo conversation into a fresh bank, let it distil, ask its questions and "
+        "score evidence recall@k. --data takes a file in the public locomo10.json format: the dataset of "
+        "snap-research/locomo on GitHub (data/locomo10.json; the repository's development split is "
+        "../shared/data/locomo/locomo_dev.json when that checkout is beside this one).",
+        formatter_class=defaults,
     )
     from app.eval.locomo import add_arguments
 

@@ -56,6 +56,8 @@ class Settings(BaseSettings):
     worker_heartbeat_seconds: float = Field(default=5.0, gt=0)
     worker_heartbeat_ttl_seconds: float = Field(default=30.0, gt=0)
     job_deadline_seconds: int = Field(default=600, ge=1)
+    # `POST …/distill?wait=true` answers once the session's units are searchable, or after this long.
+    distill_wait_seconds: float = Field(default=30.0, gt=0, le=300)
     cors_origins: list[str] = Field(default_factory=list)  # CORS is off unless origins are listed
     # Per-key token bucket (Redis): a steady rate and the burst a key may spend at once; 0 turns it off.
     rate_limit_per_second: float = Field(default=100.0, ge=0)

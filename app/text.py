@@ -77,6 +77,10 @@ STOPWORDS_EN = FILLER_EN | frozenset(
 # Chinese function words and question words a search query carries (segmented by jieba).
 STOPWORDS_ZH = frozenset(
     "的 了 是 吗 呢 我 你 他 她 们 在 有 和 么 吧 啊 哪 谁 这 那 个 多少 什么 哪里 怎么".split()
+    # modals, particles and prepositions, as in STOPWORDS_EN ("can", "would", "to", "also", …): a query's
+    # "能解释一下…吗" shares them with any statement and says nothing about what it is about
+    + "能 能够 可以 会 要 想 应该 可能 必须 给 对 从 把 被 就 也 都 还 又 再".split()
+    + "一下 请 让 吧 呀 哦 嘛 着 过 地 得".split()
 )
 
 WEEKDAYS_EN = {

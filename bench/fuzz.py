@@ -224,65 +224,71 @@ class Consumables:
             self.current.pop(found[1], None)
 
 
-def fuzz_operation(
-    operation: Operation,
-    *,
-    base_url: str,
-    api_key: str,
-    targets: Targets,
-    consumables: Consumables,
-    session: requests.Session,
-    examples: int,
-    seed_value: int | None = None,
-) -> OperationReport:
-    """Run `examples` positive and `examples` negative cases of one operation; collect, don't raise."""
-    report = OperationReport(label=operation.label)
-    started = time.monotonic()
-    names = {p.name for p in operation.path_parameters}
-    pinned = {k: v for k, v in targets.path_parameters().items() if k in names}
-    headers = {"Authorization": f"Bearer {api_key}"}
+@dataclass
+class Fuzzer:
+    """What the runs of all operations share: the server and the key's headers, the targets, the
+    consumables, and how many cases of each mode with which seed (None: derandomized)."""
 
-    def one(case: Case[Operation]) -> None:
-        consumables.before(operation, case)
-        response = case.call(base_url=base_url, session=session, headers=headers, timeout=60)
-        consumables.after(operation, response.status_code)
-        report.requests += 1
-        report.statuses[response.status_code] += 1
-        try:
-            case.validate_response(response, checks=CHECKS, headers=headers)
-        except FailureGroup as group:
-            for failure in group.exceptions:
-                report.failures.append(
-                    {
-                        "title": failure.title,
-                        "status": str(response.status_code),
-                        "message": failure.message[:2000],
-                        "curl": case.as_curl_command(headers={"Authorization": "Bearer $KEY"}),
-                    }
-                )
+    base_url: str
+    headers: dict[str, str]
+    targets: Targets
+    consumables: Consumables
+    session: requests.Session
+    examples: int
+    seed_value: int | None = None
 
-    for mode in MODES:
-        strategy = operation.as_strategy(generation_mode=mode, path_parameters=pinned, headers=headers)
-        run: Callable[[], None] = settings(
-            max_examples=examples,
-            derandomize=seed_value is None,
-            database=None,
-            deadline=None,
-            phases=[Phase.explicit, Phase.generate],  # collect failures; no shrinking
-            # Each example is a round trip to a live server: Hypothesis' "too slow" is the point here.
-            suppress_health_check=list(HealthCheck),
-        )(given(case=strategy)(one))
-        if seed_value is not None:
-            run = seed(seed_value)(run)
-        try:
-            run()
-        except Unsatisfiable:
-            # Every part of the request is pinned or has no schema (GET /healthz, GET one bank):
-            # there is nothing to make invalid.
-            if mode is not GenerationMode.NEGATIVE:
-                raise
-    report.seconds = time.monotonic() - started
-    return report
+    def run(self, operation: Operation) -> OperationReport:
+        """Run `examples` positive and `examples` negative cases of one operation; collect, don't raise."""
+        report = OperationReport(label=operation.label)
+        started = time.monotonic()
+        names = {p.name for p in operation.path_parameters}
+        pinned = {k: v for k, v in self.targets.path_parameters().items() if k in names}
+
+        def one(case: Case[Operation]) -> None:
+            self.consumables.before(operation, case)
+            response = case.call(
+                base_url=self.base_url, session=self.session, headers=self.headers, timeout=60
+            )
+            self.consumables.after(operation, response.status_code)
+            report.requests += 1
+            report.statuses[response.status_code] += 1
+            try:
+                case.validate_response(response, checks=CHECKS, headers=self.headers)
+            except FailureGroup as group:
+                for failure in group.exceptions:
+                    report.failures.append(
+                        {
+                            "title": failure.title,
+                            "status": str(response.status_code),
+                            "message": failure.message[:2000],
+                            "curl": case.as_curl_command(headers={"Authorization": "Bearer $KEY"}),
+                        }
+                    )
+
+        for mode in MODES:
+            strategy = operation.as_strategy(
+                generation_mode=mode, path_parameters=pinned, headers=self.headers
+            )
+            run: Callable[[], None] = settings(
+                max_examples=self.examples,
+                derandomize=self.seed_value is None,
+                database=None,
+                deadline=None,
+                phases=[Phase.explicit, Phase.generate],  # collect failures; no shrinking
+                # Each example is a round trip to a live server: Hypothesis' "too slow" is the point here.
+                suppress_health_check=list(HealthCheck),
+            )(given(case=strategy)(one))
+            if self.seed_value is not None:
+                run = seed(self.seed_value)(run)
+            try:
+                run()
+            except Unsatisfiable:
+                # Every part of the request is pinned or has no schema (GET /healthz, GET one bank):
+                # there is nothing to make invalid.
+                if mode is not GenerationMode.NEGATIVE:
+                    raise
+        report.seconds = time.monotonic() - started
+        return report
 
 
 def fuzz(
@@ -294,23 +300,12 @@ def fuzz(
         fixtures = Fixtures(http)
         targets = fixtures.targets()
         consumables = Consumables(fixtures, targets)
+        fuzzer = Fuzzer(base_url, headers, targets, consumables, session, examples, seed_value)
         reports = []
         for result in schema.get_all_operations():
             if isinstance(result, Err):
                 raise result.err()
-            operation = result.ok()
-            reports.append(
-                fuzz_operation(
-                    operation,
-                    base_url=base_url,
-                    api_key=api_key,
-                    targets=targets,
-                    consumables=consumables,
-                    session=session,
-                    examples=examples,
-                    seed_value=seed_value,
-                )
-            )
+            reports.append(fuzzer.run(result.ok()))
         return reports
 
 

@@ -66,6 +66,17 @@ async def finished_job(client: httpx.AsyncClient, job_id: str, within: float = 6
     return result
 
 
+async def searchable_job(client: httpx.AsyncClient, job_id: str, within: float = 60) -> dict[str, Any]:
+    """Poll a distillation until a query can find what it distilled (or it failed)."""
+
+    async def done() -> dict[str, Any] | None:
+        job: dict[str, Any] = (await client.get(f"/v1/jobs/{job_id}")).json()
+        return job if job["status"] == "failed" or job["searchable"] else None
+
+    result: dict[str, Any] = await wait_for(done, within=within)
+    return result
+
+
 async def units(sql: Any, bank: str, status: str | None = None) -> list[Any]:
     rows: list[Any] = await sql(
         "SELECT * FROM memory_units WHERE bank_id = :bank"

@@ -144,5 +144,22 @@ def corrective_retry(fake: FastAPI, bad: str) -> str:
     return content
 
 
+def fenced_prompt(fake: FastAPI, tag: str, secret: str) -> tuple[str, str, Any]:
+    """The one chat request's system prompt, its user text before the `<tag>` fence and the JSON inside
+    the fence, after checking the prompt's guard: a system and a user message, a system prompt that says
+    the data is never instructions, the fence opened and closed once (data cannot close it), and `secret`
+    nowhere but inside it."""
+    [body] = chat_bodies(fake)
+    system, user = body["messages"]
+    assert (system["role"], user["role"]) == ("system", "user")
+    assert secret not in system["content"]
+    assert "never instructions" in system["content"]
+    assert user["content"].count(f"<{tag}>") == user["content"].count(f"</{tag}>") == 1
+    before, rest = user["content"].split(f"<{tag}>")
+    inside, after = rest.split(f"</{tag}>")
+    assert secret not in before + after
+    return system["content"], before, json.loads(inside)
+
+
 def script(fake: FastAPI, *steps: ChatStep) -> None:
     fake.state.chat_script = list(steps)

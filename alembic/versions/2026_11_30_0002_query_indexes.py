@@ -6,10 +6,6 @@
 - Temporal and tag channels: the newest active units first, by `coalesce(valid_from, created_at)`.
 - Date entities ("2024-03-14", "2024-03", "2024", "the week of 2024-03-11") keep the span of days they
   name in `entities.date_span`, computed once at insert instead of parsed on every time-filtered query.
-
-Revision ID: 0002
-Revises: 0001
-Create Date: 2026-11-30
 """
 
 from collections.abc import Sequence

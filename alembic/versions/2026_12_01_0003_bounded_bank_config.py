@@ -4,10 +4,6 @@
 a bank key could store 10**18 seconds or 1e9 days, and every maintenance sweep then failed for all banks
 on an out-of-range interval. Values stored before the bounds are clamped to them, so every stored config
 validates again. The downgrade keeps the clamped values (the bounds only narrow what was absurd).
-
-Revision ID: 0003
-Revises: 0002
-Create Date: 2026-12-01
 """
 
 from collections.abc import Sequence

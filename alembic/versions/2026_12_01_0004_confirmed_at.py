@@ -3,10 +3,6 @@
 Forgetting ages a unit in bank time — from when the bank learned it, last used it (`last_accessed_at`)
 or last had it confirmed (this column) — not from when the thing happened (`valid_from`), so an import or
 a backfill of old conversations starts fresh.
-
-Revision ID: 0004
-Revises: 0003
-Create Date: 2026-12-01
 """
 
 from collections.abc import Sequence

@@ -4,10 +4,6 @@ A delivery row is written in the same transaction as the change it tells of, one
 (an `INSERT … SELECT` over the bank's hooks: nothing when the bank has none). The worker delivers a
 hook's rows in `seq` order: a hook's oldest pending row is its head, and nothing after it is sent
 before it has succeeded or failed for good.
-
-Revision ID: 0005
-Revises: 0004
-Create Date: 2026-12-01
 """
 
 from collections.abc import Sequence

@@ -25,7 +25,7 @@ from app.schemas.banks import (
     KeyCreate,
     KeyCreated,
 )
-from app.schemas.common import Limit, Slug, decode_cursor, encode_cursor
+from app.schemas.common import Limit, Slug, cursor_after, decode_cursor
 from app.schemas.problems import ADMIN_ONLY, AUTHENTICATED, CONFLICT, IN_A_BANK, PAGINATED, WITH_BODY
 
 router = APIRouter(prefix="/v1/banks", tags=["banks"], responses=AUTHENTICATED)
@@ -50,7 +50,7 @@ async def list_banks(
 ) -> BankPage:
     """List banks: all of them for the admin key, its own for a bank key."""
     rows = await service.list_banks(db, principal, after=decode_cursor(cursor, "id", str), limit=limit)
-    next_cursor = encode_cursor("id", rows[-1].id) if len(rows) == limit else None
+    next_cursor = cursor_after(rows, limit, "id", lambda last: last.id)
     return BankPage(banks=[BankRead.model_validate(b) for b in rows], next_cursor=next_cursor)
 
 

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response, status
 
 from app.api.deps import JobSenderDep, SessionDep, SettingsDep, WritableBankDep
 from app.distill import entry
 from app.schemas.common import Slug
-from app.schemas.jobs import JobAccepted, RedistillRequest
+from app.schemas.jobs import DistillAccepted, JobAccepted, JobRead, RedistillRequest
 from app.schemas.problems import IN_A_BANK, SIZE_LIMITED, WITH_BODY
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["distillation"], responses=IN_A_BANK)
@@ -14,16 +16,43 @@ router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["distillation"], response
 @router.post(
     "/sessions/{session_id}/distill",
     status_code=status.HTTP_202_ACCEPTED,
-    response_model=JobAccepted,
-    responses=SIZE_LIMITED,
+    response_model=DistillAccepted,
+    responses={
+        **SIZE_LIMITED,
+        200: {
+            "model": DistillAccepted,
+            "description": "With `?wait=true`: the job finished, and unless it failed its units are "
+            "searchable (`job.searchable` true).",
+        },
+    },
 )
 async def distill_session(
-    session_id: Slug, bank: WritableBankDep, db: SessionDep, sender: JobSenderDep
-) -> JobAccepted:
+    session_id: Slug,
+    bank: WritableBankDep,
+    db: SessionDep,
+    sender: JobSenderDep,
+    settings: SettingsDep,
+    response: Response,
+    wait: Annotated[
+        bool,
+        Query(
+            description="Answer once the session's units are searchable (200), or after "
+            "`HINDSIGHT_DISTILL_WAIT_SECONDS` (30) with the job still going (202)."
+        ),
+    ] = False,
+) -> DistillAccepted:
     """Distil the session's undistilled tail now (an agent's "reflect" at the end of a task).
-    Concurrent requests share one job; follow it at `GET /v1/jobs/{job_id}`."""
-    job = await entry.reflect(db, sender, bank, session_id)
-    return JobAccepted(job_id=job.id)
+    Concurrent requests share one job; follow it at `GET /v1/jobs/{job_id}` until `searchable`."""
+    if not wait:
+        job = await entry.reflect(db, sender, bank, session_id)
+        return DistillAccepted(job_id=job.id)
+    job, searchable = await entry.reflect_and_wait(
+        db, sender, bank, session_id, settings.distill_wait_seconds
+    )
+    if searchable or job.status == "failed":
+        response.status_code = status.HTTP_200_OK
+    read = JobRead.model_validate(job).model_copy(update={"searchable": searchable})
+    return DistillAccepted(job_id=job.id, job=read)
 
 
 @router.post(

@@ -5,7 +5,7 @@ import uuid
 from fastapi import APIRouter, Response, status
 
 from app.api.deps import BankDep, PrincipalDep, SessionDep, SettingsDep, WritableBankDep
-from app.schemas.common import Limit, decode_cursor, encode_cursor
+from app.schemas.common import Limit
 from app.schemas.problems import IN_A_BANK, PAGINATED, WITH_BODY
 from app.schemas.webhooks import DeliveryPage, WebhookCreate, WebhookCreated, WebhookPage, WebhookRead
 from app.webhooks import service
@@ -30,9 +30,7 @@ async def list_webhooks(
     bank: BankDep, db: SessionDep, limit: Limit = 100, cursor: str | None = None
 ) -> WebhookPage:
     """The bank's webhooks (without their secrets)."""
-    rows = await service.list_webhooks(db, bank, after=decode_cursor(cursor, "id", str), limit=limit)
-    next_cursor = encode_cursor("id", str(rows[-1].id)) if len(rows) == limit else None
-    return WebhookPage(webhooks=[WebhookRead.model_validate(h) for h in rows], next_cursor=next_cursor)
+    return await service.webhook_page(db, bank, cursor=cursor, limit=limit)
 
 
 @router.get("/{webhook_id}", response_model=WebhookRead)
@@ -55,8 +53,4 @@ async def list_deliveries(
 ) -> DeliveryPage:
     """The webhook's deliveries, newest first: status, attempts, the last response code, latency
     and error (response bodies are never stored)."""
-    rows = await service.deliveries(
-        db, bank, webhook_id, before=decode_cursor(cursor, "seq", int), limit=limit
-    )
-    next_cursor = encode_cursor("seq", rows[-1].seq) if len(rows) == limit else None
-    return DeliveryPage(deliveries=[service.delivery_read(d) for d in rows], next_cursor=next_cursor)
+    return await service.delivery_page(db, bank, webhook_id, cursor=cursor, limit=limit)

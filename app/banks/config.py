@@ -24,6 +24,10 @@ VALID_TIME_KINDS: tuple[str, ...] = ("task_state", "constraint.time")
 # to store a value that breaks maintenance for every bank.
 MAX_IDLE_SECONDS = 366 * 86400  # a year
 MAX_TTL_DAYS = 36_600  # a hundred years; null is forever
+# The relevance floor's similarity (all-MiniLM-L6-v2 cosine): measured by `python -m bench.offtopic`
+# (off-topic queries answered with nothing) and LoCoMo recall (docs/benchmarks.md).
+MIN_SIMILARITY = 0.3
+MIN_SIMILARITY_CJK = 1.0
 
 
 class ChannelWeights(Schema):
@@ -47,7 +51,31 @@ class BankConfig(Schema):
     idle_distill_seconds: int = Field(default=300, ge=1, le=MAX_IDLE_SECONDS)
     min_confidence: float = Field(default=0.6, ge=0, le=1)
     dedupe_threshold: float = Field(default=0.95, ge=0, le=1)
-    min_score: float = Field(default=0.3, ge=0, le=1000)
+    min_score: float = Field(
+        default=0.3,
+        ge=0,
+        le=1000,
+        description="Units whose final score is under this are left out; scores are relative (the best "
+        "unit of a query scores about 1), so this trims the tail, it cannot say that nothing fits.",
+    )
+    min_similarity: float = Field(
+        default=MIN_SIMILARITY,
+        ge=0,
+        le=1,
+        description="The relevance floor, absolute: a unit is returned only with evidence of its own — "
+        "cosine similarity to the query of at least this, a content word of the query, an entity the "
+        "query names, or the time window it asks for — so a query about nothing the bank knows returns "
+        "nothing. 0 turns the floor off.",
+    )
+    min_similarity_cjk: float = Field(
+        default=MIN_SIMILARITY_CJK,
+        ge=0,
+        le=1,
+        description="The same bar for a query in Chinese, Japanese or Korean. The local model "
+        "(all-MiniLM-L6-v2) is English-only and finds any two Chinese sentences alike, so by default (1) "
+        "similarity alone is no evidence there and a Chinese query needs a shared word (jieba-segmented) or "
+        "a named entity; with a multilingual embedding model set it like `min_similarity`.",
+    )
     forgetting_policy: Literal["delete", "downweight", "never"] = "delete"
     redact: bool = Field(
         default=True,

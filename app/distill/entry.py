@@ -1,7 +1,10 @@
 """The distillation entry points the API and MCP call: a reflect (distil a session's tail now) and a
-replay (redistill). Both create their job in the caller's transaction, commit, then send it."""
+replay (redistill). Both create their job in the caller's transaction, commit, then send it. And the
+graph of a direct write, found as the distiller finds a turn's."""
 
 from __future__ import annotations
+
+import asyncio
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -13,8 +16,10 @@ from app.db.repositories import tasks as tasks_repo
 from app.distill.service import llm_configured
 from app.errors import Invalid, NotFound
 from app.events.sessions import get_session
+from app.jobs import service as jobs
 from app.jobs.schedule import schedule_distill, schedule_redistill, to_send
 from app.jobs.service import JobSender
+from app.memory.graph import EntityOut, RelationOut
 from app.schemas.jobs import RedistillRequest
 
 
@@ -27,6 +32,15 @@ async def reflect(db: AsyncSession, sender: JobSender, bank: ConfiguredBank, ses
     job, created = await schedule_distill(db, bank.id, session_id)
     await sender.commit_and_send(db, [to_send(job, created, resend_queued=True)])
     return job
+
+
+async def reflect_and_wait(
+    db: AsyncSession, sender: JobSender, bank: ConfiguredBank, session_id: str, within: float
+) -> tuple[Job, bool | None]:
+    """`reflect`, then wait (at most `within` seconds) until the job failed or the session's units
+    are searchable → (the job, searchable)."""
+    job = await reflect(db, sender, bank, session_id)
+    return await jobs.wait_searchable(db, job, within)
 
 
 async def request_redistill(
@@ -42,3 +56,11 @@ async def request_redistill(
     job = await schedule_redistill(db, bank.id, body.session_ids, body.distiller, body.dry_run)
     await sender.commit_and_send(db, [job])
     return job
+
+
+async def statement_graph(content: str, tags: list[str]) -> tuple[list[EntityOut], list[RelationOut]]:
+    """The relations of a self-contained statement (a direct write) and the entities they join, by the
+    heuristic distiller's rules (offline, in the request; on a thread: jieba and the rules are CPU work)."""
+    from app.distill.heuristic.statement import statement_graph as find
+
+    return await asyncio.to_thread(find, content, tags)

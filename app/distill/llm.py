@@ -51,8 +51,6 @@ class _Units(BaseModel):
     units: list[Candidate]
 
 
-UNITS_SCHEMA: dict[str, object] = _Units.model_json_schema()
-
 SYSTEM_PROMPT = f"""\
 You are the memory distiller of an agent memory service. You read a batch of conversation turns and \
 extract the few memory units worth keeping: durable, self-contained statements an assistant should be \
@@ -196,13 +194,8 @@ def parse_units(data: Any) -> list[Candidate]:
     return _Units.model_validate(data).units
 
 
-UNITS = Reply(
-    parse=parse_units,
-    expected='a JSON object {"units": [...]}',
-    cut_off_hint="answer with fewer, shorter units",
-    schema_name="memory_units",
-    schema=UNITS_SCHEMA,
-    correction='the corrected JSON object {"units": [...]}',
+UNITS = Reply.json_object(
+    '{"units": [...]}', parse_units, _Units, "answer with fewer, shorter units", name="memory_units"
 )
 
 

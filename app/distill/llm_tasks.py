@@ -29,8 +29,6 @@ class _TaskReply(BaseModel):
     task: TaskEpisode | None
 
 
-TASK_SCHEMA: dict[str, object] = _TaskReply.model_json_schema()
-
 SYSTEM_PROMPT = """\
 You are the memory distiller of an agent memory service. You read the turns of a conversation that \
 ended a task and write the task's episode: what was asked, the steps taken and the outcome, so the agent \
@@ -68,13 +66,8 @@ def parse_task(data: Any) -> TaskEpisode | None:
     return _TaskReply.model_validate(data).task
 
 
-TASK = Reply(
-    parse=parse_task,
-    expected='a JSON object {"task": {...} | null}',
-    cut_off_hint="answer with fewer, shorter steps",
-    schema_name="task_episode",
-    schema=TASK_SCHEMA,
-    correction='the corrected JSON object {"task": {...} | null}',
+TASK = Reply.json_object(
+    '{"task": {...} | null}', parse_task, _TaskReply, "answer with fewer, shorter steps", name="task_episode"
 )
 
 

@@ -93,6 +93,7 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     totals: Counter[str] = Counter()
     usage: Counter[str] = Counter()
     resolve_jobs: list[Job] = []
+    resolved_by: list[str] = []  # the resolution jobs that take this job's units (created or joined)
     watermark = 0
     while True:
         async with rt.sessionmaker() as db, db.begin():
@@ -113,6 +114,7 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             await events_repo.advance_distilled(db, bank_id, session_id, watermark)
             if ids:
                 resolve_job, created = await schedule_resolve(db, bank_id)
+                resolved_by.append(str(resolve_job.id))
                 if created:
                     resolve_jobs.append(resolve_job)
             batch = {"events": len(events), "units": len(ids), "dropped_low_confidence": dropped}
@@ -134,6 +136,8 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
         "session_id": session_id,
         "distilled_seq": watermark,
         "distiller": distiller.version,
+        # The job is `searchable` once these have resolved its units (GET /v1/jobs/{id}).
+        "resolve_job_ids": list(dict.fromkeys(resolved_by)),
     }
     result.update(totals)
     if usage:

@@ -76,12 +76,13 @@ async def append(
         for e in unique
     ]
     job: Job | None = None
+    distilled_by: Job | None = None  # the distillation these turns started or joined
     try:
         appended = await repo.append(db, bank.id, session_id, batch)
         rows = [batch[i] for i in appended.kept]
         if rows and appended.last_seq - appended.distilled_seq >= config.distill_every_n_turns:
-            job, created = await schedule_distill(db, bank.id, session_id)
-            job = job if created else None
+            distilled_by, created = await schedule_distill(db, bank.id, session_id)
+            job = distilled_by if created else None
         await db.commit()
     except IntegrityError as exc:
         # The session row lock rules out seq and external_id races, so this is the bank's
@@ -99,6 +100,7 @@ async def append(
         first_seq=first_seq if rows else None,
         last_seq=appended.last_seq if rows else None,
         duplicates=duplicates,
+        distill_job_id=distilled_by.id if distilled_by else None,
     )
     return result, turns, job
 

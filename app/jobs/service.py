@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -14,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.banks.service import Principal
 from app.db.models import Job
 from app.db.repositories import jobs as repo
+from app.db.repositories import units as units_repo
 from app.errors import NotFound
 from app.jobs.queue import TaskQueue
 from app.metrics import JOBS_FINISHED
@@ -54,6 +57,43 @@ async def get_visible(db: AsyncSession, principal: Principal, job_id: uuid.UUID)
     if job is None or not (principal.is_admin or job.bank_id == principal.bank_id):
         raise NotFound(f"Job {job_id} not found.")
     return job
+
+
+SEARCHABLE_KINDS = frozenset({"distill.session"})
+
+
+async def searchable(db: AsyncSession, job: Job) -> bool | None:
+    """For a session's distillation: whether what it distilled can be found by a query, i.e. it
+    succeeded and resolution has decided every unit it wrote (none is `pending`). None for other kinds."""
+    if job.kind not in SEARCHABLE_KINDS or job.bank_id is None:
+        return None
+    if job.status != "succeeded" or job.finished_at is None:
+        return False
+    session_id = str(job.params.get("session_id", ""))
+    return not await units_repo.session_has_pending(db, job.bank_id, session_id, job.finished_at)
+
+
+POLL_FIRST, POLL_MAX = 0.05, 0.5
+
+
+async def wait_searchable(db: AsyncSession, job: Job, within: float) -> tuple[Job, bool | None]:
+    """Poll the job (after the caller committed it) until it failed, or succeeded and is
+    `searchable`, or `within` seconds passed → (the job as last read, searchable). Each read ends its
+    transaction, so the wait holds no snapshot and no connection between polls."""
+    deadline = time.monotonic() + within
+    pause = POLL_FIRST
+    while True:
+        fresh = await repo.get_job(db, job.id, fresh=True)
+        if fresh is None:  # its bank was deleted meanwhile
+            raise NotFound(f"Job {job.id} not found.")
+        found = await searchable(db, fresh)
+        await db.commit()  # read-only; unlike a rollback it leaves the job loaded
+        job = fresh
+        left = deadline - time.monotonic()
+        if job.status == "failed" or found or left <= 0:
+            return job, found
+        await asyncio.sleep(min(pause, left))
+        pause = min(pause * 2, POLL_MAX)
 
 
 @dataclass(frozen=True)

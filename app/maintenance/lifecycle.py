@@ -125,6 +125,34 @@ async def _guarded(run: Run, bank_id: str, config: BankConfig, would: int, activ
     return True
 
 
+async def _retire(
+    db: AsyncSession,
+    bank_id: str,
+    units: list[tuple[uuid.UUID, str]],
+    to: str,
+    *,
+    action: str,
+    actor: str,
+    details: dict[uuid.UUID, dict[str, Any]],
+    changed_at: datetime | None = None,
+    told_as: str | None = None,
+) -> int:
+    """`units` (id, current status) → `to`, one history row each as `action`, and the hooks told they
+    were forgotten (as `told_as`, else `action`). Returns how many."""
+    await history_repo.transition(
+        db,
+        bank_id,
+        [(uid, status, to) for uid, status in units],
+        action=action,
+        actor=actor,
+        details=details,
+        changed_at=changed_at,
+    )
+    ids = [uid for uid, _ in units]
+    await webhooks.memories_forgotten(db, bank_id, ids, status=to, action=told_as or action)
+    return len(units)
+
+
 async def _delete_past_grace(run: Run, bank_id: str, config: BankConfig, counts: Counter[str]) -> None:
     """Policy `delete`: archived units are deleted once their grace period is over."""
     if config.forgetting_policy != "delete":
@@ -134,17 +162,15 @@ async def _delete_past_grace(run: Run, bank_id: str, config: BankConfig, counts:
         units = await lifecycle_repo.lock_archived_past_grace(
             db, bank_id, run.now, config.expiry_grace_days, run.batch
         )
-        await history_repo.transition(
+        return await _retire(
             db,
             bank_id,
-            [(uid, status, "deleted") for uid, status in units],
+            units,
+            "deleted",
             action="deleted",
             actor=f"maintenance:{run.job.kind.split('.')[-1]}",
             details={uid: {"policy": "delete", "grace_days": config.expiry_grace_days} for uid, _ in units},
         )
-        ids = [uid for uid, _ in units]
-        await webhooks.memories_forgotten(db, bank_id, ids, status="deleted", action="deleted")
-        return len(units)
 
     counts["deleted"] += await run.batches(step, {"task": run.job.kind, "bank_id": bank_id})
 
@@ -204,18 +230,17 @@ async def expire(run: Run) -> dict[str, Any]:
                     actor="maintenance:expire",
                     details=dict.fromkeys((uid for uid, _ in units), reason),
                 )
-                await history_repo.transition(
+                return await _retire(
                     db,
                     bank_id,
-                    [(uid, "expired", "archived") for uid, _ in units],
+                    [(uid, "expired") for uid, _ in units],
+                    "archived",
                     action="archived",
                     actor="maintenance:expire",
                     details=dict.fromkeys((uid for uid, _ in units), reason),
                     changed_at=run.now,
+                    told_as="expired",
                 )
-                ids = [uid for uid, _ in units]
-                await webhooks.memories_forgotten(db, bank_id, ids, status="archived", action="expired")
-                return len(units)
 
             return step
 
@@ -239,18 +264,16 @@ async def decay(run: Run) -> dict[str, Any]:
             units = await lifecycle_repo.lock_faded(
                 db, bank_id, run.now, config.decay_lambda, config.decay_threshold, run.batch
             )
-            await history_repo.transition(
+            return await _retire(
                 db,
                 bank_id,
-                [(uid, status, "archived") for uid, status in units],
+                units,
+                "archived",
                 action="decayed",
                 actor="maintenance:decay",
                 details={uid: {"lambda": config.decay_lambda} for uid, _ in units},
                 changed_at=run.now,
             )
-            ids = [uid for uid, _ in units]
-            await webhooks.memories_forgotten(db, bank_id, ids, status="archived", action="decayed")
-            return len(units)
 
         return [step]
 

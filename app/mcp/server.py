@@ -29,6 +29,7 @@ from app.errors import AppError, Unauthorized, Unavailable, problem
 from app.mcp import INSTRUCTIONS, NAME, PATH, TITLE
 from app.mcp.arguments import flat_schema
 from app.mcp.tools import TOOLS, call_tool, error_result
+from app.ratelimit import bearer_token
 from app.services import Services
 
 PRINCIPAL = "hindsight.principal"  # where the endpoint leaves the authenticated caller in the request scope
@@ -92,7 +93,7 @@ class Endpoint:
             response = problem(503, "Service Unavailable", "The MCP endpoint is not running.")
             await response(scope, receive, send)
             return
-        token = _bearer(scope)
+        token = bearer_token(scope)
         try:
             state = self.app.state
             async with state.sessionmaker() as db:
@@ -108,14 +109,6 @@ class Endpoint:
             return
         scope.setdefault("state", {})[PRINCIPAL] = principal
         await manager.handle_request(scope, receive, send)
-
-
-def _bearer(scope: Scope) -> str | None:
-    for name, value in scope.get("headers", []):
-        if name == b"authorization":
-            scheme, _, token = value.decode("latin-1").partition(" ")
-            return token.strip() if scheme.lower() == "bearer" and token.strip() else None
-    return None
 
 
 def mount(app: FastAPI) -> None:

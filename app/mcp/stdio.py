@@ -3,8 +3,9 @@ proxy to a running Hindsight's `/mcp` endpoint (HINDSIGHT_URL, HINDSIGHT_API_KEY
 
 The tools, their schemas and all authorization stay in the service: this process holds no database
 credentials and forwards `tools/list` and `tools/call` as they are. Each forwarded message opens a
-short connection of its own, so the proxy may start before the service and outlives its restarts; when
-the service cannot be reached, a tool call answers with an error result saying so."""
+short connection of its own, so the proxy may start before the service and outlives its restarts. When
+the service cannot be reached `tools/list` still answers (the list is static) and a tool call answers
+with an error result that says which: unreachable, the key refused, or HINDSIGHT_API_KEY not set."""
 
 from __future__ import annotations
 
@@ -21,9 +22,7 @@ from mcp.client import Transport
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPError
 from mcp.types import (
-    INTERNAL_ERROR,
     CallToolRequestParams,
     CallToolResult,
     ListToolsResult,
@@ -104,33 +103,81 @@ async def _transport(url: str, api_key: str) -> AsyncIterator[Any]:
         yield streams
 
 
-def _unreachable(upstream: Upstream, exc: BaseException) -> str:
+def _root(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # the SDK's task groups wrap the cause
         exc = exc.exceptions[0]
+    return exc
+
+
+NO_KEY = (
+    "HINDSIGHT_API_KEY is not set: give `hindsight mcp` a bank key (or the admin key) of the service in "
+    "its environment (the host's MCP config `env`)."
+)
+
+
+def _unreachable(upstream: Upstream, exc: BaseException) -> str:
     return (
-        f"Hindsight at {upstream.url} could not be reached or refused the key ({type(exc).__name__}: {exc})."
+        f"Hindsight at {upstream.url} could not be reached ({type(exc).__name__}: {exc}); is it running "
+        "(`make up`), and is HINDSIGHT_URL right?"
     )
+
+
+async def diagnose(upstream: Upstream, exc: BaseException) -> str:
+    """Why a forwarded message failed, in words a user can act on: the service is unreachable, it
+    refused the key, or it answered with an error. An HTTP 401 reaches the SDK only as "Server
+    returned an error response", so the key is checked on `GET /v1/whoami`."""
+    root = _root(exc)
+    if isinstance(root, httpx2.TransportError):
+        return _unreachable(upstream, root)
+    base = upstream.url.removesuffix(PATH)
+    try:
+        async with httpx2.AsyncClient(timeout=10.0) as http:
+            whoami = await http.get(
+                f"{base}/v1/whoami", headers={"Authorization": f"Bearer {upstream.api_key}"}
+            )
+    except httpx2.TransportError as probe:
+        return _unreachable(upstream, probe)
+    if whoami.status_code == 401:
+        return (
+            f"Hindsight at {upstream.url} refused the key (401 Unauthorized): HINDSIGHT_API_KEY must be a "
+            "bank key or the admin key of that service (a revoked key is refused too)."
+        )
+    return f"Hindsight at {upstream.url} answered with an error ({type(root).__name__}: {root})."
+
+
+def static_tools() -> ListToolsResult:
+    """The tool list the service serves (it is static), for when the service cannot be asked."""
+    from app.mcp.tools import TOOLS
+
+    return ListToolsResult(tools=[spec.tool() for spec in TOOLS.values()])
+
+
+def _error(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
 def build_proxy(upstream: Upstream) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: PaginatedRequestParams | None
     ) -> ListToolsResult:
+        if not upstream.api_key:
+            return static_tools()
         try:
             return await upstream.list_tools(params.cursor if params else None)
-        except MCPError:
-            raise
         except Exception as exc:
-            log.warning("tools/list failed: %s", exc)
-            raise MCPError(code=INTERNAL_ERROR, message=_unreachable(upstream, exc)) from exc
+            # The list is static: answer it anyway; the calls will then say what is wrong.
+            log.warning("tools/list could not be forwarded (%s); answering the built-in list", _root(exc))
+            return static_tools()
 
     async def call_tool(ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> CallToolResult:
+        if not upstream.api_key:
+            return _error(NO_KEY)
         try:
             return await upstream.call_tool(params.name, params.arguments)
         except Exception as exc:
-            log.warning("tools/call %s failed: %s", params.name, exc)
-            text = _unreachable(upstream, exc)
-            return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+            text = await diagnose(upstream, exc)
+            log.warning("tools/call %s failed: %s", params.name, text)
+            return _error(text)
 
     return Server(
         NAME,
@@ -150,9 +197,8 @@ async def serve(upstream: Upstream) -> None:
 def run(url: str | None = None) -> int:
     """The `hindsight mcp` verb: serve on stdin/stdout until the host closes them."""
     api_key = os.environ.get("HINDSIGHT_API_KEY", "")
-    if not api_key:
-        log.error("HINDSIGHT_API_KEY is not set: give a bank key (or the admin key) of the service.")
-        return 2
+    if not api_key:  # still served, so the host shows the tools and each call says what is missing
+        log.error(NO_KEY)
     logging.getLogger("httpx2").setLevel(logging.WARNING)  # not a line per forwarded request
     upstream = Upstream(url or os.environ.get("HINDSIGHT_URL") or DEFAULT_URL, api_key)
     log.info("MCP over stdio, forwarding to %s", upstream.url)

@@ -4,12 +4,14 @@ Written for units distilled from turns and for units written through the API ali
 from __future__ import annotations
 
 import uuid
+from typing import Unpack
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.repositories import entities as entities_repo
 from app.db.repositories import graph as graph_repo
+from app.db.repositories.entities import EntitySearch
 from app.errors import NotFound
 from app.schemas.entities import EntityDetailRead, EntityPage
 
@@ -75,16 +77,10 @@ async def store_graph(db: AsyncSession, bank_id: str, units: list[GraphItem]) ->
 
 
 async def entity_page(
-    db: AsyncSession,
-    bank_id: str,
-    *,
-    q: str | None,
-    type_: str | None,
-    after: tuple[str, uuid.UUID] | None,
-    limit: int,
+    db: AsyncSession, bank_id: str, *, limit: int, **search: Unpack[EntitySearch]
 ) -> EntityPage:
     """The bank's entities by name, with how many units mention each; `q` a part of the name."""
-    rows = await entities_repo.list_entities(db, bank_id, q=q, type_=type_, after=after, limit=limit + 1)
+    rows = await entities_repo.list_entities(db, bank_id, limit=limit + 1, **search)
     return EntityPage.from_rows(rows, limit)
 
 

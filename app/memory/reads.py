@@ -16,7 +16,7 @@ from app.db.repositories import graph as graph_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import units as units_repo
 from app.errors import NotFound
-from app.schemas.common import encode_cursor
+from app.schemas.common import cursor_after
 from app.schemas.memories import (
     EntityRef,
     HistoryAction,
@@ -95,10 +95,11 @@ async def list_page(
 ) -> MemoryPage:
     """The bank's units, newest first, filtered, a page at a time."""
     units = await units_repo.list_units(db, bank.id, after=after, limit=limit, **filters)
-    last = units[-1] if len(units) == limit else None
     return MemoryPage(
         memories=await read_models(db, units),
-        next_cursor=encode_cursor("pos", f"{last.created_at.isoformat()}|{last.id}") if last else None,
+        next_cursor=cursor_after(
+            units, limit, "pos", lambda last: f"{last.created_at.isoformat()}|{last.id}"
+        ),
     )
 
 

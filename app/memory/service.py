@@ -17,11 +17,12 @@ from app.db.repositories import graph as graph_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import units as units_repo
+from app.distill.entry import statement_graph
 from app.errors import Conflict
 from app.events.service import as_aware
 from app.jobs.schedule import schedule_resolve, to_send
 from app.jobs.service import JobSender
-from app.memory.graph import EntityOut, store_graph
+from app.memory.graph import EntityOut, RelationOut, store_graph
 from app.memory.reads import get
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
@@ -52,13 +53,23 @@ async def _insert(
     entities: list[EntityOut],
     actor: str,
     status: str,
+    extract: bool = False,
 ) -> MemoryUnit:
     """A unit written through the API (not distilled), with its vector, entities and a history row.
-    Secrets are masked first when the bank redacts (the default), so no vector or index sees them."""
+    Secrets are masked first when the bank redacts (the default), so no vector or index sees them.
+    `extract`: the content's entities and relations are found as in a distilled turn (besides those
+    given), so resolution compares a direct write like a distilled unit ("works at Globex" supersedes
+    "works at Acme")."""
     if bank.config.redact:
         content = redact(content)
         entities = [e.model_copy(update={"name": redact(e.name)}) for e in entities]
-        entities = [e for e in entities if not is_redacted(e.name)]
+    relations: list[RelationOut] = []
+    if extract:
+        found, relations = await statement_graph(content, tags)
+        given = {e.name.lower() for e in entities}
+        entities = entities + [e for e in found if e.name.lower() not in given]
+    entities = [e for e in entities if not is_redacted(e.name)]
+    relations = [r for r in relations if not (is_redacted(r.subject) or is_redacted(r.object))]
     unit_id = uuid.uuid4()
     [vector] = await embedder.embed([content])
     await units_repo.insert_units(
@@ -82,7 +93,7 @@ async def _insert(
         ],
     )
     await embeddings_repo.insert_embeddings(db, bank.id, embedder.model, {unit_id: vector})
-    await store_graph(db, bank.id, [(unit_id, entities, [], confidence)])
+    await store_graph(db, bank.id, [(unit_id, entities, relations, confidence)])
     await history_repo.add_history(
         db,
         [
@@ -119,6 +130,7 @@ async def create(
         entities=[EntityOut(name=e.name, type=e.type) for e in body.entities],
         actor=actor,
         status="pending",
+        extract=True,
     )
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import json_repair
 import openai
 from openai import AsyncOpenAI
+from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
@@ -52,6 +53,21 @@ class Reply(Generic[T]):
     schema_name: str | None = None  # with `schema`: structured output, else JSON mode only
     schema: dict[str, object] | None = None
     correction: str | None = None  # "Reply again with <this> only ..."; None: no corrective retry
+
+    @classmethod
+    def json_object(
+        cls, shape: str, parse: Callable[[Any], T], model: type[BaseModel], cut_off_hint: str, *, name: str
+    ) -> Reply[T]:
+        """A reply that is one JSON object `shape` ('{"units": [...]}'), asked for with `model`'s JSON
+        schema under `name` and corrected once when invalid."""
+        return cls(
+            parse=parse,
+            expected=f"a JSON object {shape}",
+            cut_off_hint=cut_off_hint,
+            schema_name=name,
+            schema=model.model_json_schema(),
+            correction=f"the corrected JSON object {shape}",
+        )
 
     def response_format(self) -> ResponseFormat | None:
         if self.schema is None or self.schema_name is None:

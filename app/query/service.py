@@ -6,6 +6,7 @@ import asyncio
 import math
 import re
 import time
+import uuid
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo
@@ -25,7 +26,7 @@ from app.events.working_memory import WorkingMemory
 from app.memory.reads import read_models
 from app.providers.embeddings import Embedder
 from app.query.context import build_context, with_recent_turns
-from app.query.fusion import active_channels, diversify, effective_weights, fuse
+from app.query.fusion import active_channels, diversify, effective_weights, fuse, relevant
 from app.query.recorder import ReadRecorder
 from app.query.tags import infer_tags
 from app.query.timeparse import parse_time_filter
@@ -38,6 +39,7 @@ MAX_NAME_CANDIDATES = 60
 SUBJECT_WEIGHT = 0.5  # of the whole question's vector beside the one without the bank's subjects
 FAR_PAST = datetime(1900, 1, 1, tzinfo=UTC)
 FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
+HISTORY_STATUSES = frozenset({"superseded", "merged"})  # asking for these asks for a chain's past
 
 
 @dataclass
@@ -192,6 +194,24 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
     return QueryPlan(config, tz, now, mode, weights, time_filter, filters, inputs, "semantic" in channels)
 
 
+async def _history_of(
+    db: AsyncSession, evident: set[uuid.UUID], candidates: list[uuid.UUID]
+) -> set[uuid.UUID]:
+    """Asked for history, the older values of a unit that has evidence are relevant too (the old budget
+    when the budget is asked about), though their own words may not match the query: the candidates
+    whose chain leads to an evident unit."""
+    successors = await units_repo.successors(db, [c for c in candidates if c not in evident])
+    found: set[uuid.UUID] = set()
+    for uid in successors:
+        seen, nxt = {uid}, successors.get(uid)
+        while nxt is not None and nxt not in evident and nxt not in seen:
+            seen.add(nxt)
+            nxt = successors.get(nxt)
+        if nxt in evident:
+            found.add(uid)
+    return found
+
+
 async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: QueryRequest) -> QueryResult:
     started = time.perf_counter()
     plan = plan_query(bank, req, deps.embedder.model, deps.embedder.dim)
@@ -212,7 +232,24 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
         hits = await run_channels(db, filters, inputs)
     floor = req.min_score if req.min_score is not None else plan.config.min_score
     fused = fuse(hits, plan.mode, plan.weights, plan.now)
-    ranked = [u for u in diversify(fused, hits) if u.score >= floor][: req.top_k]
+    bank_bar = plan.config.min_similarity_cjk if has_cjk(req.query) else plan.config.min_similarity
+    min_similarity = req.min_similarity if req.min_similarity is not None else bank_bar
+    window_asked = plan.time_filter is not None
+    named_kinds = tuple(t for t in plan.inputs.inferred_tags if "." in t)  # "budget" → constraint.budget
+    tags_of = {h.memory_id: h.tags for h in hits} if named_kinds else {}
+
+    def kind_asked(unit_id: uuid.UUID) -> bool:
+        return any(t == k or t.startswith(k + ".") for t in tags_of.get(unit_id, ()) for k in named_kinds)
+
+    scored_enough = [u for u in diversify(fused, hits) if u.score >= floor]
+    evident = {
+        u.memory_id
+        for u in scored_enough
+        if relevant(u, min_similarity, window_asked=window_asked, kind_asked=kind_asked(u.memory_id))
+    }
+    if HISTORY_STATUSES & set(plan.filters.statuses):
+        evident |= await _history_of(db, evident, [u.memory_id for u in scored_enough])
+    ranked = [u for u in scored_enough if u.memory_id in evident][: req.top_k]
     units, entities = await units_repo.get_units_with_entities(db, [r.memory_id for r in ranked])
     models = {m.id: m for m in await read_models(db, units, entities=entities)}
     scored = [

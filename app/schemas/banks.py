@@ -69,7 +69,8 @@ class BankStats(ReadSchema):
     sessions: int
     events: int
     undistilled_events: int
-    queued_jobs: int
+    queued_jobs: int = Field(description="The bank's jobs waiting for a worker.")
+    running_jobs: int = Field(description="The bank's jobs a worker is running now (a distillation, say).")
     queue_lag_seconds: float
     maintenance: dict[str, dict[str, Any]] = Field(
         description="The last finished run of each maintenance task: when, and what it changed in this bank."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Annotated, Any, Self, TypeVar
 
@@ -63,13 +63,20 @@ Timestamp = Annotated[datetime, AfterValidator(_check_instant)]
 AwareTimestamp = Annotated[AwareDatetime, AfterValidator(_check_instant)]
 
 
+def _described(schema: dict[str, Any], model: type) -> None:
+    from app.schemas.glossary import describe
+
+    describe(schema, model)
+
+
 class Schema(BaseModel):
     # NaN and ±Infinity parse from JSON (Python's json reads them) but no column or JSON reply can hold them.
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    # Fields without a description of their own take the glossary's (app/schemas/glossary.py).
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, json_schema_extra=_described)
 
 
 class ReadSchema(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
+    model_config = ConfigDict(from_attributes=True, json_schema_extra=_described)
 
     @classmethod
     def of(cls, row: object, /, **own: Any) -> Self:
@@ -84,6 +91,26 @@ Limit = Annotated[int, Field(ge=1, le=500)]
 
 def encode_cursor(key: str, value: str | int) -> str:
     return base64.urlsafe_b64encode(json.dumps({key: value}).encode()).decode().rstrip("=")
+
+
+RowT = TypeVar("RowT")
+
+
+def page_of(
+    rows: Sequence[RowT], limit: int, cursor: Callable[[RowT], str]
+) -> tuple[Sequence[RowT], str | None]:
+    """A page read as `limit + 1` rows, the extra one only saying that another page exists: the page's
+    rows and the cursor after its last row (None on the last page)."""
+    page = rows[:limit]
+    return page, cursor(page[-1]) if len(rows) > limit else None
+
+
+def cursor_after(
+    rows: Sequence[RowT], limit: int, key: str, position: Callable[[RowT], str | int]
+) -> str | None:
+    """The cursor after a page of `rows` read with `limit`: a full page may have a next one, a short
+    one is the last (None)."""
+    return encode_cursor(key, position(rows[-1])) if len(rows) == limit else None
 
 
 def decode_cursor(cursor: str | None, key: str, kind: type[CursorT]) -> CursorT | None:

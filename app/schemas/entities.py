@@ -10,7 +10,7 @@ from pydantic import Field
 from app.db.models.memory import MEMORY_STATUSES
 from app.db.repositories.entities import EntityDetail, EntityRow, RelationRow
 from app.errors import BadRequest
-from app.schemas.common import ReadSchema, decode_cursor, encode_cursor, parse_choices
+from app.schemas.common import ReadSchema, decode_cursor, encode_cursor, page_of, parse_choices
 
 DEFAULT_STATUSES = ("active", "pending")
 
@@ -42,15 +42,11 @@ class EntityPage(ReadSchema):
 
     @classmethod
     def from_rows(cls, rows: list[EntityRow], limit: int) -> EntityPage:
-        """`rows` holds up to `limit + 1` rows; the extra one only says that another page exists."""
-        page = rows[:limit]
-        last = page[-1].entity if page else None
-        return cls(
-            entities=[EntityRead.from_row(row) for row in page],
-            next_cursor=encode_cursor("after", f"{last.id}|{last.canonical_name}")
-            if last is not None and len(rows) > limit
-            else None,
+        """`rows` holds up to `limit + 1` rows (see `page_of`)."""
+        page, next_cursor = page_of(
+            rows, limit, lambda last: encode_cursor("after", f"{last.entity.id}|{last.entity.canonical_name}")
         )
+        return cls(entities=[EntityRead.from_row(row) for row in page], next_cursor=next_cursor)
 
 
 class RelationRead(ReadSchema):

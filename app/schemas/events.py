@@ -38,6 +38,11 @@ class AppendResult(ReadSchema):
     first_seq: int | None = Field(description="Seq of the first appended event; null if all were duplicates.")
     last_seq: int | None
     duplicates: int
+    distill_job_id: uuid.UUID | None = Field(
+        default=None,
+        description="The distillation these turns started (the session reached `distill_every_n_turns` "
+        "undistilled turns); follow it at `GET /v1/jobs/{id}` until `searchable`. Null: none yet.",
+    )
 
 
 class EventRead(ReadSchema):

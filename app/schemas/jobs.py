@@ -10,21 +10,38 @@ from app.schemas.common import AwareTimestamp, ReadSchema, Schema, Slug
 
 
 class JobRead(ReadSchema):
-    id: uuid.UUID
-    bank_id: str | None
-    kind: str
-    status: Literal["queued", "running", "succeeded", "failed"]
-    progress: dict[str, Any]
-    result: dict[str, Any] | None
-    error: str | None
-    attempts: int
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
+    id: uuid.UUID = Field(description="The job's id.")
+    bank_id: str | None = Field(description="The bank it works on; null for a maintenance run of every bank.")
+    kind: str = Field(description="What it does: `distill.session`, `resolve.bank`, `maintenance.sweep`, …")
+    status: Literal["queued", "running", "succeeded", "failed"] = Field(description="Where it is.")
+    progress: dict[str, Any] = Field(description="What it has done so far (counts), while it runs.")
+    result: dict[str, Any] | None = Field(
+        description="What it did, once succeeded. A distillation: `events`, `units`, "
+        "`dropped_low_confidence`, `distilled_seq`, `resolve_job_ids` (the jobs that resolve its units)."
+    )
+    error: str | None = Field(description="Why it failed (its last attempt's error).")
+    attempts: int = Field(description="How many times a worker has started it.")
+    created_at: datetime = Field(description="When it was queued.")
+    started_at: datetime | None = Field(description="When a worker last started it.")
+    finished_at: datetime | None = Field(description="When it succeeded or failed.")
+    searchable: bool | None = Field(
+        default=None,
+        description="A session's distillation only (else null): true once it succeeded and every unit "
+        "it wrote is resolved (no longer `pending`), so a query finds them; `succeeded` alone means the "
+        "units are stored, their resolution may still be running.",
+    )
 
 
 class JobAccepted(ReadSchema):
-    job_id: uuid.UUID
+    job_id: uuid.UUID = Field(description="Follow it at `GET /v1/jobs/{job_id}`.")
+
+
+class DistillAccepted(JobAccepted):
+    job: JobRead | None = Field(
+        default=None,
+        description="With `?wait=true`: the job as it stood when the wait ended (`searchable` true, or "
+        "`failed`, or still going when the bound ran out).",
+    )
 
 
 class RedistillRequest(Schema):

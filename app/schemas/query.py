@@ -45,6 +45,14 @@ class QueryRequest(Schema):
     fusion: Literal["rrf", "weighted"] | None = Field(default=None, description="Default: the bank's (rrf).")
     weights: ChannelWeights | None = None
     min_score: float | None = Field(default=None, ge=0, description="Default: the bank's (0.3).")
+    min_similarity: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="The relevance floor (absolute evidence: similarity, a query word, a named entity, "
+        "the asked time window); default: the bank's `min_similarity` (0.3), or `min_similarity_cjk` "
+        "(1: similarity alone is no evidence) for a query in Chinese, Japanese or Korean; 0 turns it off.",
+    )
     max_tokens: int | None = Field(default=None, ge=1, le=100_000)
     working_memory: bool = False
     explain: bool = False

@@ -11,7 +11,7 @@ from pydantic import Field, TypeAdapter, field_validator
 
 from app.db.repositories.timeline import KIND_RANK, TimelinePosition, TimelineRow
 from app.errors import BadRequest
-from app.schemas.common import ReadSchema, decode_cursor, encode_cursor, parse_choices
+from app.schemas.common import ReadSchema, decode_cursor, encode_cursor, page_of, parse_choices
 
 TimelineKind = Literal["event", "memory", "query", "job"]
 TIMELINE_KINDS: tuple[TimelineKind, ...] = ("event", "memory", "query", "job")
@@ -90,11 +90,10 @@ class TimelinePage(ReadSchema):
 
     @classmethod
     def from_rows(cls, rows: list[TimelineRow], limit: int) -> TimelinePage:
-        """`rows` holds up to `limit + 1` rows; the extra one only says that another page exists."""
-        page = rows[:limit]
-        more = len(rows) > limit
+        """`rows` holds up to `limit + 1` rows (see `page_of`)."""
+        page, next_cursor = page_of(rows, limit, lambda last: encode_position(last.position))
         items = _items.validate_python([{**row.item, "at": row.at} for row in page])
-        return cls(items=items, next_cursor=encode_position(page[-1].position) if more else None)
+        return cls(items=items, next_cursor=next_cursor)
 
 
 def parse_kinds(raw: str | None) -> list[TimelineKind]:

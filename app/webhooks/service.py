@@ -18,7 +18,8 @@ from app.banks.service import Principal
 from app.db.models import Webhook, WebhookDelivery
 from app.db.repositories import webhooks as repo
 from app.errors import BadRequest, Forbidden, Invalid, NotFound
-from app.schemas.webhooks import DeliveryRead, WebhookCreate
+from app.schemas.common import cursor_after, decode_cursor
+from app.schemas.webhooks import DeliveryPage, DeliveryRead, WebhookCreate, WebhookPage, WebhookRead
 from app.webhooks import targets
 
 SECRET_BYTES = 32
@@ -59,15 +60,21 @@ async def get(db: AsyncSession, bank: ConfiguredBank, webhook_id: uuid.UUID) -> 
     return hook
 
 
-async def list_webhooks(
-    db: AsyncSession, bank: ConfiguredBank, *, after: str | None, limit: int
-) -> list[Webhook]:
+async def webhook_page(
+    db: AsyncSession, bank: ConfiguredBank, *, cursor: str | None, limit: int
+) -> WebhookPage:
+    """The bank's hooks by id, a page at a time."""
+    after = decode_cursor(cursor, "id", str)
     if after is not None:
         try:
             uuid.UUID(after)
         except ValueError as exc:
             raise BadRequest("The cursor is not valid.") from exc
-    return await repo.list_webhooks(db, bank.id, after=after, limit=limit)
+    rows = await repo.list_webhooks(db, bank.id, after=after, limit=limit)
+    return WebhookPage(
+        webhooks=[WebhookRead.model_validate(h) for h in rows],
+        next_cursor=cursor_after(rows, limit, "id", lambda last: str(last.id)),
+    )
 
 
 async def delete(db: AsyncSession, bank: ConfiguredBank, webhook_id: uuid.UUID) -> None:
@@ -76,25 +83,21 @@ async def delete(db: AsyncSession, bank: ConfiguredBank, webhook_id: uuid.UUID) 
         raise NotFound(f"Webhook {webhook_id} not found.")
 
 
-async def deliveries(
-    db: AsyncSession, bank: ConfiguredBank, webhook_id: uuid.UUID, *, before: int | None, limit: int
-) -> list[WebhookDelivery]:
+async def delivery_page(
+    db: AsyncSession, bank: ConfiguredBank, webhook_id: uuid.UUID, *, cursor: str | None, limit: int
+) -> DeliveryPage:
+    """The hook's deliveries, newest first, a page at a time."""
     hook = await get(db, bank, webhook_id)
-    return await repo.list_deliveries(db, hook.id, before=before, limit=limit)
+    rows = await repo.list_deliveries(db, hook.id, before=decode_cursor(cursor, "seq", int), limit=limit)
+    return DeliveryPage(
+        deliveries=[delivery_read(d) for d in rows],
+        next_cursor=cursor_after(rows, limit, "seq", lambda last: last.seq),
+    )
 
 
 def delivery_read(delivery: WebhookDelivery) -> DeliveryRead:
-    return DeliveryRead(
-        id=f"msg_{delivery.id.hex}",
-        event=delivery.event,
-        status=delivery.status,
-        attempts=delivery.attempts,
-        response_code=delivery.response_code,
-        latency_ms=delivery.latency_ms,
-        error=delivery.error,
-        payload=delivery.payload,
-        created_at=delivery.created_at,
-        last_attempt_at=delivery.last_attempt_at,
-        next_attempt_at=delivery.next_attempt_at if delivery.status == "pending" else None,
-        finished_at=delivery.finished_at,
+    """The delivery as its receiver knows it (`msg_` + id); a retry time only while it is pending."""
+    pending = delivery.status == "pending"
+    return DeliveryRead.of(
+        delivery, id=f"msg_{delivery.id.hex}", next_attempt_at=delivery.next_attempt_at if pending else None
     )

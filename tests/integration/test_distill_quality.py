@@ -10,35 +10,11 @@ from typing import Any
 import httpx
 import pytest
 
+from app.seeds import BUDGET_CONVERSATION
 from tests.conftest import wait_for
 from tests.factories import finished_job, make_bank, memories, settled
 
-CONVERSATIONS = {
-    "en": [
-        ("user", "Hello!"),
-        ("assistant", "Hello! How can I help you today?"),
-        ("user", "I want to buy a laptop, my budget is 5000."),
-        ("assistant", "Got it, a laptop within 5000."),
-        ("user", "Actually, if the configuration can be upgraded, I can go up to 8000."),
-        ("assistant", "Great, that opens up more options."),
-        ("user", "Can the price we just discussed be negotiated?"),
-        ("assistant", "Sure, I can help you with that."),
-        ("user", "I prefer short answers, and my order number is ORD-12345."),
-        ("assistant", "You're welcome! Have a great day."),
-    ],
-    "zh": [
-        ("user", "你好"),
-        ("assistant", "您好，有什么可以帮您？"),
-        ("user", "我想买一台笔记本电脑，预算是5000元。"),
-        ("assistant", "好的，预算5000以内的电脑，已记录。"),
-        ("user", "如果配置能升级的话，可以到8000。"),
-        ("assistant", "好的，明白了。"),
-        ("user", "刚才说的那个价格还能再谈吗？"),
-        ("assistant", "很高兴为您服务，还有什么可以帮您？"),
-        ("user", "我喜欢简洁的回答，另外我的订单号是ORD-12345"),
-        ("assistant", "不客气，祝您生活愉快！"),
-    ],
-}
+CONVERSATIONS = BUDGET_CONVERSATION  # the seeds' conversation (app/seeds.py)
 NOISE_SEQS = {"en": {1, 2, 4, 6, 8, 10}, "zh": {1, 2, 4, 6, 8, 10}}
 QUESTION = {"en": "What is the user's budget?", "zh": "用户的预算是多少？"}
 

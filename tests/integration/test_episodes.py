@@ -80,9 +80,9 @@ async def test_a_closed_support_session_leaves_one_task_episode(
     bank = await make_bank(client, distill_every_n_turns=3)  # distilled in batches before the close
     appended = await client.post(f"/v1/banks/{bank}/sessions/s/events", json={"events": at(SUPPORT_EN)})
     assert appended.status_code == 202, appended.text
-    job = await close(client, bank, "s")
-    assert job["result"]["task_episodes"] == 1
-
+    await close(client, bank, "s")
+    # Which job writes it is a race (a batch job triggered by the turn count may still be running when
+    # the close marks the task's end, and write it first): the unit itself is what must be one.
     [episode] = await task_units(sql, bank)
     assert episode["status"] == "active"
     assert episode["tags"] == ["episode.task"]

@@ -56,6 +56,7 @@ async def test_append_one_and_read_back(client: httpx.AsyncClient, bank_id: str)
         "first_seq": 1,
         "last_seq": 1,
         "duplicates": 0,
+        "distill_job_id": None,
     }
     [event] = await all_events(client, bank_id, "s-1")
     assert event["seq"] == 1
@@ -98,6 +99,7 @@ async def test_repeated_external_ids_are_counted_duplicates(client: httpx.AsyncC
         "first_seq": None,
         "last_seq": None,
         "duplicates": 3,
+        "distill_job_id": None,
     }
     overlap = await client.post(
         url,
@@ -116,7 +118,9 @@ async def test_repeated_external_ids_are_counted_duplicates(client: httpx.AsyncC
         "first_seq": 4,
         "last_seq": 5,
         "duplicates": 2,
+        "distill_job_id": overlap.json()["distill_job_id"],
     }
+    assert overlap.json()["distill_job_id"]  # five turns: the distillation it started
     events = await all_events(client, bank_id, "retry")
     assert [(e["seq"], e["content"]) for e in events] == [
         (1, "m0"),

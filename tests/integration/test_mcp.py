@@ -302,18 +302,27 @@ async def test_every_tool_over_stdio(
     assert len(units["memories"]) == 1
 
 
-async def test_stdio_reports_an_unreachable_service_or_a_refused_key(
+async def test_stdio_says_which_is_wrong_and_lists_its_tools_anyway(
     service: str, stack: Stack, tmp_path: Path
 ) -> None:
+    """An unreachable service, a refused key and a missing key: three different messages the user can
+    act on, as tool results; `tools/list` answers in every case (the list is static)."""
     from app.embedded import free_port
 
-    async with stdio(f"http://127.0.0.1:{free_port()}", "hs_nothing", stack, tmp_path / "a.log") as mcp:
-        message = await refused(mcp, "memory_query", {"query": "anything"})
-        assert "could not be reached" in message
-        assert "ConnectError" in message
-    async with stdio(service, "hs_revoked-or-wrong", stack, tmp_path / "b.log") as mcp:
-        message = await refused(mcp, "memory_query", {"query": "anything"})
-        assert "refused the key" in message
+    messages = {}
+    for case, url, key in (
+        ("unreachable", f"http://127.0.0.1:{free_port()}", "hs_nothing"),
+        ("refused", service, "hs_revoked-or-wrong"),
+        ("missing", service, ""),
+    ):
+        async with stdio(url, key, stack, tmp_path / f"{case}.log") as mcp:
+            check_tools((await mcp.list_tools()).tools)
+            messages[case] = await refused(mcp, "memory_query", {"query": "anything"})
+    assert "could not be reached" in messages["unreachable"]
+    assert "ConnectError" in messages["unreachable"]
+    assert "refused the key (401" in messages["refused"]
+    assert "HINDSIGHT_API_KEY is not set" in messages["missing"]
+    assert len(set(messages.values())) == 3
 
 
 # --- isolation and auth -------------------------------------------------------------------------------------
@@ -426,3 +435,19 @@ async def test_malformed_arguments_are_tool_errors(service: str, client: httpx.A
             mcp, "memory_query", {"query": "What does Bo drink?", "top_k": "3", "tags": "preference"}
         )
         assert found["ids"] == [written["id"]]
+
+
+async def test_memory_write_supersedes_a_changed_fact_like_the_rest_route(
+    service: str, client: httpx.AsyncClient
+) -> None:
+    bank = await make_bank(client)
+    async with http_client(service, await bank_key(client, bank)) as mcp:
+        for first, second in (
+            ("Carl works at Acme.", "Carl works at Globex."),
+            ("张伟在阿里巴巴工作。", "张伟在腾讯工作。"),
+        ):
+            old = await ok(mcp, "memory_write", {"content": first, "tags": ["fact.work"]})
+            new = await ok(mcp, "memory_write", {"content": second, "tags": ["fact.work"]})
+            assert (new["status"], new["supersedes"]) == ("active", old["id"])
+            before = (await client.get(f"/v1/banks/{bank}/memories/{old['id']}")).json()
+            assert before["status"] == "superseded"

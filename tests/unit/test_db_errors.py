@@ -27,12 +27,18 @@ def as_sqlalchemy_raises(error: Exception, invalidated: bool = False) -> DBAPIEr
     return wrapped
 
 
+# the server shut down or the connection was lost
+SERVER_GONE = [
+    asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator command"),
+    asyncpg.exceptions.CannotConnectNowError("the database system is shutting down"),
+    asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed in the middle of operation"),
+]
+
+
 @pytest.mark.parametrize(
     "error",
     [
-        asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator command"),
-        asyncpg.exceptions.CannotConnectNowError("the database system is shutting down"),
-        asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed in the middle of operation"),
+        *SERVER_GONE,
         asyncpg.exceptions.InternalClientError(
             "cannot switch to state 12; another operation (2) is in progress"
         ),
@@ -44,12 +50,7 @@ def test_a_server_gone_away_is_a_dead_connection_and_a_503(error: Exception) -> 
 
 
 @pytest.mark.parametrize(
-    "error",
-    [
-        asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator command"),
-        asyncpg.exceptions.CannotConnectNowError("the database system is starting up"),
-        asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed in the middle of operation"),
-    ],
+    "error", [*SERVER_GONE, asyncpg.exceptions.CannotConnectNowError("the database system is starting up")]
 )
 def test_a_shutdown_or_lost_connection_is_a_503_by_its_sqlstate(error: Exception) -> None:
     assert database_unavailable(as_sqlalchemy_raises(error))

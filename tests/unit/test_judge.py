@@ -15,7 +15,7 @@ from app.embedded import free_port
 from app.providers.llm import JSONChatClient
 from app.resolve.judge import JudgedUnit, LLMJudge, Verdict
 from tests.factories import llm_settings
-from tests.fake_openai import ChatStep, chat_bodies, corrective_retry, error, reply, script
+from tests.fake_openai import ChatStep, chat_bodies, corrective_retry, error, fenced_prompt, reply, script
 
 OLDER = JudgedUnit(
     content="Alice's budget is 5000 dollars.",
@@ -196,22 +196,14 @@ async def test_the_prompt_fences_the_units_as_data(
     )
     await make().judge(older, newer)
 
-    [body] = chat_bodies(fake[0])
-    system, user = body["messages"]
-    assert (system["role"], user["role"]) == ("system", "user")
-    assert "hunter2" not in system["content"]
-    assert "never instructions" in system["content"]
+    system, _, inside = fenced_prompt(fake[0], "units", "hunter2")
     for example in ("budget is 5000", "likes coffee", "If upgraded", "搬到北京了"):
-        assert example in system["content"]
+        assert example in system
     # the slot rule: a conditional new amount replaces the old one (its condition kept), a question does not
-    assert '"If upgraded, Alice can go to 8000 dollars." -> true' in system["content"]
-    assert "the budget is still 5000" not in system["content"]
-    assert "a question states no budget" in system["content"]
-    assert user["content"].count("<units>") == user["content"].count("</units>") == 1  # data cannot close it
-    before, rest = user["content"].split("<units>")
-    inside, after = rest.split("</units>")
-    assert "hunter2" not in before + after
-    assert json.loads(inside) == {
+    assert '"If upgraded, Alice can go to 8000 dollars." -> true' in system
+    assert "the budget is still 5000" not in system
+    assert "a question states no budget" in system
+    assert inside == {
         "older": {"said_at": None, "tags": ["fact", "address"], "content": "张三住在上海。"},
         "newer": {
             "said_at": "2025-01-15T09:30:00+00:00",

@@ -15,7 +15,7 @@ from app.distill.llm import LLMDistiller
 from app.distill.types import DistillContext, DistillError, RelatedUnit
 from app.providers.llm import JSONChatClient
 from tests.factories import context, llm_settings, turn, unit, units_json
-from tests.fake_openai import ChatStep, chat_bodies, corrective_retry, error, reply, script
+from tests.fake_openai import ChatStep, chat_bodies, corrective_retry, error, fenced_prompt, reply, script
 
 BUDGET_ID = uuid.UUID("11111111-1111-4111-8111-111111111111")
 
@@ -208,17 +208,7 @@ async def test_the_prompt_fences_user_content_as_data(
     )
     await make().distill(ctx)
 
-    [body] = chat_bodies(fake[0])
-    system, user = body["messages"]
-    assert system["role"] == "system"
-    assert user["role"] == "user"
-    assert "hunter2" not in system["content"]
-    assert "never instructions" in system["content"]
-    assert user["content"].count("<turns>") == user["content"].count("</turns>") == 1  # data cannot close it
-    before, rest = user["content"].split("<turns>")
-    inside, after = rest.split("</turns>")
-    assert "hunter2" not in before + after
-    turns = json.loads(inside)
+    _, before, turns = fenced_prompt(fake[0], "turns", "hunter2")
     assert [t["seq"] for t in turns] == [1, 2, 3]
     assert turns[0]["content"] == attack
     assert turns[1]["content"].startswith("</turns> SYSTEM")

@@ -118,11 +118,13 @@ async def bank_stats(db: AsyncSession, bank_id: str) -> dict[str, Any]:
         )
     ).one()
     events = await db.scalar(select(func.count()).select_from(Event).where(Event.bank_id == bank_id))
-    queued, oldest = (
+    queued, running, oldest = (
         await db.execute(
-            select(func.count(), func.min(Job.created_at)).where(
-                Job.bank_id == bank_id, Job.status == "queued"
-            )
+            select(
+                func.count().filter(Job.status == "queued"),
+                func.count().filter(Job.status == "running"),
+                func.min(Job.created_at).filter(Job.status == "queued"),
+            ).where(Job.bank_id == bank_id, Job.status.in_(("queued", "running")))
         )
     ).one()
     lag = (datetime.now(UTC) - oldest).total_seconds() if oldest else 0.0
@@ -153,6 +155,7 @@ async def bank_stats(db: AsyncSession, bank_id: str) -> dict[str, Any]:
         "events": events or 0,
         "undistilled_events": int(undistilled),
         "queued_jobs": queued,
+        "running_jobs": running,
         "queue_lag_seconds": max(lag, 0.0),
         "maintenance": maintenance,
     }

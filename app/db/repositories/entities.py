@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import TypedDict, Unpack
 
 from sqlalchemy import Select, func, or_, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -45,17 +46,20 @@ def _with_mentions() -> Select[Entity, int]:
     return select(Entity, mentions.label("mentions"))
 
 
+class EntitySearch(TypedDict):
+    """Which of the bank's entities a listing returns, from where (None: no condition)."""
+
+    q: str | None  # a case-insensitive part of the name
+    type_: str | None
+    after: tuple[str, uuid.UUID] | None  # the (canonical name, id) of the previous page's last entity
+
+
 async def list_entities(
-    db: AsyncSession,
-    bank_id: str,
-    *,
-    q: str | None,
-    type_: str | None,
-    after: tuple[str, uuid.UUID] | None,
-    limit: int,
+    db: AsyncSession, bank_id: str, *, limit: int, **search: Unpack[EntitySearch]
 ) -> list[EntityRow]:
     """Entities ordered by canonical (case-folded) name, then id; `q` is a case-insensitive
     substring of the name, matched the way names are canonicalised (whitespace collapsed)."""
+    q, type_, after = search["q"], search["type_"], search["after"]
     stmt = _with_mentions().where(Entity.bank_id == bank_id)
     if q:
         stmt = stmt.where(Entity.canonical_name.contains(canonical(q), autoescape=True))

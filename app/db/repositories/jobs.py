@@ -47,9 +47,14 @@ async def create_job(
         job = await db.get(Job, new_id)
         assert job is not None
         return job, True
+    # Locked until the caller commits: a worker cannot claim a queued job we join (and read its input)
+    # before what we add for it is committed; one claimed meanwhile is seen here as `running`.
     existing = (
         await db.scalars(
-            select(Job).where(Job.dedupe_key == dedupe_key, Job.status.in_(("queued", "running")))
+            select(Job)
+            .where(Job.dedupe_key == dedupe_key, Job.status.in_(("queued", "running")))
+            .with_for_update()
+            .execution_options(populate_existing=True)
         )
     ).first()
     if existing is None:  # the holder finished between our two statements: try once more
@@ -68,8 +73,9 @@ async def set_progress(db: AsyncSession, job_id: uuid.UUID, progress: dict[str, 
     await db.execute(update(Job).where(Job.id == job_id).values(progress=progress))
 
 
-async def get_job(db: AsyncSession, job_id: uuid.UUID) -> Job | None:
-    return await db.get(Job, job_id)
+async def get_job(db: AsyncSession, job_id: uuid.UUID, *, fresh: bool = False) -> Job | None:
+    """`fresh`: read the row again even when the session holds it already (polling a job)."""
+    return await db.get(Job, job_id, populate_existing=fresh)
 
 
 async def mark_enqueued(db: AsyncSession, job_ids: list[uuid.UUID]) -> None:

@@ -61,6 +61,22 @@ async def session_units(
     return list((await db.scalars(stmt)).all())
 
 
+async def session_has_pending(db: AsyncSession, bank_id: str, session_id: str, created_by: datetime) -> bool:
+    """Whether a unit of the session written no later than `created_by` still waits for resolution
+    (the partial index of pending units)."""
+    stmt = select(
+        select(MemoryUnit.id)
+        .where(
+            MemoryUnit.bank_id == bank_id,
+            MemoryUnit.status == "pending",
+            MemoryUnit.created_at <= created_by,
+            MemoryUnit.session_id == session_id,
+        )
+        .exists()
+    )
+    return bool(await db.scalar(stmt))
+
+
 async def lock_pending(
     db: AsyncSession, bank_id: str, limit: int, *, only: list[uuid.UUID] | None = None
 ) -> list[MemoryUnit]:
@@ -86,6 +102,15 @@ async def get_units(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryUnit]:
         return []
     stmt = select(MemoryUnit).where(MemoryUnit.id.in_(ids)).order_by(MemoryUnit.created_at, MemoryUnit.id)
     return list((await db.scalars(stmt)).all())
+
+
+async def successors(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, uuid.UUID]:
+    """Each of `ids` that a newer unit superseded (or merged into another) → that unit."""
+    if not ids:
+        return {}
+    head = func.coalesce(MemoryUnit.superseded_by, MemoryUnit.merged_into)
+    rows = await db.execute(select(MemoryUnit.id, head).where(MemoryUnit.id.in_(ids), head.is_not(None)))
+    return dict(rows.all())
 
 
 async def get_units_with_entities(

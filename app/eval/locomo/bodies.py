@@ -31,6 +31,7 @@ DENSE_QUERY: dict[str, Any] = {
     "weights": {"semantic": 1, "keyword": 0, "entity": 0, "temporal": 0, "tag": 0, "recency": 0},
     "time_range": {"from": "1900-01-01T00:00:00+00:00", "to": "2200-01-01T00:00:00+00:00"},
     "now": "2200-01-01T00:00:00+00:00",
+    "min_similarity": 0,  # plain RAG: no relevance floor
 }
 
 
@@ -61,7 +62,10 @@ def dense_memory(session: Session, turn: Turn) -> dict[str, Any]:
     }
 
 
-def query_body(question: str, k: int, now: datetime, dense: bool) -> dict[str, Any]:
+def query_body(
+    question: str, k: int, now: datetime, dense: bool, min_similarity: float | None = None
+) -> dict[str, Any]:
+    """`min_similarity`: the relevance floor to ask for (None: the bank's default)."""
     body: dict[str, Any] = {
         "query": question,
         "top_k": k,
@@ -69,14 +73,16 @@ def query_body(question: str, k: int, now: datetime, dense: bool) -> dict[str, A
         "now": now.isoformat(),
         "timezone": "UTC",
     }
+    if min_similarity is not None:
+        body["min_similarity"] = min_similarity
     if dense:
         body.update(json.loads(json.dumps(DENSE_QUERY)))
     return body
 
 
-def query_settings(dense: bool) -> dict[str, Any]:
+def query_settings(dense: bool, min_similarity: float | None = None) -> dict[str, Any]:
     """The fixed part of every query body, for the report (`query` and `top_k` vary)."""
-    body = query_body("<question>", 1, datetime(2000, 1, 1, tzinfo=UTC), dense)
+    body = query_body("<question>", 1, datetime(2000, 1, 1, tzinfo=UTC), dense, min_similarity)
     fixed = {key: value for key, value in body.items() if key not in ("query", "top_k")}
     return fixed if dense else {**fixed, "now": "the time of the conversation's last turn"}
 

@@ -63,12 +63,24 @@ def redacted_command(argv: Sequence[str]) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", help="the service's base URL, e.g. http://localhost:8000")
     parser.add_argument("--api-key", help="the admin key (one bank is created per conversation)")
-    parser.add_argument("--data", type=Path, help="a file in the public locomo10.json format")
-    parser.add_argument("--k", dest="ks", type=parse_ks, default=(5, 10, 20), help="e.g. 5,10,20")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        help="a file in the public locomo10.json format (snap-research/locomo on GitHub: data/locomo10.json)",
+    )
+    parser.add_argument(
+        "--k",
+        dest="ks",
+        type=parse_ks,
+        default=(5, 10, 20),
+        help="the k of recall@k, a comma list (default: 5,10,20)",
+    )
     parser.add_argument("--out", type=Path, help="write the JSON report here")
     parser.add_argument("--baseline", choices=["dense"], help="plain RAG: raw turns, semantic channel only")
-    parser.add_argument("--limit-conversations", type=int, metavar="N")
-    parser.add_argument("--concurrency", type=int, default=4, help="queries in flight (default 4)")
+    parser.add_argument(
+        "--limit-conversations", type=int, metavar="N", help="only the first N conversations (default: all)"
+    )
+    parser.add_argument("--concurrency", type=int, default=4, help="queries in flight")
     parser.add_argument(
         "--timeout", type=float, default=3600.0, help="seconds to wait for one conversation's distillation"
     )
@@ -78,6 +90,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         metavar="D",
         help="before asking, run expire, decay, promote and merge once with the clock D days after now",
+    )
+    parser.add_argument(
+        "--min-similarity",
+        type=float,
+        metavar="S",
+        help="send this relevance floor with every query (0: off; default: the bank's, 0.3)",
     )
     parser.add_argument(
         "--compare", nargs=2, type=Path, metavar=("A.json", "B.json"), help="compare two reports and exit"

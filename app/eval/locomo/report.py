@@ -65,7 +65,7 @@ def build_report(
         "ks": list(options.ks),
         "concurrency": options.concurrency,
         "bank_config": DENSE_BANK_CONFIG if options.dense else PRODUCT_BANK_CONFIG,
-        "query_settings": query_settings(options.dense),
+        "query_settings": query_settings(options.dense, options.min_similarity),
         "conversations": len(runs),
         "sessions": sum(run.sessions for run in runs),
         "questions": len({(o.sample_id, o.question.index) for o in outcomes}),

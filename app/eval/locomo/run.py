@@ -45,6 +45,7 @@ class Options:
     # Run one full maintenance cycle (expire, decay, promote, merge) on each bank before the questions,
     # with the clock this many days after the distillation: does forgetting keep what matters?
     maintain_after_days: float | None = None
+    min_similarity: float | None = None  # the relevance floor asked for; None: the bank's default
     command: str = ""
 
     @property
@@ -199,8 +200,9 @@ async def ask(
     k: int,
     dense: bool,
     semaphore: asyncio.Semaphore,
+    min_similarity: float | None = None,
 ) -> QueryOutcome:
-    body = query_body(question.text, k, conversation.now, dense)
+    body = query_body(question.text, k, conversation.now, dense, min_similarity)
     async with semaphore:
         try:
             path = f"/v1/banks/{prepared.bank_id}/query"
@@ -246,7 +248,7 @@ async def evaluate_conversation(api: Api, conversation: Conversation, options: O
         len(conversation.questions),
     )
     outcomes = await run_all(
-        ask(api, prepared, conversation, q, k, options.dense, semaphore)
+        ask(api, prepared, conversation, q, k, options.dense, semaphore, options.min_similarity)
         for q in conversation.questions
         for k in options.ks
     )

@@ -67,6 +67,7 @@ class AppendResult(Model):
     first_seq: int | None = None
     last_seq: int | None = None
     duplicates: int = 0
+    distill_job_id: str | None = None  # the distillation these turns started, if any
 
 
 class Event(Model):
@@ -105,8 +106,6 @@ class WorkingTurn(Model):
 
 # --- jobs --------------------------------------------------------------------------------------------------
 
-FINISHED = frozenset({"succeeded", "failed"})
-
 
 class Job(Model):
     id: str
@@ -119,10 +118,14 @@ class Job(Model):
     created_at: datetime
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    searchable: bool | None = Field(
+        default=None, description="A distillation: its units are resolved, so a query finds them"
+    )
 
     @property
     def finished(self) -> bool:
-        return self.status in FINISHED
+        """Failed, or succeeded and (a distillation) searchable: what waiting for a job waits for."""
+        return self.status == "failed" or (self.status == "succeeded" and self.searchable is not False)
 
 
 # --- memory units ------------------------------------------------------------------------------------------
