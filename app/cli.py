@@ -9,18 +9,39 @@ import sys
 from pathlib import Path
 
 
+def api_workers(flag: int | None) -> int:
+    """`--workers`, else HINDSIGHT_API_WORKERS, else one process per CPU core this process may use."""
+    from app.config import get_settings
+
+    return flag or get_settings().api_workers or len(os.sched_getaffinity(0)) or 1
+
+
 def _api(args: argparse.Namespace) -> int:
+    import shutil
+
     import uvicorn
 
-    uvicorn.run(
-        "app.main:create_app",
-        factory=True,
-        host=args.host,
-        port=args.port,
-        workers=args.workers,
-        log_level="info",
-        proxy_headers=True,
-    )
+    workers = api_workers(args.workers)
+    made = None
+    if workers > 1:
+        from app.metrics import MULTIPROC_ENV, use_multiprocess_dir
+
+        configured = bool(os.environ.get(MULTIPROC_ENV))
+        path = use_multiprocess_dir()  # before uvicorn spawns the processes that inherit it
+        made = None if configured else path
+    try:
+        uvicorn.run(
+            "app.main:create_app",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=workers,
+            log_level="info",
+            proxy_headers=True,
+        )
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
     return 0
 
 
@@ -162,7 +183,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=_port("HINDSIGHT_API_PORT", os.environ.get("HINDSIGHT_PORT", "8000")),
         help="the port ($HINDSIGHT_API_PORT, else $HINDSIGHT_PORT)",
     )
-    api.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    api.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="uvicorn processes (default: $HINDSIGHT_API_WORKERS, else one per CPU core)",
+    )
     api.set_defaults(func=_api)
 
     from app.jobs.queue import QUEUES
@@ -224,6 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # prometheus_client writes there from its first import
+        Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
     args = build_parser().parse_args(argv)
     result: int = args.func(args)
     return result

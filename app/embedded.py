@@ -186,6 +186,34 @@ def start_postgres(pgdata: Path, port: int | None = None, timeout: float = 60.0)
     return server
 
 
+def start_replica(
+    pgdata: Path, primary_port: int, port: int | None = None, timeout: float = 60.0
+) -> EmbeddedPostgres:
+    """A streaming replica of the embedded server on `primary_port`: `pg_basebackup` of it into
+    `pgdata` on first use (`-R` writes `standby.signal` and the primary's conninfo), then started as
+    a hot standby. The wheel's default `pg_hba.conf` trusts replication connections on loopback."""
+    pgdata = pgdata.resolve()
+    if not (pgdata / "PG_VERSION").exists():
+        pgdata.mkdir(parents=True, exist_ok=True)
+        user = _run_as()
+        if user:
+            _prepare_dir_for(user, pgdata)
+        subprocess.run(
+            [
+                str(_pg_bin() / "pg_basebackup"),
+                *("-h", "127.0.0.1", "-p", str(primary_port), "-U", PG_USER, "-D", str(pgdata)),
+                *("-R", "-X", "stream", "-c", "fast"),
+            ],
+            check=True,
+            user=user,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=timeout,
+        )
+        pgdata.chmod(0o700)  # pg_basebackup keeps an existing directory's mode; postgres wants 0700
+    return start_postgres(pgdata, port, timeout)
+
+
 def _remove_stale_pidfile(pidfile: Path) -> None:
     import psutil
 

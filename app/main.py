@@ -28,6 +28,7 @@ from app.api import (
 )
 from app.config import Settings, get_settings
 from app.db.engine import autocommit, create_engine, create_sessionmaker
+from app.db.replica import ReadRouting
 from app.errors import install_error_handlers
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
@@ -71,6 +72,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.engine = engine
         app.state.sessionmaker = create_sessionmaker(engine)
         app.state.read_sessionmaker = create_sessionmaker(autocommit(engine))
+        # Its connections are pinged on checkout: a replica gone is found before a statement fails.
+        replica = (
+            create_engine(settings, url=settings.read_database_url, pre_ping=True)
+            if settings.read_database_url
+            else None
+        )
+        app.state.reads = ReadRouting(replica, settings.read_replica_retry_seconds)
         app.state.redis = redis
         app.state.rate_limiter = RateLimiter(
             redis,
@@ -95,6 +103,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await app.state.recorder.stop()
             await app.state.embedder.aclose()
             await redis.aclose()
+            await app.state.reads.aclose()
             await engine.dispose()
 
     # Swagger UI and ReDoc from the package's own copies of their assets: /docs works offline.

@@ -1,8 +1,39 @@
-"""Prometheus metrics, process-wide (served at GET /metrics)."""
+"""Prometheus metrics (served at GET /metrics). With several API processes (`hindsight api --workers
+N`), prometheus_client's multiprocess mode: each process writes its values to files under
+`PROMETHEUS_MULTIPROC_DIR`, and `/metrics`, whichever process answers, sums them all."""
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram
+import os
+import tempfile
+from pathlib import Path
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def use_multiprocess_dir() -> Path:
+    """Before the API's worker processes start: the directory they share for metrics
+    (`PROMETHEUS_MULTIPROC_DIR` if set, else a new temporary one), emptied of an earlier run's files
+    (they would be summed in), and exported to the children."""
+    configured = os.environ.get(MULTIPROC_ENV)
+    path = Path(configured) if configured else Path(tempfile.mkdtemp(prefix="hindsight-metrics-"))
+    path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob("*.db"):
+        stale.unlink()
+    os.environ[MULTIPROC_ENV] = str(path)
+    return path
+
+
+def exposition() -> bytes:
+    """The text `/metrics` serves: this process's metrics, or every API process's, summed."""
+    if not os.environ.get(MULTIPROC_ENV):
+        return generate_latest(REGISTRY)
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    return generate_latest(registry)
+
 
 HTTP_REQUESTS = Counter("hindsight_http_requests_total", "HTTP requests", ["method", "route", "status"])
 HTTP_LATENCY = Histogram(

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.applications import Starlette
 
 from app.config import Settings
+from app.db.replica import ReadRouting
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
 from app.jobs.service import JobSender
@@ -27,6 +28,7 @@ class Services:
     queue: TaskQueue
     working_memory: WorkingMemory
     recorder: ReadRecorder
+    reads: ReadRouting
 
     @classmethod
     def of(cls, app: Starlette) -> Services:
@@ -53,3 +55,14 @@ class Services:
             yield db
             if db.in_transaction():
                 await db.commit()
+
+    @asynccontextmanager
+    async def read_session(self, primary: AsyncSession) -> AsyncIterator[AsyncSession]:
+        """For reads only: a session on the read replica when one answers, else `primary` (the
+        caller's own session, which authorised the caller on the primary)."""
+        replica = await self.reads.replica_session()
+        if replica is None:
+            yield primary
+            return
+        async with replica:
+            yield replica

@@ -80,13 +80,21 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         yield result
 
 
+@contextlib.asynccontextmanager
+async def running_app(settings: Any) -> AsyncIterator[Any]:
+    """The app of `settings` with its lifespan entered (engines, Redis, queue made), as uvicorn runs it."""
+    from app.main import create_app
+
+    application = create_app(settings)
+    async with application.router.lifespan_context(application):
+        yield application
+
+
 @pytest.fixture(scope="session")
 async def app(stack: Stack) -> AsyncIterator[Any]:
     from app.config import get_settings
-    from app.main import create_app
 
-    application = create_app(get_settings())
-    async with application.router.lifespan_context(application):
+    async with running_app(get_settings()) as application:
         yield application
 
 

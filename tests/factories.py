@@ -19,7 +19,7 @@ from standardwebhooks import Webhook as Verifier
 from app.config import Settings
 from app.distill.types import DistillContext, RelatedUnit, Turn
 from app.embedded import free_port
-from tests.conftest import wait_for
+from tests.conftest import make_client, wait_for
 
 # --- over the HTTP API -------------------------------------------------------------------------------
 
@@ -248,6 +248,21 @@ def llm_settings(**overrides: Any) -> Settings:
         "llm_max_retries": 1,
     }
     return Settings(**(values | overrides))
+
+
+MCP_HEADERS = {"accept": "application/json, text/event-stream"}
+
+
+async def mcp_call(app: Any, key: str | None, tool: str, arguments: dict[str, Any]) -> httpx.Response:
+    """One MCP `tools/call` over the app's Streamable HTTP endpoint (stateless, JSON response)."""
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    async with make_client(app, key) as c:
+        return await c.post("/mcp", json=message, headers=MCP_HEADERS)
 
 
 # --- bank export and import ------------------------------------------------------------------------------

@@ -2,16 +2,18 @@ from __future__ import annotations
 
 import uuid
 
-from fastapi import APIRouter, Response, status
+from fastapi import APIRouter, Depends, Response, status
 
 from app.api.deps import (
     AdminDep,
     AdminForBankDep,
     BankDep,
     PrincipalDep,
+    ReadSessionDep,
     SessionDep,
     WorkingMemoryDep,
     WritableBankDep,
+    reads_only,
 )
 from app.banks import service
 from app.schemas.banks import (
@@ -104,7 +106,9 @@ async def revoke_key(key_id: uuid.UUID, bank: BankDep, db: SessionDep, _: AdminD
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.get("/{bank_id}/stats", response_model=BankStats, responses=IN_A_BANK)
-async def bank_stats(bank: BankDep, db: SessionDep) -> BankStats:
+@router.get(
+    "/{bank_id}/stats", response_model=BankStats, responses=IN_A_BANK, dependencies=[Depends(reads_only)]
+)
+async def bank_stats(bank: BankDep, db: ReadSessionDep) -> BankStats:
     """Counts by status, tag and layer; events, undistilled events and queue lag."""
     return BankStats.model_validate(await service.stats(db, bank))

@@ -13,6 +13,7 @@ from app.banks import service as banks
 from app.banks.config import ConfiguredBank
 from app.banks.service import Principal
 from app.config import Settings
+from app.db.replica import ReadRouting
 from app.errors import NotFound
 from app.events.working_memory import WorkingMemory
 from app.jobs.service import JobSender
@@ -65,6 +66,22 @@ async def get_working_memory(request: Request) -> WorkingMemory:
 
 
 SessionDep = Annotated[AsyncSession, Depends(get_db)]
+
+
+async def get_read_db(request: Request, db: SessionDep) -> AsyncIterator[AsyncSession]:
+    """The session of a read route's data: on the read replica when one is configured and answers,
+    else the request's own (primary) session. The caller's key and bank are read on the primary
+    (`SessionDep`), so a key revoked or a bank created a moment ago is seen at once."""
+    reads: ReadRouting = request.app.state.reads
+    replica = await reads.replica_session()
+    if replica is None:
+        yield db
+        return
+    async with replica:
+        yield replica
+
+
+ReadSessionDep = Annotated[AsyncSession, Depends(get_read_db)]  # routes with `reads_only`
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
-from app.api.deps import BankDep, SessionDep
+from app.api.deps import BankDep, ReadSessionDep, reads_only
 from app.memory import graph
 from app.schemas.common import Limit, SafeText
 from app.schemas.entities import (
@@ -19,10 +19,10 @@ from app.schemas.problems import IN_A_BANK, PAGINATED
 router = APIRouter(prefix="/v1/banks/{bank_id}/entities", tags=["entities"], responses=IN_A_BANK)
 
 
-@router.get("", response_model=EntityPage, responses=PAGINATED)
+@router.get("", response_model=EntityPage, responses=PAGINATED, dependencies=[Depends(reads_only)])
 async def list_entities(
     bank: BankDep,
-    db: SessionDep,
+    db: ReadSessionDep,
     q: Annotated[
         SafeText | None,
         Query(max_length=256, description="Case-insensitive substring of the name."),
@@ -41,11 +41,11 @@ async def list_entities(
     )
 
 
-@router.get("/{entity_id}", response_model=EntityDetailRead)
+@router.get("/{entity_id}", response_model=EntityDetailRead, dependencies=[Depends(reads_only)])
 async def get_entity(
     entity_id: uuid.UUID,
     bank: BankDep,
-    db: SessionDep,
+    db: ReadSessionDep,
     statuses: Annotated[
         str | None,
         Query(

@@ -2,9 +2,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Depends, Query, status
 
-from app.api.deps import BankDep, JobSenderDep, SessionDep, SettingsDep, WorkingMemoryDep, WritableBankDep
+from app.api.deps import (
+    BankDep,
+    JobSenderDep,
+    ReadSessionDep,
+    SessionDep,
+    SettingsDep,
+    WorkingMemoryDep,
+    WritableBankDep,
+    reads_only,
+)
 from app.events import service, sessions
 from app.schemas.common import MAX_SEQ, Limit, Slug, decode_cursor, encode_cursor
 from app.schemas.events import (
@@ -42,9 +51,9 @@ async def append_events(
     return await service.append_and_send(db, bank, session_id, body, buffer=working_memory, sender=sender)
 
 
-@router.get("", response_model=SessionPage, responses=PAGINATED)
+@router.get("", response_model=SessionPage, responses=PAGINATED, dependencies=[Depends(reads_only)])
 async def list_sessions(
-    bank: BankDep, db: SessionDep, limit: Limit = 100, cursor: str | None = None
+    bank: BankDep, db: ReadSessionDep, limit: Limit = 100, cursor: str | None = None
 ) -> SessionPage:
     """List the bank's sessions by id."""
     after = decode_cursor(cursor, "id", str)
@@ -53,17 +62,19 @@ async def list_sessions(
     return SessionPage(sessions=[SessionRead.model_validate(s) for s in rows], next_cursor=next_cursor)
 
 
-@router.get("/{session_id}", response_model=SessionRead)
-async def get_session(session_id: Slug, bank: BankDep, db: SessionDep) -> SessionRead:
+@router.get("/{session_id}", response_model=SessionRead, dependencies=[Depends(reads_only)])
+async def get_session(session_id: Slug, bank: BankDep, db: ReadSessionDep) -> SessionRead:
     """A session's status and its `last_seq` / `distilled_seq` watermarks."""
     return SessionRead.model_validate(await sessions.get_session(db, bank.id, session_id))
 
 
-@router.get("/{session_id}/working_memory", response_model=WorkingMemoryRead)
+@router.get(
+    "/{session_id}/working_memory", response_model=WorkingMemoryRead, dependencies=[Depends(reads_only)]
+)
 async def get_working_memory(
     session_id: Slug,
     bank: BankDep,
-    db: SessionDep,
+    db: ReadSessionDep,
     buffer: WorkingMemoryDep,
     settings: SettingsDep,
     limit: Annotated[int | None, Query(ge=1, le=1000)] = None,
@@ -75,11 +86,13 @@ async def get_working_memory(
     )
 
 
-@router.get("/{session_id}/events", response_model=EventPage, responses=PAGINATED)
+@router.get(
+    "/{session_id}/events", response_model=EventPage, responses=PAGINATED, dependencies=[Depends(reads_only)]
+)
 async def list_events(
     session_id: Slug,
     bank: BankDep,
-    db: SessionDep,
+    db: ReadSessionDep,
     after_seq: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
     limit: Limit = 100,
     cursor: str | None = None,

@@ -5,12 +5,13 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
 
 from app.db.engine import database_ready
 from app.db.repositories import jobs as jobs_repo
 from app.errors import problem
 from app.jobs.queue import QUEUES, queue_for
+from app.metrics import exposition
 from app.schemas.problems import problem_responses
 from app.worker_heartbeat import HEARTBEAT_KEY, WORKER_QUEUES_KEY
 
@@ -54,7 +55,8 @@ async def _queues(state: Any) -> dict[str, dict[str, Any]]:
 @router.get("/readyz", responses=problem_responses(429, 503))
 async def readyz(request: Request) -> Response:
     """Ready when PostgreSQL and Redis answer and a worker sent a heartbeat recently; the body shows
-    each queue's backlog, lag and workers."""
+    each queue's backlog, lag and workers, and the read replica (`read_replica`: null when none is
+    configured, else its status, where reads go and its replay lag)."""
     state = request.app.state
     checks: dict[str, Any] = {}
 
@@ -70,12 +72,15 @@ async def readyz(request: Request) -> Response:
 
     for name, probe in (("database", database), ("redis", redis), ("worker", worker)):
         await _check(name, checks, probe)
+    # The read replica does not decide readiness (reads fall back to the primary); it is reported.
+    replica = await state.reads.status()
     if all(v == "ok" for v in checks.values()):
         try:
             queues: dict[str, dict[str, Any]] | None = await _queues(state)
         except Exception:  # a dependency that failed since its check: ready by the checks, no backlog
             queues = None
-        return JSONResponse({"status": "ready", "checks": checks, "queues": queues})
+        body = {"status": "ready", "checks": checks, "queues": queues, "read_replica": replica}
+        return JSONResponse(body)
     response = problem(
         503,
         "Service Unavailable",
@@ -86,4 +91,5 @@ async def readyz(request: Request) -> Response:
 
 @router.get("/metrics", include_in_schema=False)
 async def metrics() -> Response:
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    """Prometheus text format, summed over every process of `hindsight api`."""
+    return Response(exposition(), media_type=CONTENT_TYPE_LATEST)

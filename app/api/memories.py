@@ -4,16 +4,18 @@ import uuid
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Depends, Query, Response, status
 
 from app.api.deps import (
     BankDep,
     EmbedderDep,
     JobSenderDep,
     PrincipalDep,
+    ReadSessionDep,
     SessionDep,
     SettingsDep,
     WritableBankDep,
+    reads_only,
 )
 from app.banks.service import Principal, require_admin
 from app.db.models import MEMORY_STATUSES
@@ -87,10 +89,10 @@ def _position(cursor: str | None) -> tuple[datetime, uuid.UUID] | None:
         raise BadRequest("The cursor is not valid.") from exc
 
 
-@router.get("", response_model=MemoryPage, responses=PAGINATED)
+@router.get("", response_model=MemoryPage, responses=PAGINATED, dependencies=[Depends(reads_only)])
 async def list_memories(
     bank: BankDep,
-    db: SessionDep,
+    db: ReadSessionDep,
     status_: Annotated[
         str | None, Query(alias="status", description="Comma list, e.g. active,superseded")
     ] = None,
@@ -123,14 +125,14 @@ async def list_memories(
     )
 
 
-@router.get("/{memory_id}", response_model=MemoryRead)
-async def get_memory(memory_id: uuid.UUID, bank: BankDep, db: SessionDep) -> MemoryRead:
+@router.get("/{memory_id}", response_model=MemoryRead, dependencies=[Depends(reads_only)])
+async def get_memory(memory_id: uuid.UUID, bank: BankDep, db: ReadSessionDep) -> MemoryRead:
     """One unit, with the text of the turns it was distilled from."""
     return await reads.read_one(db, bank, memory_id)
 
 
-@router.get("/{memory_id}/history", response_model=MemoryHistoryRead)
-async def memory_history(memory_id: uuid.UUID, bank: BankDep, db: SessionDep) -> MemoryHistoryRead:
+@router.get("/{memory_id}/history", response_model=MemoryHistoryRead, dependencies=[Depends(reads_only)])
+async def memory_history(memory_id: uuid.UUID, bank: BankDep, db: ReadSessionDep) -> MemoryHistoryRead:
     """A unit's past: its whole supersede chain both ways, what was merged into it, and every
     action on it (who, when, why)."""
     return await reads.history(db, bank, memory_id)

@@ -38,7 +38,9 @@ async def export(bank: BankDep, request: Request, events: bool = True) -> Stream
     """Export the bank as NDJSON from one consistent snapshot (admin key or a bank key with `read`):
     a `bank` line, then `session`, `event`, `memory`, `entity`, `link`, `relation` and `history` lines
     and an `end` line with the counts. No vectors. `?events=false` leaves the raw events out."""
-    stream = export_bank(request.app.state.engine, bank.id, include_events=events)
+    # From the read replica when one answers (REPEATABLE READ works on a hot standby), else the primary.
+    engine = await request.app.state.reads.read_engine(request.app.state.engine)
+    stream = export_bank(engine, bank.id, include_events=events)
     filename = f"{bank.id}.ndjson"
     return StreamingResponse(
         stream, media_type=NDJSON, headers={"Content-Disposition": f'attachment; filename="{filename}"'}

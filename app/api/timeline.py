@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
-from app.api.deps import BankDep, SessionDep
+from app.api.deps import BankDep, ReadSessionDep, reads_only
 from app.banks import timeline as timeline_service
 from app.schemas.common import Limit, Slug, Timestamp
 from app.schemas.problems import IN_A_BANK, PAGINATED
@@ -17,10 +17,11 @@ router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["timeline"], responses=IN
     "/timeline",
     response_model=TimelinePage,
     responses=PAGINATED,
+    dependencies=[Depends(reads_only)],
 )
 async def get_timeline(
     bank: BankDep,
-    db: SessionDep,
+    db: ReadSessionDep,
     start: Annotated[
         Timestamp | None,
         Query(alias="from", description="Inclusive lower bound (RFC 3339)."),

@@ -66,9 +66,14 @@ def _ping_if_idle(dbapi_connection: Any, record: ConnectionPoolEntry, proxy: Poo
             raise DisconnectionError("the pooled connection is dead") from exc
 
 
-def create_engine(settings: Settings, *, url: str | None = None, pool_size: int | None = None) -> AsyncEngine:
+def create_engine(
+    settings: Settings, *, url: str | None = None, pool_size: int | None = None, pre_ping: bool = False
+) -> AsyncEngine:
+    """`pre_ping`: test every connection on checkout (one round trip), so a server that went away is
+    found before the request's first statement (the read replica's engine: reads then fall back)."""
     engine = create_async_engine(
         url or settings.database_url,
+        pool_pre_ping=pre_ping,
         pool_size=pool_size or settings.db_pool_size,
         max_overflow=settings.db_max_overflow,
         pool_recycle=1800,

@@ -132,7 +132,8 @@ async def memory_query(s: Services, principal: Principal, args: QueryArguments) 
     )
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "read")
-        return _query_result(await query_service.query(db, s.query_deps, bank, request))
+        async with s.read_session(db) as reads:
+            return _query_result(await query_service.query(reads, s.query_deps, bank, request))
 
 
 async def memory_update(s: Services, principal: Principal, args: UpdateArguments) -> CallToolResult:
@@ -168,7 +169,8 @@ async def memory_profile(s: Services, principal: Principal, args: ProfileArgumen
     """GET /v1/banks/{bank_id}/profile, or the page of the entity named: read only."""
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "read")
-        page = await pages.profile(db, bank, args.entity)
+        async with s.read_session(db) as reads:
+            page = await pages.profile(reads, bank, args.entity)
         return _result(page.model_dump(mode="json"), page.markdown)
 
 

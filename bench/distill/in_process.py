@@ -15,7 +15,7 @@ from bench.harness import services
 
 
 async def profile_in_process(
-    s: services.Stack, sessions: list[tuple[str, list[dict[str, Any]]]], top: int
+    s: services.Stack, sessions: list[tuple[str, list[dict[str, Any]]]], top: int, model: str = services.MODEL
 ) -> dict[str, Any]:
     """Append the events through the events service, then run `distill_session` on each session
     under cProfile; the embedder runs in a worker thread, so it is timed on its own too."""
@@ -33,7 +33,13 @@ async def profile_in_process(
     from app.schemas.events import AppendRequest
     from worker.factory import create_celery
 
-    settings = Settings(env="test", database_url=s.database_url, redis_url=s.redis_url, admin_key="x" * 20)
+    settings = Settings(
+        env="test",
+        database_url=s.database_url,
+        redis_url=s.redis_url,
+        admin_key="x" * 20,
+        embedding_model=model,
+    )
     engine = create_engine(settings, pool_size=2)
     maker = create_sessionmaker(engine)
     bank_id = "bench-distill-profile"

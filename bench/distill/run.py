@@ -23,6 +23,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile-events", type=int, default=1000, help="events of the in-process profile")
     parser.add_argument("--top", type=int, default=25, help="profile rows kept in the JSON")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--embedding-model",
+        default=services.MODEL,
+        help="the local model (all-MiniLM-L6-v2, or all-MiniLM-L6-v2-int8 for its int8 quantisation)",
+    )
     parser.add_argument("--timeout", type=float, default=1800, help="seconds to wait for the worker")
     args = cli.parse(parser, argv, out="bench/results/distill.json")
     if args.docs_only:
@@ -39,12 +44,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{worker['events_per_s']} events/s ({worker['events_per_s_resolved']} with resolution)"
         )
         log(f"  profiling {args.profile_events:,} events in process …")
-        profile = asyncio.run(profile_in_process(s, profiled, args.top))
+        profile = asyncio.run(profile_in_process(s, profiled, args.top, args.embedding_model))
     report = {
         "command": cli.command_line("bench.distill", argv),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": measure.machine(),
         "target_events_per_s": TARGET_EVENTS_PER_S,
+        "embedding_model": args.embedding_model,
         "zh_events": zh_events,
         "out": args.out,
         "notes": [],

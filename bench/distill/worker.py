@@ -79,7 +79,11 @@ def through_worker(
 ) -> dict[str, Any]:
     admin_key = "bench-admin-" + uuid.uuid4().hex
     env = services.service_env(
-        s.database_url, s.redis_url, admin_key, HINDSIGHT_RATE_LIMIT_PER_SECOND="100000"
+        s.database_url,
+        s.redis_url,
+        admin_key,
+        HINDSIGHT_RATE_LIMIT_PER_SECOND="100000",
+        HINDSIGHT_EMBEDDING_MODEL=args.embedding_model,
     )
     worker_log = s.work / "worker.log"
     with (

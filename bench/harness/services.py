@@ -76,23 +76,37 @@ def service_env(database_url: str, redis_url: str, admin_key: str, **extra: str)
 
 
 @contextlib.contextmanager
-def child(argv: list[str], env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """`python -m app.cli <argv>` (the `hindsight` console script) as a child process."""
+def child(
+    argv: list[str], env: dict[str, str], log_path: Path, profile: Path | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`python -m app.cli <argv>` (the `hindsight` console script) as a child process; with `profile`,
+    under pyinstrument, which writes its text report there when the process ends (SIGTERM: uvicorn
+    shuts down cleanly and returns)."""
     from app.embedded import stop_process
 
+    profiler = ["-m", "pyinstrument", "-r", "text", "-o", str(profile)] if profile else []
     with open(log_path, "ab") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", *argv], env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT
+            [sys.executable, *profiler, "-m", "app.cli", *argv],
+            env=env,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     try:
         yield proc
     finally:
-        stop_process(proc, signal.SIGTERM, timeout=30)
+        # uvicorn re-raises the signal that stopped it; pyinstrument writes its report after a
+        # KeyboardInterrupt (SIGINT), not after a death by SIGTERM.
+        stop_process(proc, signal.SIGINT if profile else signal.SIGTERM, timeout=300 if profile else 30)
 
 
 @contextlib.contextmanager
-def api(env: dict[str, str], log_path: Path, workers: int | None = None) -> Iterator[tuple[str, int]]:
-    """`hindsight api` with its own defaults (or `--workers N`); yields (base URL, pid)."""
+def api(
+    env: dict[str, str], log_path: Path, workers: int | None = None, profile: Path | None = None
+) -> Iterator[tuple[str, int]]:
+    """`hindsight api` with its own defaults (or `--workers N`; under pyinstrument with `profile`);
+    yields (base URL, pid)."""
     import httpx
 
     from app.embedded import free_port
@@ -101,7 +115,7 @@ def api(env: dict[str, str], log_path: Path, workers: int | None = None) -> Iter
     argv = ["api", "--host", "127.0.0.1", "--port", str(port)]
     if workers is not None:
         argv += ["--workers", str(workers)]
-    with child(argv, env, log_path) as proc:
+    with child(argv, env, log_path, profile) as proc:
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 90
         while True:

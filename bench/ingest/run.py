@@ -12,6 +12,7 @@ import os
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from bench import ingest
@@ -117,7 +118,7 @@ def run_config(s: services.Stack, workers: int | None, args: argparse.Namespace)
         HINDSIGHT_RATE_LIMIT_PER_SECOND=str(args.rate_limit),
     )
     texts = turn_texts()
-    with services.api(env, s.work / "api.log", workers) as (base, pid):
+    with services.api(env, s.work / "api.log", workers, args.profile) as (base, pid):
         processes = measure.uvicorn_processes(pid)
         log(f"== API {base}: {processes} uvicorn process(es) ({'default' if workers is None else workers})")
         key = asyncio.run(setup_bank(base, admin_key, bank_id))
@@ -201,6 +202,12 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         action="append",
         help="uvicorn workers of `hindsight api` (default: its own default); repeat to compare",
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="run the API (one process: --api-workers 1) under pyinstrument; its text report here",
     )
     parser.add_argument("--rate-limit", type=int, default=100_000, help="HINDSIGHT_RATE_LIMIT_PER_SECOND")
     args = cli.parse(parser, argv, out="bench/results/ingest.json")

@@ -20,7 +20,7 @@ from app.config import Settings
 from app.errors import Unauthorized
 from app.main import create_app
 from tests.conftest import ADMIN_KEY, Stack, assert_problem, make_client, wait_for
-from tests.factories import finished_job
+from tests.factories import finished_job, mcp_call
 
 # Public by design, each with its reason. Anything else needs a key.
 PUBLIC = {
@@ -306,8 +306,6 @@ async def test_the_right_key_reaches_every_route(app: Any, world: World) -> None
 
 # --- MCP: the tools ---------------------------------------------------------------------------------------
 
-MCP_HEADERS = {"accept": "application/json, text/event-stream"}
-
 
 def tool_calls(world: World) -> dict[str, dict[str, Any]]:
     """Each tool aimed at bank A (by name, or by one of its memories)."""
@@ -320,17 +318,6 @@ def tool_calls(world: World) -> dict[str, dict[str, Any]]:
         "memory_reflect": {"session_id": "s1", "bank_id": world.bank},
         "memory_profile": {"bank_id": world.bank},
     }
-
-
-async def mcp_call(app: Any, key: str | None, tool: str, arguments: dict[str, Any]) -> httpx.Response:
-    message = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments},
-    }
-    async with make_client(app, key) as c:
-        return await c.post("/mcp", json=message, headers=MCP_HEADERS)
 
 
 def tool_result(response: httpx.Response) -> tuple[bool, str]:

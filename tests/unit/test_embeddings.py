@@ -46,6 +46,47 @@ def test_onnx_vectors_are_sentence_transformers_vectors(tmp_path: Path) -> None:
     assert np.abs(np.array(embedder.embed_sync(texts)) - reference).max() < 1e-5
 
 
+def test_the_int8_model_is_quantised_from_the_local_export_and_ranks_alike(local: LocalEmbedder) -> None:
+    from app.providers.embeddings import local_graph
+
+    int8 = LocalEmbedder("all-MiniLM-L6-v2-int8", 384)
+    graph = local_graph("all-MiniLM-L6-v2-int8", None)
+    assert graph.name.endswith("-int8.onnx")
+    assert graph.stat().st_size < local_graph("all-MiniLM-L6-v2", None).stat().st_size / 3
+    texts = [
+        "My budget is 5000 dollars",
+        "The budget is five thousand dollars",
+        "I like cats",
+        "我的预算是五千",
+    ]
+    quantised, exact = int8.embed_sync(texts), local.embed_sync(texts)
+    for q, e in zip(quantised, exact, strict=True):
+        assert math.isclose(cosine(q, q), 1.0, rel_tol=1e-5)
+        assert 0.9 < cosine(q, e) < 0.99999  # near the fp32 vector, not the same one
+    assert cosine(quantised[0], quantised[1]) > 0.6 > cosine(quantised[0], quantised[2])
+
+
+def test_max_tokens_cuts_long_texts_only(local: LocalEmbedder) -> None:
+    capped = LocalEmbedder("all-MiniLM-L6-v2", 384, max_tokens=16)
+    short, long = "I prefer window seats.", "I prefer window seats on long flights, " * 20
+    assert np.allclose(capped.embed_sync([short]), local.embed_sync([short]), atol=1e-6)
+    assert cosine(capped.embed_sync([long])[0], local.embed_sync([long])[0]) < 0.999
+    assert np.allclose(capped.embed_sync([long]), local.embed_sync([long[:60]]), atol=0.05)
+
+
+def test_batches_group_similar_lengths_within_the_token_budget(local: LocalEmbedder) -> None:
+    from app.providers.embeddings import TOKEN_BUDGET
+
+    lengths = [300, 5, 40, 6, 256, 7, 41] * 20
+    batches = local._batches(lengths)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for batch in batches:
+        sizes = [lengths[i] for i in batch]
+        assert len(batch) <= 64
+        assert len(batch) == 1 or len(batch) * max(sizes) <= TOKEN_BUDGET
+    assert [lengths[b[0]] for b in batches] == sorted(lengths[b[0]] for b in batches)  # shortest first
+
+
 def test_a_wrong_dimension_is_refused() -> None:
     with pytest.raises(ValueError, match="384-d"):
         LocalEmbedder("all-MiniLM-L6-v2", 768)

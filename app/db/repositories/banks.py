@@ -59,7 +59,13 @@ async def find_active_key(db: AsyncSession, key_hash: str) -> ApiKey | None:
         .where(ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None))
     )
     row = (await db.execute(stmt)).first()
-    return row[0] if row else None
+    if row is None:
+        return None
+    # The identity map holds objects weakly: without a reference the bank is collected at once and
+    # `get_bank` reads it again (one more round trip per request). The session keeps it alive.
+    db.info.setdefault("authenticated_banks", []).append(row[1])
+    key: ApiKey = row[0]
+    return key
 
 
 async def add_key(db: AsyncSession, key: ApiKey) -> None:
