@@ -4,7 +4,6 @@ JSON report and the docs section (`python -m bench.distill`)."""
 from __future__ import annotations
 
 import asyncio
-import os
 from datetime import UTC, datetime
 
 from bench import distill
@@ -29,11 +28,9 @@ def main(argv: list[str] | None = None) -> int:
         help="the local model (all-MiniLM-L6-v2, or all-MiniLM-L6-v2-int8 for its int8 quantisation)",
     )
     parser.add_argument("--timeout", type=float, default=1800, help="seconds to wait for the worker")
-    args = cli.parse(parser, argv, out="bench/results/distill.json")
-    if args.docs_only:
-        return cli.rewrite_docs(SECTION, docs_section, args.out)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    args = cli.parse_program(parser, argv, "bench/results/distill.json", (SECTION, docs_section))
+    if args is None:
+        return 0
     sessions = conversation(args.events, args.zh_share, args.seed)
     zh_events = sum(len(t) for sid, t in sessions if sid.startswith("zh-"))
     profiled = [(f"p-{sid}", t) for sid, t in conversation(args.profile_events, args.zh_share, args.seed + 1)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,24 @@ def parse(
     """`argv` parsed with the program's own flags (`parser`'s) followed by the shared ones."""
     add_flags(parser, out, database_help)
     return parser.parse_args(argv)
+
+
+def parse_program(
+    parser: argparse.ArgumentParser,
+    argv: list[str] | None,
+    out: str,
+    docs: tuple[str, Render],
+    database_help: str | None = None,
+) -> argparse.Namespace | None:
+    """A benchmark's flags (`parse`); None once `--docs-only` rewrote its docs section (`docs`: the
+    section's title and renderer), the program's whole work. The local model runs offline."""
+    args = parse(parser, argv, out, database_help)
+    if args.docs_only:
+        rewrite_docs(*docs, args.out)
+        return None
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    return args
 
 
 def add_flags(parser: argparse.ArgumentParser, out: str, database_help: str | None = None) -> None:

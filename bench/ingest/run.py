@@ -210,10 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         help="run the API (one process: --api-workers 1) under pyinstrument; its text report here",
     )
     parser.add_argument("--rate-limit", type=int, default=100_000, help="HINDSIGHT_RATE_LIMIT_PER_SECOND")
-    args = cli.parse(parser, argv, out="bench/results/ingest.json")
-    if args.docs_only:
-        return cli.rewrite_docs(SECTION, docs_section, args.out)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    args = cli.parse_program(parser, argv, "bench/results/ingest.json", (SECTION, docs_section))
+    if args is None:
+        return 0
     results = []
     with services.stack(args.database_url, args.redis_url) as s:
         for workers in args.api_workers or [None]:

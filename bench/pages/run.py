@@ -77,9 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = cli.parser("bench.pages", bench.pages.__doc__)
     parser.add_argument("--units", type=int, default=500)
     parser.add_argument("--requests", type=int, default=200)
-    args = cli.parse(parser, argv, OUT)
-    if args.docs_only:
-        return cli.rewrite_docs(SECTION, render, args.out)
+    args = cli.parse_program(parser, argv, OUT, (SECTION, render))
+    if args is None:
+        return 0
     admin = "bench-admin-" + uuid.uuid4().hex
     with services.stack(args.database_url, args.redis_url) as stack:
         # The per-key limiter stays on the path (its Redis call is part of a request) but never refuses.

@@ -176,9 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = cli.parser("bench.portability", portability.__doc__)
     parser.add_argument("--units", default="5000,50000", help="bank sizes, comma-separated")
     parser.add_argument("--repeat", type=int, default=3, help="exports and imports per size (medians)")
-    args = cli.parse(parser, argv, "bench/results/portability.json")
-    if args.docs_only:
-        return cli.rewrite_docs(SECTION, docs_section, args.out)
+    args = cli.parse_program(parser, argv, "bench/results/portability.json", (SECTION, docs_section))
+    if args is None:
+        return 0
     if args.quiet_wait:
         measure.wait_for_quiet(args.quiet_cpu, args.quiet_wait)
     sizes = [int(n) for n in args.units.split(",")]

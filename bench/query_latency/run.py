@@ -185,12 +185,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--prepare-only", action="store_true", help="generate and embed (cache), then stop")
     out, database_help = "bench/results/query_latency.json", "use this PostgreSQL (banks bench-<N>)"
-    args = cli.parse(parser, argv, out, database_help)
-    if args.docs_only:
-        return cli.rewrite_docs(SECTION, docs_section, args.out)
+    args = cli.parse_program(parser, argv, out, (SECTION, docs_section), database_help)
+    if args is None:
+        return 0
     sizes = sorted(set(args.units or [100_000]))
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     command = cli.command_line("bench.query_latency", argv)
     # The anchor is the day the vectors were first cached for, so cached data and "last week" agree.
     anchor = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
