@@ -18,7 +18,8 @@ from app.db.repositories import history as history_repo
 from app.db.repositories import units as units_repo
 from app.maintenance.lifecycle import Run, bank_failure
 from app.providers.embeddings import Embedder
-from app.resolve.service import lock_bank, same_statement
+from app.resolve.conflicts import same_statement
+from app.resolve.service import lock_bank
 from app.resolve.service import merge as merge_into
 from app.text import search_text
 

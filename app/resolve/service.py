@@ -4,7 +4,7 @@ twin. Decisions, in order (DESIGN.md "Conflict detection"):
 1. the distiller said `supersedes` → the head of that unit's chain is superseded;
 2. a near-duplicate (cosine ≥ the bank's `dedupe_threshold`, same numbers, same polarity) → merged
    into the older unit, which gains its sources and some confidence;
-3. a conflict → the older unit is superseded (see `CONFLICT_RULES`);
+3. a conflict → the older unit is superseded (the rules: `app/resolve/conflicts.py`);
 4. otherwise → active.
 
 One bank is resolved by one transaction at a time (an advisory lock), so two workers can never both
@@ -14,9 +14,7 @@ activate two units that contradict each other.
 from __future__ import annotations
 
 import logging
-import re
 import uuid
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -34,6 +32,15 @@ from app.errors import Unavailable
 from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
+from app.resolve.conflicts import (
+    SINGLE_VALUED_RELATIONS,
+    VALUE_TYPES,
+    Candidate,
+    Facts,
+    conflict_reason,
+    key_tag,
+    same_statement,
+)
 from app.resolve.judge import Judge, JudgedUnit
 from app.resolve.restated import file_restatement, restated_head, retire_restatements
 from app.webhooks import events as webhooks
@@ -44,91 +51,9 @@ BATCH = 100  # units per transaction: the bank's lock is held for one batch at a
 LOCK_WAIT_SECONDS = 10.0
 NEIGHBOURS = 10
 SIMILAR = 0.80  # below: unrelated; between this and dedupe_threshold: a judge may decide
-SAME_SUBJECT_SIMILARITY = 0.6  # same tag, different values, and at least this close: an update
-CONDITIONAL_MARGIN = 0.1  # a unit this much less confident than the old one only adds, never replaces
 MAX_CONFIDENCE = 0.99
 # What resolution did with a pending unit; `outdated`: it stated an older value than the active one.
 OUTCOMES = ("activated", "superseded", "merged", "outdated")
-
-# Tags without a "value" of their own: never a conflict key. Life events accumulate ("went to a
-# support group", then "went to a pottery class"): a later one never replaces an earlier one.
-# Task episodes accumulate too: a new task never replaces an earlier one.
-NO_KEY_TAGS = frozenset({"episode", "episode.task", "correction", "fact.event"})
-# One value per subject: a new budget replaces the old one.
-SINGLE_VALUED_TAGS = frozenset({"constraint.budget"})
-# One object per (subject, relation): "lives_in Berlin" then "lives_in Paris".
-SINGLE_VALUED_RELATIONS = frozenset({"has_budget", "lives_in", "works_at", "works_as", "is_named", "age"})
-VALUE_TYPES = frozenset({"amount", "date", "place", "organization", "id", "contact", "product"})
-
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_NEGATION = re.compile(r"\b(?:not|no|never|none|nothing|n't)\b|n't\b|不|没|别|无", re.IGNORECASE)
-
-
-@dataclass
-class Facts:
-    """What the rules compare about a unit: its entities and relations, loaded in bulk."""
-
-    persons: set[uuid.UUID] = field(default_factory=set)
-    values: set[uuid.UUID] = field(default_factory=set)
-    relations: set[tuple[uuid.UUID, str, uuid.UUID]] = field(default_factory=set)
-
-
-def key_tag(unit: MemoryUnit) -> str | None:
-    """The most specific tag that names what the unit is about (not `episode`/`correction`)."""
-    keyed = [t for t in unit.tags if t not in NO_KEY_TAGS]
-    return max(keyed, key=lambda t: t.count("."), default=None)
-
-
-def _same_subject(a: Facts, b: Facts) -> bool:
-    # A unit naming nobody is about the bank's user, like one that names the same person.
-    return not a.persons or not b.persons or bool(a.persons & b.persons)
-
-
-def same_statement(a: MemoryUnit, b: MemoryUnit) -> bool:
-    """Near-identical vectors can still differ in the one thing that matters: a number or a 'not'."""
-    return set(_NUMBER.findall(a.content)) == set(_NUMBER.findall(b.content)) and bool(
-        _NEGATION.search(a.content)
-    ) == bool(_NEGATION.search(b.content))
-
-
-def _relation_conflict(new: Facts, old: Facts) -> bool:
-    return any(
-        (s, r) == (s2, r2) and o != o2 and r in SINGLE_VALUED_RELATIONS
-        for s, r, o in new.relations
-        for s2, r2, o2 in old.relations
-    )
-
-
-@dataclass
-class Candidate:
-    unit: MemoryUnit
-    similarity: float
-    facts: Facts
-
-
-def _conflict_reason(new: MemoryUnit, new_facts: Facts, c: Candidate) -> str | None:
-    """Why `new` replaces the active `c.unit`, or None. The rules, most certain first."""
-    old = c.unit
-    if not _same_subject(new_facts, c.facts):
-        return None
-    correction = "correction" in new.tags
-    tag = key_tag(new)
-    same_tag = tag is not None and tag == key_tag(old)
-    # A slot holds one value: a later one fills it even when conditional ("if it can be upgraded I can
-    # go to 8000" after "my budget is 5000"), keeping its lower confidence and its condition in the
-    # content, so the bank never shows two budgets (issue 16).
-    if same_tag and tag in SINGLE_VALUED_TAGS:
-        return "single-valued tag"
-    if not correction and new.confidence + CONDITIONAL_MARGIN < old.confidence:
-        return None  # a hedged detail does not replace a firm one of another kind
-    if _relation_conflict(new_facts, c.facts):
-        return "relation"
-    if correction and (same_tag or (tag is None and c.similarity >= SAME_SUBJECT_SIMILARITY)):
-        return "correction"
-    values_differ = bool(new_facts.values) and bool(c.facts.values) and new_facts.values != c.facts.values
-    if same_tag and values_differ and c.similarity >= SAME_SUBJECT_SIMILARITY:
-        return "same tag, new value"
-    return None
 
 
 class BankBusy(RetryableError, Unavailable):
@@ -228,7 +153,7 @@ async def _resolve_one(
             await merge(db, unit, into=c.unit, similarity=c.similarity, details=details)
             return "merged"
     for c in sorted(candidates, key=lambda c: (said_at(c.unit), c.unit.created_at), reverse=True):
-        reason = _conflict_reason(unit, unit_facts, c)
+        reason = conflict_reason(unit, unit_facts, c)
         if reason is not None:
             return await replace(
                 db, c.unit, unit, reason=reason, actor="resolver", details=details, model=embedder.model
