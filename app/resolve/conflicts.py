@@ -1,0 +1,94 @@
+"""What makes two units the same statement or a conflict (DESIGN.md "Conflict detection"): the tags
+that hold one value, the relations that hold one object, and the rules that say why a newer unit
+replaces an older one. Pure: the resolution job (`service`) loads the facts and applies them."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+
+from app.db.models import MemoryUnit
+
+SAME_SUBJECT_SIMILARITY = 0.6  # same tag, different values, and at least this close: an update
+CONDITIONAL_MARGIN = 0.1  # a unit this much less confident than the old one only adds, never replaces
+
+# Tags without a "value" of their own: never a conflict key. Life events accumulate ("went to a
+# support group", then "went to a pottery class"): a later one never replaces an earlier one.
+# Task episodes accumulate too: a new task never replaces an earlier one.
+NO_KEY_TAGS = frozenset({"episode", "episode.task", "correction", "fact.event"})
+# One value per subject: a new budget replaces the old one.
+SINGLE_VALUED_TAGS = frozenset({"constraint.budget"})
+# One object per (subject, relation): "lives_in Berlin" then "lives_in Paris".
+SINGLE_VALUED_RELATIONS = frozenset({"has_budget", "lives_in", "works_at", "works_as", "is_named", "age"})
+VALUE_TYPES = frozenset({"amount", "date", "place", "organization", "id", "contact", "product"})
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nothing|n't)\b|n't\b|不|没|别|无", re.IGNORECASE)
+
+
+@dataclass
+class Facts:
+    """What the rules compare about a unit: its entities and relations, loaded in bulk."""
+
+    persons: set[uuid.UUID] = field(default_factory=set)
+    values: set[uuid.UUID] = field(default_factory=set)
+    relations: set[tuple[uuid.UUID, str, uuid.UUID]] = field(default_factory=set)
+
+
+def key_tag(unit: MemoryUnit) -> str | None:
+    """The most specific tag that names what the unit is about (not `episode`/`correction`)."""
+    keyed = [t for t in unit.tags if t not in NO_KEY_TAGS]
+    return max(keyed, key=lambda t: t.count("."), default=None)
+
+
+def _same_subject(a: Facts, b: Facts) -> bool:
+    # A unit naming nobody is about the bank's user, like one that names the same person.
+    return not a.persons or not b.persons or bool(a.persons & b.persons)
+
+
+def same_statement(a: MemoryUnit, b: MemoryUnit) -> bool:
+    """Near-identical vectors can still differ in the one thing that matters: a number or a 'not'."""
+    return set(_NUMBER.findall(a.content)) == set(_NUMBER.findall(b.content)) and bool(
+        _NEGATION.search(a.content)
+    ) == bool(_NEGATION.search(b.content))
+
+
+def _relation_conflict(new: Facts, old: Facts) -> bool:
+    return any(
+        (s, r) == (s2, r2) and o != o2 and r in SINGLE_VALUED_RELATIONS
+        for s, r, o in new.relations
+        for s2, r2, o2 in old.relations
+    )
+
+
+@dataclass
+class Candidate:
+    unit: MemoryUnit
+    similarity: float
+    facts: Facts
+
+
+def conflict_reason(new: MemoryUnit, new_facts: Facts, c: Candidate) -> str | None:
+    """Why `new` replaces the active `c.unit`, or None. The rules, most certain first."""
+    old = c.unit
+    if not _same_subject(new_facts, c.facts):
+        return None
+    correction = "correction" in new.tags
+    tag = key_tag(new)
+    same_tag = tag is not None and tag == key_tag(old)
+    # A slot holds one value: a later one fills it even when conditional ("if it can be upgraded I can
+    # go to 8000" after "my budget is 5000"), keeping its lower confidence and its condition in the
+    # content, so the bank never shows two budgets (issue 16).
+    if same_tag and tag in SINGLE_VALUED_TAGS:
+        return "single-valued tag"
+    if not correction and new.confidence + CONDITIONAL_MARGIN < old.confidence:
+        return None  # a hedged detail does not replace a firm one of another kind
+    if _relation_conflict(new_facts, c.facts):
+        return "relation"
+    if correction and (same_tag or (tag is None and c.similarity >= SAME_SUBJECT_SIMILARITY)):
+        return "correction"
+    values_differ = bool(new_facts.values) and bool(c.facts.values) and new_facts.values != c.facts.values
+    if same_tag and values_differ and c.similarity >= SAME_SUBJECT_SIMILARITY:
+        return "same tag, new value"
+    return None
