@@ -94,11 +94,17 @@ _ORDER = "ORDER BY (u.layer = 'semantic') DESC, COALESCE(u.valid_from, u.created
 async def entity_units(
     db: AsyncSession, bank_id: str, entity_id: uuid.UUID, left_out: list[str], tz: str
 ) -> list[PageUnit]:
-    """Active units linked to the entity whose kind is not in `left_out`: L3 first, newest first."""
+    """Active units linked to the entity whose kind is not in `left_out`: L3 first, newest first. The
+    entity's unit ids are collected first (one index scan), then read by primary key: a join here was
+    planned as a nested loop over the active-units index (250× the rows) whenever statistics lagged a
+    fast-growing bank (before its first ANALYZE), ~33 ms for 500 units instead of ~1."""
     rows = await db.execute(
         text(f"""
-            SELECT {_COLUMNS} FROM memory_entities me JOIN memory_units u ON u.id = me.memory_id
-            WHERE me.bank_id = :bank_id AND me.entity_id = :entity_id AND {_CURRENT}
+            SELECT {_COLUMNS} FROM memory_units u
+            WHERE u.id = ANY(ARRAY(
+                SELECT me.memory_id FROM memory_entities me
+                WHERE me.bank_id = :bank_id AND me.entity_id = :entity_id
+            )) AND u.bank_id = :bank_id AND {_CURRENT}
             {_ORDER} LIMIT :limit
         """),
         {"bank_id": bank_id, "entity_id": entity_id, "left_out": left_out, "limit": MAX_PAGE_UNITS, "tz": tz},
