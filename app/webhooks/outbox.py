@@ -3,7 +3,7 @@ transaction as the change it tells of (`emit`), so a change never goes untold an
 a change that rolled back. After the commit the worker is nudged to deliver (`attach`); a nudge lost
 with the broker is made up by beat's tick (`webhooks.deliver` every few seconds).
 
-The services call `emit` in one line; it costs one indexed statement when the bank has no hook."""
+The services call `emit` in one line; a bank without hooks costs one indexed statement per transaction."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from app.schemas.webhooks import EventType
 EVENT_TYPES: tuple[str, ...] = get_args(EventType)  # what each carries: app/webhooks/events.py
 DELIVER = "webhooks.deliver"  # the Celery task: deliver what is due (of one bank, or of all)
 
+_SUBSCRIBED = "hindsight.webhooks.subscribed"  # session info: (transaction, {bank: its hooks' events})
 _HOOK = "webhooks"  # the after-commit hook: the banks whose delivery rows committed
 
 
@@ -44,10 +45,26 @@ async def emit_many(db: AsyncSession, bank_id: str, event_type: str, items: Sequ
     if not items:
         return
     assert event_type in EVENT_TYPES, event_type
+    if event_type not in await _subscribed(db, bank_id):
+        return
     at = datetime.now(UTC).isoformat()
     payloads = [{"type": event_type, "timestamp": at, "data": {"bank_id": bank_id, **item}} for item in items]
     if await repo.enqueue(db, bank_id, event_type, payloads):
         commit_hooks.note(db, _HOOK, bank_id)
+
+
+async def _subscribed(db: AsyncSession, bank_id: str) -> frozenset[str]:
+    """The bank's subscribed event types, read once per transaction: resolution tells of every unit it
+    decides on, and a bank without hooks then costs one statement per transaction, not one per unit."""
+    cached: tuple[object, dict[str, frozenset[str]]] | None = db.info.get(_SUBSCRIBED)
+    if cached is not None and cached[0] is db.sync_session.get_transaction() and bank_id in cached[1]:
+        return cached[1][bank_id]
+    events = await repo.subscribed_events(db, bank_id)
+    transaction = db.sync_session.get_transaction()  # begun by that read, if it was the first
+    if cached is None or cached[0] is not transaction:
+        cached = db.info[_SUBSCRIBED] = (transaction, {})
+    cached[1][bank_id] = events
+    return events
 
 
 async def forget_content(db: AsyncSession, bank_id: str, memory_id: uuid.UUID) -> None:

@@ -71,6 +71,14 @@ async def enqueue(db: AsyncSession, bank_id: str, event: str, payloads: list[dic
     return int(getattr(result, "rowcount", 0) or 0)
 
 
+async def subscribed_events(db: AsyncSession, bank_id: str) -> frozenset[str]:
+    """The event types some hook of the bank is subscribed to (none, for most banks)."""
+    rows = await db.execute(
+        text("SELECT DISTINCT unnest(events) FROM webhooks WHERE bank_id = :bank"), {"bank": bank_id}
+    )
+    return frozenset(rows.scalars())
+
+
 async def scrub_memory_content(db: AsyncSession, bank_id: str, memory_id: uuid.UUID) -> None:
     """Blank the content a `memory.created` payload carries of a unit being purged."""
     await db.execute(
