@@ -128,8 +128,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             expose_headers=["Retry-After"],  # not CORS-safelisted: a browser client needs it after 429/503
         )
     app.add_middleware(MetricsMiddleware)
-    routers = [health, banks, portability, events, distill, memories, query, jobs, timeline, entities]
-    for module in [*routers, pages, webhooks]:
+    for module in (
+        health,
+        banks,
+        portability,
+        events,
+        distill,
+        memories,
+        query,
+        jobs,
+        timeline,
+        entities,
+        pages,
+        webhooks,
+    ):
         app.include_router(module.router)
     mcp.mount(app)
     ui.mount(app)  # the web console at /ui (its own security headers) and GET /v1/whoami
