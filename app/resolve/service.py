@@ -146,8 +146,7 @@ async def _resolve_one(
             return await replace(
                 db, head, unit, reason="distiller", actor="resolver", details=details, model=embedder.model
             )
-    candidates = await _candidates(db, unit, embedder)
-    unit_facts = _facts(await load_facts(db, [unit.id]), unit.id)
+    candidates, unit_facts = await _candidates(db, unit, embedder)
     for c in candidates:
         if c.similarity >= config.dedupe_threshold and same_statement(unit, c.unit):
             await merge(db, unit, into=c.unit, similarity=c.similarity, details=details)
@@ -196,9 +195,11 @@ def _facts(rows: dict[uuid.UUID, Facts], memory_id: uuid.UUID) -> Facts:
     return rows.get(memory_id) or Facts()
 
 
-async def _candidates(db: AsyncSession, unit: MemoryUnit, embedder: Embedder) -> list[Candidate]:
-    """Active units that could be the same fact or its older value: semantic neighbours, units
-    with the same key tag, and units sharing a single-valued relation."""
+async def _candidates(
+    db: AsyncSession, unit: MemoryUnit, embedder: Embedder
+) -> tuple[list[Candidate], Facts]:
+    """Active units that could be the same fact or its older value (semantic neighbours, units
+    with the same key tag, and units sharing a single-valued relation), and the unit's own facts."""
     near = await embeddings_repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
     similar = {u.id: (u, sim) for u, sim in near}
     tag = key_tag(unit)
@@ -207,8 +208,8 @@ async def _candidates(db: AsyncSession, unit: MemoryUnit, embedder: Embedder) ->
     )
     for u, sim in extra:
         similar.setdefault(u.id, (u, sim))
-    facts = await load_facts(db, list(similar))
-    return [Candidate(u, sim, _facts(facts, u.id)) for u, sim in similar.values()]
+    facts = await load_facts(db, [unit.id, *similar])  # the unit's and theirs in one read
+    return [Candidate(u, sim, _facts(facts, u.id)) for u, sim in similar.values()], _facts(facts, unit.id)
 
 
 async def load_facts(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, Facts]:

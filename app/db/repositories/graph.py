@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, Select, bindparam, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -84,35 +84,58 @@ async def entities_of(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID,
     return found
 
 
-async def active_related(
-    db: AsyncSession, unit: MemoryUnit, tag: str | None, relations: list[str], *, exclude: list[uuid.UUID]
-) -> list[tuple[MemoryUnit, float]]:
-    """Active units with the same key tag, or sharing a (subject, relation) with `unit` — newest
-    first, with their similarity to `unit` (0 when one has no vector)."""
-    mine = aliased(Relation)
-    theirs = aliased(Relation)
+def _related_statement(with_tag: bool) -> Select[MemoryUnit, float]:
+    """`active_related`'s statement, built once per shape: building it (two pairs of aliases) cost
+    more CPU per resolved unit than running it."""
+    mine, theirs = aliased(Relation), aliased(Relation)
+    unit_id = bindparam("unit_id", type_=MemoryUnit.id.type)
+    model = bindparam("model", type_=MemoryEmbedding.model.type)
     by_relation = (
         select(theirs.memory_id)
         .join(mine, (mine.subject_id == theirs.subject_id) & (mine.relation == theirs.relation))
-        .where(mine.memory_id == unit.id, mine.relation.in_(relations), theirs.memory_id.is_not(None))
+        .where(
+            mine.memory_id == unit_id,
+            mine.relation.in_(bindparam("relations", expanding=True)),
+            theirs.memory_id.is_not(None),
+        )
     )
     match: ColumnElement[bool] = MemoryUnit.id.in_(by_relation)
-    if tag is not None:
-        match = match | MemoryUnit.tags.contains([tag])
+    if with_tag:
+        match = match | MemoryUnit.tags.contains(bindparam("tags", type_=MemoryUnit.tags.type))
     a, b = aliased(MemoryEmbedding), aliased(MemoryEmbedding)
     similarity = func.coalesce(1 - a.embedding.cosine_distance(b.embedding), 0.0)
-    stmt = (
+    return (
         select(MemoryUnit, similarity)
-        .outerjoin(a, (a.memory_id == MemoryUnit.id) & (a.model == unit.embedding_model))
-        .outerjoin(b, (b.memory_id == unit.id) & (b.model == unit.embedding_model))
+        .outerjoin(a, (a.memory_id == MemoryUnit.id) & (a.model == model))
+        .outerjoin(b, (b.memory_id == unit_id) & (b.model == model))
         .where(
-            MemoryUnit.bank_id == unit.bank_id,
+            MemoryUnit.bank_id == bindparam("bank_id", type_=MemoryUnit.bank_id.type),
             MemoryUnit.status == "active",
-            MemoryUnit.id != unit.id,
-            MemoryUnit.id.not_in(exclude),
+            MemoryUnit.id != unit_id,
+            MemoryUnit.id.not_in(bindparam("exclude", expanding=True)),
             match,
         )
         .order_by(MemoryUnit.created_at.desc())
         .limit(20)
     )
-    return [(u, float(sim)) for u, sim in (await db.execute(stmt)).all()]
+
+
+_RELATED = {with_tag: _related_statement(with_tag) for with_tag in (False, True)}
+
+
+async def active_related(
+    db: AsyncSession, unit: MemoryUnit, tag: str | None, relations: list[str], *, exclude: list[uuid.UUID]
+) -> list[tuple[MemoryUnit, float]]:
+    """Active units with the same key tag, or sharing a (subject, relation) with `unit` — newest
+    first, with their similarity to `unit` (0 when one has no vector)."""
+    params: dict[str, Any] = {
+        "unit_id": unit.id,
+        "model": unit.embedding_model,
+        "relations": relations,
+        "exclude": exclude,
+        "bank_id": unit.bank_id,
+    }
+    if tag is not None:
+        params["tags"] = [tag]
+    rows = await db.execute(_RELATED[tag is not None], params)
+    return [(u, float(sim)) for u, sim in rows.all()]

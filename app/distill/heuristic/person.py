@@ -4,7 +4,7 @@ verb inflected (lemminflect) and later pronouns made the speaker's ("my" → "th
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from app.text import has_cjk
 
@@ -37,12 +37,19 @@ def _third_person(verb: str) -> str:
         return verb  # "can", "can't", "won't"
     if lower.endswith("ly") and lower not in LY_VERBS:
         return verb  # an adverb: "I truly felt", "I finally took" (lemminflect inflects anything)
+    return _present_third_person(lower) or verb
+
+
+@lru_cache(maxsize=4096)
+def _present_third_person(lower: str) -> str | None:
+    """The -s form of a base-form verb ("prefer" → "prefers"), None when `lower` is no base form
+    ("liked", "finally"). Cached: lemminflect's lookups were the heuristic distiller's hottest spot."""
     get_inflection, get_lemma = _inflect()
     lemmas = get_lemma(lower, upos="VERB")  # type: ignore[operator]
     if not lemmas or lemmas[0] != lower:
-        return verb  # past tense or not a verb: "I liked", "I finally"
+        return None  # past tense or not a verb: "I liked", "I finally"
     forms = get_inflection(lower, tag="VBZ")  # type: ignore[operator]
-    return str(forms[0]) if forms else verb
+    return str(forms[0]) if forms else None
 
 
 _SUBJ, _POSS, _MINE, _OBJ, _REFL = "\x01S\x01", "\x01P\x01", "\x01M\x01", "\x01O\x01", "\x01R\x01"
