@@ -71,8 +71,12 @@ async def test_upgrade_downgrade_upgrade_on_a_fresh_database(scratch_url: str) -
     assert "vector_cosine_ops" in indexes["ix_memory_embeddings_hnsw_384_default"]
     assert "USING gin (search)" in indexes["ix_memory_units_search"]
     assert "USING gin (tag_paths)" in indexes["ix_memory_units_tag_paths"]
-    assert "COALESCE(valid_from, created_at) DESC" in indexes["ix_memory_units_active_recent"]
+    assert "COALESCE(valid_from, created_at) DESC" in indexes["ix_memory_units_recallable_recent"]
     assert "WHERE (status = 'active'::text)" in indexes["ix_memory_units_active_created"]
+    # a past window's units, active and archived, are found by index (not a read of the whole bank)
+    recallable = "WHERE (status = ANY (ARRAY['active'::text, 'archived'::text]))"
+    assert recallable in indexes["ix_memory_units_recallable_valid_from"]
+    assert recallable in indexes["ix_memory_units_recallable_recent"]
 
     await asyncio.to_thread(downgrade, scratch_url, "base")
     assert _tables(scratch_url) == set()

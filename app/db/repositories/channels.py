@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.db.models.memory import MEMORY_STATUSES
 from app.db.repositories.embeddings import check_model_name
 from app.db.repositories.history import active_as_of_sql
 from app.db.repositories.query import (
@@ -46,11 +47,15 @@ _DATE_ENTITIES = """
 
 
 def _status(f: Filters, params: dict[str, Any], alias: str) -> str:
-    # The usual case is a literal, so generic plans can still use the partial `status = 'active'` indexes.
-    if f.statuses == ["active"]:
-        return f"{alias}.status = 'active'"
-    params["statuses"] = f.statuses
-    return f"{alias}.status = ANY(CAST(:statuses AS text[]))"
+    # Literals (the statuses are the schema's enum), so that generic plans can still use the partial
+    # indexes: `status = 'active'`, and `status IN ('active', 'archived')` for a past window.
+    statuses = sorted(set(f.statuses))
+    if not set(statuses) <= set(MEMORY_STATUSES):
+        params["statuses"] = statuses
+        return f"{alias}.status = ANY(CAST(:statuses AS text[]))"
+    if len(statuses) == 1:
+        return f"{alias}.status = '{statuses[0]}'"
+    return f"{alias}.status IN ({', '.join(repr(s) for s in statuses)})"
 
 
 def _where(f: Filters, params: dict[str, Any], alias: str = "m", *, window: bool = True) -> str:
