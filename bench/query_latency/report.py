@@ -87,9 +87,63 @@ def docs_section(report: dict[str, Any]) -> str:
     for case in dict.fromkeys(p["case"] for r in results for p in r["sql"]["plans"]):
         plans.row(case, *(_plan_cell(r, case) for r in results))
     lines += plans.lines
+    lines += _cases(results)
     lines += ["", docs.wrap(_verdict(results))]
     lines += docs.footer(report, "Raw figures and the full plans")
     return "\n".join(lines)
+
+
+def _cases(results: list[dict[str, Any]]) -> list[str]:
+    """The same queries again: through an API reading from a streaming replica, and while one worker
+    distils a backlog at full speed (`--replica`, `--while-distilling`)."""
+    runs = [r for r in results if r.get("cases")]
+    if not runs:
+        return []
+    lines = [
+        "",
+        "The same queries through a second API reading from a streaming replica (`--replica`: "
+        "`pg_basebackup` of the primary, hot standby, `HINDSIGHT_READ_DATABASE_URL`), and while one "
+        "`hindsight worker` (queues distill,resolve, one process) distils a backlog of conversation turns "
+        "appended to another bank of the same database (`--while-distilling`):",
+        "",
+    ]
+    table = docs.Table(
+        "case",
+        [
+            "units",
+            "HTTP p50 / p95 / p99 (ms)",
+            "server `took_ms` p50 / p95",
+            "worker meanwhile",
+            "other processes' CPU",
+        ],
+    )
+    for r in runs:
+        idle = r["http"]
+        table.row(
+            "primary, idle",
+            f"{r['units']:,}",
+            docs.p50_p95_p99(idle["client_wall_ms"]),
+            docs.p50_p95(idle["server_took_ms"]),
+            "—",
+            f"{idle['conditions']['other_cpu_percent']} %",
+        )
+        for name, case in r["cases"].items():
+            load = case.get("load")
+            worker = "—"
+            if load:
+                worker = (
+                    f"{load['events_per_s']} events/s, {load['worker_cpu_percent_of_a_core']} % of a "
+                    f"core{'' if load['busy_throughout'] else ' (backlog ran out)'}"
+                )
+            table.row(
+                name,
+                f"{r['units']:,}",
+                docs.p50_p95_p99(case["client_wall_ms"]),
+                docs.p50_p95(case["server_took_ms"]),
+                worker,
+                f"{case['conditions']['other_cpu_percent']} %",
+            )
+    return lines + table.lines
 
 
 def _plan_cell(run: dict[str, Any], case: str) -> str:

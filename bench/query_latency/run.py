@@ -11,10 +11,13 @@ import shutil
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy.engine import make_url
 
 from bench import query_latency
 from bench.harness import cli, services
@@ -24,6 +27,7 @@ from bench.query_latency.http_timer import measure_http
 from bench.query_latency.loader import active_units, load_bank, server_facts
 from bench.query_latency.queries import BenchQuery, make_queries
 from bench.query_latency.report import SECTION, TARGET, docs_section, print_table
+from bench.query_latency.under_load import distilling, replica_api
 from bench.query_latency.units import Generator
 from bench.query_latency.vectors import encode, load_model, vectors_for
 
@@ -101,22 +105,45 @@ def run_size(
 
     queries = make_queries(gen.world, max(args.queries, 50), args.seed)
     admin_key = "bench-admin-" + uuid.uuid4().hex
-    env = services.service_env(url, stack.redis_url, admin_key)
-    with services.api(env, work / f"api-{units_n}.log") as (base, pid):
+    # The limiter stays on the path without throttling the load's appends.
+    env = services.service_env(url, stack.redis_url, admin_key, HINDSIGHT_RATE_LIMIT_PER_SECOND="100000")
+    cases: dict[str, Any] = {}
+    with contextlib.ExitStack() as running:
+        base, pid = running.enter_context(services.api(env, work / f"api-{units_n}.log"))
         log(f"  API up at {base} (pid {pid}); {args.queries} queries over HTTP …")
 
         def before() -> dict[str, Any]:
             quiet = wait_for_quiet(args.quiet_cpu, args.quiet_wait)
             return {**quiet, "load_average_1m": round(os.getloadavg()[0], 2)}
 
-        def ours() -> list[int]:
-            return [pid, os.getpid(), *stack.own_pids()]
+        def timed(at: str, extra: list[int], wait: Callable[[], dict[str, Any]] = before) -> dict[str, Any]:
+            def ours() -> list[int]:
+                return [pid, os.getpid(), *stack.own_pids(), *extra]
 
-        http = measure_http(
-            base, admin_key, bank_id, queries, args.queries, gen.anchor, args.warmup, before, ours
-        )
+            return measure_http(
+                at, admin_key, bank_id, queries, args.queries, gen.anchor, args.warmup, wait, ours
+            )
+
+        http = timed(base, [])
         rss = rss_mib(pid)
-    log(f"  HTTP p50 {http['client_wall_ms']['p50']} ms, p95 {http['client_wall_ms']['p95']} ms")
+        log(f"  HTTP p50 {http['client_wall_ms']['p50']} ms, p95 {http['client_wall_ms']['p95']} ms")
+        apis = {"primary": (base, list[int]())}
+        if args.replica:
+            replica_base, replica_pids = running.enter_context(
+                replica_api(stack.postgres, work, make_url(url).database or "", env)
+            )
+            apis["replica"] = (replica_base, replica_pids)
+            cases["replica, idle"] = timed(replica_base, replica_pids)
+        if args.while_distilling:
+            load = running.enter_context(distilling(env, base, admin_key, url, work, args.load_events))
+            for name, (at, extra) in apis.items():
+                case: dict[str, Any] = {}
+                with load.window(case):
+                    case |= timed(at, [*extra, load.worker_pid], lambda: {"under_load": True})
+                cases[f"{name}, while distilling"] = case
+        for name, case in cases.items():
+            w = case["client_wall_ms"]
+            log(f"  {name}: HTTP p50 {w['p50']} ms, p95 {w['p95']} ms {case.get('load', '')}")
 
     model = get_model()
     distinct: dict[str, BenchQuery] = {}
@@ -144,6 +171,7 @@ def run_size(
         "load": loaded,
         "postgres": db_facts,
         "http": http,
+        "cases": cases,
         "api_rss_mib": rss,
         "query_embedding_ms": embed,
         "sql": sql,
@@ -183,11 +211,26 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --database-url or --pgdata: keep a bench-<N> bank already loaded",
     )
+    parser.add_argument(
+        "--while-distilling",
+        action="store_true",
+        help="again while one worker distils a backlog of conversation turns at full speed",
+    )
+    parser.add_argument(
+        "--load-events", type=int, default=3000, help="the backlog's turns for --while-distilling"
+    )
+    parser.add_argument(
+        "--replica",
+        action="store_true",
+        help="again through a second API reading from a streaming replica (embedded PostgreSQL only)",
+    )
     parser.add_argument("--prepare-only", action="store_true", help="generate and embed (cache), then stop")
     out, database_help = "bench/results/query_latency.json", "use this PostgreSQL (banks bench-<N>)"
     args = cli.parse_program(parser, argv, out, (SECTION, docs_section), database_help)
     if args is None:
         return 0
+    if args.replica and args.database_url:
+        parser.error("--replica makes a replica of the embedded PostgreSQL; leave out --database-url")
     sizes = sorted(set(args.units or [100_000]))
     command = cli.command_line("bench.query_latency", argv)
     # The anchor is the day the vectors were first cached for, so cached data and "last week" agree.
