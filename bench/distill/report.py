@@ -23,7 +23,8 @@ def docs_section(report: dict[str, Any]) -> str:
         f"Run {report['date']} on {m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB, Python "
         f"{m['python']}, embedder on ONNX Runtime {m.get('onnxruntime', '?')}; embedded PostgreSQL and "
         "Redis, `hindsight api` and one "
-        "`hindsight worker` (one process, queues distill, resolve and maintenance) as child processes. "
+        f"`hindsight worker` ({_processes(report.get('concurrency', 1))}, queues distill, resolve and "
+        "maintenance) as child processes. "
         f"{w['events']:,} events in {w['sessions']} sessions ({report['zh_events']:,} of them Chinese): "
         "LoCoMo's dev-split turns with Chinese sessions mixed in, appended in per-session batches of "
         f"{BATCH} with the default bank config (a job every 5 undistilled turns), each session then "
@@ -82,3 +83,7 @@ def docs_section(report: dict[str, Any]) -> str:
     lines += top.lines
     lines += docs.footer(report, "Raw figures and the profile")
     return "\n".join(lines)
+
+
+def _processes(n: int) -> str:
+    return "one process" if n == 1 else f"`--concurrency {n}`: {n} processes"

@@ -27,6 +27,12 @@ def main(argv: list[str] | None = None) -> int:
         default=services.MODEL,
         help="the local model (all-MiniLM-L6-v2, or all-MiniLM-L6-v2-int8 for its int8 quantisation)",
     )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=1,
+        help="the worker's processes (`--concurrency`; `hindsight dev`'s realtime pool runs 2)",
+    )
     parser.add_argument("--timeout", type=float, default=1800, help="seconds to wait for the worker")
     args = cli.parse_program(parser, argv, "bench/results/distill.json", (SECTION, docs_section))
     if args is None:
@@ -48,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": measure.machine(),
         "target_events_per_s": TARGET_EVENTS_PER_S,
         "embedding_model": args.embedding_model,
+        "concurrency": args.concurrency,
         "zh_events": zh_events,
         "out": args.out,
         "notes": [],

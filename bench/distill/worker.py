@@ -88,7 +88,9 @@ def through_worker(
     worker_log = s.work / "worker.log"
     with (
         services.api(env, s.work / "api.log") as (base, api_pid),
-        services.child(["worker", "--name", "bench-distill@%h"], env, worker_log) as worker,
+        services.child(
+            ["worker", "--name", "bench-distill@%h", "--concurrency", str(args.concurrency)], env, worker_log
+        ) as worker,
     ):
         api = Api(base, admin_key)
         log("  warming the worker up (model, dictionaries) …")
