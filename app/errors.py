@@ -95,6 +95,14 @@ def database_unavailable(exc: DBAPIError) -> bool:
     return isinstance(sqlstate, str) and sqlstate.startswith(UNAVAILABLE_SQLSTATES)
 
 
+def transient_conflict(exc: DBAPIError) -> bool:
+    """Whether PostgreSQL cancelled the statement for a conflict that a retry does not meet again
+    (SQLSTATE class 40): a hot standby's recovery removing rows the read still needed ("conflict with
+    recovery", 40001), a deadlock (40P01), a serialization failure."""
+    sqlstate = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+    return isinstance(sqlstate, str) and sqlstate.startswith("40")
+
+
 def _jsonable_errors(errors: Any) -> list[dict[str, Any]]:
     out = []
     for err in errors:
@@ -134,6 +142,14 @@ def install_error_handlers(app: FastAPI) -> None:
                 503,
                 "Service Unavailable",
                 "The database is unavailable; retry shortly.",
+                headers={"Retry-After": "1"},
+            )
+        if transient_conflict(exc):
+            log.warning("statement cancelled by a conflict: %s", exc.orig)
+            return problem(
+                503,
+                "Service Unavailable",
+                "The database cancelled the statement for a conflict with concurrent work; retry.",
                 headers={"Retry-After": "1"},
             )
         # A value PostgreSQL (SQLSTATE class 22, "data exception") or the driver refused: input the

@@ -10,7 +10,7 @@ from sqlalchemy.dialects.postgresql.asyncpg import AsyncAdapt_asyncpg_dbapi
 from sqlalchemy.exc import DBAPIError
 
 from app.db.engine import is_dead_connection
-from app.errors import database_unavailable
+from app.errors import database_unavailable, install_error_handlers, transient_conflict
 
 DBAPI = AsyncAdapt_asyncpg_dbapi(asyncpg)
 
@@ -73,4 +73,38 @@ def test_too_many_connections_is_a_503_but_the_connection_is_not_dead() -> None:
 def test_a_statement_error_is_neither(error: Exception) -> None:
     wrapped = as_sqlalchemy_raises(error)
     assert not database_unavailable(wrapped)
+    assert not transient_conflict(wrapped)
     assert not is_dead_connection(wrapped.orig)
+
+
+CONFLICTS = [
+    # a hot standby's replay removed rows the read still needed (max_standby_streaming_delay passed)
+    asyncpg.exceptions.SerializationError("canceling statement due to conflict with recovery"),
+    asyncpg.exceptions.DeadlockDetectedError("deadlock detected"),
+]
+
+
+@pytest.mark.parametrize("error", CONFLICTS)
+async def test_a_statement_cancelled_by_a_conflict_is_a_503_to_retry(error: Exception) -> None:
+    import httpx
+    from fastapi import FastAPI
+
+    wrapped = as_sqlalchemy_raises(error)
+    assert transient_conflict(wrapped)
+    assert not database_unavailable(wrapped)  # the database is there: the pool keeps its connection
+    assert not is_dead_connection(wrapped.orig)
+    app = FastAPI()
+    install_error_handlers(app)
+
+    @app.get("/read")
+    async def read() -> None:
+        raise wrapped
+
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.get("/read")
+    assert response.status_code == 503
+    assert response.headers["retry-after"] == "1"
+    assert response.headers["content-type"] == "application/problem+json"
+    assert "retry" in response.json()["detail"]
+
