@@ -16,8 +16,9 @@ COPY alembic ./alembic
 RUN pip install .
 # The web console's assets (app/ui/static) ship as package data: fail the build if they did not.
 RUN python -c "from app.api.ui import STATIC; assert (STATIC / 'index.html').is_file(), STATIC"
-# The local embedder runs the wheel's model with ONNX Runtime: export it once, here, and its int8
-# quantisation (HINDSIGHT_EMBEDDING_MODEL=all-MiniLM-L6-v2-int8), since /opt/models is read-only at run time.
+# The local embedder runs the wheel's model with ONNX Runtime: export it once, here, with its int8
+# quantisation (the default model; fp32 is HINDSIGHT_EMBEDDING_MODEL=all-MiniLM-L6-v2), since /opt/models is
+# read-only at run time.
 RUN HF_HUB_OFFLINE=1 python -c "from pathlib import Path; from app.providers.embeddings import LocalEmbedder; \
 [LocalEmbedder(m, 384, cache_dir=Path('/opt/models')) for m in ('all-MiniLM-L6-v2', 'all-MiniLM-L6-v2-int8')]"
 

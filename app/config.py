@@ -25,7 +25,8 @@ class Settings(BaseSettings):
     admin_key: SecretStr = SecretStr("")
 
     embedding_provider: Literal["local", "openai"] = "local"
-    embedding_model: str = "all-MiniLM-L6-v2"
+    # The int8 quantisation of the local all-MiniLM-L6-v2: LoCoMo recall within 0.01 of fp32's, ~2x faster
+    embedding_model: str = "all-MiniLM-L6-v2-int8"
     embedding_dim: int = 384
     # Local model: tokens embedded per text (None: the model's 256); LoCoMo turns are ≤ ~100
     embedding_max_tokens: int | None = Field(default=None, ge=8)

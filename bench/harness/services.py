@@ -20,7 +20,7 @@ from pathlib import Path
 from bench.harness.measure import log
 
 ROOT = Path(__file__).resolve().parents[2]
-MODEL, DIM = "all-MiniLM-L6-v2", 384  # the local embedder the services run with
+MODEL, DIM = "all-MiniLM-L6-v2-int8", 384  # the local embedder the services run with: the default
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"  # realistic conversation turns
 
 

@@ -14,6 +14,7 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
+from app.config import get_settings
 from app.events.working_memory import working_memory_key
 from tests.conftest import Stack, assert_problem, wait_for
 from tests.factories import CONVERSATION, events, finished_job, make_bank, units
@@ -71,9 +72,9 @@ async def test_appended_turns_become_active_units_without_a_call(
     )
     assert budget["source_event_ids"] == [event_ids[2]["id"]]
     vectors = await sql(
-        "SELECT count(*) AS n FROM memory_embeddings WHERE bank_id = :bank AND model = 'all-MiniLM-L6-v2'"
-        " AND dim = 384",
+        "SELECT count(*) AS n FROM memory_embeddings WHERE bank_id = :bank AND model = :model AND dim = 384",
         bank=bank,
+        model=get_settings().embedding_model,
     )
     assert vectors[0]["n"] == len(by_content)
     linked = await sql(

@@ -9,6 +9,8 @@ import psycopg2
 import pytest
 from sqlalchemy import make_url
 
+from app.config import get_settings
+from app.db.repositories.embeddings import index_name
 from app.migrate import downgrade, upgrade
 from tests.conftest import Stack
 
@@ -69,6 +71,10 @@ async def test_upgrade_downgrade_upgrade_on_a_fresh_database(scratch_url: str) -
     indexes = _indexes(scratch_url)
     assert "USING hnsw" in indexes["ix_memory_embeddings_hnsw_384_default"]
     assert "vector_cosine_ops" in indexes["ix_memory_embeddings_hnsw_384_default"]
+    # the default model's own index, so a new installation's semantic channel never scans every vector
+    default_model = indexes[index_name(get_settings().embedding_model, 384)]
+    assert "USING hnsw" in default_model
+    assert f"model = '{get_settings().embedding_model}'" in default_model
     assert "USING gin (search)" in indexes["ix_memory_units_search"]
     assert "USING gin (tag_paths)" in indexes["ix_memory_units_tag_paths"]
     assert "COALESCE(valid_from, created_at) DESC" in indexes["ix_memory_units_recallable_recent"]

@@ -107,4 +107,3 @@ async def test_a_statement_cancelled_by_a_conflict_is_a_503_to_retry(error: Exce
     assert response.headers["retry-after"] == "1"
     assert response.headers["content-type"] == "application/problem+json"
     assert "retry" in response.json()["detail"]
-

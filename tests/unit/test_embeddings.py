@@ -46,10 +46,11 @@ def test_onnx_vectors_are_sentence_transformers_vectors(tmp_path: Path) -> None:
     assert np.abs(np.array(embedder.embed_sync(texts)) - reference).max() < 1e-5
 
 
-def test_the_int8_model_is_quantised_from_the_local_export_and_ranks_alike(local: LocalEmbedder) -> None:
+def test_the_int8_model_is_quantised_from_the_local_export_and_ranks_alike() -> None:
     from app.providers.embeddings import local_graph
 
-    int8 = LocalEmbedder("all-MiniLM-L6-v2-int8", 384)
+    int8, fp32 = LocalEmbedder("all-MiniLM-L6-v2-int8", 384), LocalEmbedder("all-MiniLM-L6-v2", 384)
+    assert Settings(env="test").embedding_model == int8.model  # the default
     graph = local_graph("all-MiniLM-L6-v2-int8", None)
     assert graph.name.endswith("-int8.onnx")
     assert graph.stat().st_size < local_graph("all-MiniLM-L6-v2", None).stat().st_size / 3
@@ -59,7 +60,7 @@ def test_the_int8_model_is_quantised_from_the_local_export_and_ranks_alike(local
         "I like cats",
         "我的预算是五千",
     ]
-    quantised, exact = int8.embed_sync(texts), local.embed_sync(texts)
+    quantised, exact = int8.embed_sync(texts), fp32.embed_sync(texts)
     for q, e in zip(quantised, exact, strict=True):
         assert math.isclose(cosine(q, q), 1.0, rel_tol=1e-5)
         assert 0.9 < cosine(q, e) < 0.99999  # near the fp32 vector, not the same one
@@ -67,7 +68,7 @@ def test_the_int8_model_is_quantised_from_the_local_export_and_ranks_alike(local
 
 
 def test_max_tokens_cuts_long_texts_only(local: LocalEmbedder) -> None:
-    capped = LocalEmbedder("all-MiniLM-L6-v2", 384, max_tokens=16)
+    capped = LocalEmbedder(local.model, 384, max_tokens=16)
     short, long = "I prefer window seats.", "I prefer window seats on long flights, " * 20
     assert np.allclose(capped.embed_sync([short]), local.embed_sync([short]), atol=1e-6)
     assert cosine(capped.embed_sync([long])[0], local.embed_sync([long])[0]) < 0.999
