@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from app.db.repositories.embeddings import index_name
 from bench.harness.services import DIM, MODEL
 from bench.query_latency.units import Unit
 
-HNSW_INDEX = "ix_memory_embeddings_hnsw_384_default"
+HNSW_INDEX = index_name(MODEL, DIM)  # the partial HNSW index of the model the services run
 SEARCH_INDEX = "ix_memory_units_search"
 
 

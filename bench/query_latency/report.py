@@ -53,7 +53,7 @@ def docs_section(report: dict[str, Any]) -> str:
         f"Python {m['python']}, embedder on ONNX Runtime {m.get('onnxruntime', '?')}, "
         f"PostgreSQL {pg['server_version']} + pgvector {pg['pgvector']} (embedded; shared_buffers "
         f"{pg['shared_buffers']}, work_mem {pg['work_mem']}, jit {pg['jit']}, JIT available: "
-        f"{pg['jit_available']}), `hindsight api` (one uvicorn process), {report['queries']} sequential "
+        f"{pg['jit_available']}), `hindsight api` ({_processes(results)}), {report['queries']} sequential "
         f"queries per size after {report['warmup']} warm-up ones, httpx keep-alive, `top_k` 10, default "
         "fusion (RRF, five channels); the data is synthetic (EN ~90%, ZH ~10%; see "
         "`bench/query_latency/`), vectors from the real model.",
@@ -101,22 +101,17 @@ def _cases(results: list[dict[str, Any]]) -> list[str]:
         return []
     lines = [
         "",
-        "The same queries through a second API reading from a streaming replica (`--replica`: "
-        "`pg_basebackup` of the primary, hot standby, `HINDSIGHT_READ_DATABASE_URL`), and while one "
-        "`hindsight worker` (queues distill,resolve, one process) distils a backlog of conversation turns "
-        "appended to another bank of the same database (`--while-distilling`):",
+        docs.wrap(
+            "The same queries through a second API reading from a streaming replica (`--replica`: "
+            "`pg_basebackup` of the primary, hot standby, `HINDSIGHT_READ_DATABASE_URL`), and while one "
+            "`hindsight worker` (queues distill,resolve, one process) distils a backlog of conversation "
+            "turns appended to another bank of the same database (`--while-distilling`); the CPU column is "
+            "the whole machine's (other processes' share in brackets):"
+        ),
         "",
     ]
-    table = docs.Table(
-        "case",
-        [
-            "units",
-            "HTTP p50 / p95 / p99 (ms)",
-            "server `took_ms` p50 / p95",
-            "worker meanwhile",
-            "other processes' CPU",
-        ],
-    )
+    columns = ["units", "HTTP p50 / p95 / p99 (ms)", "server `took_ms` p50 / p95", "worker meanwhile", "CPU"]
+    table = docs.Table("case", columns)
     for r in runs:
         idle = r["http"]
         table.row(
@@ -125,7 +120,7 @@ def _cases(results: list[dict[str, Any]]) -> list[str]:
             docs.p50_p95_p99(idle["client_wall_ms"]),
             docs.p50_p95(idle["server_took_ms"]),
             "—",
-            f"{idle['conditions']['other_cpu_percent']} %",
+            _cpu(idle["conditions"]),
         )
         for name, case in r["cases"].items():
             load = case.get("load")
@@ -141,7 +136,7 @@ def _cases(results: list[dict[str, Any]]) -> list[str]:
                 docs.p50_p95_p99(case["client_wall_ms"]),
                 docs.p50_p95(case["server_took_ms"]),
                 worker,
-                f"{case['conditions']['other_cpu_percent']} %",
+                _cpu(case["conditions"]),
             )
     return lines + table.lines
 
@@ -177,3 +172,15 @@ def _verdict(results: list[dict[str, Any]]) -> str:
             f"{round(w['p50'] - per['all']['p50'] - target['query_embedding_ms']['p50'], 1)} ms."
         )
     return text
+
+
+def _processes(results: list[dict[str, Any]]) -> str:
+    counts = {r.get("api_processes") for r in results}
+    if len(counts) == 1 and None not in counts:
+        n = counts.pop()
+        return "one uvicorn process" if n == 1 else f"{n} uvicorn processes"
+    return "its default: one uvicorn process per core"
+
+
+def _cpu(conditions: dict[str, Any]) -> str:
+    return f"{conditions['machine_cpu_percent']} % ({conditions['other_cpu_percent']} %)"

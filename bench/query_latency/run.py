@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 
 from bench import query_latency
 from bench.harness import cli, services
-from bench.harness.measure import log, machine, rss_mib, wait_for_quiet
+from bench.harness.measure import log, machine, rss_mib, uvicorn_processes, wait_for_quiet
 from bench.query_latency.channel_sql import embed_query_ms, explain_cases, measure_sql, prepare
 from bench.query_latency.http_timer import measure_http
 from bench.query_latency.loader import active_units, load_bank, server_facts
@@ -126,6 +126,7 @@ def run_size(
 
         http = timed(base, [])
         rss = rss_mib(pid)
+        processes = uvicorn_processes(pid)
         log(f"  HTTP p50 {http['client_wall_ms']['p50']} ms, p95 {http['client_wall_ms']['p95']} ms")
         apis = {"primary": (base, list[int]())}
         if args.replica:
@@ -173,6 +174,7 @@ def run_size(
         "http": http,
         "cases": cases,
         "api_rss_mib": rss,
+        "api_processes": processes,
         "query_embedding_ms": embed,
         "sql": sql,
     }
