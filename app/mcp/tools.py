@@ -12,14 +12,14 @@ from typing import Any
 
 from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 from pydantic import ValidationError
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks import service as banks
 from app.banks.config import ConfiguredBank
 from app.banks.service import Principal
 from app.distill import entry as distill
-from app.errors import AppError, Invalid
+from app.errors import AppError, Invalid, database_unavailable, transient_conflict
 from app.mcp.arguments import (
     ForgetArguments,
     ProfileArguments,
@@ -281,9 +281,17 @@ async def call_tool(
         return error_result(_invalid(exc))
     except AppError as exc:
         return error_result(f"{exc.title} ({exc.status}): {exc.message}")
-    except (OperationalError, InterfaceError, OSError) as exc:
+    except (DBAPIError, OSError) as exc:
+        # As the REST routes answer them: PostgreSQL away, or the statement cancelled for a conflict
+        # (a hot standby's recovery, a deadlock), is a 503 to retry; any other database error a 500.
+        if isinstance(exc, DBAPIError) and not (database_unavailable(exc) or transient_conflict(exc)):
+            return _internal(name)
         log.warning("MCP tool %s: backing service unavailable: %s", name, exc)
         return error_result("Service Unavailable (503): a backing service is unavailable; retry shortly.")
     except Exception:
-        log.exception("MCP tool %s failed", name)
-        return error_result("Internal error (500): the call failed; the server log has the details.")
+        return _internal(name)
+
+
+def _internal(name: str) -> CallToolResult:
+    log.exception("MCP tool %s failed", name)
+    return error_result("Internal error (500): the call failed; the server log has the details.")

@@ -107,3 +107,29 @@ async def test_a_statement_cancelled_by_a_conflict_is_a_503_to_retry(error: Exce
     assert response.headers["retry-after"] == "1"
     assert response.headers["content-type"] == "application/problem+json"
     assert "retry" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("error", "answer"),
+    [
+        (CONFLICTS[0], "Service Unavailable (503)"),
+        (SERVER_GONE[0], "Service Unavailable (503)"),
+        (asyncpg.exceptions.UndefinedColumnError("column does not exist"), "Internal error (500)"),
+    ],
+)
+async def test_mcp_tools_answer_database_errors_as_the_routes_do(
+    error: Exception, answer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp.types import ToolAnnotations
+
+    from app.mcp import tools
+    from app.mcp.arguments import ToolArguments
+
+    async def failing(*_: object) -> None:
+        raise as_sqlalchemy_raises(error)
+
+    spec = tools.ToolSpec("memory_fail", "fails", ToolArguments, failing, ToolAnnotations())  # type: ignore[arg-type]
+    monkeypatch.setitem(tools.TOOLS, spec.name, spec)
+    result = await tools.call_tool(None, None, spec.name, {})  # type: ignore[arg-type]
+    assert result.is_error
+    assert result.content[0].text.startswith(answer)  # type: ignore[union-attr]
