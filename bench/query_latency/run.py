@@ -128,7 +128,7 @@ def run_size(
         rss = rss_mib(pid)
         processes = uvicorn_processes(pid)
         log(f"  HTTP p50 {http['client_wall_ms']['p50']} ms, p95 {http['client_wall_ms']['p95']} ms")
-        apis = {"primary": (base, list[int]())}
+        apis: dict[str, tuple[str, list[int]]] = {"primary": (base, [])}
         if args.replica:
             replica_base, replica_pids = running.enter_context(
                 replica_api(stack.postgres, work, make_url(url).database or "", env)
