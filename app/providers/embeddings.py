@@ -218,8 +218,8 @@ def _normalise(vector: list[float]) -> list[float]:
 
 
 class LazyEmbedder:
-    """An embedder made on first use (off the event loop): the API starts fast and loads the
-    model only when a request needs a vector."""
+    """An embedder made off the event loop, on first use or by `load()`: the API answers at once and
+    loads the model beside its first requests."""
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
@@ -228,12 +228,20 @@ class LazyEmbedder:
         self.model = settings.embedding_model
         self.dim = settings.embedding_dim
 
-    async def embed(self, texts: list[str]) -> list[list[float]]:
+    @property
+    def loaded(self) -> bool:
+        return self._inner is not None
+
+    async def load(self) -> Embedder:
+        """The embedder, made now unless it is already (the API warms it up as it starts)."""
         if self._inner is None:
             async with self._lock:
                 if self._inner is None:
                     self._inner = await asyncio.to_thread(create_embedder, self._settings)
-        return await self._inner.embed(texts)
+        return self._inner
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return await (await self.load()).embed(texts)
 
     async def aclose(self) -> None:
         if self._inner is not None:
