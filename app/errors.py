@@ -115,6 +115,11 @@ def _jsonable_errors(errors: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _retry_shortly(detail: str) -> JSONResponse:
+    """503 with `Retry-After: 1`: not the client's fault, and a retry a moment later may succeed."""
+    return problem(503, "Service Unavailable", detail, headers={"Retry-After": "1"})
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(AppError)
     async def _app_error(_: Request, exc: AppError) -> JSONResponse:
@@ -138,19 +143,11 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _db_refused(_: Request, exc: DBAPIError) -> JSONResponse:
         if database_unavailable(exc):  # down, restarting, out of connections: not the client's fault
             log.warning("database unavailable: %s", exc.orig)
-            return problem(
-                503,
-                "Service Unavailable",
-                "The database is unavailable; retry shortly.",
-                headers={"Retry-After": "1"},
-            )
+            return _retry_shortly("The database is unavailable; retry shortly.")
         if transient_conflict(exc):
             log.warning("statement cancelled by a conflict: %s", exc.orig)
-            return problem(
-                503,
-                "Service Unavailable",
-                "The database cancelled the statement for a conflict with concurrent work; retry.",
-                headers={"Retry-After": "1"},
+            return _retry_shortly(
+                "The database cancelled the statement for a conflict with concurrent work; retry."
             )
         # A value PostgreSQL (SQLSTATE class 22, "data exception") or the driver refused: input the
         # schemas should have caught. Answer as invalid input, and log it so the gap gets closed.
@@ -167,12 +164,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(OSError)
     async def _connection_error(_: Request, exc: OSError) -> JSONResponse:
         log.warning("backing service unreachable: %s", exc)
-        return problem(
-            503,
-            "Service Unavailable",
-            "A backing service is unavailable; retry shortly.",
-            headers={"Retry-After": "1"},
-        )
+        return _retry_shortly("A backing service is unavailable; retry shortly.")
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
