@@ -87,20 +87,24 @@ def problem(
 UNAVAILABLE_SQLSTATES = ("08", "53", "57P")
 
 
+def _sqlstate(exc: DBAPIError) -> str:
+    """The error's SQLSTATE as the driver reports it ("" when it has none)."""
+    sqlstate = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+    return sqlstate if isinstance(sqlstate, str) else ""
+
+
 def database_unavailable(exc: DBAPIError) -> bool:
     """Whether a database error means PostgreSQL is unreachable, restarting or out of connections."""
     if isinstance(exc, OperationalError | InterfaceError) or exc.connection_invalidated:
         return True
-    sqlstate = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
-    return isinstance(sqlstate, str) and sqlstate.startswith(UNAVAILABLE_SQLSTATES)
+    return _sqlstate(exc).startswith(UNAVAILABLE_SQLSTATES)
 
 
 def transient_conflict(exc: DBAPIError) -> bool:
     """Whether PostgreSQL cancelled the statement for a conflict that a retry does not meet again
     (SQLSTATE class 40): a hot standby's recovery removing rows the read still needed ("conflict with
     recovery", 40001), a deadlock (40P01), a serialization failure."""
-    sqlstate = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
-    return isinstance(sqlstate, str) and sqlstate.startswith("40")
+    return _sqlstate(exc).startswith("40")
 
 
 def _jsonable_errors(errors: Any) -> list[dict[str, Any]]:
@@ -152,8 +156,7 @@ def install_error_handlers(app: FastAPI) -> None:
         # A value PostgreSQL (SQLSTATE class 22, "data exception") or the driver refused: input the
         # schemas should have caught. Answer as invalid input, and log it so the gap gets closed.
         cause = exc.orig.__cause__ if exc.orig is not None else None
-        sqlstate = str(getattr(exc.orig, "sqlstate", None) or "")
-        if sqlstate.startswith("22") or isinstance(cause, ValueError):
+        if _sqlstate(exc).startswith("22") or isinstance(cause, ValueError):
             log.warning("the database refused a value: %s", exc.orig)
             return problem(
                 422, "Unprocessable Content", "A value of the request cannot be stored or compared."

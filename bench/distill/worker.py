@@ -107,14 +107,14 @@ def through_worker(
         account = measure.CpuAccount(
             lambda: [*measure.process_tree(api_pid), *measure.process_tree(worker.pid), *s.pids]
         )
-        worker_cpu0 = sum(measure.process_cpu_s(p) for p in measure.process_tree(worker.pid))
+        worker_cpu0 = measure.tree_cpu_s(worker.pid)
         started = time.perf_counter()
         appended = sum(api.append(bank_id, sid, turns) for sid, turns in sessions)
         appended_at = time.perf_counter()
         distilled_at, state = wait_until(
             s.database_url, bank_id, lambda st: st["undistilled"] == 0, args.timeout
         )
-        worker_cpu = sum(measure.process_cpu_s(p) for p in measure.process_tree(worker.pid)) - worker_cpu0
+        worker_cpu = measure.tree_cpu_s(worker.pid) - worker_cpu0
         conditions = account.result()
         resolved_at, final = wait_until(
             s.database_url, bank_id, lambda st: st["undistilled"] == 0 and st["pending"] == 0, args.timeout

@@ -145,3 +145,8 @@ def process_cpu_s(pid: int | None = None) -> float:
 
     t = psutil.Process(pid).cpu_times()
     return float(t.user + t.system)
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of a process and its children (a worker's prefork pool)."""
+    return sum(process_cpu_s(p) for p in process_tree(pid))

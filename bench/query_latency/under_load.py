@@ -54,7 +54,7 @@ class Distilling:
         }
 
     def _worker_cpu(self) -> float:
-        return sum(measure.process_cpu_s(p) for p in measure.process_tree(self.worker_pid))
+        return measure.tree_cpu_s(self.worker_pid)
 
 
 @contextlib.contextmanager
