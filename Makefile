@@ -12,6 +12,9 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml examples/requirements.txt
 	$(PIP) install --quiet --upgrade pip
 	# CPU build of torch first (a local file on these machines), so nothing pulls a CUDA build.
 	$(PIP) install --quiet torch==2.13.0
+	# A venv made before the rename holds the old distributions (the service's, whose files include the
+	# `hindsight` script, and the client's): out first, so removing them takes nothing new with it.
+	$(PIP) uninstall --quiet --quiet --yes hindsight hindsight-client
 	$(PIP) install --quiet -e '.[dev]'
 	# The Python client with its integrations' frameworks and what examples/ imports: tests/client
 	# runs them against the stack.

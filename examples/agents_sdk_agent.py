@@ -11,8 +11,8 @@ import os
 import sys
 
 from agents import Agent, OpenAIChatCompletionsModel, Runner, set_tracing_disabled
-from hindsight_client import AsyncHindsight, ConflictError
-from hindsight_client.integrations.openai_agents import memory_tools
+from hindsight_memory import AsyncHindsight, ConflictError
+from hindsight_memory.integrations.openai_agents import memory_tools
 from openai import AsyncOpenAI
 
 BANK, MODEL = os.environ.get("HINDSIGHT_BANK", "support-demo"), os.environ.get("MODEL", "gpt-4o-mini")

@@ -8,8 +8,8 @@
 import os
 import sys
 
-from hindsight_client import ConflictError, Hindsight
-from hindsight_client.integrations.langchain import memory_tools
+from hindsight_memory import ConflictError, Hindsight
+from hindsight_memory.integrations.langchain import memory_tools
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
 from langgraph.graph import START, MessagesState, StateGraph

@@ -9,7 +9,7 @@ import os
 import sys
 import uuid
 
-from hindsight_client import ConflictError, Hindsight
+from hindsight_memory import ConflictError, Hindsight
 from openai import OpenAI
 
 BANK, MODEL = os.environ.get("HINDSIGHT_BANK", "support-demo"), os.environ.get("MODEL", "gpt-4o-mini")

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
 import pytest
-from hindsight_client import Hindsight
+from hindsight_memory import Hindsight
 
 from tests.conftest import ADMIN_KEY, Stack, wait_for
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from hindsight_client import (
+from hindsight_memory import (
     APIConnectionError,
     APIError,
     APITimeoutError,

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from typing import Any
 
-from hindsight_client import Hindsight
+from hindsight_memory import Hindsight
 
 from tests.client.conftest import new_bank, poll
 from tests.conftest import ADMIN_KEY, ROOT

@@ -1,4 +1,5 @@
-"""`pip install ./clients/python` into a fresh virtual env works, and the installed package (not the
+"""`pip install ./clients/python` into a fresh virtual env works, installs the distribution
+`hindsight-memory` with the one import package `hindsight_memory`, and the installed package (not the
 source tree) talks to the stack. Offline and fast: `--no-deps --no-build-isolation`, with the shared
 env's site-packages on the new env's path for httpx, pydantic and setuptools (only as a path: its
 `.pth` files, among them the editable install of this client, are not run)."""
@@ -13,15 +14,21 @@ import sysconfig
 import venv
 from pathlib import Path
 
-from hindsight_client import Hindsight
+from hindsight_memory import Hindsight
 
 from tests.client.conftest import new_bank
 from tests.conftest import ADMIN_KEY, ROOT
 
 PROGRAM = """
-import hindsight_client
-from hindsight_client import Hindsight
-print(hindsight_client.__file__)
+from importlib.metadata import distribution
+
+import hindsight_memory
+from hindsight_memory import Hindsight
+print(hindsight_memory.__file__)
+dist = distribution("hindsight-memory")
+print(dist.locate_file(""))
+# What the wheel put in site-packages, bar its metadata: the one import package.
+print(",".join(sorted({f.parts[0] for f in dist.files or [] if not f.parts[0].endswith(".dist-info")})))
 with Hindsight() as hs:
     print(",".join(sorted(b.bank_id for b in hs.banks.list())))
 """
@@ -30,7 +37,7 @@ with Hindsight() as hs:
 def test_pip_install_into_a_fresh_env(hs: Hindsight, service: str, tmp_path: Path) -> None:
     bank_id = new_bank(hs)
     # A copy of the sources: the build writes into the tree it builds (build/, *.egg-info).
-    source = tmp_path / "hindsight-client"
+    source = tmp_path / "hindsight-memory"
     shutil.copytree(
         ROOT / "clients" / "python",
         source,
@@ -70,7 +77,9 @@ def test_pip_install_into_a_fresh_env(hs: Hindsight, service: str, tmp_path: Pat
     run = subprocess.run(
         [python, "-c", PROGRAM], check=True, capture_output=True, text=True, cwd=tmp_path, env=env
     )
-    location, banks = run.stdout.strip().splitlines()
+    location, site, packages, banks = run.stdout.strip().splitlines()
     assert Path(location).is_relative_to(env_dir)
+    assert Path(site).is_relative_to(env_dir)  # the fresh env's distribution, not the shared env's
+    assert packages == "hindsight_memory"
     assert Path(location).with_name("py.typed").exists()
     assert bank_id in banks.split(",")

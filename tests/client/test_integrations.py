@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from agents import Agent, OpenAIChatCompletionsModel, RunConfig, Runner
-from hindsight_client import AsyncHindsight, Hindsight
-from hindsight_client.integrations import langchain as lc_tools
-from hindsight_client.integrations import openai_agents as agents_tools
+from hindsight_memory import AsyncHindsight, Hindsight
+from hindsight_memory.integrations import langchain as lc_tools
+from hindsight_memory.integrations import openai_agents as agents_tools
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode

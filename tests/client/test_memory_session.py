@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hindsight_client import AsyncHindsight, Hindsight, NotFoundError
+from hindsight_memory import AsyncHindsight, Hindsight, NotFoundError
 
 from tests.client.conftest import new_bank, settled
 from tests.conftest import ADMIN_KEY

@@ -7,9 +7,9 @@ from typing import Any
 
 import httpx
 import pytest
-from hindsight_client import APIConnectionError, JobTimeoutError, RateLimitError, ServiceUnavailableError
-from hindsight_client._operations import Operations
-from hindsight_client._plans import BACKOFF_MAX, RETRY_AFTER_MAX, Plan, Request, Sleep, send
+from hindsight_memory import APIConnectionError, JobTimeoutError, RateLimitError, ServiceUnavailableError
+from hindsight_memory._operations import Operations
+from hindsight_memory._plans import BACKOFF_MAX, RETRY_AFTER_MAX, Plan, Request, Sleep, send
 
 READ = Request("GET", "/v1/banks", idempotent=True)
 WRITE = Request("POST", "/v1/banks/b/memories")

@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import hindsight_client as hc
+import hindsight_memory as hc
 import pytest
 
 from tests.client.conftest import new_bank, settled

@@ -7,7 +7,7 @@ import uuid
 from typing import Any
 
 import pytest
-from hindsight_client import (
+from hindsight_memory import (
     AsyncHindsight,
     AuthenticationError,
     EventIn,

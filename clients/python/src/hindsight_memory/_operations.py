@@ -16,8 +16,8 @@ from urllib.parse import quote
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from hindsight_client._errors import JobTimeoutError
-from hindsight_client._models import (
+from hindsight_memory._errors import JobTimeoutError
+from hindsight_memory._models import (
     ApiKey,
     AppendResult,
     Bank,
@@ -37,7 +37,7 @@ from hindsight_client._models import (
     TimelinePage,
     WrittenMemory,
 )
-from hindsight_client._plans import (
+from hindsight_memory._plans import (
     Page,
     PageFn,
     Plan,

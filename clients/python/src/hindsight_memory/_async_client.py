@@ -7,10 +7,10 @@ from typing import Any, TypeVar
 
 import httpx
 
-from hindsight_client._plans import Plan, Target
-from hindsight_client._resources import ClientMethods
-from hindsight_client._session import DEFAULT_BUFFER, AsyncMemorySession, SessionCore
-from hindsight_client._surface import Async, AsyncClosing, AsyncDriver
+from hindsight_memory._plans import Plan, Target
+from hindsight_memory._resources import ClientMethods
+from hindsight_memory._session import DEFAULT_BUFFER, AsyncMemorySession, SessionCore
+from hindsight_memory._surface import Async, AsyncClosing, AsyncDriver
 
 T = TypeVar("T")
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hindsight_client._errors import NotFoundError
-from hindsight_client._models import AppendResult, ClosedSession, EventIn, Job, QueryResult
-from hindsight_client._operations import Operations, event_body
-from hindsight_client._plans import Plan
-from hindsight_client._surface import Async, AsyncClosing, Closing, Driver, Mode, Resource, Sync, operation
+from hindsight_memory._errors import NotFoundError
+from hindsight_memory._models import AppendResult, ClosedSession, EventIn, Job, QueryResult
+from hindsight_memory._operations import Operations, event_body
+from hindsight_memory._plans import Plan
+from hindsight_memory._surface import Async, AsyncClosing, Closing, Driver, Mode, Resource, Sync, operation
 
 DEFAULT_BUFFER = 20
 

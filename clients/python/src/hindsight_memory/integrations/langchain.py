@@ -1,8 +1,8 @@
 """The memory tools as LangChain tools (extra `[langchain]`), usable from LangGraph (`ToolNode`,
 `bind_tools`):
 
-    from hindsight_client import Hindsight
-    from hindsight_client.integrations.langchain import memory_tools
+    from hindsight_memory import Hindsight
+    from hindsight_memory.integrations.langchain import memory_tools
 
     tools = memory_tools(Hindsight(), "acme")
 
@@ -17,8 +17,8 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 
-from hindsight_client._async_client import AsyncHindsight
-from hindsight_client.integrations._tools import TOOLS, Client, ToolSpec
+from hindsight_memory._async_client import AsyncHindsight
+from hindsight_memory.integrations._tools import TOOLS, Client, ToolSpec
 
 __all__ = ["memory_tools"]
 

@@ -18,7 +18,7 @@ from typing import IO, Any, Generic, TypeVar
 import httpx
 from pydantic import BaseModel
 
-from hindsight_client._errors import error_from_response, retry_after, transport_error
+from hindsight_memory._errors import error_from_response, retry_after, transport_error
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)

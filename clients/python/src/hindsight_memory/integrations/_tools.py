@@ -12,12 +12,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from hindsight_client._async_client import AsyncHindsight
-from hindsight_client._client import Hindsight
-from hindsight_client._errors import APIConnectionError, APIError
-from hindsight_client._models import Memory, QueryResult
-from hindsight_client._operations import Operations
-from hindsight_client._plans import Plan
+from hindsight_memory._async_client import AsyncHindsight
+from hindsight_memory._client import Hindsight
+from hindsight_memory._errors import APIConnectionError, APIError
+from hindsight_memory._models import Memory, QueryResult
+from hindsight_memory._operations import Operations
+from hindsight_memory._plans import Plan
 
 TAG_PATTERN = r"^[a-z0-9_]+(?:\.[a-z0-9_]+){0,4}$"
 SLUG_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"

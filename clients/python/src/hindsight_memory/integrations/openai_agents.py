@@ -1,8 +1,8 @@
 """The memory tools as OpenAI Agents SDK function tools (extra `[openai-agents]`):
 
     from agents import Agent
-    from hindsight_client import AsyncHindsight
-    from hindsight_client.integrations.openai_agents import memory_tools
+    from hindsight_memory import AsyncHindsight
+    from hindsight_memory.integrations.openai_agents import memory_tools
 
     agent = Agent(name="support", tools=memory_tools(AsyncHindsight(), "acme"))
 
@@ -18,8 +18,8 @@ from typing import Any
 from agents import FunctionTool
 from agents.tool_context import ToolContext
 
-from hindsight_client._async_client import AsyncHindsight
-from hindsight_client.integrations._tools import TOOLS, Client, ToolSpec
+from hindsight_memory._async_client import AsyncHindsight
+from hindsight_memory.integrations._tools import TOOLS, Client, ToolSpec
 
 __all__ = ["memory_tools"]
 

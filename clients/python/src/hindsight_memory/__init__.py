@@ -1,11 +1,11 @@
 """Python client of Hindsight, agent memory as a service: `Hindsight` (sync) and `AsyncHindsight`
 (async) over the HTTP API, pydantic models, exceptions from problem+json, and the agent loop
-`memory_session`. Agent-framework tools live in `hindsight_client.integrations`."""
+`memory_session`. Agent-framework tools live in `hindsight_memory.integrations`."""
 
-from hindsight_client._async_client import AsyncHindsight
-from hindsight_client._client import Hindsight
-from hindsight_client._config import VERSION as __version__
-from hindsight_client._errors import (
+from hindsight_memory._async_client import AsyncHindsight
+from hindsight_memory._client import Hindsight
+from hindsight_memory._config import VERSION as __version__
+from hindsight_memory._errors import (
     APIConnectionError,
     APIError,
     APITimeoutError,
@@ -20,7 +20,7 @@ from hindsight_client._errors import (
     ServiceUnavailableError,
     UnprocessableEntityError,
 )
-from hindsight_client._models import (
+from hindsight_memory._models import (
     ApiKey,
     AppendResult,
     Bank,
@@ -45,8 +45,8 @@ from hindsight_client._models import (
     WorkingTurn,
     WrittenMemory,
 )
-from hindsight_client._operations import BankImport
-from hindsight_client._session import AsyncMemorySession, MemorySession
+from hindsight_memory._operations import BankImport
+from hindsight_memory._session import AsyncMemorySession, MemorySession
 
 __all__ = [
     "APIConnectionError",

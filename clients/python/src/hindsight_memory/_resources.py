@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar
 
-from hindsight_client._config import ClientConfig
-from hindsight_client._operations import Operations as Ops
-from hindsight_client._plans import Target
-from hindsight_client._surface import Driver, Mode, Resource, listing, operation
+from hindsight_memory._config import ClientConfig
+from hindsight_memory._operations import Operations as Ops
+from hindsight_memory._plans import Target
+from hindsight_memory._surface import Driver, Mode, Resource, listing, operation
 
 Http = TypeVar("Http")
 

@@ -16,8 +16,8 @@ from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 import httpx
 
-from hindsight_client._operations import Operations
-from hindsight_client._plans import PageFn, Plan, Target, iterate_async, iterate_sync, run_async, run_sync
+from hindsight_memory._operations import Operations
+from hindsight_memory._plans import PageFn, Plan, Target, iterate_async, iterate_sync, run_async, run_sync
 
 P = ParamSpec("P")
 T = TypeVar("T")

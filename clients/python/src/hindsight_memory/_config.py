@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from hindsight_client._errors import HindsightError
+from hindsight_memory._errors import HindsightError
 
 DEFAULT_URL = "http://127.0.0.1:8000"  # `make up`
 VERSION = "0.1.0"
@@ -32,7 +32,7 @@ class ClientConfig:
 
     @property
     def headers(self) -> dict[str, str]:
-        headers = {"user-agent": f"hindsight-client/{VERSION}", "accept": "application/json"}
+        headers = {"user-agent": f"hindsight-memory/{VERSION}", "accept": "application/json"}
         if self.api_key:
             headers["authorization"] = f"Bearer {self.api_key}"
         return headers
