@@ -201,3 +201,11 @@ def test_clean_reads_the_opening_and_the_leftovers(content: str, reason: str | N
 def test_clean_but_role_forgives_only_the_prefix() -> None:
     assert unclean("The user: Our company uses MySQL 8.0.", forgive_role=True) is None
     assert unclean("用户：嗯，公司用MySQL。", forgive_role=True) == "starts with '嗯'"
+
+
+def test_the_holdout_never_prints_its_failing_turns() -> None:
+    from bench.distill_quality.run import parse
+
+    with pytest.raises(SystemExit):
+        parse(["--split", "holdout", "--show-failures"])
+    assert parse(["--split", "all", "--show-failures"]).show_failures
