@@ -1,0 +1,3 @@
+from bench.distill_quality.run import main
+
+raise SystemExit(main())
