@@ -61,7 +61,10 @@ def in_range(value: datetime, earliest: datetime, latest: datetime) -> bool:
     if value.tzinfo is None:
         naive = value.replace(tzinfo=UTC)
         return earliest + NAIVE_MARGIN <= naive < latest - NAIVE_MARGIN
-    return earliest <= value.astimezone(UTC) < latest
+    try:
+        return earliest <= value.astimezone(UTC) < latest
+    except OverflowError:  # before year 1 or after 9999 once in UTC
+        return False
 
 
 def _check_instant(value: datetime) -> datetime:
