@@ -42,11 +42,22 @@ def segment(text: str) -> list[str]:
     return [w for w in jieba.cut_for_search(text) if w.strip()]
 
 
+# PostgreSQL refuses a tsvector whose distinct words exceed 1 MB ("string is too long for tsvector");
+# lower-casing and hyphenated words' parts can grow the text's words to about twice its size, so what
+# it indexes is cut at a quarter of that (a 4,000-character unit's Chinese words take ~30 kB).
+MAX_SEARCH_TEXT_BYTES = 256 * 1024
+
+
 def search_text(content: str) -> str:
-    """What full-text search indexes: the content, plus its jieba words when it has Chinese."""
-    if not has_cjk(content):
-        return content
-    return content + " " + " ".join(w for w in segment(content) if has_cjk(w))
+    """What full-text search indexes: the content, plus its jieba words when it has Chinese (at most
+    MAX_SEARCH_TEXT_BYTES of UTF-8, so building the index never fails on a long text)."""
+    text = content
+    if has_cjk(content):
+        text = content + " " + " ".join(w for w in segment(content) if has_cjk(w))
+    encoded = text.encode()
+    if len(encoded) <= MAX_SEARCH_TEXT_BYTES:
+        return text
+    return encoded[:MAX_SEARCH_TEXT_BYTES].decode(errors="ignore")
 
 
 def pos_tag(text: str) -> list[tuple[str, str]]:

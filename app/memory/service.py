@@ -3,6 +3,7 @@ superseding the old), forgetting by the bank's policy, restore and purge. Reads 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -72,6 +73,7 @@ async def _insert(
     relations = [r for r in relations if not (is_redacted(r.subject) or is_redacted(r.object))]
     unit_id = uuid.uuid4()
     [vector] = await embedder.embed([content])
+    searched = await asyncio.to_thread(search_text, content)  # jieba: CPU work, off the event loop
     await units_repo.insert_units(
         db,
         [
@@ -79,7 +81,7 @@ async def _insert(
                 "id": unit_id,
                 "bank_id": bank.id,
                 "content": content,
-                "search_text": search_text(content),
+                "search_text": searched,
                 "tags": tags,
                 "confidence": confidence,
                 "importance": importance,

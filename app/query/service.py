@@ -214,7 +214,9 @@ async def _history_of(
 
 async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: QueryRequest) -> QueryResult:
     started = time.perf_counter()
-    plan = plan_query(bank, req, deps.embedder.model, deps.embedder.dim)
+    args = (bank, req, deps.embedder.model, deps.embedder.dim)
+    # A Chinese query is segmented by jieba (CPU work, tens of ms for a long one): off the event loop.
+    plan = await asyncio.to_thread(plan_query, *args) if has_cjk(req.query) else plan_query(*args)
     filters = await size_window(db, plan.filters)  # once, for both connections' statements
     inputs = plan.inputs
     if plan.semantic:

@@ -5,21 +5,29 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 
 from app.errors import BadRequest, Invalid
 
-SLUG_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
-Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
+# 1–128 of these characters, not only dots: `.` and `..` are path segments a URL normalises away, so
+# a bank or session named so could be created but never reached again from a browser or httpx.
+SLUG_PATTERN = r"^[A-Za-z0-9._:-]*[A-Za-z0-9_:-][A-Za-z0-9._:-]*$"
+Slug = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=SLUG_PATTERN)]
 # Hierarchical dotted tags: "constraint.budget", "preference.food", a bank's own "project.alpha".
 TAG_PATTERN = r"^[a-z0-9_]+(?:\.[a-z0-9_]+){0,4}$"
 MAX_METADATA_DEPTH = 8
 # Seqs are PostgreSQL `integer`: a bigger number in a query parameter is refused here, not by the driver.
 MAX_SEQ = 2**31 - 1
-EARLIEST, LATEST = datetime(1000, 1, 1), datetime(9000, 1, 1)
+EARLIEST, LATEST = datetime(1000, 1, 1, tzinfo=UTC), datetime(9000, 1, 1, tzinfo=UTC)
+# A timestamp without an offset is read in the bank's zone later (CONTRACT §3): held a day inside the
+# range, it lands in it whatever the zone (offsets stay under a day, local mean times included).
+NAIVE_MARGIN = timedelta(days=1)
+# A unit's valid time is derived from what was said ("the city was founded 1500 years ago"), so it may lie
+# before the years a client sends; an import takes back anything kept clear of Python's years 1 and 9999.
+DERIVED_EARLIEST, DERIVED_LATEST = datetime(2, 1, 1, tzinfo=UTC), datetime(9999, 1, 1, tzinfo=UTC)
 
 
 def _check_text(value: str) -> str:
@@ -48,11 +56,34 @@ def _check_json(value: Any, depth: int = 0) -> Any:
     return value
 
 
+def in_range(value: datetime, earliest: datetime, latest: datetime) -> bool:
+    """Whether `value` lies in [earliest, latest), compared in UTC (a naive value a day inside it)."""
+    if value.tzinfo is None:
+        naive = value.replace(tzinfo=UTC)
+        return earliest + NAIVE_MARGIN <= naive < latest - NAIVE_MARGIN
+    try:
+        return earliest <= value.astimezone(UTC) < latest
+    except OverflowError:  # before year 1 or after 9999 once in UTC
+        return False
+
+
 def _check_instant(value: datetime) -> datetime:
     # Far from Python's year 1 and 9999 (the driver stores those as ±infinity, and an offset or a
-    # relative date near them overflows), and far enough from anything a memory is about.
-    if not EARLIEST <= value.replace(tzinfo=None) < LATEST:
-        raise ValueError(f"must be between {EARLIEST.year} and {LATEST.year - 1} (years)")
+    # relative date near them overflows), and far enough from anything a memory is about. Checked in
+    # UTC, as the database stores and an export writes it: what is accepted here an import takes back.
+    if not in_range(value, EARLIEST, LATEST):
+        raise ValueError(
+            f"must be between {EARLIEST.year} and {LATEST.year - 1} (years, in UTC; "
+            "without an offset, a day inside them)"
+        )
+    return value
+
+
+def _check_derived_instant(value: datetime) -> datetime:
+    if not in_range(value, DERIVED_EARLIEST, DERIVED_LATEST):
+        raise ValueError(
+            f"must be between {DERIVED_EARLIEST.year} and {DERIVED_LATEST.year - 1} (years, UTC)"
+        )
     return value
 
 
@@ -61,6 +92,8 @@ JsonObject = Annotated[dict[str, Any], AfterValidator(_check_json)]
 # Timestamps a client sends: RFC 3339 in the years 1000–8999 (aware, or naive = the bank's timezone).
 Timestamp = Annotated[datetime, AfterValidator(_check_instant)]
 AwareTimestamp = Annotated[AwareDatetime, AfterValidator(_check_instant)]
+# A stored timestamp the service derived, not one a client sent: a unit's valid time, as an import reads it.
+DerivedTimestamp = Annotated[AwareDatetime, AfterValidator(_check_derived_instant)]
 
 
 def _described(schema: dict[str, Any], model: type) -> None:

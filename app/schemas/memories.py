@@ -9,9 +9,12 @@ from pydantic import ConfigDict, Field, StringConstraints, model_validator
 from app.schemas.common import TAG_PATTERN, JsonObject, ReadSchema, SafeText, Schema, Slug, Timestamp
 from app.schemas.glossary import describe
 
-Tag = Annotated[str, StringConstraints(pattern=TAG_PATTERN)]
-Tags = Annotated[list[Tag], Field(min_length=1, max_length=16)]
-Content = Annotated[SafeText, Field(min_length=1, max_length=4000)]
+MAX_UNIT_CHARS = 4000
+MAX_TAGS = 16
+MAX_TAG_CHARS = 256  # the tag index (GIN) refuses an entry over ~2.7 kB: a 500 rather than a 422
+Tag = Annotated[str, StringConstraints(max_length=MAX_TAG_CHARS, pattern=TAG_PATTERN)]
+Tags = Annotated[list[Tag], Field(min_length=1, max_length=MAX_TAGS)]
+Content = Annotated[SafeText, Field(min_length=1, max_length=MAX_UNIT_CHARS)]
 Score = Annotated[float, Field(ge=0, le=1)]
 
 

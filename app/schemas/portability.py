@@ -8,15 +8,48 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import Field, NonNegativeInt, TypeAdapter
+from pydantic import AfterValidator, Field, NonNegativeInt, TypeAdapter
 
 from app.db.models.memory import MEMORY_LAYERS, MEMORY_STATUSES
-from app.schemas.common import AwareTimestamp, JsonObject, ReadSchema, SafeText, Schema, Slug
+from app.schemas.common import (
+    AwareTimestamp,
+    DerivedTimestamp,
+    JsonObject,
+    ReadSchema,
+    SafeText,
+    Schema,
+    Slug,
+)
+from app.schemas.events import MAX_CONTENT_CHARS
+from app.schemas.memories import MAX_TAG_CHARS, MAX_TAGS, MAX_UNIT_CHARS
 
 MemoryStatus = Literal[MEMORY_STATUSES]  # type: ignore[valid-type]
 MemoryLayer = Literal[MEMORY_LAYERS]  # type: ignore[valid-type]
 Seq = Annotated[int, Field(ge=1, le=2**31 - 1)]
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+
+# The limits of the routes that write each text, so an import stores nothing a write could not (a
+# crafted line would otherwise reach what those limits keep safe: the search index, the distiller).
+# Stored text may be longer than it was written: a bank that redacts replaces a secret as short as one
+# character ("pin:1,") by its 19-character mask, at most 5 times the length; and an entity's canonical
+# name is its case-folded name ("ß" → "ss", at most 3 characters for one).
+MASK_GROWTH = 5
+MAX_NAME_CHARS = 256
+MAX_ENTITY_TYPE_CHARS = 64
+MAX_RELATION_CHARS = 128
+# Keys of unique B-tree indexes: a row over PostgreSQL's index row size (2704 bytes) cannot be stored.
+MAX_KEY_BYTES = 2000
+
+
+def _key_sized(value: str) -> str:
+    if len(value.encode()) > MAX_KEY_BYTES:
+        raise ValueError(f"must be at most {MAX_KEY_BYTES} bytes (UTF-8)")
+    return value
+
+
+Name = Annotated[SafeText, Field(min_length=1, max_length=MAX_NAME_CHARS * MASK_GROWTH)]
+Key = Annotated[SafeText, AfterValidator(_key_sized)]
+Short = Annotated[SafeText, Field(max_length=MAX_NAME_CHARS)]
 
 
 class BankLine(Schema):
@@ -52,10 +85,10 @@ class EventLine(Schema):
     session_id: Slug
     seq: Seq
     role: Literal["user", "assistant", "system", "tool"]
-    content: SafeText
-    speaker: SafeText | None = None
+    content: SafeText = Field(min_length=1, max_length=MAX_CONTENT_CHARS * MASK_GROWTH)
+    speaker: Short | None = None
     occurred_at: AwareTimestamp
-    external_id: SafeText | None = None
+    external_id: Annotated[SafeText, Field(min_length=1, max_length=MAX_NAME_CHARS)] | None = None
     metadata: JsonObject = Field(default_factory=dict)
     created_at: AwareTimestamp
 
@@ -66,8 +99,12 @@ class MemoryLine(Schema):
 
     type: Literal["memory"] = "memory"
     id: uuid.UUID
-    content: SafeText = Field(description="Empty for a purged unit (its tombstone).")
-    tags: list[SafeText] = Field(default_factory=list)
+    content: SafeText = Field(
+        max_length=MAX_UNIT_CHARS * MASK_GROWTH, description="Empty for a purged unit (its tombstone)."
+    )
+    tags: list[Annotated[SafeText, Field(max_length=MAX_TAG_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_TAGS
+    )
     confidence: Probability
     importance: Probability
     status: MemoryStatus
@@ -82,8 +119,8 @@ class MemoryLine(Schema):
     superseded_by: uuid.UUID | None = None
     merged_into: uuid.UUID | None = None
     merged_from: list[uuid.UUID] = Field(default_factory=list)
-    valid_from: AwareTimestamp | None = None
-    valid_to: AwareTimestamp | None = None
+    valid_from: DerivedTimestamp | None = None
+    valid_to: DerivedTimestamp | None = None
     status_changed_at: AwareTimestamp
     created_at: AwareTimestamp
     updated_at: AwareTimestamp
@@ -91,17 +128,19 @@ class MemoryLine(Schema):
     last_accessed_at: AwareTimestamp | None = None
     confirmed_at: AwareTimestamp | None = None
     access_count: Annotated[int, Field(ge=0, le=2**31 - 1)] = 0
-    distiller: SafeText | None = None
-    identity_key: SafeText | None = None
+    distiller: Short | None = None
+    identity_key: Key | None = None
     metadata: JsonObject = Field(default_factory=dict)
 
 
 class EntityLine(Schema):
     type: Literal["entity"] = "entity"
     id: uuid.UUID
-    name: SafeText = Field(min_length=1)
-    canonical_name: SafeText = Field(min_length=1)
-    entity_type: SafeText = Field(min_length=1, description="person, organisation, product, amount, …")
+    name: Name
+    canonical_name: SafeText = Field(min_length=1, max_length=MAX_NAME_CHARS * MASK_GROWTH * 3)
+    entity_type: SafeText = Field(
+        min_length=1, max_length=MAX_ENTITY_TYPE_CHARS, description="person, organisation, product, amount, …"
+    )
     metadata: JsonObject = Field(default_factory=dict)
     created_at: AwareTimestamp
     updated_at: AwareTimestamp
@@ -119,7 +158,7 @@ class RelationLine(Schema):
     type: Literal["relation"] = "relation"
     id: uuid.UUID
     subject_id: uuid.UUID
-    relation: SafeText = Field(min_length=1)
+    relation: SafeText = Field(min_length=1, max_length=MAX_RELATION_CHARS)
     object_id: uuid.UUID
     memory_id: uuid.UUID | None = None
     confidence: Probability
@@ -129,8 +168,8 @@ class RelationLine(Schema):
 class HistoryLine(Schema):
     type: Literal["history"] = "history"
     memory_id: uuid.UUID
-    action: SafeText = Field(min_length=1)
-    actor: SafeText
+    action: SafeText = Field(min_length=1, max_length=MAX_ENTITY_TYPE_CHARS)
+    actor: Short
     at: AwareTimestamp
     details: JsonObject = Field(default_factory=dict)
 
