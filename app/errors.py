@@ -153,10 +153,11 @@ def install_error_handlers(app: FastAPI) -> None:
             return _retry_shortly(
                 "The database cancelled the statement for a conflict with concurrent work; retry."
             )
-        # A value PostgreSQL (SQLSTATE class 22, "data exception") or the driver refused: input the
-        # schemas should have caught. Answer as invalid input, and log it so the gap gets closed.
+        # A value PostgreSQL (SQLSTATE class 22, "data exception"; class 54, "program limit exceeded",
+        # e.g. a key too long for an index) or the driver refused: input the schemas should have
+        # caught. Answer as invalid input, and log it so the gap gets closed.
         cause = exc.orig.__cause__ if exc.orig is not None else None
-        if _sqlstate(exc).startswith("22") or isinstance(cause, ValueError):
+        if _sqlstate(exc).startswith(("22", "54")) or isinstance(cause, ValueError):
             log.warning("the database refused a value: %s", exc.orig)
             return problem(
                 422, "Unprocessable Content", "A value of the request cannot be stored or compared."

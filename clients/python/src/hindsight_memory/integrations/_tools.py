@@ -20,7 +20,7 @@ from hindsight_memory._operations import Operations
 from hindsight_memory._plans import Plan
 
 TAG_PATTERN = r"^[a-z0-9_]+(?:\.[a-z0-9_]+){0,4}$"
-SLUG_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+SLUG_PATTERN = r"^[A-Za-z0-9._:-]*[A-Za-z0-9_:-][A-Za-z0-9._:-]*$"  # the server's: not only dots
 TAGS_HELP = (
     "Dotted kinds: fact, preference, constraint, task_state, correction, episode, or a child such as "
     "constraint.budget or preference.food."
