@@ -133,3 +133,28 @@ async def test_mcp_tools_answer_database_errors_as_the_routes_do(
     result = await tools.call_tool(None, None, spec.name, {})  # type: ignore[arg-type]
     assert result.is_error
     assert result.content[0].text.startswith(answer)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        asyncpg.exceptions.ProgramLimitExceededError("index row size 3000 exceeds btree maximum 2704"),
+        asyncpg.exceptions.StringDataRightTruncationError("value too long for type character varying"),
+    ],
+)
+async def test_a_value_too_large_or_refused_by_postgres_is_a_422(error: Exception) -> None:
+    import httpx
+    from fastapi import FastAPI
+
+    app = FastAPI()
+    install_error_handlers(app)
+
+    @app.post("/write")
+    async def write() -> None:
+        raise as_sqlalchemy_raises(error)
+
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post("/write")
+    assert response.status_code == 422
+    assert response.headers["content-type"] == "application/problem+json"
