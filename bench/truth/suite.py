@@ -87,7 +87,7 @@ def select(cases: list[Case], split: str) -> list[Case]:
     return cases if split == "all" else [c for c in cases if c.split == split]
 
 
-_THOUSANDS = re.compile(r"(?<=\d)[,，](?=\d{3})")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _SPACE = re.compile(r"\s+")
 
 
@@ -107,3 +107,46 @@ def holds(content: str, value: str) -> bool:
     if v[-1:].isdigit():
         pattern += r"(?![\d])"
     return re.search(pattern, normalise(content)) is not None
+
+
+def problems(case: Case) -> list[str]:
+    """What makes a case unable to measure what it claims, in both of its forms: a current value the
+    new statement lacks, a stale or kept value no earlier statement holds, a kept value the new
+    statement repeats (it would stay "active" even if its unit were superseded), a value chatter
+    holds, a change without a current or stale value, a negative without a kept value."""
+    found: list[str] = []
+    # Writes taken from the turns: the other user turns are chatter too.
+    tagged = all(any(t["content"] == w.content for t in case.turns) for w in case.writes)
+    chatter = [
+        t["content"]
+        for t in case.turns
+        if t["role"] != "user" or (tagged and not any(t["content"] == w.content for w in case.writes))
+    ]
+    forms = {
+        "turns": [t["content"] for t in case.turns if t["role"] == "user"],
+        "writes": [w.content for w in case.writes],
+    }
+    for form, said in forms.items():
+        last, earlier = said[-1], said[:-1]
+        found += [
+            f"{form}: current {v!r} not in the last statement" for v in case.current if not holds(last, v)
+        ]
+        for v in [*case.stale, *case.keep]:
+            if not any(holds(s, v) for s in earlier):
+                found.append(f"{form}: {v!r} in no earlier statement")
+        if case.negative:
+            found += [
+                f"{form}: kept {v!r} repeated by the new statement" for v in case.keep if holds(last, v)
+            ]
+    found += [
+        f"chatter holds {v!r}"
+        for v in [*case.current, *case.stale, *case.keep]
+        for c in chatter
+        if holds(c, v)
+    ]
+
+    if not case.negative and not (case.current and case.stale):
+        found.append("a change needs current and stale values")
+    if case.negative and not case.keep:
+        found.append("a negative needs kept values")
+    return found
