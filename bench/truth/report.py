@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from bench.truth.check import Outcome
-from bench.truth.suite import MODES, Case
+from bench.truth.suite import CHANGE_KINDS, MODES, Case
 
 HALVES = ("dev", "holdout")
 LANGS = ("en", "zh")
@@ -67,6 +67,20 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"| {r['negatives_answered']}/{r['negatives']} | {r['partial_halves_lost']}/{r['partial']} "
             f"| {r['errors']} |"
         )
+    return "\n".join(lines)
+
+
+def by_kind(outcomes: list[Outcome]) -> str:
+    """Per half and kind of case: runs that passed (superseded right, or nothing still true lost),
+    both languages and modes together; counts only."""
+    kinds = sorted({o.kind for o in outcomes}, key=lambda k: (k not in CHANGE_KINDS, k))
+    lines = ["| half | " + " | ".join(kinds) + " |", "|---|" + "---|" * len(kinds)]
+    for half in HALVES:
+        cells = []
+        for kind in kinds:
+            group = [o for o in outcomes if (o.split, o.kind) == (half, kind)]
+            cells.append(f"{sum(o.passed for o in group)}/{len(group)}" if group else "–")
+        lines.append(f"| {half} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

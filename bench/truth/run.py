@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
             outcomes = asyncio.run(_measure(base, key, cases, modes, args.concurrency))
     rows = report.summarise(outcomes)
     print(report.table(rows))
+    print(report.by_kind(outcomes))
     if args.show_failures:
         print(report.failures(cases, outcomes))
     if args.json:
