@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Job
 from app.distill import service as distill
 from app.jobs import service as jobs
+from app.jobs.schedule import maintenance_key
 from app.maintenance import lifecycle
 from app.maintenance.lifecycle import Run, job_now
 from app.maintenance.merge import merge
@@ -42,7 +43,7 @@ async def _run_async(rt: WorkerRuntime, kind: str, job_id: str | None, handler: 
         # A beat tick: make the job, or take over the unfinished one holding the dedupe key. The
         # claim in jobs.run skips a healthy running copy but revives one whose worker died.
         async with rt.sessionmaker() as db, db.begin():
-            job, _ = await jobs.create(db, kind, dedupe_key=kind)
+            job, _ = await jobs.create(db, kind, dedupe_key=maintenance_key(kind, {}))
         job_uuid = job.id
     else:
         job_uuid = uuid.UUID(job_id)
