@@ -71,6 +71,11 @@ class Settings(BaseSettings):
     webhook_retry_max_seconds: float = Field(default=3600.0, gt=0)
     webhook_retry_window_seconds: float = Field(default=86_400.0, gt=0)
     webhook_retention_days: float = Field(default=30.0, gt=0)  # finished deliveries listed this long
+    # A bank's hooks (a 409 past it), and the sends a webhook worker process has in flight at once, in
+    # all and for one bank: a bank whose receivers hang holds at most its share, never every slot.
+    webhook_max_per_bank: int = Field(default=10, ge=1)
+    webhook_concurrency: int = Field(default=16, ge=1)
+    webhook_concurrency_per_bank: int = Field(default=4, ge=1)
 
     @property
     def effective_broker_url(self) -> str:

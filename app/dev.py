@@ -1,10 +1,10 @@
 """`hindsight dev`: the embedded default in the foreground, supervised.
 
 Starts PostgreSQL and Redis (embedded), migrates, then runs the API, one worker per pool of
-`WORKER_POOLS` (new events never wait behind replays and maintenance) and beat as child processes;
-writes `<data-dir>/dev.json` once the API answers. A child that exits afterwards, PostgreSQL and
-Redis included, is restarted on the same port with backoff, and the supervisor says so. Only Ctrl-C
-or SIGTERM stops it: every child, then Redis, then PostgreSQL, leaving nothing behind.
+`WORKER_POOLS` (new events never wait behind replays, nor maintenance behind a long replay) and beat
+as child processes; writes `<data-dir>/dev.json` once the API answers. A child that exits afterwards,
+PostgreSQL and Redis included, is restarted on the same port with backoff, and the supervisor says
+so. Only Ctrl-C or SIGTERM stops it: every child, then Redis, then PostgreSQL, leaving nothing behind.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Job
 from app.distill import service as distill
 from app.jobs import service as jobs
+from app.jobs.schedule import maintenance_key
 from app.maintenance import lifecycle
 from app.maintenance.lifecycle import Run, job_now
 from app.maintenance.merge import merge
@@ -42,7 +43,7 @@ async def _run_async(rt: WorkerRuntime, kind: str, job_id: str | None, handler: 
         # A beat tick: make the job, or take over the unfinished one holding the dedupe key. The
         # claim in jobs.run skips a healthy running copy but revives one whose worker died.
         async with rt.sessionmaker() as db, db.begin():
-            job, _ = await jobs.create(db, kind, dedupe_key=kind)
+            job, _ = await jobs.create(db, kind, dedupe_key=maintenance_key(kind, {}))
         job_uuid = job.id
     else:
         job_uuid = uuid.UUID(job_id)
@@ -140,15 +141,18 @@ WAKE_WITHIN_SECONDS = 300.0
 
 @shared_task(name=DELIVER, **TASK_OPTIONS)
 def deliver_webhooks_task(bank_id: str | None = None) -> str:
-    """Deliver what is due (the bank's, after a change of it; everything, on beat's tick)."""
+    """Deliver what is due, of every bank: `bank_id` only says whose change sent the nudge. A run
+    scoped to that bank would leave another bank's nudge queued behind it for as long as the first
+    bank's receivers hang; an unscoped run takes up any bank's delivery as soon as it is due. Beat's
+    tick (no bank) also prunes old deliveries."""
     rt = get_runtime()
     policy = webhook_delivery.Policy.from_settings(rt.settings)
-    report = rt.run(webhook_delivery.deliver_due(rt.sessionmaker, policy, bank_id=bank_id))
-    args = [bank_id] if bank_id else []
+    run = webhook_delivery.deliver_due(rt.sessionmaker, policy, prune=bank_id is None)
+    report = rt.run(run)
     if report.more:
-        rt.queue.publish_sync(DELIVER, args)
+        rt.queue.publish_sync(DELIVER, [])
     elif report.retry_at is not None:
         wait = max(0.0, (report.retry_at - webhook_delivery.utcnow()).total_seconds())
         if wait <= WAKE_WITHIN_SECONDS:
-            rt.queue.publish_sync(DELIVER, args, countdown=wait)
+            rt.queue.publish_sync(DELIVER, [], countdown=wait)
     return ",".join(f"{k}={v}" for k, v in report.counts.items())

@@ -6,21 +6,26 @@ from fastapi import APIRouter, Response, status
 
 from app.api.deps import BankDep, PrincipalDep, SessionDep, SettingsDep, WritableBankDep
 from app.schemas.common import Limit
-from app.schemas.problems import IN_A_BANK, PAGINATED, WITH_BODY
+from app.schemas.problems import CONFLICT, IN_A_BANK, PAGINATED, WITH_BODY
 from app.schemas.webhooks import DeliveryPage, WebhookCreate, WebhookCreated, WebhookPage, WebhookRead
 from app.webhooks import service
 
 router = APIRouter(prefix="/v1/banks/{bank_id}/webhooks", tags=["webhooks"], responses=IN_A_BANK)
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, response_model=WebhookCreated, responses=WITH_BODY)
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    response_model=WebhookCreated,
+    responses={**WITH_BODY, **CONFLICT},
+)
 async def create_webhook(
     body: WebhookCreate, bank: WritableBankDep, principal: PrincipalDep, db: SessionDep, settings: SettingsDep
 ) -> WebhookCreated:
     """Subscribe a URL to some of the bank's events (a key with `read` and `write`, or the admin key).
     The signing secret is in this answer only. A private, loopback or link-local URL is refused (422)
-    unless the server allows them."""
-    hook = await service.create(db, principal, bank, body, allow_private=settings.webhook_allow_private)
+    unless the server allows them; a bank at its limit of hooks is answered 409."""
+    hook = await service.create(db, principal, bank, body, settings)
     await db.commit()
     return WebhookCreated.model_validate(hook)
 

@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 # New events are distilled and resolved on queues of their own; work that replays or sweeps whole
 # banks (redistill on `replay`; sweep, merge, reembed, ... on `maintenance`) goes to the others, and
-# no worker consumes both groups, so a burst of it never delays the distillation of new events.
+# no worker consumes two groups, so a burst of it never delays the distillation of new events.
 # Webhook deliveries (`webhooks`) wait on receivers, up to their timeout each: a queue and a pool of
 # their own, so a slow receiver never delays anything else.
 QUEUES = ("distill", "resolve", "replay", "maintenance", "webhooks")
@@ -55,10 +55,13 @@ class WorkerPool:
 
 
 # The layout `hindsight dev` runs and docker-compose.yml mirrors. The realtime pool runs two tasks at
-# once so that one bank's long resolution leaves a slot for every other bank's new events.
+# once so that one bank's long resolution leaves a slot for every other bank's new events. Replays
+# and maintenance have a pool each: a redistill can take many minutes, and expiry, decay or the sweep
+# (which resends lost messages and revives jobs of dead workers) must not wait behind it.
 WORKER_POOLS = (
     WorkerPool("realtime", ("distill", "resolve"), concurrency=2),
-    WorkerPool("background", ("replay", "maintenance"), concurrency=1),
+    WorkerPool("replay", ("replay",), concurrency=1),
+    WorkerPool("maintenance", ("maintenance",), concurrency=1),
     WorkerPool("webhooks", ("webhooks",), concurrency=1),
 )
 

@@ -59,8 +59,22 @@ async def schedule_redistill(
     return job
 
 
+def maintenance_key(kind: str, params: dict[str, Any]) -> str:
+    """The dedupe key of a maintenance run: the task and what it covers (one bank or all, its clock,
+    forced or not). Requests for the same run share its unfinished job; a bank's request never gets
+    a global run's job, nor another bank's (beat's runs are global, with no params)."""
+    scope = (
+        str(params.get("bank_id") or ""),
+        str(params.get("now") or ""),
+        "force" if params.get("force") else "",
+    )
+    if not any(scope):
+        return kind  # the plain global run: the key beat's ticks have always used
+    return composite_key(kind, *scope)
+
+
 async def run_maintenance_now(db: AsyncSession, sender: JobSender, kind: str, params: dict[str, Any]) -> Job:
-    """An admin's maintenance run: one unfinished job per task (its dedupe key), committed and sent."""
-    job, created = await jobs.create(db, kind, params=params, dedupe_key=kind)
+    """An admin's maintenance run: one unfinished job per task and scope, committed and sent."""
+    job, created = await jobs.create(db, kind, params=params, dedupe_key=maintenance_key(kind, params))
     await sender.commit_and_send(db, [to_send(job, created, resend_queued=True)])
     return job

@@ -59,7 +59,7 @@ async def sweep(
     missing_vectors = await embeddings_repo.any_without_vector(db, model)
     if missing_vectors:
         reembed_job, created = await jobs_service.create(
-            db, "maintenance.reembed", dedupe_key="maintenance.reembed"
+            db, "maintenance.reembed", dedupe_key=triggers.maintenance_key("maintenance.reembed", {})
         )
         if created:
             new_jobs.append(reembed_job)

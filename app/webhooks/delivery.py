@@ -1,18 +1,23 @@
 """Delivering the outbox: each hook's deliveries in order, signed per Standard Webhooks, retried with
 exponential backoff for up to a day, then `failed`.
 
-A hook is locked (SKIP LOCKED) while its head is sent, so two workers never send to one hook at once
-and a hook's events arrive in the order they were written; a receiver that is down holds back only
-its own hook's later events. An attempt succeeds on a 2xx answer; anything else (another status, a
-redirect, which is never followed, a timeout, a refused or unreachable address) is retried. Only the
-status code and the latency are kept, never the response body. The clock is injectable (tests)."""
+A hook's head is leased (claimed under SKIP LOCKED, its next attempt moved past the send's timeout)
+while it is sent, so two workers never send to one hook at once and a hook's events arrive in the
+order they were written. Hooks are sent to concurrently, a bounded number per bank: a receiver that
+is down or hangs holds back only its own hook's later events, and takes one slot while it does.
+
+An attempt succeeds on a 2xx answer; anything else (another status, a redirect, which is never
+followed, a timeout, a refused or unreachable address) is retried. Only the status code and the
+latency are kept, never the response body. The clock is injectable (tests)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -31,6 +36,8 @@ log = logging.getLogger(__name__)
 
 USER_AGENT = "Hindsight-Webhooks/0.1"
 RUN_LIMIT = 200  # deliveries per run; a longer backlog goes on in the next run, queued at once
+POLL_SECONDS = 0.25  # while sends are in flight, how often a run looks for deliveries that fell due
+LEASE_GRACE = 30.0  # seconds a claimed delivery stays held past its send's timeout
 PRUNE_BATCH = 1000
 ERROR_CHARS = 500
 
@@ -49,6 +56,8 @@ class Policy:
     retry_max_seconds: float = 3600.0
     retry_window_seconds: float = 86_400.0
     retention_days: float = 30.0
+    concurrency: int = 16
+    per_bank: int = 4
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Policy:
@@ -59,6 +68,8 @@ class Policy:
             retry_max_seconds=settings.webhook_retry_max_seconds,
             retry_window_seconds=settings.webhook_retry_window_seconds,
             retention_days=settings.webhook_retention_days,
+            concurrency=settings.webhook_concurrency,
+            per_bank=settings.webhook_concurrency_per_bank,
         )
 
     def next_attempt(self, created_at: datetime, attempts: int, now: datetime) -> datetime | None:
@@ -118,7 +129,9 @@ async def send(
     outcome = Outcome()
     try:
         async with asyncio.timeout(policy.timeout_seconds):
-            target = await targets.resolve(hook.url, allow_private=policy.allow_private)
+            target = await targets.resolve(
+                hook.url, allow_private=policy.allow_private, resolve_within=policy.timeout_seconds
+            )
             headers["host"] = target.url.netloc.decode("ascii")
             extensions = {"sni_hostname": target.url.host} if target.address else {}
             request = client.build_request(
@@ -152,33 +165,105 @@ def client(policy: Policy) -> httpx.AsyncClient:
     )
 
 
-async def _deliver_head(
-    db: AsyncSession, http: httpx.AsyncClient, policy: Policy, hook: Webhook, now: datetime, report: Report
-) -> None:
-    delivery = await repo.head(db, hook.id)
-    if delivery is None or delivery.next_attempt_at > now:
-        return
-    outcome = await send(http, policy, hook, delivery, now)
-    attempts = delivery.attempts + 1
-    values: dict[str, Any] = {
-        "attempts": attempts,
-        "last_attempt_at": now,
-        "response_code": outcome.response_code,
-        "latency_ms": outcome.latency_ms,
-        "error": outcome.error,
-    }
-    if outcome.ok:
-        values.update(status="succeeded", finished_at=now)
-        report.counts["succeeded"] += 1
-    elif (retry_at := policy.next_attempt(delivery.created_at, attempts, now)) is not None:
-        values.update(next_attempt_at=retry_at)
-        report.counts["retrying"] += 1
-        report.retry_at = min(report.retry_at or retry_at, retry_at)
-    else:
-        values.update(status="failed", finished_at=now)
-        report.counts["failed"] += 1
-        log.warning("webhook %s: delivery %s failed for good: %s", hook.id, delivery.id, outcome.error)
-    await repo.record_attempt(db, delivery.seq, **values)
+@dataclass(frozen=True)
+class Claim:
+    """A hook and its head delivery, leased to this run for one attempt (loaded, detached)."""
+
+    hook: Webhook
+    delivery: WebhookDelivery
+    now: datetime
+
+
+class Run:
+    """One delivery run: claims due heads one at a time and sends them concurrently, at most
+    `policy.concurrency` at once and `policy.per_bank` for one bank, so hooks whose receivers hang
+    hold their own slots only. While sends are in flight it keeps looking for work that fell due
+    meanwhile (any bank's, on an unscoped run): a nudge queued behind this run waits for nothing."""
+
+    def __init__(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        http: httpx.AsyncClient,
+        policy: Policy,
+        bank_id: str | None,
+        clock: Clock,
+    ) -> None:
+        self.sessionmaker, self.http, self.policy = sessionmaker, http, policy
+        self.bank_id, self.clock = bank_id, clock
+        self.report = Report()
+        self.in_flight: Counter[str] = Counter()  # sends per bank
+        self.settled = asyncio.Event()  # a send finished: a slot is free
+
+    async def claim(self) -> Claim | None:
+        """Lease the most overdue head of a hook no one is sending to, of a bank under its share."""
+        now = self.clock()
+        full = [bank for bank, n in self.in_flight.items() if n >= self.policy.per_bank]
+        async with self.sessionmaker() as db, db.begin():
+            hook = await repo.lock_due_webhook(db, now, self.bank_id, full)
+            delivery = await repo.head(db, hook.id) if hook is not None else None
+            if hook is None or delivery is None or delivery.next_attempt_at > now:
+                return None
+            # Past the attempt's own timeout: it is due again only if this worker died sending it.
+            await repo.lease(
+                db, delivery.seq, now + timedelta(seconds=self.policy.timeout_seconds + LEASE_GRACE)
+            )
+            db.expunge_all()  # kept as loaded: the commit must not expire what the send reads
+        return Claim(hook, delivery, now)
+
+    async def attempt(self, claim: Claim) -> None:
+        hook, delivery, now = claim.hook, claim.delivery, claim.now
+        try:
+            outcome = await send(self.http, self.policy, hook, delivery, now)
+            attempts = delivery.attempts + 1
+            values: dict[str, Any] = {
+                "attempts": attempts,
+                "last_attempt_at": now,
+                "response_code": outcome.response_code,
+                "latency_ms": outcome.latency_ms,
+                "error": outcome.error,
+                "next_attempt_at": delivery.next_attempt_at,  # undo the lease
+            }
+            report = self.report
+            if outcome.ok:
+                values.update(status="succeeded", finished_at=now)
+                report.counts["succeeded"] += 1
+            elif (retry_at := self.policy.next_attempt(delivery.created_at, attempts, now)) is not None:
+                values.update(next_attempt_at=retry_at)
+                report.counts["retrying"] += 1
+                report.retry_at = min(report.retry_at or retry_at, retry_at)
+            else:
+                values.update(status="failed", finished_at=now)
+                report.counts["failed"] += 1
+                log.warning(
+                    "webhook %s: delivery %s failed for good: %s", hook.id, delivery.id, outcome.error
+                )
+            async with self.sessionmaker() as db, db.begin():
+                await repo.record_attempt(db, delivery.seq, **values)
+        finally:
+            self.in_flight[hook.bank_id] -= 1
+            self.settled.set()
+
+    async def __call__(self) -> None:
+        claimed = 0
+        async with asyncio.TaskGroup() as sends:
+            while True:
+                self.settled.clear()
+                running = sum(self.in_flight.values())
+                claim = None
+                if claimed < RUN_LIMIT and running < self.policy.concurrency:
+                    claim = await self.claim()
+                if claim is not None:
+                    claimed += 1
+                    self.in_flight[claim.hook.bank_id] += 1
+                    sends.create_task(self.attempt(claim))
+                    continue
+                if not running:
+                    break
+                # A slot frees up, or poll again: another bank's delivery may have fallen due.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(POLL_SECONDS):
+                        await self.settled.wait()
+        self.report.more = claimed >= RUN_LIMIT
 
 
 async def deliver_due(
@@ -187,22 +272,16 @@ async def deliver_due(
     *,
     bank_id: str | None = None,
     clock: Clock = utcnow,
+    prune: bool | None = None,
 ) -> Report:
-    """Send every delivery due now (of `bank_id`'s hooks, or of all), one per transaction, at most
-    RUN_LIMIT. A run over all banks (beat's tick) also prunes deliveries past their retention."""
-    report = Report()
+    """Send every delivery due now (of `bank_id`'s hooks, or of all), each attempt recorded in its own
+    transaction, at most RUN_LIMIT, several at once (`Run`). `prune` (default: on a run over all
+    banks) also deletes deliveries past their retention."""
     async with client(policy) as http:
-        for _ in range(RUN_LIMIT):
-            now = clock()
-            async with sessionmaker() as db, db.begin():
-                hook = await repo.lock_due_webhook(db, now, bank_id)
-                if hook is None:
-                    break
-                await _deliver_head(db, http, policy, hook, now, report)
-        else:
-            report.more = True
-    if bank_id is None:
+        run = Run(sessionmaker, http, policy, bank_id, clock)
+        await run()
+    if bank_id is None if prune is None else prune:
         async with sessionmaker() as db, db.begin():
             before = clock() - timedelta(days=policy.retention_days)
             await repo.prune_finished(db, before, PRUNE_BATCH)
-    return report
+    return run.report

@@ -15,9 +15,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
 from app.banks.service import Principal
+from app.config import Settings
 from app.db.models import Webhook, WebhookDelivery
 from app.db.repositories import webhooks as repo
-from app.errors import BadRequest, Forbidden, Invalid, NotFound
+from app.errors import BadRequest, Conflict, Forbidden, Invalid, NotFound
 from app.schemas.common import cursor_after, decode_cursor
 from app.schemas.webhooks import DeliveryPage, DeliveryRead, WebhookCreate, WebhookPage, WebhookRead
 from app.webhooks import targets
@@ -31,17 +32,28 @@ def new_secret() -> str:
 
 
 async def create(
-    db: AsyncSession, principal: Principal, bank: ConfiguredBank, body: WebhookCreate, *, allow_private: bool
+    db: AsyncSession, principal: Principal, bank: ConfiguredBank, body: WebhookCreate, settings: Settings
 ) -> Webhook:
+    """The hook, once its URL is checked (resolved within the delivery timeout) and the bank is under
+    its limit of hooks (`HINDSIGHT_WEBHOOK_MAX_PER_BANK`: each is a send per event)."""
     if not principal.is_admin and "read" not in principal.scopes:
         raise Forbidden("A webhook receives the bank's memory: creating one needs the 'read' scope too.")
     try:
-        await targets.resolve(body.url, allow_private=allow_private)
+        await targets.resolve(
+            body.url,
+            allow_private=settings.webhook_allow_private,
+            resolve_within=settings.webhook_timeout_seconds,
+        )
     except targets.TargetRefused as exc:
         detail = f"The URL {exc}."
         raise Invalid(
             detail, errors=[{"loc": ["body", "url"], "msg": detail, "type": "url_refused"}]
         ) from exc
+    if await repo.count_webhooks(db, bank.id) >= settings.webhook_max_per_bank:
+        raise Conflict(
+            f"Bank {bank.id!r} has {settings.webhook_max_per_bank} webhooks, its limit: delete one first "
+            "(the limit is HINDSIGHT_WEBHOOK_MAX_PER_BANK)."
+        )
     hook = Webhook(
         id=uuid.uuid4(),
         bank_id=bank.id,

@@ -425,3 +425,44 @@ async def test_reembed_killed_half_way_resumes_and_a_second_run_does_nothing(
     rest = await reembed(Run(app.state.sessionmaker, job, NOW, batch=2), renamed)
     assert rest["reembedded"] == 3
     assert (await reembed(Run(app.state.sessionmaker, job, NOW, batch=2), renamed))["reembedded"] == 0
+
+
+async def test_a_banks_maintenance_request_gets_its_own_job_while_a_global_one_waits(
+    app: Any, client: httpx.AsyncClient, worker: Any, sql: Any
+) -> None:
+    """Issue 29: a bank-scoped request used to be handed the queued global run (or another bank's)."""
+    from app.jobs import service as jobs
+    from app.jobs.schedule import maintenance_key
+
+    kind = "maintenance.expire"
+    first, second, third = await make_bank(client), await make_bank(client), await make_bank(client)
+    await sql(  # whatever an earlier test left unfinished under the global key
+        "UPDATE jobs SET status = 'failed' WHERE dedupe_key = :key AND status IN ('queued', 'running')",
+        key=maintenance_key(kind, {}),
+    )
+    async with app.state.sessionmaker() as db, db.begin():  # runs queued and not sent (yet)
+        waiting, _ = await jobs.create(db, kind, dedupe_key=maintenance_key(kind, {}))
+        third_params = {"bank_id": third, "force": False}
+        thirds, _ = await jobs.create(
+            db, kind, params=third_params, dedupe_key=maintenance_key(kind, third_params)
+        )
+    try:
+        bodies = [{"bank_id": first}, {"bank_id": second}, {"bank_id": first, "now": NOW.isoformat()}]
+        ids = []
+        for body in bodies:
+            response = await client.post("/v1/admin/maintenance/expire", json=body)
+            assert response.status_code == 202, response.text
+            ids.append(response.json()["job_id"])
+        assert len({str(waiting.id), str(thirds.id), *ids}) == 5  # none is the global run, nor another's
+        rows = await sql("SELECT id, params FROM jobs WHERE id = ANY(CAST(:ids AS uuid[]))", ids=ids)
+        assert {str(r["id"]): r["params"]["bank_id"] for r in rows} == {
+            i: b["bank_id"] for i, b in zip(ids, bodies, strict=True)
+        }
+        for job_id in ids:  # each runs, over its own bank only
+            assert (await finished_job(client, job_id))["status"] == "succeeded"
+        # The same bank's request shares that bank's unfinished run (and sends it).
+        shared = await client.post("/v1/admin/maintenance/expire", json={"bank_id": third})
+        assert shared.json()["job_id"] == str(thirds.id)
+        assert (await finished_job(client, str(thirds.id)))["status"] == "succeeded"
+    finally:
+        await sql("UPDATE jobs SET status = 'failed' WHERE id = :id AND status = 'queued'", id=waiting.id)

@@ -200,3 +200,36 @@ async def test_one_banks_long_resolution_never_delays_another_banks_new_session(
             )
     finally:
         await engine.dispose()
+
+
+async def test_maintenance_never_waits_behind_a_long_redistill(dev: Dev) -> None:
+    """Issue 29: a bank's expire waited 11 minutes behind redistills sharing its worker slot. The
+    maintenance pool is its own, so it runs while a long redistill holds the replay worker."""
+    await dev.sql("UPDATE jobs SET status = 'failed' WHERE status = 'queued'")  # an earlier test's backlog
+    await _bank(dev, "long-replay")
+    sessions = [[f"{turn} (month {month})" for turn in SESSION] for month in range(3)]
+    await asyncio.gather(*(_close_session(dev, "long-replay", f"m{i}", t) for i, t in enumerate(sessions)))
+    await wait_for(lambda: _distilled(dev, "long-replay", 3), within=60, interval=0.2)
+    await _bank(dev, "tidied")
+
+    # Each replayed session waits 20 s for the LLM: the redistill holds the replay slot for a minute.
+    script(dev.llm, reply('{"units": []}', delay=20.0))
+    for _ in range(2):
+        response = await dev.client.post("/v1/banks/long-replay/redistill", json={"distiller": "llm"})
+        assert response.status_code == 202, response.text
+    redistill = response.json()["job_id"]
+    await wait_for(lambda: _jobs(dev, "distill.redistill", "running", "long-replay"), within=60, interval=0.1)
+
+    expire = await dev.client.post("/v1/admin/maintenance/expire", json={"bank_id": "tidied"})
+    assert expire.status_code == 202, expire.text
+
+    async def finished() -> str | None:
+        job = (await dev.client.get(f"/v1/jobs/{expire.json()['job_id']}")).json()
+        return str(job["status"]) if job["status"] in ("succeeded", "failed") else None
+
+    assert await wait_for(finished, within=60, interval=0.2) == "succeeded"
+    # Causality: the expire finished while the replay worker was still on the first redistill, with
+    # the second one waiting behind it.
+    assert (await dev.client.get(f"/v1/jobs/{redistill}")).json()["status"] == "queued"
+    assert await _jobs(dev, "distill.redistill", "running", "long-replay") == 1
+    script(dev.llm, reply('{"units": []}'))

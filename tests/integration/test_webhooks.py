@@ -141,6 +141,13 @@ async def strict_client(stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
         "http://10.1.2.3/hook",
         "https://192.168.0.10/hook",
         "http://[::ffff:127.0.0.1]/hook",
+        # IPv4 behind NAT64, IPv4-compatible, 6to4 and SIIT addresses, and site-local (issue 29)
+        "http://[64:ff9b::a00:1]/",
+        "http://[64:ff9b::a9fe:a9fe]/",
+        "http://[::127.0.0.1]/",
+        "http://[2002:a9fe:a9fe::1]/",
+        "http://[::ffff:0:a9fe:a9fe]/",
+        "http://[fec0::1]/",
     ],
 )
 async def test_private_loopback_and_link_local_urls_are_refused(

@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from standardwebhooks import Webhook as Verifier
 
 from app.db.models import Webhook, WebhookDelivery
@@ -49,10 +51,63 @@ def test_retries_back_off_exponentially_up_to_an_hour_for_a_day_then_stop() -> N
         ("fe80::1", False),
         ("fc00::1", False),
         ("::ffff:10.0.0.1", False),  # IPv4-mapped
+        ("::", False),  # unspecified
+        ("ff02::1", False),  # multicast
+        ("fd12:3456::1", False),  # unique-local
+        ("fec0::1", False),  # site-local (deprecated; Python's is_global calls it public)
+        ("fefe::1", False),  # site-local, the end of fec0::/10
+        # IPv4 inside IPv6: judged by the IPv4 a translator or tunnel reaches
+        ("64:ff9b::a00:1", False),  # NAT64 → 10.0.0.1
+        ("64:ff9b::a9fe:a9fe", False),  # NAT64 → 169.254.169.254
+        ("64:ff9b::808:808", True),  # NAT64 → 8.8.8.8
+        ("64:ff9b:1::808:808", False),  # local-use NAT64: nothing public behind it
+        ("::127.0.0.1", False),  # IPv4-compatible
+        ("::8.8.8.8", True),
+        ("::ffff:0:a9fe:a9fe", False),  # SIIT → 169.254.169.254
+        ("::ffff:0:808:808", True),
+        ("2002:a9fe:a9fe::1", False),  # 6to4 → 169.254.169.254
+        ("2002:7f00:1::1", False),  # 6to4 → 127.0.0.1
+        ("2002:808:808::1", True),
+        ("2001:0:4136:e378:8000:63bf:f5ff:fffe", False),  # Teredo, client 10.0.0.1
+        ("2001:0:a00:1:8000:63bf:f7f7:f7f7", False),  # Teredo, server 10.0.0.1
+        ("2001:0:808:808:8000:63bf:f7f7:f7f7", True),  # Teredo, server and client 8.8.8.8
     ],
 )
 def test_only_public_addresses_are_targets(address: str, public: bool) -> None:
     assert targets.is_public(ipaddress.ip_address(address)) is public
+
+
+def _wrappings(v4: ipaddress.IPv4Address) -> list[ipaddress.IPv6Address]:
+    """Every IPv6 form that leads to `v4` through a translator or tunnel."""
+    n = int(v4)
+    return [
+        ipaddress.IPv6Address(0xFFFF << 32 | n),  # mapped
+        ipaddress.IPv6Address(n),  # compatible
+        ipaddress.IPv6Address(0xFFFF << 48 | n),  # SIIT
+        ipaddress.IPv6Address(0x64FF9B << 96 | n),  # NAT64
+        ipaddress.IPv6Address(0x2002 << 112 | n << 80 | 1),  # 6to4
+        ipaddress.IPv6Address(0x2001 << 112 | 0x08080808 << 64 | (~n & 0xFFFF_FFFF)),  # Teredo client
+        ipaddress.IPv6Address(0x2001 << 112 | n << 64 | (~0x08080808 & 0xFFFF_FFFF)),  # Teredo server
+    ]
+
+
+# Any IPv4 address, and often one of the ranges a webhook must never reach.
+IPV4 = st.one_of(
+    st.ip_addresses(v=4),
+    *(
+        st.ip_addresses(network=net)
+        for net in ("10.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.168.0.0/16")
+    ),
+    *(st.ip_addresses(network=net) for net in ("100.64.0.0/10", "0.0.0.0/8", "224.0.0.0/4")),
+)
+
+
+@settings(deadline=None)
+@given(IPV4)
+def test_an_ipv6_address_is_a_target_only_if_the_ipv4_it_carries_is(v4: ipaddress.IPv4Address) -> None:
+    public = targets.is_public(v4)
+    for wrapped in _wrappings(v4):
+        assert targets.is_public(wrapped) is public, wrapped
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -32,8 +33,18 @@ async def get_webhook(db: AsyncSession, bank_id: str, webhook_id: uuid.UUID) -> 
     return (await db.scalars(stmt)).first()
 
 
+async def count_webhooks(db: AsyncSession, bank_id: str) -> int:
+    """The bank's hooks, counted with the bank's hook-creation lock held to the end of the transaction,
+    so two concurrent creations cannot both pass the bank's limit."""
+    await db.execute(
+        text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": f"webhooks:{bank_id}"}
+    )
+    rows = await db.execute(text("SELECT count(*) FROM webhooks WHERE bank_id = :bank"), {"bank": bank_id})
+    return int(rows.scalar_one())
+
+
 async def delete_webhook(db: AsyncSession, bank_id: str, webhook_id: uuid.UUID) -> bool:
-    """Delete the hook and, by cascade, its deliveries (waits for a delivery in flight, ≤ its timeout)."""
+    """Delete the hook and, by cascade, its deliveries (a send already in flight still completes)."""
     result = await db.execute(delete(Webhook).where(Webhook.id == webhook_id, Webhook.bank_id == bank_id))
     return bool(getattr(result, "rowcount", 0))
 
@@ -91,10 +102,13 @@ async def scrub_memory_content(db: AsyncSession, bank_id: str, memory_id: uuid.U
     )
 
 
-async def lock_due_webhook(db: AsyncSession, now: datetime, bank_id: str | None) -> Webhook | None:
-    """A hook whose head is due at `now`, locked for this transaction (SKIP LOCKED: another worker is
-    delivering to it), the most overdue first. NO KEY UPDATE: new deliveries can still be written
-    for it meanwhile (their foreign key only takes a KEY SHARE lock)."""
+async def lock_due_webhook(
+    db: AsyncSession, now: datetime, bank_id: str | None, skip_banks: Sequence[str] = ()
+) -> Webhook | None:
+    """A hook whose head is due at `now` (of `bank_id`, or of any bank but `skip_banks`), locked for
+    this transaction (SKIP LOCKED: another worker is claiming it), the most overdue first. NO KEY
+    UPDATE: new deliveries can still be written for it meanwhile (their foreign key only takes a KEY
+    SHARE lock)."""
     rows = await db.execute(
         text(f"""
             SELECT w.id FROM webhooks w
@@ -103,11 +117,12 @@ async def lock_due_webhook(db: AsyncSession, now: datetime, bank_id: str | None)
                 WHERE d.webhook_id = w.id AND d.status = 'pending' ORDER BY d.seq LIMIT 1
             ) head
             WHERE head.next_attempt_at <= :now {"AND w.bank_id = :bank" if bank_id else ""}
+              AND w.bank_id <> ALL(:skip)
             ORDER BY head.next_attempt_at
             LIMIT 1
             FOR NO KEY UPDATE OF w SKIP LOCKED
         """),
-        {"now": now, **({"bank": bank_id} if bank_id else {})},
+        {"now": now, "skip": list(skip_banks), **({"bank": bank_id} if bank_id else {})},
     )
     webhook_id = rows.scalar_one_or_none()
     return await db.get(Webhook, webhook_id, populate_existing=True) if webhook_id else None
@@ -122,6 +137,12 @@ async def head(db: AsyncSession, webhook_id: uuid.UUID) -> WebhookDelivery | Non
         .limit(1)
     )
     return (await db.scalars(stmt)).first()
+
+
+async def lease(db: AsyncSession, seq: int, until: datetime) -> None:
+    """Hold a delivery (and so its hook, whose head it is) for the send about to start: it is not due
+    again before `until` (past the send's timeout), unless the worker died sending it."""
+    await db.execute(update(WebhookDelivery).where(WebhookDelivery.seq == seq).values(next_attempt_at=until))
 
 
 async def record_attempt(db: AsyncSession, seq: int, **values: Any) -> None:
