@@ -320,12 +320,12 @@ async def supersede(
 
 async def merge(
     db: AsyncSession, unit: MemoryUnit, *, into: MemoryUnit, similarity: float, details: dict[str, Any]
-) -> None:
+) -> bool:
     """The pending `unit` says again what the active `into` says: `into` keeps its id, gains the
-    sources and confidence; `unit` becomes `merged`."""
+    sources and confidence; `unit` becomes `merged`. False (nothing done) when `unit` was no longer
+    in its status when its row was reached (maintenance's merge reads it without a lock)."""
     confidence = min(MAX_CONFIDENCE, 1 - (1 - into.confidence) * (1 - unit.confidence))
-    await units_repo.absorb(db, into, unit, confidence=confidence)
-    await history_repo.transition_unit(
+    merged = await history_repo.transition_unit(
         db,
         unit,
         "merged",
@@ -333,6 +333,9 @@ async def merge(
         actor="resolver",
         details={**details, "merged_into": str(into.id), "similarity": round(similarity, 4)},
     )
+    if not merged:
+        return False
+    await units_repo.absorb(db, into, unit, confidence=confidence)
     await webhooks.memory_merged(db, unit.bank_id, unit.id, into.id)
     await history_repo.add_history(
         db,
@@ -352,3 +355,4 @@ async def merge(
             }
         ],
     )
+    return True
