@@ -10,7 +10,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
+from tests.conftest import Stack, wait_for
 from tests.factories import make_bank, ok, write
 
 ROUNDS = 10
@@ -120,3 +123,40 @@ async def test_a_second_delete_changes_nothing_and_a_restore_of_a_replaced_value
     rows = await _history(client, bank, old["id"])
     assert [r["action"] for r in rows] == ["created", "activated", "deleted", "restored", "superseded"]
     _check_history(restored, rows)
+
+
+async def test_a_value_archived_while_a_new_one_is_resolved_is_not_also_superseded(
+    client: httpx.AsyncClient, stack: Stack, sql: Any
+) -> None:
+    """Resolution reads its candidates without a lock; one that another transaction (maintenance)
+    archives meanwhile is re-read under its lock and left archived, not superseded on a stale read."""
+    bank = await make_bank(client)
+    old = await write(client, bank, "My budget is 5000 euros.", TAGS)
+    engine = create_async_engine(stack.database_url)
+    try:
+        async with engine.connect() as holder:
+            await holder.execute(
+                text("UPDATE memory_units SET previous_status = status, status = 'archived' WHERE id = :id"),
+                {"id": old["id"]},
+            )
+            await holder.execute(
+                text(
+                    "INSERT INTO memory_history (bank_id, memory_id, action, actor, details) VALUES"
+                    ' (:bank, :id, \'archived\', \'test\', \'{"from": "active", "to": "archived"}\')'
+                ),
+                {"bank": bank, "id": old["id"]},
+            )
+            writing = asyncio.create_task(write(client, bank, "My budget is 8000 euros.", TAGS))
+
+            async def blocked_on_the_row() -> bool:  # the write waits for the row `holder` holds
+                return bool(await sql("SELECT 1 FROM pg_locks WHERE NOT granted AND locktype <> 'advisory'"))
+
+            await wait_for(blocked_on_the_row)
+            await holder.commit()
+        new = await writing
+    finally:
+        await engine.dispose()
+    assert (new["status"], new["supersedes"]) == ("active", None)
+    archived = ok(await client.get(f"/v1/banks/{bank}/memories/{old['id']}"))
+    assert (archived["status"], archived["superseded_by"]) == ("archived", None)
+    _check_history(archived, await _history(client, bank, old["id"]))
