@@ -25,6 +25,7 @@ from app.distill.taxonomy import bank_taxonomy
 from app.distill.types import Candidate, DistillContext, Distiller, RelatedUnit
 from app.jobs.schedule import schedule_resolve
 from app.redact import redact
+from app.resolve.service import lock_bank
 from app.webhooks import events as webhooks
 
 log = logging.getLogger(__name__)
@@ -209,12 +210,13 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             await jobs_repo.set_progress(db, job.id, {"sessions_done": counts["sessions"]})
             if dry_run:
                 continue
+            await lock_bank(db, bank_id)  # before any row: retiring units is a status change like a DELETE
             await store_units(
                 db, rt, bank, session_id, events, added, distiller=distiller, job=job, salt=f"/{job.id}"
             )
             await tasks_repo.link_task_episodes(db, bank_id, session_id)
             # Retired, not superseded: nothing replaces them in a chain (they stay restorable).
-            await history_repo.transition(
+            retired = await history_repo.transition(
                 db,
                 bank_id,
                 [(u.id, u.status, "deleted") for u in removed],
@@ -222,7 +224,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 actor=f"distiller:{distiller.version}",
                 details={u.id: {"job_id": str(job.id)} for u in removed},
             )
-            ids = [u.id for u in removed]
+            ids = [u.id for u in removed if u.id in retired]  # not those a user changed meanwhile
             await webhooks.memories_forgotten(db, bank_id, ids, status="deleted", action="redistilled")
             if added:
                 resolve_job, created = await schedule_resolve(db, bank_id)

@@ -150,6 +150,8 @@ async def write(
     """A direct write, committed. Without `wait` the unit stays `pending` and the bank's resolution job
     is sent → (unit, job); with `wait` it is resolved in this transaction (with the LLM judge when one
     is configured) → (unit as resolved: active, merged into a twin, or superseding an older value, None)."""
+    if wait:  # the bank's lock before any row this write touches: the order every status change takes
+        await lock_bank(db, bank.id)
     unit = await create(db, embedder, bank, body, actor)
     if not wait:
         job, created = await schedule_resolve(db, bank.id)
@@ -202,7 +204,8 @@ async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, a
     """Soft delete by the bank's forgetting policy: `delete` → `deleted` (restorable), `downweight` →
     still active at a fifth of its importance, `never` → refused (only a purge erases)."""
     policy = bank.config.forgetting_policy
-    unit = await get(db, bank, memory_id, for_update=True)
+    await lock_bank(db, bank.id)
+    unit = await get(db, bank, memory_id, for_update=True)  # its status now, not before the wait
     if policy == "never":
         raise Conflict("This bank's forgetting policy is 'never': units are kept; an admin purge erases one.")
     if unit.status == "deleted" or unit.metadata_.get("downweighted_from") is not None:
@@ -238,6 +241,7 @@ async def restore(
 ) -> MemoryUnit:
     """Undo a forget: back to the status it had (or its importance); a unit that was in force goes
     through resolution again."""
+    await lock_bank(db, bank.id)
     unit = await get(db, bank, memory_id, for_update=True)
     if unit.metadata_.get("purged_at"):
         raise Conflict(f"Memory {memory_id} was purged; nothing is left to restore.")
@@ -278,6 +282,7 @@ async def restore(
 
 async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
     """Erase content, vectors and graph links for good; the history keeps a tombstone."""
+    await lock_bank(db, bank.id)
     unit = await get(db, bank, memory_id, for_update=True)
     await jobs_repo.scrub_results(db, bank.id, unit.content)  # a redistill diff lists unit contents
     await units_repo.erase(db, unit)

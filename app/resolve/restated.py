@@ -63,8 +63,7 @@ async def retire_restatements(
         and _restating_kind(u)
         and restates(u, old, new)
     ]
-    await _link(db, restating, old, new, actor=actor, details=details)
-    return [u.id for u in restating]
+    return sorted(await _link(db, restating, old, new, actor=actor, details=details))
 
 
 async def restated_head(
@@ -105,9 +104,8 @@ async def _link(
     *,
     actor: str,
     details: dict[str, Any],
-) -> None:
-    await history_repo.link_restatements(db, [u.id for u in units], head.id)
-    await history_repo.transition(
+) -> set[uuid.UUID]:
+    moved = await history_repo.transition(
         db,
         head.bank_id,
         [(u.id, u.status, "superseded") for u in units],
@@ -118,3 +116,6 @@ async def _link(
             for u in units
         },
     )
+    # only those still active when locked: one another transaction changed meanwhile keeps its status
+    await history_repo.link_restatements(db, sorted(moved), head.id)
+    return moved

@@ -8,7 +8,9 @@ twin. Decisions, in order (DESIGN.md "Conflict detection"):
 4. otherwise → active.
 
 One bank is resolved by one transaction at a time (an advisory lock), so two workers can never both
-activate two units that contradict each other.
+activate two units that contradict each other. Every other change of a unit's status by a user or a
+job (PATCH, a direct write with `?wait=true`, DELETE, restore, purge, a redistill) takes the same lock
+first, then the units' rows in id order: one order, so no two of them wait for each other.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from app.db.repositories import graph as graph_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import units as units_repo
 from app.db.repositories.locks import xact_lock
-from app.errors import Unavailable
+from app.errors import Conflict, Unavailable
 from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
@@ -89,7 +91,8 @@ async def resolve_bank(
 
 
 async def lock_bank(db: AsyncSession, bank_id: str) -> None:
-    """Serialise decisions about one bank's units (resolution, PATCH) for this transaction."""
+    """Serialise changes of one bank's unit statuses for this transaction; taken before any of its
+    rows is locked or written (a 503 with `Retry-After` when it stays busy past LOCK_WAIT_SECONDS)."""
     if not await xact_lock(db, composite_key("resolve", bank_id), LOCK_WAIT_SECONDS):
         raise BankBusy(f"Bank {bank_id!r} is busy resolving its memory; retry shortly.")
 
@@ -142,6 +145,7 @@ async def _resolve_one(
 ) -> str:
     if unit.supersedes is not None:
         head = await history_repo.chain_head(db, unit.supersedes)
+        head = await units_repo.get_unit(db, head.id, for_update=True) if head is not None else None
         if head is not None and head.status == "active" and head.bank_id == unit.bank_id:
             return await replace(
                 db, head, unit, reason="distiller", actor="resolver", details=details, model=embedder.model
@@ -208,6 +212,10 @@ async def _candidates(
     )
     for u, sim in extra:
         similar.setdefault(u.id, (u, sim))
+    # Read without locks: lock them and keep those still active (maintenance may have archived one
+    # meanwhile), so what is superseded or merged into is what the rows say now.
+    live = {u.id for u in await units_repo.lock_units(db, list(similar)) if u.status == "active"}
+    similar = {uid: pair for uid, pair in similar.items() if uid in live}
     facts = await load_facts(db, [unit.id, *similar])  # the unit's and theirs in one read
     return [Candidate(u, sim, _facts(facts, u.id)) for u, sim in similar.values()], _facts(facts, unit.id)
 
@@ -287,8 +295,7 @@ async def supersede(
     """`new` replaces the active `old`: old → superseded (valid until new's valid time), new → active;
     both directions of the chain are stored and both units get a history row."""
     extra = details or {}
-    await history_repo.link_supersede(db, old.id, new.id)
-    await history_repo.transition_unit(
+    superseded = await history_repo.transition_unit(
         db,
         old,
         "superseded",
@@ -296,6 +303,9 @@ async def supersede(
         actor=actor,
         details={**extra, "superseded_by": str(new.id), "reason": reason},
     )
+    if not superseded:  # callers lock `old` and see it active first; never on a stale read
+        raise Conflict(f"Memory {old.id} is no longer active; retry.")
+    await history_repo.link_supersede(db, old.id, new.id)
     await history_repo.transition_unit(
         db,
         new,
@@ -310,12 +320,12 @@ async def supersede(
 
 async def merge(
     db: AsyncSession, unit: MemoryUnit, *, into: MemoryUnit, similarity: float, details: dict[str, Any]
-) -> None:
+) -> bool:
     """The pending `unit` says again what the active `into` says: `into` keeps its id, gains the
-    sources and confidence; `unit` becomes `merged`."""
+    sources and confidence; `unit` becomes `merged`. False (nothing done) when `unit` was no longer
+    in its status when its row was reached (maintenance's merge reads it without a lock)."""
     confidence = min(MAX_CONFIDENCE, 1 - (1 - into.confidence) * (1 - unit.confidence))
-    await units_repo.absorb(db, into, unit, confidence=confidence)
-    await history_repo.transition_unit(
+    merged = await history_repo.transition_unit(
         db,
         unit,
         "merged",
@@ -323,6 +333,9 @@ async def merge(
         actor="resolver",
         details={**details, "merged_into": str(into.id), "similarity": round(similarity, 4)},
     )
+    if not merged:
+        return False
+    await units_repo.absorb(db, into, unit, confidence=confidence)
     await webhooks.memory_merged(db, unit.bank_id, unit.id, into.id)
     await history_repo.add_history(
         db,
@@ -342,3 +355,4 @@ async def merge(
             }
         ],
     )
+    return True

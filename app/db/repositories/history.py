@@ -16,8 +16,26 @@ from app.db.models.base import table_of
 
 
 async def add_history(db: AsyncSession, rows: list[dict[str, Any]]) -> None:
-    if rows:
-        await db.execute(insert(table_of(MemoryHistory)), rows)
+    """Write history rows stamped by the database's clock at the insert, not the transaction's start
+    (`now()`): a transaction that waited for a unit's lock writes after the one it waited for, so a
+    unit's rows are in the order things happened to it (never `superseded` before its `created`).
+    A row that carries its own `at` (an import) keeps it."""
+    stamped = [r for r in rows if "at" in r]
+    clocked = [r for r in rows if "at" not in r]
+    table = table_of(MemoryHistory)
+    if clocked:
+        await db.execute(insert(table).values(at=func.clock_timestamp()), clocked)
+    if stamped:
+        await db.execute(insert(table), stamped)
+
+
+async def lock_rows(db: AsyncSession, ids: list[uuid.UUID]) -> None:
+    """Lock units' rows for this transaction in id order, the one order every writer of statuses
+    takes them in (after the bank's lock, when it takes that too), so two never wait for each other."""
+    if ids:
+        await db.execute(
+            select(MemoryUnit.id).where(MemoryUnit.id.in_(ids)).order_by(MemoryUnit.id).with_for_update()
+        )
 
 
 async def transition(
@@ -29,28 +47,36 @@ async def transition(
     actor: str,
     details: dict[uuid.UUID, dict[str, Any]] | None = None,
     changed_at: datetime | None = None,
-) -> None:
+) -> set[uuid.UUID]:
     """Move units to new statuses and write one history row each, in the caller's transaction.
 
-    `changes` are (memory id, from status, to status); every history row's details carry `from`
-    and `to`, which is what "what was active at T" is read from. `changed_at`: the clock of a task
-    that runs on a clock of its own (maintenance's `now`), else the database's.
+    `changes` are (memory id, from status, to status); a unit moves only if it is still in its `from`
+    status when the update reaches its row (after waiting for any transaction that holds it), so a
+    decision taken on a stale read changes nothing and writes no row. Returns the ids that moved.
+    Every history row's details carry `from` and `to`, which is what "what was active at T" is read
+    from. `changed_at`: the clock of a task that runs on a clock of its own (maintenance's `now`),
+    else the database's.
     """
     if not changes:
-        return
-    by_status: dict[str, list[uuid.UUID]] = {}
-    for memory_id, _, to in changes:
-        by_status.setdefault(to, []).append(memory_id)
-    for to, ids in by_status.items():
-        await db.execute(
+        return set()
+    by_move: dict[tuple[str, str], list[uuid.UUID]] = {}
+    for memory_id, frm, to in changes:
+        by_move.setdefault((frm, to), []).append(memory_id)
+    if len(changes) > 1:  # row locks in one order (by id), whoever moves several units at once
+        await lock_rows(db, [memory_id for memory_id, _, _ in changes])
+    moved: set[uuid.UUID] = set()
+    for (frm, to), ids in by_move.items():
+        rows = await db.execute(
             update(MemoryUnit)
-            .where(MemoryUnit.id.in_(ids))
+            .where(MemoryUnit.id.in_(sorted(ids)), MemoryUnit.status == frm)
             .values(
                 previous_status=MemoryUnit.status,
                 status=to,
-                status_changed_at=changed_at if changed_at is not None else func.now(),
+                status_changed_at=changed_at if changed_at is not None else func.clock_timestamp(),
             )
+            .returning(MemoryUnit.id)
         )
+        moved.update(rows.scalars().all())
     extra = details or {}
     await add_history(
         db,
@@ -63,8 +89,10 @@ async def transition(
                 "details": {**extra.get(memory_id, {}), "from": frm, "to": to},
             }
             for memory_id, frm, to in changes
+            if memory_id in moved
         ],
     )
+    return moved
 
 
 async def transition_unit(
@@ -75,9 +103,10 @@ async def transition_unit(
     action: str,
     actor: str,
     details: dict[str, Any] | None = None,
-) -> None:
-    """`transition` of one unit from its current status, `details` on its history row."""
-    await transition(
+) -> bool:
+    """`transition` of one unit from its status as loaded (lock it first), `details` on its history
+    row; False when the unit was no longer in that status."""
+    return unit.id in await transition(
         db,
         unit.bank_id,
         [(unit.id, unit.status, to)],

@@ -97,6 +97,21 @@ async def get_unit(db: AsyncSession, memory_id: uuid.UUID, *, for_update: bool =
     return await db.get(MemoryUnit, memory_id, with_for_update=for_update, populate_existing=for_update)
 
 
+async def lock_units(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryUnit]:
+    """Units locked for this transaction in id order (the one order status writers take rows in),
+    re-read as they are now: a status seen before the lock may have changed while waiting."""
+    if not ids:
+        return []
+    stmt = (
+        select(MemoryUnit)
+        .where(MemoryUnit.id.in_(ids))
+        .order_by(MemoryUnit.id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    return list((await db.scalars(stmt)).all())
+
+
 async def get_units(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryUnit]:
     if not ids:
         return []
