@@ -73,7 +73,8 @@ def conflicts(old: Claim, new: Claim) -> Verdict:
     if attribute == "different":
         return Verdict("keep", "another attribute")
     if new.modality == "retired":
-        if attribute == "same" or _overlap(old.qualifier, new.qualifier):
+        named = any(len(w) >= 2 and w in fold(old.text) for w in new.qualifier)
+        if attribute == "same" or _overlap(old.qualifier, new.qualifier) or named:
             return Verdict("retire", "retires what the old claim is about")
         return Verdict("keep", "a retirement of something else")
     if not compatible(old.value, new.value):

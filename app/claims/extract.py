@@ -4,9 +4,9 @@ change names as replaced, its modality, its subject and its attribute (a head an
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 import unicodedata
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import cache
 
 from app.claims import lexicon as lx
@@ -15,8 +15,11 @@ from app.claims.values import Span, find_values
 from app.text import has_cjk, pos_tag, split_sentences
 
 MAX_CHARS = 20_000  # a statement longer than this is read up to here: claims live in short clauses
-_EN_CLAUSE = re.compile(r"\s*[;,]\s*|:\s+|\s+(?:but|so|while|whereas|although)\s+|\s+and\s+(?=(?:i|we|my|"
-                        r"our|he|she|they|the|it)\b)", re.IGNORECASE)
+_EN_CLAUSE = re.compile(
+    r"\s*[;,]\s*|\s+(?:but|so|while|whereas|although)\s+|\s+and\s+(?=(?:i|we|my|"
+    r"our|he|she|they|the|it)\b)",
+    re.IGNORECASE,
+)
 _EN_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _ZH_CLAUSE = re.compile(r"[,;，；:：]|但是|不过|而且|并且")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
@@ -24,12 +27,13 @@ _NAME = re.compile(r"(?<![\w'])(?:[A-Z][\w\-]*|[A-Z]{2,}\w*)(?:\s+(?:[A-Z][\w\-]
 _ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof|St|Mt|No|vs|etc|approx)\.(?=\s)", re.IGNORECASE)
 _LEAD_NOT_EN = re.compile(r"^\s*(?:and\s+|but\s+)?not\s+(?P<old>.+)$", re.IGNORECASE)
 _LEAD_NOT_ZH = re.compile(r"^\s*(?:而不是|不是|不要|别|不用)(?P<old>.+?)(?:了)?$")
-_PRONOUN_LEAD = re.compile(r"^\s*(?:i|we|you|he|she|they|my|our|我|我们|你|他|她|他们)\b|^\s*(?:我|我们|你|他|她)",
-                           re.IGNORECASE)
+_PRONOUN_LEAD = re.compile(
+    r"^\s*(?:i|we|you|he|she|they|my|our|我|我们|你|他|她|他们)\b|^\s*(?:我|我们|你|他|她)", re.IGNORECASE
+)
 _PREFIX = re.compile(r"^\s*(?:correction|update|更正|纠正)\s*[:：]\s*", re.IGNORECASE)
 # what a value-less clause's value follows when it has no typed value and no name: a copula
 _ZH_PIVOT = re.compile(r"是|用|成|为|变成|换成")
-_EN_PIVOT = re.compile(r"\b(?:is|are|was|'s|to|into|with)\b", re.IGNORECASE)
+_EN_PIVOT = re.compile(r"\b(?:is|are|was|'s|to|into|with|meant|mean)\b", re.IGNORECASE)
 
 
 @cache
@@ -92,8 +96,12 @@ def _clauses(sentence: str, zh: bool) -> list[str]:
     out: list[str] = []
     for part in parts:
         if zh:
-            if lx.ZH_CONDITION.search(part) and not lx.ZH_CONDITION.fullmatch(part.strip()) and len(parts) > 1 \
-                    and re.match(r"\s*(?:如果|要是|假如|万一|只要|倘若)", part):
+            if (
+                lx.ZH_CONDITION.search(part)
+                and not lx.ZH_CONDITION.fullmatch(part.strip())
+                and len(parts) > 1
+                and re.match(r"\s*(?:如果|要是|假如|万一|只要|倘若)", part)
+            ):
                 continue  # the condition of a conditional: not a claim of its own
             out.append(part)
             continue
@@ -114,8 +122,8 @@ def _drop_condition(clause: str) -> str:
         return clause
     if match.start() > 0:
         return clause[: match.start()]
-    rest = re.search(r"\b(?:I|we|you|my|our)\b(?!.*\b(?:I|we)\b)", clause[match.end():])
-    return clause[match.end() + rest.start():] if rest else ""
+    rest = re.search(r"\b(?:I|we|you|my|our)\b(?!.*\b(?:I|we)\b)", clause[match.end() :])
+    return clause[match.end() + rest.start() :] if rest else ""
 
 
 def _clause(
@@ -137,6 +145,8 @@ def _clause(
     frame = _frame_words(_without(frame_text, [value.text, *(m.text for m in mentions)]), zh)
     frame = [w for w in frame if w not in _subject_words(subject)] or context
     head, qualifier = _head(clause, frame, zh)
+    if head and not qualifier:
+        qualifier = [w for w in context if lx.HEAD_SYNONYMS.get(w) != head and w not in lx.RELATION_WORDS]
     modality: Modality = "retired" if retire else "hedged" if hedged else "firm"
     additive = (lx.ZH_ADDITIVE if zh else lx.EN_ADDITIVE).search(clause) is not None
     attribute = head + ("." + "_".join(sorted(qualifier)) if head and qualifier else "")
@@ -171,7 +181,7 @@ def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
     for pattern in (lx.EN_INSTEAD, lx.EN_NOT):
         found = pattern.search(clause)
         if found:
-            kept = clause[: found.start()] + clause[found.end():]
+            kept = clause[: found.start()] + clause[found.end() :]
             return found.group("old"), kept, kept
     return "", clause, clause
 
@@ -194,14 +204,14 @@ def _main_value(text: str, zh: bool) -> Value | None:
     pivot = _ZH_PIVOT if zh else _EN_PIVOT
     found = list(pivot.finditer(text))
     if zh and found:
-        rest = _strip(_TRAILING_ZH.sub("", text[found[-1].end():]))
+        rest = _strip(_TRAILING_ZH.sub("", text[found[-1].end() :]))
         if rest:
             return Value("text", rest)
     names = _names(text, zh)
     if names:
         return Value("name", names[0], key=names[0].lower())
     if found:
-        rest = _strip(text[found[0].end():])
+        rest = _strip(text[found[0].end() :])
         if rest:
             return Value("text", rest)
     return _after_verb(text) if zh else None
@@ -269,8 +279,12 @@ def _frame_words(text: str, zh: bool) -> list[str]:
         words = [
             w
             for w, flag in _zh_words(text)
-            if flag[:1] == "n" or flag in ("vn", "eng", "l") or w in lx.HEAD_SYNONYMS
-            or (flag.startswith("v") and len(w) >= 2 and w not in lx.ZH_GENERIC_VERBS)
+            if w in lx.HEAD_SYNONYMS
+            or (
+                flag[:1] not in ("m", "x", "u", "r", "p", "c", "y", "e", "o", "q", "t", "f")
+                and not (flag.startswith("v") and (len(w) < 2 or w in lx.ZH_GENERIC_VERBS))
+                and not (flag.startswith("d") and len(w) < 2)
+            )
         ]
         return [w for w in words if w not in lx.ZH_NOISE and not w.isdigit() and w.strip()]
     words = [w.lower() for w in _WORD.findall(text)]
@@ -289,7 +303,7 @@ def _subject(clause: str, zh: bool, speaker: str) -> str:
     if zh:
         for person in lx.ZH_PEOPLE:
             index = clause.find(person)
-            if index >= 0 and not clause[index + len(person):].startswith(("的领导", "的上司")):
+            if index >= 0 and not clause[index + len(person) :].startswith(("的领导", "的上司")):
                 return person
         return speaker
     words = [w.lower().rstrip("'s").rstrip("'") for w in clause.split()[:6]]
@@ -308,8 +322,7 @@ def _head(clause: str, frame: list[str], zh: bool) -> tuple[str, list[str]]:
     for pattern, key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
         match = pattern.search(clause)
         if match:
-            spent = set(_frame_words(match.group(0), zh)) & lx.RELATION_WORDS
-            return key, [w for w in frame if w not in spent and lx.HEAD_SYNONYMS.get(w) != key]
+            return key, [w for w in frame if w not in lx.RELATION_WORDS and lx.HEAD_SYNONYMS.get(w) != key]
     for word in frame:
         head = lx.HEAD_SYNONYMS.get(word) or (lx.HEAD_SYNONYMS.get(word[:-1]) if zh else None)
         if head:

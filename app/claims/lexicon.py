@@ -17,7 +17,7 @@ EN_CHANGE = re.compile(
     r"bump(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|delay(?:ed)?|"
     r"stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|went|gone|became|become|"
     r"now|nowadays|these\s+days|anymore|any\s+more|actually|meant|correction|mixed\s+(?:it\s+)?up|"
-    r"no\s+wait|oops|sorry|ugh|updated?)\b",
+    r"no\s+wait|oops|sorry|ugh|updated?|set|configured)\b",
     re.IGNORECASE,
 )
 EN_HEDGE = re.compile(
@@ -50,10 +50,13 @@ EN_NOISE = frozenset(
     could may might must to of in on at by with from as about into than then there here for and or but so
     just really actually now currently these days nowadays anymore also too well still already yet very
     new old current latest usual usually monthly weekly daily yearly annual nightly white black red blue
-    green yellow grey gray silver fully totally pretty quite every each per a.m. p.m. around about approximately roughly
+    green yellow grey gray silver fully totally pretty quite every each per a.m. p.m.
+    around about approximately roughly
     maybe might perhaps probably possibly if not no yes big news oh ugh oops sorry wait meant mean please
     okay ok think guess firm most least max maximum minimum up down over under again since ago last next
-    yesterday today tomorrow week weekend month year time all at lot get got gotten go going went""".split()
+    yesterday today tomorrow week weekend month year time all at lot get got gotten go going went set
+    i'm i've i'd i'll we're we've we'd it's that's there's don't doesn't didn't can't won't isn't
+    aren't wasn't""".split()
 )
 
 # --- Chinese -----------------------------------------------------------------------------------------
@@ -84,31 +87,58 @@ ZH_PEOPLE = (
 ).split()
 ZH_SELF = ("我们", "我", "咱们")
 ZH_NOISE = frozenset(
-    "的 了 是 在 我 我们 你 他 她 它 这 那 个 一 一个 一台 一辆 有 和 与 也 还 都 就 会 要 想 能 可以 把 被 给 "
+    "的 了 是 在 我 我们 你 他 她 它 这 那 个 一 一个 一台 一辆 有 和 与 "
+    "也 还 都 就 会 要 想 能 可以 把 被 给 "
+    ""
     "对 从 到 跟 说 下 现在 最近 已经 其实 如果 要是 的话 可能 也许 或许 吧 呢 啊 啦 呀 嘛 哦 了 过 着 "
-    "白色 黑色 红色 蓝色 绿色 黄色 灰色 银色 紫色 粉色 每 每个 每天 每周 每月 每年 一下 一点 这次 那个 这个 定 定了 通知 一般 平时 再 又 刚才 说错 不对 "
+    "白色 黑色 红色 蓝色 绿色 黄色 灰色 银色 紫色 粉色 每 每个 每天 每周 每月 每年 一下 一点 "
+    "这次 那个 这个 定 定了 通知 一般 平时 再 又 刚才 说错 不对 "
     "直属 直接 更正 告诉 记得 跟你说 上个月 下个月 这个月 上周 下周 今年 去年 明年".split()
 )
 
 # --- attribute heads ---------------------------------------------------------------------------------
 # relation verbs and head-noun synonyms -> one canonical head, English stems (Snowball) and Chinese words
 RELATIONS_EN = [
-    (re.compile(r"\b(?:work(?:s|ed|ing)?\s+(?:at|for)|employed\s+(?:at|by)|joined|job\s+at|"
-                r"employer)\b", re.I), "employer"),
-    (re.compile(r"\b(?:report(?:s|ing)?\s+to|manager|boss|supervisor|line\s+manager)\b", re.I),
-     "manager"),
-    (re.compile(r"\b(?:live[sd]?\s+(?:in|at)|living\s+in|based\s+in|mov(?:ed|ing)\s+to|relocated\s+to|"
-                r"rent\s+an?\s+\w+\s+in|home\s+is\s+in|reside\s+in)\b", re.I), "address.home"),
+    (
+        re.compile(
+            r"\b(?:work(?:s|ed|ing)?\s+(?:at|for)|employed\s+(?:at|by)|joined|job\s+at|"
+            r"employer)\b",
+            re.I,
+        ),
+        "employer",
+    ),
+    (re.compile(r"\b(?:report(?:s|ing)?\s+to|manager|boss|supervisor|line\s+manager)\b", re.I), "manager"),
+    (
+        re.compile(
+            r"\b(?:live[sd]?\s+(?:in|at)|living\s+in|based\s+in|mov(?:ed|ing)\s+to|relocated\s+to|"
+            r"rent\s+an?\s+\w+\s+in|home\s+is\s+in|reside\s+in)\b",
+            re.I,
+        ),
+        "address.home",
+    ),
     (re.compile(r"\b(?:allergic\s+to|allergy)\b", re.I), "allergy"),
     (re.compile(r"\b(?:budget|stretch\s+to|afford|pay\s+up\s+to)\b", re.I), "budget"),
-    (re.compile(r"\b(?:runs?\s+on|stores?\s+\w+\s+\w+\s+in|uses?|using|switched\s+to|migrated\s+to|"
-                r"upgraded\s+(?:\S+\s+){0,3}to|built\s+on|database)\b", re.I), "uses"),
+    (
+        re.compile(
+            r"\b(?:runs?\s+on|stores?\s+\w+\s+\w+\s+in|uses?|using|switched\s+to|migrated\s+to|"
+            r"upgraded\s+(?:\S+\s+){0,3}to|built\s+on|database)\b",
+            re.I,
+        ),
+        "uses",
+    ),
 ]
 RELATIONS_ZH = [
-    (re.compile(r"在(?P<v>[^在]{2,12}?)(?:工作|上班|任职|就职|做|当)|(?:入职|跳槽到|加入)(?P<v2>.+)|"
-                r"公司是"), "employer"),
-    (re.compile(r"向(?P<v>.{2,4}?)汇报|(?:领导|上司|老板|主管)是(?P<v2>.+)|领导|上司|老板|主管|汇报"),
-     "manager"),
+    (
+        re.compile(
+            r"在(?P<v>[^在]{2,12}?)(?:工作|上班|任职|就职|做|当)|(?:入职|跳槽到|加入)(?P<v2>.+)|"
+            r"公司是"
+        ),
+        "employer",
+    ),
+    (
+        re.compile(r"向(?P<v>.{2,4}?)汇报|(?:领导|上司|老板|主管)是(?P<v2>.+)|领导|上司|老板|主管|汇报"),
+        "manager",
+    ),
     (re.compile(r"(?:住在|住的是|搬到|搬去|搬家到|家在|定居在?|住)(?P<v>.+)"), "address.home"),
     (re.compile(r"过敏"), "allergy"),
     (re.compile(r"预算|出到|花到|最多花|最多出|不超过"), "budget"),
@@ -116,27 +146,80 @@ RELATIONS_ZH = [
 ]
 # The canonical head of a head word (English stems, Chinese words): synonyms of one attribute.
 HEAD_SYNONYMS = {
-    "salari": "salary", "pay": "salary", "wage": "salary", "income": "salary",
-    "工资": "salary", "月薪": "salary", "薪水": "salary", "收入": "salary",
+    "salari": "salary",
+    "pay": "salary",
+    "wage": "salary",
+    "income": "salary",
+    "工资": "salary",
+    "月薪": "salary",
+    "薪水": "salary",
+    "收入": "salary",
     "年薪": "salary.annual",
-    "timeout": "timeout", "超时": "timeout", "latenc": "latency", "latency": "latency",
-    "延迟": "latency", "deadlin": "deadline", "due": "deadline", "截止": "deadline", "交": "deadline",
-    "weight": "weight", "体重": "weight", "address": "address", "地址": "address",
-    "releas": "release", "ship": "release", "deploy": "release", "发布": "release", "上线": "release",
-    "版本": "version", "version": "version", "replica": "replicas", "副本": "replicas",
-    "standup": "meeting", "meet": "meeting", "周会": "meeting", "例会": "meeting", "会": "meeting",
-    "retent": "retention", "保留": "retention", "dose": "dose", "剂量": "dose",
-    "gp": "doctor", "doctor": "doctor", "医生": "doctor", "dentist": "dentist",
-    "anniversari": "anniversary", "纪念日": "anniversary", "birthday": "birthday", "生日": "birthday",
-    "size": "size", "尺码": "size", "码": "size", "diet": "diet", "饮食": "diet",
-    "flight": "flight", "航班": "flight", "入住": "checkin", "check": "checkin",
-    "arriv": "arrival", "deliv": "arrival", "到货": "arrival", "到": "arrival",
-    "contribut": "contribution", "rent": "rent", "房租": "rent", "phone": "phone", "电话": "phone",
-    "call": "oncall", "oncal": "oncall", "值班": "oncall",
+    "timeout": "timeout",
+    "超时": "timeout",
+    "latenc": "latency",
+    "latency": "latency",
+    "延迟": "latency",
+    "deadlin": "deadline",
+    "due": "deadline",
+    "截止": "deadline",
+    "交": "deadline",
+    "weight": "weight",
+    "体重": "weight",
+    "address": "address",
+    "地址": "address",
+    "releas": "release",
+    "ship": "release",
+    "deploy": "release",
+    "发布": "release",
+    "上线": "release",
+    "版本": "version",
+    "version": "version",
+    "replica": "replicas",
+    "副本": "replicas",
+    "standup": "meeting",
+    "meet": "meeting",
+    "周会": "meeting",
+    "例会": "meeting",
+    "会": "meeting",
+    "retent": "retention",
+    "保留": "retention",
+    "dose": "dose",
+    "剂量": "dose",
+    "gp": "doctor",
+    "doctor": "doctor",
+    "医生": "doctor",
+    "dentist": "dentist",
+    "anniversari": "anniversary",
+    "纪念日": "anniversary",
+    "birthday": "birthday",
+    "生日": "birthday",
+    "size": "size",
+    "尺码": "size",
+    "码": "size",
+    "diet": "diet",
+    "饮食": "diet",
+    "flight": "flight",
+    "航班": "flight",
+    "入住": "checkin",
+    "check": "checkin",
+    "arriv": "arrival",
+    "deliv": "arrival",
+    "到货": "arrival",
+    "到": "arrival",
+    "contribut": "contribution",
+    "rent": "rent",
+    "房租": "rent",
+    "phone": "phone",
+    "电话": "phone",
+    "call": "oncall",
+    "oncal": "oncall",
+    "值班": "oncall",
 }
 # words of the relation table that name the relation, not its object (left out of the qualifier)
 RELATION_WORDS = frozenset(
     """work employ join job employer report manag boss supervisor live base move reloc rent resid allerg
     allergi budget stretch afford pay run store use switch migrat upgrad built databas 工作 上班 任职 就职
-    入职 跳槽 加入 领导 上司 老板 主管 汇报 住 搬 搬家 定居 过敏 预算 出到 花到 使用 在用 迁移 升级 数据库""".split()
+    入职 跳槽 加入 领导 上司 老板 主管 汇报 住 搬 搬家 定居 家住 过敏 预算 出到 花到 使用 在用 迁移 升级
+    数据库""".split()
 )

@@ -8,9 +8,7 @@ from typing import Any, Literal
 Modality = Literal["firm", "hedged", "retired"]
 # amount (money), quantity (a number with a unit: duration, mass, size, percent, count), number (bare),
 # date, weekday, time (of day), version, name (a person, place, organisation or product), text
-ValueType = Literal[
-    "amount", "quantity", "number", "date", "weekday", "time", "version", "name", "text"
-]
+ValueType = Literal["amount", "quantity", "number", "date", "weekday", "time", "version", "name", "text"]
 
 
 @dataclass(frozen=True)

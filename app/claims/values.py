@@ -13,50 +13,132 @@ _NUM = r"\d+(?:[.,]\d+)*"
 _ZH_NUM = r"[0-9零一二两三四五六七八九十百千]+"
 # currency word -> ISO-ish code; a value without one compares with any currency
 _CURRENCY = {
-    "$": "USD", "dollar": "USD", "dollars": "USD", "usd": "USD", "bucks": "USD", "美元": "USD",
-    "€": "EUR", "euro": "EUR", "euros": "EUR", "eur": "EUR", "欧元": "EUR",
-    "£": "GBP", "pound": "GBP", "pounds": "GBP", "gbp": "GBP", "quid": "GBP", "英镑": "GBP",
-    "¥": "CNY", "元": "CNY", "块": "CNY", "块钱": "CNY", "rmb": "CNY", "yuan": "CNY", "cny": "CNY",
+    "$": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "usd": "USD",
+    "bucks": "USD",
+    "美元": "USD",
+    "€": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "eur": "EUR",
+    "欧元": "EUR",
+    "£": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "gbp": "GBP",
+    "quid": "GBP",
+    "英镑": "GBP",
+    "¥": "CNY",
+    "元": "CNY",
+    "块": "CNY",
+    "块钱": "CNY",
+    "rmb": "CNY",
+    "yuan": "CNY",
+    "cny": "CNY",
 }
 # unit word -> (dimension, factor to the dimension's base unit)
 _UNITS = {
-    "ms": ("time", 0.001), "millisecond": ("time", 0.001), "milliseconds": ("time", 0.001),
-    "毫秒": ("time", 0.001), "s": ("time", 1), "sec": ("time", 1), "secs": ("time", 1),
-    "second": ("time", 1), "seconds": ("time", 1), "秒": ("time", 1), "min": ("time", 60),
-    "mins": ("time", 60), "minute": ("time", 60), "minutes": ("time", 60), "分钟": ("time", 60),
-    "h": ("time", 3600), "hr": ("time", 3600), "hrs": ("time", 3600), "hour": ("time", 3600),
-    "hours": ("time", 3600), "小时": ("time", 3600), "个小时": ("time", 3600),
-    "day": ("time", 86400), "days": ("time", 86400), "天": ("time", 86400),
-    "week": ("time", 604800), "weeks": ("time", 604800), "个星期": ("time", 604800),
-    "month": ("time", 2592000), "months": ("time", 2592000), "个月": ("time", 2592000),
-    "year": ("time", 31536000), "years": ("time", 31536000),
-    "kg": ("mass", 1000), "kilo": ("mass", 1000), "kilos": ("mass", 1000), "公斤": ("mass", 1000),
-    "斤": ("mass", 500), "g": ("mass", 1), "grams": ("mass", 1), "克": ("mass", 1),
-    "mg": ("mass", 0.001), "毫克": ("mass", 0.001), "lb": ("mass", 453.6), "lbs": ("mass", 453.6),
-    "gb": ("data", 1), "g": ("data", 1), "tb": ("data", 1024), "mb": ("data", 1 / 1024),
-    "%": ("percent", 1), "percent": ("percent", 1), "per cent": ("percent", 1),
-    "times": ("count", 1), "次": ("count", 1), "个": ("count", 1), "片": ("count", 1),
-    "km": ("length", 1000), "公里": ("length", 1000), "miles": ("length", 1609), "m": ("length", 1),
-    "米": ("length", 1), "cm": ("length", 0.01), "厘米": ("length", 0.01),
+    "ms": ("time", 0.001),
+    "millisecond": ("time", 0.001),
+    "milliseconds": ("time", 0.001),
+    "毫秒": ("time", 0.001),
+    "s": ("time", 1),
+    "sec": ("time", 1),
+    "secs": ("time", 1),
+    "second": ("time", 1),
+    "seconds": ("time", 1),
+    "秒": ("time", 1),
+    "min": ("time", 60),
+    "mins": ("time", 60),
+    "minute": ("time", 60),
+    "minutes": ("time", 60),
+    "分钟": ("time", 60),
+    "h": ("time", 3600),
+    "hr": ("time", 3600),
+    "hrs": ("time", 3600),
+    "hour": ("time", 3600),
+    "hours": ("time", 3600),
+    "小时": ("time", 3600),
+    "个小时": ("time", 3600),
+    "day": ("time", 86400),
+    "days": ("time", 86400),
+    "天": ("time", 86400),
+    "week": ("time", 604800),
+    "weeks": ("time", 604800),
+    "个星期": ("time", 604800),
+    "month": ("time", 2592000),
+    "months": ("time", 2592000),
+    "个月": ("time", 2592000),
+    "year": ("time", 31536000),
+    "years": ("time", 31536000),
+    "kg": ("mass", 1000),
+    "kilo": ("mass", 1000),
+    "kilos": ("mass", 1000),
+    "公斤": ("mass", 1000),
+    "斤": ("mass", 500),
+    "grams": ("mass", 1),
+    "克": ("mass", 1),
+    "mg": ("mass", 0.001),
+    "毫克": ("mass", 0.001),
+    "lb": ("mass", 453.6),
+    "lbs": ("mass", 453.6),
+    "gb": ("data", 1),
+    "g": ("data", 1),
+    "tb": ("data", 1024),
+    "mb": ("data", 1 / 1024),
+    "%": ("percent", 1),
+    "percent": ("percent", 1),
+    "per cent": ("percent", 1),
+    "times": ("count", 1),
+    "次": ("count", 1),
+    "个": ("count", 1),
+    "片": ("count", 1),
+    "km": ("length", 1000),
+    "公里": ("length", 1000),
+    "miles": ("length", 1609),
+    "m": ("length", 1),
+    "米": ("length", 1),
+    "cm": ("length", 0.01),
+    "厘米": ("length", 0.01),
 }
 _UNIT_ALT = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
-_CUR_ALT = "|".join(sorted((re.escape(c) for c in _CURRENCY if c.isalpha() or len(c) > 1), key=len,
-                           reverse=True))
+_CUR_ALT = "|".join(
+    sorted((re.escape(c) for c in _CURRENCY if c.isalpha() or len(c) > 1), key=len, reverse=True)
+)
 _MONTH_ALT = "|".join(sorted(MONTHS_EN, key=len, reverse=True))
 _WEEKDAY_ALT = "|".join(WEEKDAYS_EN)
-_MULT = {"k": 1e3, "K": 1e3, "千": 1e3, "万": 1e4, "w": 1e4, "W": 1e4, "百": 100, "亿": 1e8,
-         "thousand": 1e3, "million": 1e6, "m": 1e6}
+_MULT = {
+    "k": 1e3,
+    "K": 1e3,
+    "千": 1e3,
+    "万": 1e4,
+    "w": 1e4,
+    "W": 1e4,
+    "百": 100,
+    "亿": 1e8,
+    "thousand": 1e3,
+    "million": 1e6,
+    "m": 1e6,
+}
 
 # One alternation, most specific first; each pattern names its kind.
 _PATTERNS = [
-    ("time", rf"\b\d{{1,2}}:\d{{2}}(?:\s?[ap]\.?m\.?)?|\b\d{{1,2}}\s?[ap]\.?m\b\.?"),
+    ("time", r"\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"),
     ("time", rf"(?:早上|上午|中午|下午|晚上|凌晨|傍晚)?{_ZH_NUM}点(?:半|{_ZH_NUM}分?)?"),
-    ("date", rf"\b(?:{_MONTH_ALT})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+of\s+"
-             rf"(?:{_MONTH_ALT})\b|\b(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b"),
+    (
+        "date",
+        rf"\b(?:{_MONTH_ALT})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+of\s+"
+        rf"(?:{_MONTH_ALT})\b|\b(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b",
+    ),
     ("date", rf"(?:{_ZH_NUM}月)?{_ZH_NUM}[号日](?!本)|{_ZH_NUM}月(?:份|底|初)?"),
     ("weekday", rf"\b(?:{_WEEKDAY_ALT})s?\b"),
     ("weekday", r"(?:周|星期|礼拜)[一二三四五六日天]"),
-    ("version", r"\bv\d+(?:\.\d+)*(?![\d.])|(?<=[A-Za-z] )\d+\.\d+(?:\.\d+)*(?!\.?\d)|(?<=[A-Za-z])\d+\.\d+(?!\.?\d)"),
+    (
+        "version",
+        r"\bv\d+(?:\.\d+)*(?![\d.])|(?<=[A-Za-z] )\d+\.\d+(?:\.\d+)*(?!\.?\d)|(?<=[A-Za-z])\d+\.\d+(?!\.?\d)",
+    ),
     ("size", r"(?<![A-Za-z])(?:X{0,3}[SML]|XXL|XL)(?:码|号)|\bsize\s+(?:X{0,3}[SML]|XXL|XL|\d+)\b"),
     ("amount", rf"[$€£¥]\s?{_NUM}(?:\s?(?:k|K|thousand|million)\b)?"),
     ("amount", rf"{_NUM}\s?(?:k|K|thousand|million|千|万|w|W|百)?\s?(?:{_CUR_ALT})(?![A-Za-z])"),
@@ -64,8 +146,7 @@ _PATTERNS = [
     ("quantity", rf"{_ZH_NUM}\s?(?:{_UNIT_ALT})"),
     ("number", rf"{_NUM}\s?(?:万|千|k\b|K\b)|(?<![0-9A-Za-z.]){_NUM}(?!\.?\d|[0-9A-Za-z])|{_ZH_NUM}(?=万)万"),
 ]
-_FINDER = re.compile("|".join(f"(?P<{kind}{i}>{p})" for i, (kind, p) in enumerate(_PATTERNS)),
-                     re.IGNORECASE)
+_FINDER = re.compile("|".join(f"(?P<{kind}{i}>{p})" for i, (kind, p) in enumerate(_PATTERNS)), re.IGNORECASE)
 _LEADING_NUM = re.compile(rf"{_NUM}|{_ZH_NUM}")
 
 
@@ -85,7 +166,7 @@ def _number(text: str) -> float | None:
         number = float(raw.replace(",", "")) if raw.count(".") <= 1 else float(raw.split(".")[0])
     else:
         number = float(_zh_big(raw))
-    rest = text[match.end():].strip().lower()
+    rest = text[match.end() :].strip().lower()
     for word, factor in _MULT.items():
         if rest.startswith(word.lower()) and not (word == "m" and rest.startswith(("mg", "ms", "min"))):
             if word in ("m",) and not rest.startswith("m "):
