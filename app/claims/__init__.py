@@ -1,0 +1,20 @@
+"""Claims: what a statement asserts (subject, attribute, typed value, modality), and whether a newer one
+ends an older one. Pure functions: no I/O, no database, no model."""
+
+from app.claims.compare import Verdict, conflicts, same_attribute
+from app.claims.extract import extract
+from app.claims.model import Claim, Modality, Value
+from app.claims.values import compatible, find_values, same
+
+__all__ = [
+    "Claim",
+    "Modality",
+    "Value",
+    "Verdict",
+    "compatible",
+    "conflicts",
+    "extract",
+    "find_values",
+    "same",
+    "same_attribute",
+]

@@ -1,0 +1,330 @@
+"""Claims read from a statement, free of I/O: split into clauses, each clause's typed value, the value a
+change names as replaced, its modality, its subject and its attribute (a head and the words narrowing it)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import replace
+from functools import cache
+
+from app.claims import lexicon as lx
+from app.claims.model import Claim, Modality, Value
+from app.claims.values import Span, find_values
+from app.text import has_cjk, pos_tag, split_sentences
+
+MAX_CHARS = 20_000  # a statement longer than this is read up to here: claims live in short clauses
+_EN_CLAUSE = re.compile(
+    r"\s*[;,]\s*|\s+(?:but|so|while|whereas|although)\s+|\s+and\s+(?=(?:i|we|my|"
+    r"our|he|she|they|the|it)\b)",
+    re.IGNORECASE,
+)
+_EN_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+_ZH_CLAUSE = re.compile(r"[,;，；:：]|但是|不过|而且|并且")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
+_NAME = re.compile(r"(?<![\w'])(?:[A-Z][\w\-]*|[A-Z]{2,}\w*)(?:\s+(?:[A-Z][\w\-]*|\d+(?:\.\d+)*))*")
+_ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof|St|Mt|No|vs|etc|approx)\.(?=\s)", re.IGNORECASE)
+_LEAD_NOT_EN = re.compile(r"^\s*(?:and\s+|but\s+)?not\s+(?P<old>.+)$", re.IGNORECASE)
+_LEAD_NOT_ZH = re.compile(r"^\s*(?:而不是|不是|不要|别|不用)(?P<old>.+?)(?:了)?$")
+_PRONOUN_LEAD = re.compile(
+    r"^\s*(?:i|we|you|he|she|they|my|our|我|我们|你|他|她|他们)\b|^\s*(?:我|我们|你|他|她)", re.IGNORECASE
+)
+_PREFIX = re.compile(r"^\s*(?:correction|update|更正|纠正)\s*[:：]\s*", re.IGNORECASE)
+# what a value-less clause's value follows when it has no typed value and no name: a copula
+_ZH_PIVOT = re.compile(r"是|用|成|为|变成|换成")
+_EN_PIVOT = re.compile(r"\b(?:is|are|was|'s|to|into|with|meant|mean)\b", re.IGNORECASE)
+
+
+@cache
+def _stemmer() -> object:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+def _stem(word: str) -> str:
+    return str(_stemmer().stemWord(word.lower()))  # type: ignore[attr-defined]
+
+
+def extract(
+    text: str, lang: str | None = None, subject: str = "user", tags: Iterable[str] = ()
+) -> list[Claim]:
+    """The claims of `text`, one per clause that states a value; `subject` names the speaker, a tag
+    holding "correction" marks every clause as a correction."""
+    text = unicodedata.normalize("NFKC", text[:MAX_CHARS])
+    lang = lang or ("zh" if has_cjk(text) else "en")
+    corrected = any("correction" in t for t in tags)
+    claims: list[Claim] = []
+    for sentence in split_sentences(_ABBREVIATION.sub(r"\1", text)):
+        prefixed = _PREFIX.match(sentence) is not None
+        claims += _sentence(_PREFIX.sub("", sentence), lang, subject, corrected or prefixed)
+    return claims
+
+
+def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[Claim]:
+    zh = lang.startswith("zh") or has_cjk(sentence)
+    hedged = (lx.ZH_HEDGE if zh else lx.EN_HEDGE).search(sentence) is not None
+    changed = corrected or (lx.ZH_CHANGE if zh else lx.EN_CHANGE).search(sentence) is not None
+    clauses = _clauses(sentence, zh)
+    claims: list[Claim] = []
+    context: list[str] = []  # a value-less clause ("For the laptop") narrows the next one
+    negated: list[str] = []
+    for clause in clauses:
+        lead_not = (_LEAD_NOT_ZH if zh else _LEAD_NOT_EN).match(clause)
+        if lead_not:  # "amoxicillin, not penicillin", "改用微信, 别打电话了": the replaced value
+            negated.append(lead_not.group("old"))
+            continue
+        claim = _clause(clause, zh, speaker, hedged, changed, context)
+        if claim is None:
+            if claims and not _PRONOUN_LEAD.match(clause):
+                # an apposition ("Project X, the robotics pilot") belongs to the claim before it
+                last = claims[-1]
+                claims[-1] = replace(last, text=f"{last.text}, {clause.strip()}")
+            else:
+                context = _frame_words(clause, zh)
+            continue
+        claims.append(claim)
+    if negated:
+        old = _main_value(negated[0], zh) or Value("text", _strip(negated[0]))
+        claims = [c if c.old_value else replace(c, old_value=old, change=True) for c in claims]
+    return claims
+
+
+def _clauses(sentence: str, zh: bool) -> list[str]:
+    parts = [p for p in (_ZH_CLAUSE if zh else _EN_CLAUSE).split(sentence) if p and p.strip()]
+    out: list[str] = []
+    for part in parts:
+        if zh:
+            if (
+                lx.ZH_CONDITION.search(part)
+                and not lx.ZH_CONDITION.fullmatch(part.strip())
+                and len(parts) > 1
+                and re.match(r"\s*(?:如果|要是|假如|万一|只要|倘若)", part)
+            ):
+                continue  # the condition of a conditional: not a claim of its own
+            out.append(part)
+            continue
+        part = _drop_condition(part)
+        # "30 second timeout and retries 3 times": two statements when each side holds a value
+        pieces = _EN_AND.split(part)
+        if len(pieces) > 1 and all(find_values(p) or _NAME.search(p[1:]) for p in pieces):
+            out += pieces
+        elif part.strip():
+            out.append(part)
+    return out
+
+
+def _drop_condition(clause: str) -> str:
+    """The clause without its condition ("if it has 32 GB", "If the deal is good, I might …")."""
+    match = lx.EN_CONDITION.search(clause)
+    if match is None:
+        return clause
+    if match.start() > 0:
+        return clause[: match.start()]
+    rest = re.search(r"\b(?:I|we|you|my|our)\b(?!.*\b(?:I|we)\b)", clause[match.end() :])
+    return clause[match.end() + rest.start() :] if rest else ""
+
+
+def _clause(
+    clause: str, zh: bool, speaker: str, hedged: bool, changed: bool, context: list[str]
+) -> Claim | None:
+    old_text, value_text, frame_text = _change_parts(clause, zh)
+    old = _main_value(old_text, zh) if old_text else None
+    retire = (lx.ZH_RETIRE if zh else lx.EN_RETIRE).search(clause) is not None
+    value = _main_value(value_text, zh)
+    if value is None and retire:
+        value = _main_value(clause, zh) or Value("text", _strip(clause))
+    if value is None:
+        return None
+    if retire and old is None:
+        old = value
+    mentions = tuple(s.value for s in find_values(clause))
+    subject = _subject(clause, zh, speaker)
+    frame_text = (lx.ZH_CHANGE if zh else lx.EN_CHANGE).sub(" ", frame_text)
+    frame = _frame_words(_without(frame_text, [value.text, *(m.text for m in mentions)]), zh)
+    frame = [w for w in frame if w not in _subject_words(subject)] or context
+    head, qualifier = _head(clause, frame, zh)
+    if head and not qualifier:
+        qualifier = [w for w in context if lx.HEAD_SYNONYMS.get(w) != head and w not in lx.RELATION_WORDS]
+    modality: Modality = "retired" if retire else "hedged" if hedged else "firm"
+    additive = (lx.ZH_ADDITIVE if zh else lx.EN_ADDITIVE).search(clause) is not None
+    attribute = head + ("." + "_".join(sorted(qualifier)) if head and qualifier else "")
+    return Claim(
+        subject=subject,
+        attribute=attribute or "_".join(sorted(qualifier)),
+        value=value,
+        modality=modality,
+        old_value=old,
+        change=changed or old is not None,
+        additive=additive,
+        head=head,
+        qualifier=frozenset(qualifier),
+        mentions=mentions,
+        text=clause.strip(),
+    )
+
+
+def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
+    """(the old value's text, where the new value is, the attribute's words) of a clause."""
+    if zh:
+        match = lx.ZH_FROM_TO.search(clause)
+        if match:
+            return match.group("old"), match.group("new"), clause[: match.start()] + match.group("new")
+        instead = lx.ZH_INSTEAD.search(clause)
+        if instead and instead.start() > 0:
+            return instead.group("old"), clause[: instead.start()], clause[: instead.start()]
+        return "", clause, clause
+    match = lx.EN_FROM_TO.search(clause)
+    if match:
+        return match.group("old"), match.group("new"), clause[: match.start()]
+    for pattern in (lx.EN_INSTEAD, lx.EN_NOT):
+        found = pattern.search(clause)
+        if found:
+            kept = clause[: found.start()] + clause[found.end() :]
+            return found.group("old"), kept, kept
+    return "", clause, clause
+
+
+def _main_value(text: str, zh: bool) -> Value | None:
+    """The clause's value: its first typed value, else what a relation verb names, else a name, else
+    the words after the copula (Chinese: after the last verb)."""
+    spans = [s for s in find_values(text) if s.value.text not in _NOT_VALUES]
+    if spans:
+        first = spans[0]
+        if first.value.type in ("version", "number") and _PRODUCT_BEFORE.search(text[: first.start]):
+            return _versioned(text, first)
+        return first.value
+    for pattern, _key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
+        match = pattern.search(text)
+        named = (match.groupdict().get("v") or match.groupdict().get("v2")) if match else None
+        if named and _strip(_TRAILING_ZH.sub("", named)):
+            named = _strip(_TRAILING_ZH.sub("", named))
+            return Value("name", named, key=named.lower())
+    pivot = _ZH_PIVOT if zh else _EN_PIVOT
+    found = list(pivot.finditer(text))
+    if zh and found:
+        rest = _strip(_TRAILING_ZH.sub("", text[found[-1].end() :]))
+        if rest:
+            return Value("text", rest)
+    names = _names(text, zh)
+    if names:
+        return Value("name", names[0], key=names[0].lower())
+    if found:
+        rest = _strip(text[found[0].end() :])
+        if rest:
+            return Value("text", rest)
+    return _after_verb(text) if zh else None
+
+
+def _after_verb(text: str) -> Value | None:
+    """What follows a Chinese clause's last verb that leaves content ("更喜欢最后一排了" → 最后一排)."""
+    words = _zh_words(text)
+    for i in range(len(words) - 1, -1, -1):
+        if words[i][1].startswith("v"):
+            rest = _strip(_TRAILING_ZH.sub("", "".join(w for w, _ in words[i + 1 :])))
+            if len(rest) >= 2:
+                return Value("text", rest)
+    return None
+
+
+_NOT_VALUES = frozenset({"一个", "一下", "一点"})
+_PRODUCT_BEFORE = re.compile(r"(?:[A-Z][A-Za-z]*[a-z][A-Z]?[A-Za-z]*|[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]+)\s*$")
+_TRAILING_ZH = re.compile(r"(?:了|吧|啦|呢|的|我|哦|呀|刚好|就行|为主)+[。！!？?]*$")
+
+
+def _versioned(text: str, span: Span) -> Value:
+    product = _PRODUCT_BEFORE.search(text[: span.start])
+    name = product.group(0).strip() if product else ""
+    label = f"{name} {span.value.text}".strip()
+    key = f"{name.lower()} {span.value.key or span.value.text}".strip()
+    return Value("version", label, key=key)
+
+
+def _names(text: str, zh: bool) -> list[str]:
+    if zh:
+        return [w for w, flag in pos_tag(text) if flag in ("nr", "ns", "nt", "nz", "eng", "nrt")]
+    found = []
+    for match in _NAME.finditer(text):
+        name = match.group(0).strip()
+        words = name.split()
+        while words and words[0].lower() in lx.EN_NOISE | lx.EN_SELF | {"correction", "dr.", "dr"}:
+            words = words[1:]
+        if words and match.start() == 0 and words[0] == name.split()[0] and _known_word(words[0]):
+            words = words[1:]
+        if words:
+            found.append(" ".join(words))
+    return found
+
+
+def _known_word(word: str) -> bool:
+    from lemminflect import getAllLemmas
+
+    return bool(getAllLemmas(word.lower()))
+
+
+def _strip(text: str) -> str:
+    return re.sub(r"^[\s\W]+|[\s\W]+$", "", text)
+
+
+def _without(text: str, parts: Iterable[str]) -> str:
+    for part in parts:
+        if part:
+            text = text.replace(part, " ")
+    return text
+
+
+def _frame_words(text: str, zh: bool) -> list[str]:
+    if zh:
+        words = [
+            w
+            for w, flag in _zh_words(text)
+            if w in lx.HEAD_SYNONYMS
+            or (
+                flag[:1] not in ("m", "x", "u", "r", "p", "c", "y", "e", "o", "q", "t", "f")
+                and not (flag.startswith("v") and (len(w) < 2 or w in lx.ZH_GENERIC_VERBS))
+                and not (flag.startswith("d") and len(w) < 2)
+            )
+        ]
+        return [w for w in words if w not in lx.ZH_NOISE and not w.isdigit() and w.strip()]
+    words = [w.lower() for w in _WORD.findall(text)]
+    return [_stem(w) for w in words if w not in lx.EN_NOISE and w not in lx.EN_SELF and not w.isdigit()]
+
+
+def _zh_words(text: str) -> list[tuple[str, str]]:
+    import jieba.posseg
+
+    pos_tag("")  # jieba initialised once, quietly
+    return [(p.word, p.flag) for p in jieba.posseg.cut(text)]
+
+
+def _subject(clause: str, zh: bool, speaker: str) -> str:
+    """Another person the clause is about ("my son is …", "我女儿…"), else the speaker."""
+    if zh:
+        for person in lx.ZH_PEOPLE:
+            index = clause.find(person)
+            if index >= 0 and not clause[index + len(person) :].startswith(("的领导", "的上司")):
+                return person
+        return speaker
+    words = [w.lower().rstrip("'s").rstrip("'") for w in clause.split()[:6]]
+    for i, word in enumerate(words):
+        if word in lx.EN_PEOPLE and (i == 0 or words[i - 1] in lx.EN_SELF | {"the", "his", "her"}):
+            return word
+    return speaker
+
+
+def _subject_words(subject: str) -> set[str]:
+    return {subject, _stem(subject)} if subject.isascii() else {subject}
+
+
+def _head(clause: str, frame: list[str], zh: bool) -> tuple[str, list[str]]:
+    """The attribute's head (a relation or a canonical head noun) and the words narrowing it."""
+    for pattern, key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
+        match = pattern.search(clause)
+        if match:
+            return key, [w for w in frame if w not in lx.RELATION_WORDS and lx.HEAD_SYNONYMS.get(w) != key]
+    for word in frame:
+        head = lx.HEAD_SYNONYMS.get(word) or (lx.HEAD_SYNONYMS.get(word[:-1]) if zh else None)
+        if head:
+            return head, [w for w in frame if lx.HEAD_SYNONYMS.get(w) != head]
+    return "", frame

@@ -1,0 +1,225 @@
+"""The closed classes claims are read with: change words, hedges, retirements, additive words, people
+a statement may be about, relation verbs and attribute heads with their synonyms (English and Chinese).
+Every entry is a word of the language, never a phrase from a data set."""
+
+from __future__ import annotations
+
+import re
+
+# --- English -----------------------------------------------------------------------------------------
+# "from A to B", "instead of A", "rather than A", "A, not B": the value a change names as replaced
+EN_FROM_TO = re.compile(r"\bfrom\s+(?P<old>.+?)\s+(?:to|into)\s+(?P<new>.+)", re.IGNORECASE)
+EN_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>[^,.;]+)", re.I)
+EN_NOT = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>[^,.;]+)$", re.IGNORECASE)
+EN_CHANGE = re.compile(
+    r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|push(?:ed)?|rais(?:ed|ing)|lower(?:ed)?|"
+    r"increas(?:ed|ing)|decreas(?:ed|ing)|reduc(?:ed|ing)|cut|upgrad(?:ed|ing)|downgrad(?:ed|ing)|"
+    r"bump(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|delay(?:ed)?|"
+    r"stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|went|gone|became|become|"
+    r"now|nowadays|these\s+days|anymore|any\s+more|actually|meant|correction|mixed\s+(?:it\s+)?up|"
+    r"no\s+wait|oops|sorry|ugh|updated?|set|configured)\b",
+    re.IGNORECASE,
+)
+EN_HEDGE = re.compile(
+    r"\b(?:maybe|might|perhaps|possibly|probably|could|would\s+consider|consider(?:ing)?|"
+    r"thinking\s+(?:of|about)|not\s+sure|unsure|likely|hopefully|nothing\s+is\s+signed|"
+    r"\w+'d\s+probably)\b",
+    re.IGNORECASE,
+)
+EN_CONDITION = re.compile(r"\b(?:if|unless|in\s+case|provided\s+that|assuming)\b", re.IGNORECASE)
+EN_RETIRE = re.compile(
+    r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't)\b.*\b(?:anymore|any\s+more|at\s+all)|"
+    r"stop(?:ped)?|quit|closed|cancel(?:l?ed)?|gave\s+up|got\s+rid\s+of|ended|expired|"
+    r"discontinued|shut\s+down|retired|dropped|(?:is|are|was|were)\s+over)\b",
+    re.IGNORECASE,
+)
+EN_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|in\s+addition|another|additionally)\b", re.I)
+# people a statement may be about other than the speaker ("my sister's city", "my son is allergic")
+EN_PEOPLE = frozenset(
+    """wife husband partner son daughter kid kids child children mother mom mum father dad parents
+    parent sister brother sibling grandma grandpa grandmother grandfather aunt uncle cousin niece nephew
+    colleague coworker friend neighbour neighbor roommate flatmate boyfriend girlfriend fiance fiancee
+    in-laws mother-in-law father-in-law""".split()
+)
+EN_SELF = frozenset("i me my mine myself we us our ours ourselves".split())
+# words that carry no attribute: function words, discourse markers, change and hedge words, generic
+# adjectives ("new", "monthly") that do not tell one attribute from another
+EN_NOISE = frozenset(
+    """a an the this that these those it its it's i me my we our us you your he she they them his her their
+    is are was were be been being am 's 're 've 'm 'd have has had do does did will would shall should can
+    could may might must to of in on at by with from as about into than then there here for and or but so
+    just really actually now currently these days nowadays anymore also too well still already yet very
+    new old current latest usual usually monthly weekly daily yearly annual nightly white black red blue
+    green yellow grey gray silver fully totally pretty quite every each per a.m. p.m.
+    around about approximately roughly
+    maybe might perhaps probably possibly if not no yes big news oh ugh oops sorry wait meant mean please
+    okay ok think guess firm most least max maximum minimum up down over under again since ago last next
+    yesterday today tomorrow week weekend month year time all at lot get got gotten go going went set
+    i'm i've i'd i'll we're we've we'd it's that's there's don't doesn't didn't can't won't isn't
+    aren't wasn't""".split()
+)
+
+# --- Chinese -----------------------------------------------------------------------------------------
+ZH_FROM_TO = re.compile(
+    r"从(?P<old>.+?)(?:改成|改为|改到|换成|换到|变成|变为|涨到|涨至|升到|升级到|加到|增加到|提高到|"
+    r"降到|降至|减到|减少到|调到|调整到|调成|推迟到|延后到|延期到|提前到|搬到|搬去|迁到|迁移到|扩到|"
+    r"缩到|到)(?P<new>.+)"
+)
+ZH_INSTEAD = re.compile(r"(?:而不是|不是|不要|别|不用|不再用|代替|取代)(?P<old>[^，。,；;！!]+)")
+ZH_CHANGE = re.compile(
+    r"改成|改为|改到|换成|换到|换了|变成|变为|涨到|升到|升级|加到|提高到|降到|减到|调到|调整|推迟|延后|"
+    r"延期|提前到|搬到|搬去|改用|换用|扩到|缩到|入职|跳槽|现在|最近|如今|目前|已经|其实|说错|不对|更正|"
+    r"记错|搞错|弄错|纠正"
+)
+ZH_HEDGE = re.compile(r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定")
+ZH_CONDITION = re.compile(r"如果|要是|假如|万一|的话|只要|倘若")
+ZH_RETIRE = re.compile(
+    r"不再|不.{0,6}了$|已经停|停了|停掉|取消了|作废|注销|关掉|关闭了|戒了|没有了|不用了|退掉|"
+    r"卖掉了|结束了|黄了|砍掉"
+)
+ZH_ADDITIVE = re.compile(r"^(?:我|我们)?(?:还(?!是)|也|另外|此外|又)|还会|也在|还有|也有|另外")
+ZH_GENERIC_VERBS = frozenset(
+    "喜欢 通知 知道 觉得 需要 打算 准备 应该 希望 可以 能够 已经 现在 告诉 记得 帮忙 考虑 愿意".split()
+)
+ZH_PEOPLE = (
+    "老婆 老公 妻子 丈夫 爱人 媳妇 儿子 女儿 孩子 父母 爸爸 妈妈 爸 妈 父亲 母亲 哥哥 姐姐 弟弟 妹妹 "
+    "爷爷 奶奶 外公 外婆 同事 朋友 室友 邻居 男朋友 女朋友 婆婆 公公 岳父 岳母 隔壁"
+).split()
+ZH_SELF = ("我们", "我", "咱们")
+ZH_NOISE = frozenset(
+    "的 了 是 在 我 我们 你 他 她 它 这 那 个 一 一个 一台 一辆 有 和 与 "
+    "也 还 都 就 会 要 想 能 可以 把 被 给 "
+    ""
+    "对 从 到 跟 说 下 现在 最近 已经 其实 如果 要是 的话 可能 也许 或许 吧 呢 啊 啦 呀 嘛 哦 了 过 着 "
+    "白色 黑色 红色 蓝色 绿色 黄色 灰色 银色 紫色 粉色 每 每个 每天 每周 每月 每年 一下 一点 "
+    "这次 那个 这个 定 定了 通知 一般 平时 再 又 刚才 说错 不对 "
+    "直属 直接 更正 告诉 记得 跟你说 上个月 下个月 这个月 上周 下周 今年 去年 明年".split()
+)
+
+# --- attribute heads ---------------------------------------------------------------------------------
+# relation verbs and head-noun synonyms -> one canonical head, English stems (Snowball) and Chinese words
+RELATIONS_EN = [
+    (
+        re.compile(
+            r"\b(?:work(?:s|ed|ing)?\s+(?:at|for)|employed\s+(?:at|by)|joined|job\s+at|"
+            r"employer)\b",
+            re.I,
+        ),
+        "employer",
+    ),
+    (re.compile(r"\b(?:report(?:s|ing)?\s+to|manager|boss|supervisor|line\s+manager)\b", re.I), "manager"),
+    (
+        re.compile(
+            r"\b(?:live[sd]?\s+(?:in|at)|living\s+in|based\s+in|mov(?:ed|ing)\s+to|relocated\s+to|"
+            r"rent\s+an?\s+\w+\s+in|home\s+is\s+in|reside\s+in)\b",
+            re.I,
+        ),
+        "address.home",
+    ),
+    (re.compile(r"\b(?:allergic\s+to|allergy)\b", re.I), "allergy"),
+    (re.compile(r"\b(?:budget|stretch\s+to|afford|pay\s+up\s+to)\b", re.I), "budget"),
+    (
+        re.compile(
+            r"\b(?:runs?\s+on|stores?\s+\w+\s+\w+\s+in|uses?|using|switched\s+to|migrated\s+to|"
+            r"upgraded\s+(?:\S+\s+){0,3}to|built\s+on|database)\b",
+            re.I,
+        ),
+        "uses",
+    ),
+]
+RELATIONS_ZH = [
+    (
+        re.compile(
+            r"在(?P<v>[^在]{2,12}?)(?:工作|上班|任职|就职|做|当)|(?:入职|跳槽到|加入)(?P<v2>.+)|"
+            r"公司是"
+        ),
+        "employer",
+    ),
+    (
+        re.compile(r"向(?P<v>.{2,4}?)汇报|(?:领导|上司|老板|主管)是(?P<v2>.+)|领导|上司|老板|主管|汇报"),
+        "manager",
+    ),
+    (re.compile(r"(?:住在|住的是|搬到|搬去|搬家到|家在|定居在?|住)(?P<v>.+)"), "address.home"),
+    (re.compile(r"过敏"), "allergy"),
+    (re.compile(r"预算|出到|花到|最多花|最多出|不超过"), "budget"),
+    (re.compile(r"用的是|改用|换用|使用|在用|跑在|升级到|迁移到|数据库"), "uses"),
+]
+# The canonical head of a head word (English stems, Chinese words): synonyms of one attribute.
+HEAD_SYNONYMS = {
+    "salari": "salary",
+    "pay": "salary",
+    "wage": "salary",
+    "income": "salary",
+    "工资": "salary",
+    "月薪": "salary",
+    "薪水": "salary",
+    "收入": "salary",
+    "年薪": "salary.annual",
+    "timeout": "timeout",
+    "超时": "timeout",
+    "latenc": "latency",
+    "latency": "latency",
+    "延迟": "latency",
+    "deadlin": "deadline",
+    "due": "deadline",
+    "截止": "deadline",
+    "交": "deadline",
+    "weight": "weight",
+    "体重": "weight",
+    "address": "address",
+    "地址": "address",
+    "releas": "release",
+    "ship": "release",
+    "deploy": "release",
+    "发布": "release",
+    "上线": "release",
+    "版本": "version",
+    "version": "version",
+    "replica": "replicas",
+    "副本": "replicas",
+    "standup": "meeting",
+    "meet": "meeting",
+    "周会": "meeting",
+    "例会": "meeting",
+    "会": "meeting",
+    "retent": "retention",
+    "保留": "retention",
+    "dose": "dose",
+    "剂量": "dose",
+    "gp": "doctor",
+    "doctor": "doctor",
+    "医生": "doctor",
+    "dentist": "dentist",
+    "anniversari": "anniversary",
+    "纪念日": "anniversary",
+    "birthday": "birthday",
+    "生日": "birthday",
+    "size": "size",
+    "尺码": "size",
+    "码": "size",
+    "diet": "diet",
+    "饮食": "diet",
+    "flight": "flight",
+    "航班": "flight",
+    "入住": "checkin",
+    "check": "checkin",
+    "arriv": "arrival",
+    "deliv": "arrival",
+    "到货": "arrival",
+    "到": "arrival",
+    "contribut": "contribution",
+    "rent": "rent",
+    "房租": "rent",
+    "phone": "phone",
+    "电话": "phone",
+    "call": "oncall",
+    "oncal": "oncall",
+    "值班": "oncall",
+}
+# words of the relation table that name the relation, not its object (left out of the qualifier)
+RELATION_WORDS = frozenset(
+    """work employ join job employer report manag boss supervisor live base move reloc rent resid allerg
+    allergi budget stretch afford pay run store use switch migrat upgrad built databas 工作 上班 任职 就职
+    入职 跳槽 加入 领导 上司 老板 主管 汇报 住 搬 搬家 定居 家住 过敏 预算 出到 花到 使用 在用 迁移 升级
+    数据库""".split()
+)

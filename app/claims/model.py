@@ -1,0 +1,64 @@
+"""What a claim is: who it is about, which attribute, which typed value, how firmly it is said."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Modality = Literal["firm", "hedged", "retired"]
+# amount (money), quantity (a number with a unit: duration, mass, size, percent, count), number (bare),
+# date, weekday, time (of day), version, name (a person, place, organisation or product), text
+ValueType = Literal["amount", "quantity", "number", "date", "weekday", "time", "version", "name", "text"]
+
+
+@dataclass(frozen=True)
+class Value:
+    """A typed value: `number` in the unit's base (seconds, grams, percent …), `unit` its dimension or
+    currency, `key` the comparable form (a weekday's index, a date's month-day, a name folded)."""
+
+    type: ValueType
+    text: str
+    number: float | None = None
+    unit: str = ""
+    key: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "text": self.text}
+        if self.number is not None:
+            out["number"] = self.number
+        if self.unit:
+            out["unit"] = self.unit
+        return out
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One clause's claim. `old_value` is the value a change statement names as replaced ("from A to
+    B", "instead of A", "不是A"); `change` says the clause announces a change or a correction without
+    naming the old value; `additive` that it adds to what is known ("also", "还"); `qualifier` the words
+    that narrow the attribute (for comparison), `text` the clause it came from."""
+
+    subject: str
+    attribute: str
+    value: Value
+    modality: Modality = "firm"
+    old_value: Value | None = None
+    change: bool = False
+    additive: bool = False
+    head: str = ""
+    qualifier: frozenset[str] = field(default_factory=frozenset)
+    mentions: tuple[Value, ...] = ()
+    text: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        """Render the contract's `claim` field (plus `old_value` when the statement names it)."""
+        out: dict[str, Any] = {
+            "subject": self.subject,
+            "attribute": self.attribute,
+            "value": self.value.text,
+            "value_type": self.value.type,
+            "modality": self.modality,
+        }
+        if self.old_value is not None:
+            out["old_value"] = self.old_value.text
+        return out

@@ -1,0 +1,292 @@
+"""Typed values found in a clause: money, quantities with units, dates, weekdays, times of day, versions,
+bare numbers, so that "55ms" and "250ms", Tuesday and Wednesday, 5000 and 8000元 compare as values."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.claims.model import Value
+from app.text import MONTHS_EN, WEEKDAYS_EN, WEEKDAYS_ZH, zh_number
+
+_NUM = r"\d+(?:[.,]\d+)*"
+_ZH_NUM = r"[0-9零一二两三四五六七八九十百千]+"
+# currency word -> ISO-ish code; a value without one compares with any currency
+_CURRENCY = {
+    "$": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "usd": "USD",
+    "bucks": "USD",
+    "美元": "USD",
+    "€": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "eur": "EUR",
+    "欧元": "EUR",
+    "£": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "gbp": "GBP",
+    "quid": "GBP",
+    "英镑": "GBP",
+    "¥": "CNY",
+    "元": "CNY",
+    "块": "CNY",
+    "块钱": "CNY",
+    "rmb": "CNY",
+    "yuan": "CNY",
+    "cny": "CNY",
+}
+# unit word -> (dimension, factor to the dimension's base unit)
+_UNITS = {
+    "ms": ("time", 0.001),
+    "millisecond": ("time", 0.001),
+    "milliseconds": ("time", 0.001),
+    "毫秒": ("time", 0.001),
+    "s": ("time", 1),
+    "sec": ("time", 1),
+    "secs": ("time", 1),
+    "second": ("time", 1),
+    "seconds": ("time", 1),
+    "秒": ("time", 1),
+    "min": ("time", 60),
+    "mins": ("time", 60),
+    "minute": ("time", 60),
+    "minutes": ("time", 60),
+    "分钟": ("time", 60),
+    "h": ("time", 3600),
+    "hr": ("time", 3600),
+    "hrs": ("time", 3600),
+    "hour": ("time", 3600),
+    "hours": ("time", 3600),
+    "小时": ("time", 3600),
+    "个小时": ("time", 3600),
+    "day": ("time", 86400),
+    "days": ("time", 86400),
+    "天": ("time", 86400),
+    "week": ("time", 604800),
+    "weeks": ("time", 604800),
+    "个星期": ("time", 604800),
+    "month": ("time", 2592000),
+    "months": ("time", 2592000),
+    "个月": ("time", 2592000),
+    "year": ("time", 31536000),
+    "years": ("time", 31536000),
+    "kg": ("mass", 1000),
+    "kilo": ("mass", 1000),
+    "kilos": ("mass", 1000),
+    "公斤": ("mass", 1000),
+    "斤": ("mass", 500),
+    "grams": ("mass", 1),
+    "克": ("mass", 1),
+    "mg": ("mass", 0.001),
+    "毫克": ("mass", 0.001),
+    "lb": ("mass", 453.6),
+    "lbs": ("mass", 453.6),
+    "gb": ("data", 1),
+    "g": ("data", 1),
+    "tb": ("data", 1024),
+    "mb": ("data", 1 / 1024),
+    "%": ("percent", 1),
+    "percent": ("percent", 1),
+    "per cent": ("percent", 1),
+    "times": ("count", 1),
+    "次": ("count", 1),
+    "个": ("count", 1),
+    "片": ("count", 1),
+    "km": ("length", 1000),
+    "公里": ("length", 1000),
+    "miles": ("length", 1609),
+    "m": ("length", 1),
+    "米": ("length", 1),
+    "cm": ("length", 0.01),
+    "厘米": ("length", 0.01),
+}
+_UNIT_ALT = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+_CUR_ALT = "|".join(
+    sorted((re.escape(c) for c in _CURRENCY if c.isalpha() or len(c) > 1), key=len, reverse=True)
+)
+_MONTH_ALT = "|".join(sorted(MONTHS_EN, key=len, reverse=True))
+_WEEKDAY_ALT = "|".join(WEEKDAYS_EN)
+_MULT = {
+    "k": 1e3,
+    "K": 1e3,
+    "千": 1e3,
+    "万": 1e4,
+    "w": 1e4,
+    "W": 1e4,
+    "百": 100,
+    "亿": 1e8,
+    "thousand": 1e3,
+    "million": 1e6,
+    "m": 1e6,
+}
+
+# One alternation, most specific first; each pattern names its kind.
+_PATTERNS = [
+    ("time", r"\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"),
+    ("time", rf"(?:早上|上午|中午|下午|晚上|凌晨|傍晚)?{_ZH_NUM}点(?:半|{_ZH_NUM}分?)?"),
+    (
+        "date",
+        rf"\b(?:{_MONTH_ALT})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+of\s+"
+        rf"(?:{_MONTH_ALT})\b|\b(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b",
+    ),
+    ("date", rf"(?:{_ZH_NUM}月)?{_ZH_NUM}[号日](?!本)|{_ZH_NUM}月(?:份|底|初)?"),
+    ("weekday", rf"\b(?:{_WEEKDAY_ALT})s?\b"),
+    ("weekday", r"(?:周|星期|礼拜)[一二三四五六日天]"),
+    (
+        "version",
+        r"\bv\d+(?:\.\d+)*(?![\d.])|(?<=[A-Za-z] )\d+\.\d+(?:\.\d+)*(?!\.?\d)|(?<=[A-Za-z])\d+\.\d+(?!\.?\d)",
+    ),
+    ("size", r"(?<![A-Za-z])(?:X{0,3}[SML]|XXL|XL)(?:码|号)|\bsize\s+(?:X{0,3}[SML]|XXL|XL|\d+)\b"),
+    ("amount", rf"[$€£¥]\s?{_NUM}(?:\s?(?:k|K|thousand|million)\b)?"),
+    ("amount", rf"{_NUM}\s?(?:k|K|thousand|million|千|万|w|W|百)?\s?(?:{_CUR_ALT})(?![A-Za-z])"),
+    ("quantity", rf"(?<![0-9A-Za-z.]){_NUM}\s?(?:{_UNIT_ALT})(?![A-Za-z])"),
+    ("quantity", rf"{_ZH_NUM}\s?(?:{_UNIT_ALT})"),
+    ("number", rf"{_NUM}\s?(?:万|千|k\b|K\b)|(?<![0-9A-Za-z.]){_NUM}(?!\.?\d|[0-9A-Za-z])|{_ZH_NUM}(?=万)万"),
+]
+_FINDER = re.compile("|".join(f"(?P<{kind}{i}>{p})" for i, (kind, p) in enumerate(_PATTERNS)), re.IGNORECASE)
+_LEADING_NUM = re.compile(rf"{_NUM}|{_ZH_NUM}")
+
+
+@dataclass(frozen=True)
+class Span:
+    value: Value
+    start: int
+    end: int
+
+
+def _number(text: str) -> float | None:
+    match = _LEADING_NUM.search(text)
+    if match is None:
+        return None
+    raw = match.group(0)
+    if raw[0].isdigit():
+        number = float(raw.replace(",", "")) if raw.count(".") <= 1 else float(raw.split(".")[0])
+    else:
+        number = float(_zh_big(raw))
+    rest = text[match.end() :].strip().lower()
+    for word, factor in _MULT.items():
+        if rest.startswith(word.lower()) and not (word == "m" and rest.startswith(("mg", "ms", "min"))):
+            if word in ("m",) and not rest.startswith("m "):
+                continue
+            return number * factor
+    return number
+
+
+def _zh_big(text: str) -> int:
+    """A Chinese numeral that may hold 百 and 千 (三千五 → 3500), else zh_number's reading."""
+    if "千" in text or "百" in text:
+        total, part = 0, text
+        for mark, factor in (("千", 1000), ("百", 100)):
+            if mark in part:
+                head, _, part = part.partition(mark)
+                total += (zh_number(head) if head else 1) * factor
+        if part:
+            total += zh_number(part)
+        return total
+    return zh_number(text) if all(c in "零一二两三四五六七八九十0123456789" for c in text) else 0
+
+
+def _typed(kind: str, text: str) -> Value:
+    low = text.lower().strip()
+    if kind == "amount":
+        code = next((c for w, c in sorted(_CURRENCY.items(), key=lambda i: -len(i[0])) if w in low), "")
+        return Value("amount", text, _number(text), code, "")
+    if kind == "quantity":
+        unit = max((u for u in _UNITS if low.endswith(u)), key=len, default="")
+        dim, factor = _UNITS.get(unit, ("", 1.0))
+        number = _number(text)
+        return Value("quantity", text, None if number is None else number * factor, dim)
+    if kind == "weekday":
+        if low[:1].isalpha() and low[0].isascii():
+            index = next(i for name, i in WEEKDAYS_EN.items() if low.startswith(name))
+        else:
+            index = WEEKDAYS_ZH[low[-1]]
+        return Value("weekday", text, float(index), "", str(index))
+    if kind == "date":
+        return Value("date", text, None, "", _date_key(low))
+    if kind == "time":
+        return Value("time", text, _minutes(low), "", "")
+    if kind == "size":
+        return Value("text", text, None, "size", re.sub(r"码|号|size|\s", "", low))
+    if kind == "version":
+        return Value("version", text, None, "", low.lstrip("v"))
+    return Value("number", text, _number(text), "", "")
+
+
+def _date_key(low: str) -> str:
+    month = next((m for name, m in MONTHS_EN.items() if re.search(rf"\b{name}\b", low)), 0)
+    zh = re.match(rf"(?:({_ZH_NUM})月)?(?:({_ZH_NUM})[号日])?", low)
+    if zh and (zh.group(1) or zh.group(2)):
+        month = zh_number(zh.group(1)) if zh.group(1) else 0
+        day = zh_number(zh.group(2)) if zh.group(2) else 0
+        return f"{month}-{day}"
+    digits = re.search(r"\d{1,2}", low)
+    return f"{month}-{int(digits.group(0)) if digits else 0}"
+
+
+def _minutes(low: str) -> float | None:
+    colon = re.search(r"(\d{1,2}):(\d{2})", low)
+    if colon:
+        hour, minute = int(colon.group(1)), int(colon.group(2))
+    else:
+        zh = re.search(rf"({_ZH_NUM})点(半|({_ZH_NUM})分?)?", low)
+        en = re.search(r"(\d{1,2})\s?[ap]", low)
+        if zh:
+            hour = zh_number(zh.group(1))
+            minute = 30 if zh.group(2) == "半" else (zh_number(zh.group(3)) if zh.group(3) else 0)
+        elif en:
+            hour, minute = int(en.group(1)), 0
+        else:
+            return None
+    if ("pm" in low.replace(".", "") or low.startswith(("下午", "晚上", "傍晚"))) and hour < 12:
+        hour += 12
+    return float(hour * 60 + minute)
+
+
+def find_values(text: str) -> list[Span]:
+    """Every typed value of `text`, left to right, none overlapping."""
+    spans: list[Span] = []
+    for match in _FINDER.finditer(text):
+        kind = (match.lastgroup or "text").rstrip("0123456789")
+        raw = match.group(0).strip()
+        if not raw:
+            continue
+        spans.append(Span(_typed(kind, raw), match.start(), match.end()))
+    return spans
+
+
+_COMPATIBLE = {
+    frozenset({"amount", "number"}),
+    frozenset({"quantity", "number"}),
+    frozenset({"date", "weekday"}),
+    frozenset({"name", "text"}),
+    frozenset({"text", "number"}),
+    frozenset({"text", "quantity"}),
+    frozenset({"text", "version"}),
+    frozenset({"version", "name"}),
+}
+
+
+def compatible(a: Value, b: Value) -> bool:
+    """Whether two values can be values of one attribute: the same type (and the same dimension or
+    currency when both say one), or a bare number beside an amount or quantity."""
+    if a.type == b.type:
+        return not (a.unit and b.unit and a.unit != b.unit)
+    return frozenset({a.type, b.type}) in _COMPATIBLE
+
+
+def same(a: Value, b: Value) -> bool:
+    """Whether two values are the same value (55ms and 0.055 s; Tuesdays and Tuesday; 杭州 in 杭州西湖区)."""
+    if a.number is not None and b.number is not None and a.type not in ("date", "version"):
+        return abs(a.number - b.number) < 1e-9 and (not a.unit or not b.unit or a.unit == b.unit)
+    if a.key and b.key:
+        return a.key == b.key
+    x, y = fold(a.text), fold(b.text)
+    return bool(x and y) and (x == y or (min(len(x), len(y)) >= 2 and (x in y or y in x)))
+
+
+def fold(text: str) -> str:
+    return re.sub(r"[\s\W_]+", "", text.lower()).removesuffix("s")

@@ -1,0 +1,103 @@
+"""An in-process proxy of the evolution suite for the claim mechanism alone (no stack, seconds):
+claims of the earlier statements and of the new one, and `conflicts` between them. A change passes when
+every claim holding a stale value is ended (a retirement: retired) and one is; a partial update also
+when no claim holding a kept value is ended; a negative when no claim holding a kept value is ended.
+
+    python -m bench.truth.claims [--split dev|holdout|all] [--show-failures]
+
+A holdout case's text or failure is never printed: only counts (tune on dev only)."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from dataclasses import dataclass
+
+from app.claims import Claim, conflicts, extract
+from bench.truth.suite import Case, holds, load, select
+
+
+@dataclass(frozen=True)
+class Result:
+    case: Case
+    mode: str
+    passed: bool
+    detail: str
+
+
+def _statements(case: Case, mode: str) -> list[tuple[str, list[str]]]:
+    if mode == "direct":
+        return [(w.content, w.tags) for w in case.writes]
+    return [(t["content"], []) for t in case.turns if t["role"] == "user"]
+
+
+def _claims(text: str, tags: list[str], lang: str) -> list[Claim]:
+    return extract(text, lang=lang, tags=tags)
+
+
+def run_case(case: Case, mode: str) -> Result:
+    said = _statements(case, mode)
+    earlier = [c for text, tags in said[:-1] for c in _claims(text, tags, case.lang)]
+    new = _claims(*said[-1], case.lang)
+    ended: dict[int, str] = {}
+    for i, old in enumerate(earlier):
+        for claim in new:
+            verdict = conflicts(old, claim)
+            if verdict.action != "keep":
+                ended[i] = verdict.action
+    want = "retire" if case.kind == "retirement" else "supersede"
+    stale = [i for i, c in enumerate(earlier) if any(holds(c.text, v) for v in case.stale)]
+    kept = [i for i, c in enumerate(earlier) if any(holds(c.text, v) for v in case.keep)]
+    lost = [i for i in kept if i in ended]
+    if case.negative:
+        passed = not lost
+    else:
+        passed = bool(stale) and all(ended.get(i) == want for i in stale) and not lost
+    detail = "\n".join(
+        [f"    old {_show(c)} -> {ended.get(i, 'kept')}" for i, c in enumerate(earlier)]
+        + [f"    new {_show(c)}" for c in new]
+    )
+    return Result(case, mode, passed, detail)
+
+
+def _show(c: Claim) -> str:
+    old = f" old={c.old_value.text!r}" if c.old_value else ""
+    return (
+        f"[{c.subject} | {c.attribute} | {c.value.type}:{c.value.text!r} | {c.modality}"
+        f"{' change' if c.change else ''}{' additive' if c.additive else ''}{old}] {c.text!r}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", default="all", choices=("dev", "holdout", "all"))
+    parser.add_argument("--show-failures", action="store_true")
+    args = parser.parse_args()
+    results = [run_case(c, m) for c in select(load(), args.split) for m in ("conversation", "direct")]
+    table: Counter[tuple[str, str, str, bool]] = Counter()
+    for r in results:
+        kind = "negatives" if r.case.negative else "changes"
+        table[(r.case.split, r.case.lang, kind, r.passed)] += 1
+    print("| half | lang | supersede recall (changes) | false supersedes (negatives) |")
+    print("|---|---|---|---|")
+    for half in ("dev", "holdout"):
+        for lang in ("en", "zh", "all"):
+            langs = ("en", "zh") if lang == "all" else (lang,)
+            ok = sum(table[(half, x, "changes", True)] for x in langs)
+            changes = ok + sum(table[(half, x, "changes", False)] for x in langs)
+            bad = sum(table[(half, x, "negatives", False)] for x in langs)
+            negatives = bad + sum(table[(half, x, "negatives", True)] for x in langs)
+            if changes + negatives:
+                print(
+                    f"| {half} | {lang} | {ok}/{changes} ({ok / max(changes, 1):.2f}) "
+                    f"| {bad}/{negatives} ({bad / max(negatives, 1):.2f}) |"
+                )
+    if args.show_failures:
+        for r in results:
+            if not r.passed and r.case.split == "dev":
+                print(f"\nFAIL {r.case.id} [{r.case.kind}, {r.mode}] stale={r.case.stale} keep={r.case.keep}")
+                print(r.detail)
+
+
+if __name__ == "__main__":
+    main()

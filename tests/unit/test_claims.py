@@ -1,0 +1,193 @@
+"""Claims read from invented statements: one attribute across phrasings, typed values that compare,
+modality, subjects and near misses, compound statements, and no exception on any text."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.claims import Claim, compatible, conflicts, extract, find_values, same
+
+
+def one(text: str, **kwargs: str) -> Claim:
+    claims = extract(text, **kwargs)
+    assert len(claims) == 1, claims
+    return claims[0]
+
+
+# Five phrasings of one statement each: they must give one subject and one attribute.
+PHRASINGS = [
+    [
+        "My budget for the laptop is 900 euros.",
+        "The laptop budget is 900 euros.",
+        "For the laptop, my budget is 900 euros.",
+        "My laptop budget: 900 euros.",
+        "Budget for the laptop is 900 euros now.",
+    ],
+    [
+        "I work at Brightwell Labs.",
+        "I work for Brightwell Labs.",
+        "I'm employed at Brightwell Labs.",
+        "I joined Brightwell Labs.",
+        "These days I work at Brightwell Labs.",
+    ],
+    [
+        "I live in Tromso.",
+        "I'm based in Tromso.",
+        "I moved to Tromso.",
+        "These days I live in Tromso.",
+        "We live in Tromso now.",
+    ],
+    [
+        "The ingest worker timeout is 40 seconds.",
+        "The timeout of the ingest worker is 40 seconds.",
+        "The ingest worker has a timeout of 40 seconds.",
+        "Ingest worker timeout: 40 seconds.",
+        "We set the ingest worker timeout to 40 seconds.",
+    ],
+    [
+        "我买相机的预算是4000元。",
+        "相机预算4000元。",
+        "相机的预算是4000元。",
+        "买相机我的预算是4000元。",
+        "我现在买相机的预算是4000元。",
+    ],
+    [
+        "我在澄明科技工作。",
+        "我在澄明科技上班。",
+        "我已经入职澄明科技了。",
+        "我现在在澄明科技工作。",
+        "我跳槽到澄明科技了。",
+    ],
+    [
+        "我住在大连。",
+        "我现在住在大连。",
+        "我搬到大连了。",
+        "我们家住在大连。",
+        "我上个月搬去大连了。",
+    ],
+]
+
+
+@pytest.mark.parametrize("phrasings", PHRASINGS, ids=lambda p: p[0])
+def test_five_phrasings_give_one_attribute(phrasings: list[str]) -> None:
+    claims = [one(text) for text in phrasings]
+    assert {(c.subject, c.attribute) for c in claims} == {(claims[0].subject, claims[0].attribute)}
+    assert claims[0].attribute
+
+
+def test_relation_verbs_give_their_keys() -> None:
+    assert one("I work at Brightwell Labs.").attribute == "employer"
+    assert one("I live in Tromso.").attribute == "address.home"
+    assert one("我的领导是赵明。").attribute == "manager"
+    assert one("I report to Ilse Brandt now.").attribute == "manager"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "compatible_", "same_"),
+    [
+        ("55ms", "250ms", True, False),
+        ("55ms", "0.055 s", True, True),
+        ("Tuesday", "Wednesday", True, False),
+        ("Tuesdays", "Tuesday", True, True),
+        ("5000元", "8000元", True, False),
+        ("5000元", "8000", True, False),
+        ("周二", "周四", True, False),
+        ("55ms", "12 kg", False, False),
+        ("40 euros", "40 dollars", False, False),
+    ],
+)
+def test_typed_values_compare(a: str, b: str, compatible_: bool, same_: bool) -> None:
+    (x,), (y,) = find_values(a), find_values(b)
+    assert compatible(x.value, y.value) is compatible_
+    assert same(x.value, y.value) is same_
+
+
+def test_a_firm_change_supersedes() -> None:
+    old = one("The recall endpoint latency budget is 55ms.")
+    new = one("We raised the recall endpoint latency budget to 80ms.")
+    assert conflicts(old, new).action == "supersede"
+
+
+def test_from_a_to_b_names_the_replaced_value() -> None:
+    old = one("Deploys happen on Tuesdays.")
+    new = one("Deploys moved from Tuesdays to Wednesdays.")
+    assert new.old_value is not None
+    assert new.old_value.key == "1"
+    assert conflicts(old, new).action == "supersede"
+    zh_old = one("我的月租是3000元。")
+    zh_new = one("房东把房租从3000元涨到了3500元。")
+    assert conflicts(zh_old, zh_new).action == "supersede"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("My budget for the sofa is 800 dollars.", "If the sale is good I might go to 1000 dollars."),
+        ("我的装修预算是15万。", "如果年终奖多，可能再加3万。"),
+    ],
+)
+def test_a_hedged_statement_never_supersedes_a_firm_one(old: str, new: str) -> None:
+    new_claim = one(new)
+    assert new_claim.modality == "hedged"
+    assert conflicts(one(old), new_claim).action == "keep"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I pay for music with my Visa ending 2210.", "I closed that Visa, I don't use it anymore."),
+        ("我每天用滴答清单记待办。", "滴答清单我已经不再用了。"),
+    ],
+)
+def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
+    verdicts = {conflicts(o, n).action for o in extract(old) for n in extract(new)}
+    assert "retire" in verdicts
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("My laptop budget is 900 euros.", "My monitor budget is 300 euros."),
+        ("I live in Tromso.", "My sister's city is Bergen."),
+        ("I live in Tromso.", "My sister lives in Bergen."),
+        ("The API timeout is 30 seconds.", "The DB timeout is 5 seconds."),
+        ("我买相机的预算是4000元。", "镜头的预算是2000元。"),
+        ("我住在大连。", "我妹妹住在青岛。"),
+        ("I have a cat called Miso.", "I also have a parrot called Kiwi."),
+    ],
+)
+def test_another_subject_or_attribute_never_conflicts(old: str, new: str) -> None:
+    assert all(conflicts(o, n).action == "keep" for o in extract(old) for n in extract(new))
+
+
+def test_a_compound_statement_gives_two_claims_and_a_change_leaves_the_other() -> None:
+    compound = extract("I live in Tromso and I work at Brightwell Labs.")
+    assert [c.attribute for c in compound] == ["address.home", "employer"]
+    new = one("I moved to Bergen.")
+    actions = [conflicts(c, new).action for c in compound]
+    assert actions == ["supersede", "keep"]
+    zh = extract("我住在大连，在澄明科技上班。")
+    assert len(zh) == 2
+
+
+def test_a_correction_names_the_value_it_replaces() -> None:
+    old = one("I'm allergic to latex.")
+    new = extract("Sorry, I meant ibuprofen, not latex.")
+    assert any(c.old_value is not None and c.old_value.text == "latex" for c in new)
+    assert any(conflicts(old, c).action == "supersede" for c in new)
+
+
+def test_the_claim_field_has_the_contract_keys() -> None:
+    field = one("My laptop budget is 900 euros.").as_json()
+    assert set(field) >= {"subject", "attribute", "value", "value_type", "modality"}
+    assert field["value_type"] == "amount"
+    assert field["modality"] == "firm"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=3000))
+def test_any_text_gives_claims_without_error(text: str) -> None:
+    for claim in extract(text):
+        assert claim.modality in ("firm", "hedged", "retired")
