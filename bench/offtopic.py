@@ -1,7 +1,10 @@
 """The relevance floor, measured: off-topic queries (English and Chinese, generated from topic and
 question templates, none written against the bank) asked of banks that hold the seeds' laptop-budget
 conversation, at several `min_similarity` values; the share answered with nothing, and the share of
-on-topic questions still answered (the scenario's facts in the top 5).
+on-topic questions still answered (the scenario's facts in the top 5). The same topics asked with a time
+word (tonight, yesterday, last week, 今晚, 昨天, 上周 …) must answer nothing too — a time phrase narrows
+the window, it admits nothing — while questions about a time alone ("what did we talk about today?",
+我今天说了什么) answer with that window's units.
 
     python -m bench.offtopic --url http://127.0.0.1:8000 --api-key KEY [--floors 0,0.2,0.25,0.3,0.35]
 
@@ -61,10 +64,48 @@ TOPICS_ZH = [
 FORMS_ZH = ["你知道{}吗？", "给我讲讲{}。", "能解释一下{}吗？"]
 
 
+# The time words of the off-topic forms: windows that hold the seeds' units (said just now: today,
+# tonight, this week, the past 3 days) and windows that do not (yesterday, last week).
+TIMED_FORMS_EN = [
+    "What do you know about {} today?",
+    "Tell me about {} tonight.",
+    "What did we say about {} yesterday?",
+    "Anything about {} from last week?",
+    "Can you explain {} from this week?",
+    "What did I say about {} in the past 3 days?",
+]
+TIMED_FORMS_ZH = [
+    "你今天知道{}吗？",
+    "今晚给我讲讲{}。",
+    "我们昨天说{}了吗？",
+    "上周聊过{}吗？",
+    "这周能解释一下{}吗？",
+    "过去三天我说过{}吗？",
+]
+# Questions about a time alone: each window holds the seeds' units (said just now).
+TIME_ONLY = {
+    "en": [
+        "What did we talk about today?",
+        "What did I say in the past 3 days?",
+        "Anything from this week?",
+        "What did we discuss in the last 24 hours?",
+    ],
+    "zh": ["我今天说了什么？", "过去三天我们聊了什么？", "这周有什么？", "过去24小时我们讨论了什么？"],
+}
+
+
 def off_topic_queries() -> dict[str, list[str]]:
     return {
         "en": [form.format(topic) for topic, form in itertools.product(TOPICS_EN, FORMS_EN)],
         "zh": [form.format(topic) for topic, form in itertools.product(TOPICS_ZH, FORMS_ZH)],
+    }
+
+
+def timed_off_topic_queries() -> dict[str, list[str]]:
+    """The off-topic topics, each with a time word (the forms cycle through the topics)."""
+    return {
+        lang: [forms[i % len(forms)].format(topic) for i, topic in enumerate(topics)]
+        for lang, topics, forms in (("en", TOPICS_EN, TIMED_FORMS_EN), ("zh", TOPICS_ZH, TIMED_FORMS_ZH))
     }
 
 
@@ -99,11 +140,14 @@ def _best_similarity(result: dict[str, Any]) -> float:
 async def measure(client: httpx.AsyncClient, floors: list[float | None]) -> dict[str, Any]:
     banks = {lang: await _bank(client, lang) for lang in ("en", "zh")}
     queries = off_topic_queries()
+    timed = timed_off_topic_queries()
     rows: list[dict[str, Any]] = []
     for floor in floors:
         for lang, bank in banks.items():
             off = [await _ask(client, bank, q, floor) for q in queries[lang]]
             on = [(await _ask(client, bank, q, floor), want) for q, want in seeds.ON_TOPIC[lang]]
+            off_timed = [await _ask(client, bank, q, floor) for q in timed[lang]]
+            time_only = [await _ask(client, bank, q, floor) for q in TIME_ONLY[lang]]
             rows.append(
                 {
                     "min_similarity": floor,
@@ -115,6 +159,10 @@ async def measure(client: httpx.AsyncClient, floors: list[float | None]) -> dict
                     "on_topic_answered": sum(
                         any(want in m["content"] for m in r["memories"]) for r, want in on
                     ),
+                    "timed_off_topic": len(off_timed),
+                    "timed_off_topic_empty": sum(not r["memories"] for r in off_timed),
+                    "time_only": len(time_only),
+                    "time_only_answered": sum(bool(r["memories"]) for r in time_only),
                 }
             )
     unfiltered = {
@@ -125,20 +173,29 @@ async def measure(client: httpx.AsyncClient, floors: list[float | None]) -> dict
         lang: {"median": statistics.median(v), "max": max(v), "over_0.3": sum(s >= 0.3 for s in v)}
         for lang, v in unfiltered.items()
     }
-    return {"rows": rows, "off_topic_best_similarity": similarity, "queries": queries}
+    return {
+        "rows": rows,
+        "off_topic_best_similarity": similarity,
+        "queries": queries,
+        "timed_queries": timed,
+        "time_only_queries": TIME_ONLY,
+    }
 
 
 def _table(report: dict[str, Any]) -> str:
     lines = [
-        "| min_similarity | lang | off-topic answered with nothing | on-topic answered (top 5) |",
-        "|---|---|---|---|",
+        "| min_similarity | lang | off-topic answered with nothing | on-topic answered (top 5) "
+        "| off-topic with a time word, nothing | time-only answered |",
+        "|---|---|---|---|---|---|",
     ]
     for r in report["rows"]:
         share = r["off_topic_empty"] / r["off_topic"]
         floor = "bank default" if r["min_similarity"] is None else f"{r['min_similarity']:g}"
         lines.append(
             f"| {floor} | {r['lang']} | {r['off_topic_empty']}/{r['off_topic']} ({share:.0%}) "
-            f"| {r['on_topic_answered']}/{r['on_topic']} |"
+            f"| {r['on_topic_answered']}/{r['on_topic']} "
+            f"| {r['timed_off_topic_empty']}/{r['timed_off_topic']} "
+            f"| {r['time_only_answered']}/{r['time_only']} |"
         )
     return "\n".join(lines)
 

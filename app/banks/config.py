@@ -55,8 +55,9 @@ class BankConfig(Schema):
         default=0.3,
         ge=0,
         le=1000,
-        description="Units whose final score is under this are left out; scores are relative (the best "
-        "unit of a query scores about 1), so this trims the tail, it cannot say that nothing fits.",
+        description="Units whose final score is under this are left out unless they have evidence of "
+        "the query's topic (similarity, a query word, a named entity): scores are relative (the best unit of "
+        "a query scores about 1), so this trims the tail of weak evidence; it cannot say that nothing fits.",
     )
     min_similarity: float = Field(
         default=MIN_SIMILARITY,

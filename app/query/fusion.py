@@ -7,14 +7,18 @@
 - `recency` (either mode, default 0) adds weight · 0.5^(age / 30 days).
 Then: × a per-tag decay that never goes below half (half-lives in `HALF_LIFE_DAYS`; facts do not decay),
 × (0.9 + 0.2 · importance), × 1.15 for L3 (semantic-layer) units, × 1.5 for a task episode the tag
-channel found (a "how did we handle …" question). `min_score` applies to the result.
+channel found (a "how did we handle …" question). `min_score` applies to the result (`service.query`
+says to which units).
 
 Scores are relative (the best unit of any query scores about 1), so they cannot say that nothing fits.
 The relevance floor (`relevant`) is absolute: a unit is returned only on evidence of its own — cosine
 similarity to the query of at least `min_similarity`, a content word of the query (keyword channel),
 an entity the query names (not one hop away), a specific tag the query's words name ("budget" →
-`constraint.budget`, not a bare kind like `preference`), or the time window the query asks for. Other
-tag and recency hits only rank what has evidence; a query about nothing the bank knows returns nothing.
+`constraint.budget`, not a bare kind like `preference`), or the time window of a query that asks for
+nothing but that window ("what did we talk about yesterday?"). A time phrase beside a topic only narrows
+the window: "the weather on Mars tonight" needs evidence of the weather on Mars (`app.query.topic`).
+Other tag and recency hits only rank what has evidence; a query about nothing the bank knows returns
+nothing.
 """
 
 from __future__ import annotations
@@ -132,17 +136,22 @@ def diversify(ranked: list[Fused], hits: list[Hit]) -> list[Fused]:
     return sorted(ranked, key=lambda u: (-u.score, _best_rank(u), str(u.memory_id)))
 
 
-def relevant(unit: Fused, min_similarity: float, *, window_asked: bool, kind_asked: bool = False) -> bool:
-    """Whether the unit has evidence of its own (the module's docstring); `min_similarity` 0: always.
-    `kind_asked`: the unit is under a specific tag the query's words name ("budget" → constraint.budget)."""
-    if min_similarity <= 0 or kind_asked:
-        return True
+def on_topic(unit: Fused, min_similarity: float) -> bool:
+    """Whether the unit has evidence of the query's topic: similarity of at least `min_similarity`, a
+    content word of the query, or an entity the query names (not one hop away)."""
     channels = unit.channels
     if "semantic" in channels and channels["semantic"][1] >= min_similarity:
         return True
-    if "keyword" in channels or (window_asked and "temporal" in channels):
+    return "keyword" in channels or ("entity" in channels and channels["entity"][1] >= 1.0)
+
+
+def relevant(unit: Fused, min_similarity: float, *, window_asked: bool, kind_asked: bool = False) -> bool:
+    """Whether the unit has evidence of its own (the module's docstring); `min_similarity` 0: always.
+    `kind_asked`: the unit is under a specific tag the query's words name ("budget" → constraint.budget).
+    `window_asked`: the query asks for its time window alone (no topic), so being in it is evidence."""
+    if min_similarity <= 0 or kind_asked:
         return True
-    return "entity" in channels and channels["entity"][1] >= 1.0
+    return on_topic(unit, min_similarity) or (window_asked and "temporal" in unit.channels)
 
 
 def _best_rank(unit: Fused) -> int:

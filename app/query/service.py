@@ -19,17 +19,25 @@ from app.db.repositories import events as events_repo
 from app.db.repositories import graph as graph_repo
 from app.db.repositories import units as units_repo
 from app.db.repositories.channels import run_channels
-from app.db.repositories.query import ChannelInputs, Filters, Hit, common_entity_names, size_window
+from app.db.repositories.query import (
+    CHANNEL_LIMIT,
+    ChannelInputs,
+    Filters,
+    Hit,
+    common_entity_names,
+    size_window,
+)
 from app.events.service import as_aware
 from app.events.service import working_memory as read_working_memory
 from app.events.working_memory import WorkingMemory
 from app.memory.reads import read_models
 from app.providers.embeddings import Embedder
 from app.query.context import build_context, with_recent_turns
-from app.query.fusion import active_channels, diversify, effective_weights, fuse, relevant
+from app.query.fusion import Fused, active_channels, diversify, effective_weights, fuse, on_topic, relevant
 from app.query.recorder import ReadRecorder
 from app.query.tags import infer_tags
 from app.query.timeparse import parse_time_filter
+from app.query.topic import SAYING, has_topic, without_phrase
 from app.schemas.events import WorkingTurn
 from app.schemas.query import ChannelScore, QueryRequest, QueryResult, ScoredMemory, TimeFilterRead
 from app.text import STOPWORDS_EN, STOPWORDS_ZH, has_cjk, segment
@@ -63,7 +71,7 @@ def keywords(query: str) -> list[str]:
     terms: list[str] = []
     for word in _words(query):
         clean = re.sub(r"[^\w-]", "", word).strip("-")
-        if clean and clean not in STOPWORDS_EN and clean not in STOPWORDS_ZH and clean not in terms:
+        if clean and clean not in STOPWORDS_EN and clean not in STOPWORDS_ZH | SAYING and clean not in terms:
             terms.append(clean)
     return terms
 
@@ -152,6 +160,7 @@ class QueryPlan:
     filters: Filters  # the time window not sized yet (`size_window`)
     inputs: ChannelInputs  # every active channel but the semantic one (no vector yet)
     semantic: bool  # the semantic channel runs too: the query's vector, on a connection of its own
+    time_only: bool  # a time window and no topic: "what did we talk about yesterday?"
 
 
 def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) -> QueryPlan:
@@ -168,6 +177,9 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
     )
     channels = active_channels(weights)
     time_filter = _time_filter(req, now, tz)
+    # The time phrase names the window, not what the units say: no keyword of its own.
+    phrase = time_filter.phrase if time_filter is not None else None
+    topic_query = without_phrase(req.query, phrase)
     statuses: list[str] = list(req.statuses)
     if time_filter is not None and time_filter.to <= now and "statuses" not in req.model_fields_set:
         # A question about the past reaches what was forgotten of it (archived: restorable, marked so).
@@ -185,13 +197,15 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
         model=model,
         dim=dim,
         vector=None,
-        keywords=keywords(req.query) if "keyword" in channels else [],
+        keywords=keywords(topic_query) if "keyword" in channels else [],
         entity_names=entity_candidates(req.query, req.entities) if "entity" in channels else [],
         entity_wanted=[graph_repo.canonical(e) for e in req.entities or []],
         inferred_tags=infer_tags(req.query) if "tag" in channels else [],
         channels=channels - {"semantic"},
     )
-    return QueryPlan(config, tz, now, mode, weights, time_filter, filters, inputs, "semantic" in channels)
+    time_only = time_filter is not None and not has_topic(req.query, phrase)
+    semantic = "semantic" in channels
+    return QueryPlan(config, tz, now, mode, weights, time_filter, filters, inputs, semantic, time_only)
 
 
 async def _history_of(
@@ -232,22 +246,31 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
             semantic.cancel()  # a no-op once it is done; after a failure, its result is not wanted
     else:
         hits = await run_channels(db, filters, inputs)
-    floor = req.min_score if req.min_score is not None else plan.config.min_score
     fused = fuse(hits, plan.mode, plan.weights, plan.now)
     bank_bar = plan.config.min_similarity_cjk if has_cjk(req.query) else plan.config.min_similarity
     min_similarity = req.min_similarity if req.min_similarity is not None else bank_bar
-    window_asked = plan.time_filter is not None
     named_kinds = tuple(t for t in plan.inputs.inferred_tags if "." in t)  # "budget" → constraint.budget
     tags_of = {h.memory_id: h.tags for h in hits} if named_kinds else {}
 
     def kind_asked(unit_id: uuid.UUID) -> bool:
         return any(t == k or t.startswith(k + ".") for t in tags_of.get(unit_id, ()) for k in named_kinds)
 
-    scored_enough = [u for u in diversify(fused, hits) if u.score >= floor]
+    def scores_enough(unit: Fused) -> bool:
+        # A request's `min_score` cuts at the score it names. The bank's standing one trims only what
+        # lacks evidence of the topic: fused scores are relative ranks (a unit found by one channel at
+        # rank 20, said a year ago, scores under 0.3 of a top unit found by three), not relevance.
+        if req.min_score is not None:
+            return unit.score >= req.min_score
+        return plan.time_only or on_topic(unit, min_similarity) or unit.score >= plan.config.min_score
+
+    ranked_all = diversify(fused, hits)
+    if plan.time_only:  # the window's units, newest first (the temporal channel's order)
+        ranked_all.sort(key=lambda u: (u.channels.get("temporal", (CHANNEL_LIMIT + 1, 0.0))[0], -u.score))
+    scored_enough = [u for u in ranked_all if scores_enough(u)]
     evident = {
         u.memory_id
         for u in scored_enough
-        if relevant(u, min_similarity, window_asked=window_asked, kind_asked=kind_asked(u.memory_id))
+        if relevant(u, min_similarity, window_asked=plan.time_only, kind_asked=kind_asked(u.memory_id))
     }
     if HISTORY_STATUSES & set(plan.filters.statuses):
         evident |= await _history_of(db, evident, [u.memory_id for u in scored_enough])

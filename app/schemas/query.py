@@ -44,7 +44,12 @@ class QueryRequest(Schema):
     statuses: list[Status] = Field(default=["active"], min_length=1)
     fusion: Literal["rrf", "weighted"] | None = Field(default=None, description="Default: the bank's (rrf).")
     weights: ChannelWeights | None = None
-    min_score: float | None = Field(default=None, ge=0, description="Default: the bank's (0.3).")
+    min_score: float | None = Field(
+        default=None,
+        ge=0,
+        description="Units scoring under this are left out. Default: the bank's (0.3), which spares units "
+        "with evidence of the query's topic.",
+    )
     min_similarity: float | None = Field(
         default=None,
         ge=0,

@@ -388,3 +388,28 @@ async def test_a_dropped_connection_is_resent_only_when_harmless() -> None:
         with pytest.raises(EvalError, match=r"POST /write: no answer"):
             await api.post("/write", {})
     assert attempts == ["/read", "/read", "/query", "/query", "/write"]
+
+
+def test_the_defaults_mode_sends_the_question_and_k_alone(tmp_path: Path) -> None:
+    from app.cli import build_parser
+    from app.eval.locomo.bodies import query_settings
+    from app.eval.locomo.cli import _kept_banks, _options
+
+    conversation = load_conversation(SAMPLE)
+    assert query_body("When did Ben move?", 10, conversation.now, dense=False, defaults=True) == {
+        "query": "When did Ben move?",
+        "top_k": 10,
+    }
+    assert query_settings(dense=False, defaults=True) == {}
+    flags = ["eval", "locomo", "--url", "http://h:1", "--api-key", "k", "--data", "f.json", "--defaults"]
+    options = _options(build_parser().parse_args([*flags, "--reuse-banks", "r.json"]))
+    assert (options.defaults, options.mode, options.reuse_banks) == (True, "product-defaults", Path("r.json"))
+    with pytest.raises(EvalError, match="--defaults"):
+        _options(build_parser().parse_args([*flags, "--baseline", "dense"]))
+    report = tmp_path / "report.json"
+    entries = [{"sample_id": "conv-x", "bank_id": "b1", "bank_kept": True}]
+    report.write_text(json.dumps({"per_conversation": entries}))
+    assert _kept_banks(report) == {"conv-x": "b1"}
+    report.write_text(json.dumps({"per_conversation": [{**entries[0], "bank_kept": False}]}))
+    with pytest.raises(EvalError, match="--keep-banks"):
+        _kept_banks(report)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.db.repositories.query import Hit
-from app.query.fusion import DEFAULT_WEIGHTS, active_channels, effective_weights, fuse
+from app.query.fusion import DEFAULT_WEIGHTS, active_channels, effective_weights, fuse, on_topic, relevant
 from app.query.service import entity_candidates, keywords
 from app.query.tags import infer_tags
 
@@ -110,3 +110,19 @@ def test_a_task_episode_the_tag_channel_found_comes_first() -> None:
     # Without the tag channel's vote (a question about something else), no boost: rank decides.
     plain = [hit("semantic", A, 1), hit("semantic", B, 2, **task)]
     assert [u.memory_id for u in fuse(plain, "rrf", DEFAULT_WEIGHTS["rrf"], NOW)][:2] == [A, B]
+
+
+def test_the_time_window_is_evidence_only_for_a_question_about_the_window_alone() -> None:
+    in_window = fuse(
+        [hit("temporal", A, 1), hit("semantic", A, 40, score=0.1)], "rrf", DEFAULT_WEIGHTS["rrf"], NOW
+    )
+    assert not relevant(in_window[0], 0.3, window_asked=False)  # "the weather on Mars tonight"
+    assert relevant(in_window[0], 0.3, window_asked=True)  # "what did we talk about tonight?"
+    on = fuse([hit("temporal", B, 2), hit("semantic", B, 1, score=0.6)], "rrf", DEFAULT_WEIGHTS["rrf"], NOW)
+    assert on_topic(on[0], 0.3)
+    assert relevant(on[0], 0.3, window_asked=False)
+
+
+def test_verbs_of_saying_are_no_keywords() -> None:
+    assert keywords("Did I mention my budget?") == ["budget"]
+    assert keywords("我说过预算吗？") == ["预算"]

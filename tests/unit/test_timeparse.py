@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from app.query.timeparse import TimeFilter, parse_time_filter
+from app.query.topic import has_topic
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 NEW_YORK = ZoneInfo("America/New_York")
@@ -123,3 +124,26 @@ def test_no_time_phrase_is_fast() -> None:
             parse_time_filter(query, NOW, SHANGHAI)
     per_query = (time.perf_counter() - started) / 900
     assert per_query < 1e-3  # measured: 1-30 µs
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("What is the weather like on Mars tonight?", True),
+        ("Tell me about black holes from this week.", True),
+        ("What did I say about my budget yesterday?", True),
+        ("今晚火星上的天气怎么样？", True),
+        ("上周我们聊过光合作用吗？", True),
+        ("What did we talk about yesterday?", False),
+        ("Anything from last week?", False),
+        ("What happened in the past 3 days?", False),
+        ("我昨天说了什么？", False),
+        ("上周发生了什么？", False),
+        ("我们过去三天聊了什么？", False),
+    ],
+)
+def test_a_time_phrase_is_no_topic(query: str, topic: bool) -> None:
+    found = parse_time_filter(query, NOW, SHANGHAI)
+    assert found is not None
+    assert has_topic(query, found.phrase) is topic
+    assert has_topic(query, None)  # the time phrase itself is a word outside the closed class

@@ -63,9 +63,17 @@ def dense_memory(session: Session, turn: Turn) -> dict[str, Any]:
 
 
 def query_body(
-    question: str, k: int, now: datetime, dense: bool, min_similarity: float | None = None
+    question: str,
+    k: int,
+    now: datetime,
+    dense: bool,
+    min_similarity: float | None = None,
+    defaults: bool = False,
 ) -> dict[str, Any]:
-    """`min_similarity`: the relevance floor to ask for (None: the bank's default)."""
+    """`min_similarity`: the relevance floor to ask for (None: the bank's default). `defaults`: the
+    question and k alone, as a user who sets nothing asks (the bank's floors, the clock's `now`)."""
+    if defaults:
+        return {"query": question, "top_k": k}
     body: dict[str, Any] = {
         "query": question,
         "top_k": k,
@@ -80,11 +88,13 @@ def query_body(
     return body
 
 
-def query_settings(dense: bool, min_similarity: float | None = None) -> dict[str, Any]:
+def query_settings(
+    dense: bool, min_similarity: float | None = None, defaults: bool = False
+) -> dict[str, Any]:
     """The fixed part of every query body, for the report (`query` and `top_k` vary)."""
-    body = query_body("<question>", 1, datetime(2000, 1, 1, tzinfo=UTC), dense, min_similarity)
+    body = query_body("<question>", 1, datetime(2000, 1, 1, tzinfo=UTC), dense, min_similarity, defaults)
     fixed = {key: value for key, value in body.items() if key not in ("query", "top_k")}
-    return fixed if dense else {**fixed, "now": "the time of the conversation's last turn"}
+    return fixed if dense or defaults else {**fixed, "now": "the time of the conversation's last turn"}
 
 
 def bank_id_for(sample_id: str) -> str:

@@ -35,7 +35,8 @@ async def run_eval(options: Options, client: httpx.AsyncClient | None = None) ->
                 make_client(options.url, options.api_key, options.concurrency)
             )
         api = Api(client)
-        runs = [await evaluate_conversation(api, c, options) for c in conversations]
+        reuse = _kept_banks(options.reuse_banks) if options.reuse_banks else None
+        runs = [await evaluate_conversation(api, c, options, reuse) for c in conversations]
     return build_report(options, conversations, runs, started)
 
 
@@ -98,6 +99,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="send this relevance floor with every query (0: off; default: the bank's, 0.3)",
     )
     parser.add_argument(
+        "--defaults",
+        action="store_true",
+        help="send the question and k alone: the bank's default query settings, as a user gets them "
+        "(default: min_score 0 and `now` at the conversation's last turn)",
+    )
+    parser.add_argument(
+        "--reuse-banks",
+        type=Path,
+        metavar="REPORT.json",
+        help="ask the banks a run with --keep-banks wrote in this report again (no distillation)",
+    )
+    parser.add_argument(
         "--compare", nargs=2, type=Path, metavar=("A.json", "B.json"), help="compare two reports and exit"
     )
 
@@ -110,6 +123,15 @@ def _read_report(path: Path) -> dict[str, Any]:
     return report
 
 
+def _kept_banks(path: Path) -> dict[str, str]:
+    """Sample id → bank of a report whose banks were kept."""
+    entries = _read_report(path).get("per_conversation") or []
+    kept = {str(e["sample_id"]): str(e["bank_id"]) for e in entries if e.get("bank_kept")}
+    if not kept:
+        raise EvalError(f"{path} kept no bank (run it with --keep-banks)")
+    return kept
+
+
 def _options(args: argparse.Namespace) -> Options:
     missing = [
         flag
@@ -118,6 +140,8 @@ def _options(args: argparse.Namespace) -> Options:
     ]
     if missing:
         raise EvalError(f"missing {', '.join(missing)} (or use --compare A.json B.json)")
+    if args.defaults and args.baseline:
+        raise EvalError("--defaults is the product's mode (the dense baseline sets its own query)")
     if args.concurrency < 1:
         raise EvalError("--concurrency must be at least 1")
     # Every option but the command line is the flag of the same name.

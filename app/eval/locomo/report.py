@@ -65,7 +65,7 @@ def build_report(
         "ks": list(options.ks),
         "concurrency": options.concurrency,
         "bank_config": DENSE_BANK_CONFIG if options.dense else PRODUCT_BANK_CONFIG,
-        "query_settings": query_settings(options.dense, options.min_similarity),
+        "query_settings": query_settings(options.dense, options.min_similarity, options.defaults),
         "conversations": len(runs),
         "sessions": sum(run.sessions for run in runs),
         "questions": len({(o.sample_id, o.question.index) for o in outcomes}),
@@ -78,7 +78,9 @@ def build_report(
         "distill_wait_seconds": round(sum(run.prepared.wait_seconds for run in runs), 3),
         "units": {"active": by_status.get("active", 0), "by_status": by_status},
         "results": aggregate(outcomes, options.ks),
-        "per_conversation": [_conversation_entry(run, options.keep_banks) for run in runs],
+        "per_conversation": [
+            _conversation_entry(run, options.keep_banks or options.reuse_banks is not None) for run in runs
+        ],
         "data_notes": [note for c in conversations for note in c.notes],
         "question_details": question_details(outcomes),
     }

@@ -46,6 +46,9 @@ class Options:
     # with the clock this many days after the distillation: does forgetting keep what matters?
     maintain_after_days: float | None = None
     min_similarity: float | None = None  # the relevance floor asked for; None: the bank's default
+    defaults: bool = False  # send the question and k alone: the bank's default query settings
+    # A report of an earlier run with --keep-banks: ask its banks again instead of distilling anew.
+    reuse_banks: Path | None = None
     command: str = ""
 
     @property
@@ -54,7 +57,7 @@ class Options:
 
     @property
     def mode(self) -> str:
-        return self.baseline or "product"
+        return self.baseline or ("product-defaults" if self.defaults else "product")
 
 
 @dataclass
@@ -200,9 +203,9 @@ async def ask(
     k: int,
     dense: bool,
     semaphore: asyncio.Semaphore,
-    min_similarity: float | None = None,
+    options: Options,
 ) -> QueryOutcome:
-    body = query_body(question.text, k, conversation.now, dense, min_similarity)
+    body = query_body(question.text, k, conversation.now, dense, options.min_similarity, options.defaults)
     async with semaphore:
         try:
             path = f"/v1/banks/{prepared.bank_id}/query"
@@ -228,10 +231,25 @@ async def ask(
     )
 
 
-async def evaluate_conversation(api: Api, conversation: Conversation, options: Options) -> ConversationRun:
+async def reused(api: Api, conversation: Conversation, bank_id: str | None) -> Prepared:
+    """A bank kept by an earlier run, as it is (no ingest, no distillation)."""
+    if bank_id is None:
+        raise EvalError(f"the report to reuse has no bank of {conversation.sample_id}")
+    prepared = Prepared(bank_id)
+    prepared.event_map = await fetch_event_map(api, bank_id, conversation.sessions)
+    prepared.items = len(prepared.event_map)
+    return prepared
+
+
+async def evaluate_conversation(
+    api: Api, conversation: Conversation, options: Options, reuse: Mapping[str, str] | None = None
+) -> ConversationRun:
+    """`reuse`: sample id → the kept bank to ask (and keep) instead of a fresh one."""
     semaphore = asyncio.Semaphore(options.concurrency)
     deadline = time.monotonic() + options.timeout
-    if options.dense:
+    if reuse is not None:
+        prepared = await reused(api, conversation, reuse.get(conversation.sample_id))
+    elif options.dense:
         prepared = await prepare_dense(api, conversation, semaphore, deadline)
     else:
         prepared = await prepare_product(api, conversation, deadline)
@@ -248,11 +266,11 @@ async def evaluate_conversation(api: Api, conversation: Conversation, options: O
         len(conversation.questions),
     )
     outcomes = await run_all(
-        ask(api, prepared, conversation, q, k, options.dense, semaphore, options.min_similarity)
+        ask(api, prepared, conversation, q, k, options.dense, semaphore, options)
         for q in conversation.questions
         for k in options.ks
     )
-    if not options.keep_banks:
+    if not options.keep_banks and reuse is None:
         await api.delete(f"/v1/banks/{prepared.bank_id}")
     return ConversationRun(
         sample_id=conversation.sample_id,
