@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
-from app.claims.frames import ZH_NOUN_FLAGS, mask, nounish, stem, zh_words
+from app.claims.frames import mask, nounish, stem, zh_words
 from app.claims.model import Claim, Modality, Value
 from app.claims.values import Span, find_values
 from app.text import has_cjk, pos_tag, split_sentences
@@ -34,7 +34,8 @@ _PREFIX = re.compile(r"^\s*(?:correction|update|更正|纠正)\s*[:：]\s*", re.
 # what a value-less clause's value follows when it has no typed value and no name: a copula
 _ZH_PIVOT = re.compile(r"是|用|成|为|变成|换成")
 _EN_PIVOT = re.compile(
-    r"\b(?:is|are|was|were|am|'m|'re|'s|be|became|become|gone|turned|to|into|with|meant|mean)\b", re.IGNORECASE
+    r"\b(?:is|are|was|were|am|'m|'re|'s|be|became|become|gone|turned|to|into|with|meant|mean)\b",
+    re.IGNORECASE,
 )
 
 
@@ -289,7 +290,6 @@ def _frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
         for w in words
         if w not in lx.EN_NOISE and w not in lx.EN_SELF and not w.isdigit() and (not nouns or nounish(w))
     ]
-
 
 
 def _subject(clause: str, zh: bool, speaker: str) -> str:

@@ -101,10 +101,15 @@ ZH_NOISE = frozenset(
 # depends on, has a problem; 在…工作, 向…汇报, 住在, 用的是, 属于, 负责, 有…问题) and the few attribute
 # nouns every domain shares; any other wording is compared by its frame (app/claims/frames.py).
 RELATIONS_EN = [
-    (re.compile(r"\b(?:work(?:s|ed|ing)?\s+(?:at|for)|employed\s+(?:at|by)|employer)\b", re.I), "employer"),
+    (
+        re.compile(r"\b(?:work(?:s|ed|ing)?\s+(?:at|for)|employed\s+(?:at|by)|joined|employer)\b", re.I),
+        "employer",
+    ),
     (re.compile(r"\b(?:report(?:s|ed|ing)?\s+to|manager|boss)\b", re.I), "manager"),
     (
-        re.compile(r"\b(?:live[sd]?\s+(?:in|at)|living\s+in|reside[sd]?\s+in|mov(?:ed|ing)\s+to)\b", re.I),
+        re.compile(
+            r"\b(?:live[sd]?\s+(?:in|at)|living\s+in|reside[sd]?\s+in|based\s+in|mov(?:ed|ing)\s+to)\b", re.I
+        ),
         "address.home",
     ),
     (re.compile(r"\b(?:allergic\s+to|allergy)\b", re.I), "allergy"),
@@ -120,7 +125,7 @@ RELATIONS_ZH = [
         "employer",
     ),
     (re.compile(r"向(?P<v>.{2,4}?)汇报|(?:领导|上司)是(?P<v2>.+)|领导|上司|汇报"), "manager"),
-    (re.compile(r"(?:住在|搬到|搬去|家在)(?P<v>.+)"), "address.home"),
+    (re.compile(r"(?:住在|搬到|搬去|家在|家住)(?P<v>.+)"), "address.home"),
     (re.compile(r"过敏"), "allergy"),
     (re.compile(r"预算"), "budget"),
     (re.compile(r"用的是|改用|换用|使用|在用"), "uses"),
@@ -134,5 +139,7 @@ HEAD_SYNONYMS: dict[str, str] = {}
 # words of the relation table that name the relation, not its object (left out of the qualifier)
 RELATION_WORDS = frozenset(
     """work employ employer report manag boss live resid move allerg allergi budget use run built own belong
-    depend 工作 上班 任职 就职 入职 跳槽 加入 领导 上司 汇报 住 搬 家 过敏 预算 使用 在用 属于 负责 依赖""".split()
+    depend
+    工作 上班 任职 就职 入职 跳槽 加入 领导 上司 汇报 住 家住
+    搬 家 过敏 预算 使用 在用 属于 负责 依赖""".split()
 )
