@@ -3,7 +3,8 @@ ends an older one. Pure functions: no I/O, no database, no model."""
 
 from app.claims.compare import Verdict, conflicts, same_attribute
 from app.claims.extract import extract
-from app.claims.model import Claim, Modality, Value
+from app.claims.frames import mask, overlap, tokens
+from app.claims.model import Claim, Modality, Value, claim_from_json
 from app.claims.values import compatible, find_values, same
 
 __all__ = [
@@ -11,10 +12,14 @@ __all__ = [
     "Modality",
     "Value",
     "Verdict",
+    "claim_from_json",
     "compatible",
     "conflicts",
     "extract",
     "find_values",
+    "mask",
+    "overlap",
     "same",
     "same_attribute",
+    "tokens",
 ]

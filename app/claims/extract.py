@@ -7,9 +7,9 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import replace
-from functools import cache
 
 from app.claims import lexicon as lx
+from app.claims.frames import mask, nounish, stem, zh_words
 from app.claims.model import Claim, Modality, Value
 from app.claims.values import Span, find_values
 from app.text import has_cjk, pos_tag, split_sentences
@@ -33,18 +33,10 @@ _PRONOUN_LEAD = re.compile(
 _PREFIX = re.compile(r"^\s*(?:correction|update|更正|纠正)\s*[:：]\s*", re.IGNORECASE)
 # what a value-less clause's value follows when it has no typed value and no name: a copula
 _ZH_PIVOT = re.compile(r"是|用|成|为|变成|换成")
-_EN_PIVOT = re.compile(r"\b(?:is|are|was|'s|to|into|with|meant|mean)\b", re.IGNORECASE)
-
-
-@cache
-def _stemmer() -> object:
-    import snowballstemmer
-
-    return snowballstemmer.stemmer("english")
-
-
-def _stem(word: str) -> str:
-    return str(_stemmer().stemWord(word.lower()))  # type: ignore[attr-defined]
+_EN_PIVOT = re.compile(
+    r"\b(?:is|are|was|were|am|'m|'re|'s|be|became|become|gone|turned|to|into|with|meant|mean)\b",
+    re.IGNORECASE,
+)
 
 
 def extract(
@@ -82,7 +74,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
                 last = claims[-1]
                 claims[-1] = replace(last, text=f"{last.text}, {clause.strip()}")
             else:
-                context = _frame_words(clause, zh)
+                context = _frame_words(clause, zh, nouns=True)
             continue
         claims.append(claim)
     if negated:
@@ -142,9 +134,9 @@ def _clause(
     mentions = tuple(s.value for s in find_values(clause))
     subject = _subject(clause, zh, speaker)
     frame_text = (lx.ZH_CHANGE if zh else lx.EN_CHANGE).sub(" ", frame_text)
-    frame = _frame_words(_without(frame_text, [value.text, *(m.text for m in mentions)]), zh)
-    frame = [w for w in frame if w not in _subject_words(subject)] or context
-    head, qualifier = _head(clause, frame, zh)
+    words = _frame_words(_without(frame_text, [value.text, *(m.text for m in mentions)]), zh, nouns=True)
+    words = [w for w in words if w not in _subject_words(subject)] or context
+    head, qualifier = _head(clause, words, zh)
     if head and not qualifier:
         qualifier = [w for w in context if lx.HEAD_SYNONYMS.get(w) != head and w not in lx.RELATION_WORDS]
     modality: Modality = "retired" if retire else "hedged" if hedged else "firm"
@@ -162,6 +154,7 @@ def _clause(
         qualifier=frozenset(qualifier),
         mentions=mentions,
         text=clause.strip(),
+        frame=mask(clause, [value, *([old] if old else []), *mentions], zh, head),
     )
 
 
@@ -209,7 +202,10 @@ def _main_value(text: str, zh: bool) -> Value | None:
             return Value("text", rest)
     names = _names(text, zh)
     if names:
-        return Value("name", names[0], key=names[0].lower())
+        # the name after the copula is the value ("my GP is Dr Okafor"), else the first
+        after = [n for n in names if found and text.find(n) >= found[0].end()]
+        name = (after or names)[0]
+        return Value("name", name, key=name.lower())
     if found:
         rest = _strip(text[found[0].end() :])
         if rest:
@@ -219,7 +215,7 @@ def _main_value(text: str, zh: bool) -> Value | None:
 
 def _after_verb(text: str) -> Value | None:
     """What follows a Chinese clause's last verb that leaves content ("更喜欢最后一排了" → 最后一排)."""
-    words = _zh_words(text)
+    words = zh_words(text)
     for i in range(len(words) - 1, -1, -1):
         if words[i][1].startswith("v"):
             rest = _strip(_TRAILING_ZH.sub("", "".join(w for w, _ in words[i + 1 :])))
@@ -274,11 +270,12 @@ def _without(text: str, parts: Iterable[str]) -> str:
     return text
 
 
-def _frame_words(text: str, zh: bool) -> list[str]:
+def _frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
+    """The words of `text` that may name or narrow an attribute; with `nouns`, its nouns only."""
     if zh:
         words = [
             w
-            for w, flag in _zh_words(text)
+            for w, flag in zh_words(text)
             if w in lx.HEAD_SYNONYMS
             or (
                 flag[:1] not in ("m", "x", "u", "r", "p", "c", "y", "e", "o", "q", "t", "f")
@@ -288,14 +285,11 @@ def _frame_words(text: str, zh: bool) -> list[str]:
         ]
         return [w for w in words if w not in lx.ZH_NOISE and not w.isdigit() and w.strip()]
     words = [w.lower() for w in _WORD.findall(text)]
-    return [_stem(w) for w in words if w not in lx.EN_NOISE and w not in lx.EN_SELF and not w.isdigit()]
-
-
-def _zh_words(text: str) -> list[tuple[str, str]]:
-    import jieba.posseg
-
-    pos_tag("")  # jieba initialised once, quietly
-    return [(p.word, p.flag) for p in jieba.posseg.cut(text)]
+    return [
+        stem(w)
+        for w in words
+        if w not in lx.EN_NOISE and w not in lx.EN_SELF and not w.isdigit() and (not nouns or nounish(w))
+    ]
 
 
 def _subject(clause: str, zh: bool, speaker: str) -> str:
@@ -314,7 +308,7 @@ def _subject(clause: str, zh: bool, speaker: str) -> str:
 
 
 def _subject_words(subject: str) -> set[str]:
-    return {subject, _stem(subject)} if subject.isascii() else {subject}
+    return {subject, stem(subject)} if subject.isascii() else {subject}
 
 
 def _head(clause: str, frame: list[str], zh: bool) -> tuple[str, list[str]]:

@@ -10,11 +10,37 @@ A holdout case's text or failure is never printed: only counts (tune on dev only
 from __future__ import annotations
 
 import argparse
+import os
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
 
 from app.claims import Claim, conflicts, extract
 from bench.truth.suite import Case, holds, load, select
+
+_vectors: dict[str, np.ndarray] = {}
+
+
+@cache
+def _embedder() -> object:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from app.config import Settings
+    from app.providers.embeddings import LocalEmbedder
+
+    fields = Settings.model_fields  # the service's default local model, without a deployment's settings
+    return LocalEmbedder(fields["embedding_model"].default, fields["embedding_dim"].default)
+
+
+def frame_similarity(old: Claim, new: Claim) -> float:
+    """The cosine of the two claims' frames under the service's local embedder (what the resolver
+    computes; app.claims itself does no I/O)."""
+    missing = [f for f in (old.frame, new.frame) if f not in _vectors]
+    if missing:
+        for frame, vector in zip(missing, _embedder().embed_sync(missing), strict=True):  # type: ignore[attr-defined]
+            _vectors[frame] = np.asarray(vector)
+    return float(_vectors[old.frame] @ _vectors[new.frame])
 
 
 @dataclass(frozen=True)
@@ -23,6 +49,7 @@ class Result:
     mode: str
     passed: bool
     detail: str
+    why: str  # a failure's kind (a verdict's reason, or what is missing): counted, never the text
 
 
 def _statements(case: Case, mode: str) -> list[tuple[str, list[str]]]:
@@ -40,9 +67,11 @@ def run_case(case: Case, mode: str) -> Result:
     earlier = [c for text, tags in said[:-1] for c in _claims(text, tags, case.lang)]
     new = _claims(*said[-1], case.lang)
     ended: dict[int, str] = {}
+    reasons: dict[int, list[str]] = {}
     for i, old in enumerate(earlier):
         for claim in new:
-            verdict = conflicts(old, claim)
+            verdict = conflicts(old, claim, frame_similarity=frame_similarity(old, claim))
+            reasons.setdefault(i, []).append(verdict.reason)
             if verdict.action != "keep":
                 ended[i] = verdict.action
     want = "retire" if case.kind == "retirement" else "supersede"
@@ -57,7 +86,18 @@ def run_case(case: Case, mode: str) -> Result:
         [f"    old {_show(c)} -> {ended.get(i, 'kept')}" for i, c in enumerate(earlier)]
         + [f"    new {_show(c)}" for c in new]
     )
-    return Result(case, mode, passed, detail)
+    why = ""
+    if not passed:
+        if lost:
+            why = "kept value ended: " + "/".join(sorted({r for i in lost for r in reasons.get(i, [])}))
+        elif not stale:
+            why = "no earlier claim holds the stale value"
+        elif not new:
+            why = "no claim in the new statement"
+        else:
+            missed = [i for i in stale if ended.get(i) != want]
+            why = "stale kept: " + "/".join(sorted({r for i in missed for r in reasons.get(i, [])}))
+    return Result(case, mode, passed, detail, why)
 
 
 def _show(c: Claim) -> str:
@@ -72,6 +112,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="all", choices=("dev", "holdout", "all"))
     parser.add_argument("--show-failures", action="store_true")
+    parser.add_argument("--why", action="store_true", help="count the failures' kinds per half")
     args = parser.parse_args()
     results = [run_case(c, m) for c in select(load(), args.split) for m in ("conversation", "direct")]
     table: Counter[tuple[str, str, str, bool]] = Counter()
@@ -92,6 +133,10 @@ def main() -> None:
                     f"| {half} | {lang} | {ok}/{changes} ({ok / max(changes, 1):.2f}) "
                     f"| {bad}/{negatives} ({bad / max(negatives, 1):.2f}) |"
                 )
+    if args.why:
+        kinds = Counter((r.case.split, r.case.lang, r.why) for r in results if not r.passed)
+        for (half, lang, why), n in sorted(kinds.items()):
+            print(f"{half} {lang} {n:3} {why}")
     if args.show_failures:
         for r in results:
             if not r.passed and r.case.split == "dev":

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.claims import Claim, compatible, conflicts, extract, find_values, same
+from app.claims import Claim, claim_from_json, compatible, conflicts, extract, find_values, same
 
 
 def one(text: str, **kwargs: str) -> Claim:
@@ -184,6 +184,51 @@ def test_the_claim_field_has_the_contract_keys() -> None:
     assert set(field) >= {"subject", "attribute", "value", "value_type", "modality"}
     assert field["value_type"] == "amount"
     assert field["modality"] == "firm"
+
+
+@pytest.mark.parametrize(
+    ("text", "frame"),
+    [
+        ("My manager is Ilse Brandt.", "my manager is ⟨person⟩"),
+        ("We raised the ingest timeout to 40 seconds.", "i raised the ingest timeout to ⟨duration⟩"),
+        ("The review moved to Thursdays.", "the review moved to ⟨weekday⟩"),
+        ("我们的预算是6000元。", "我的预算是⟨amount⟩"),
+    ],
+)
+def test_a_frame_masks_values_by_type_and_the_speakers_pronouns(text: str, frame: str) -> None:
+    assert one(text).frame == frame
+
+
+def test_a_close_frame_ties_claims_whose_attribute_is_unsaid() -> None:
+    old, new = one("The nightly export starts at 1:30."), one("The nightly export kicks off at 2:15.")
+    assert conflicts(old, new, frame_similarity=0.9).action == "supersede"
+    assert conflicts(old, new, frame_similarity=0.1).action == "keep"
+
+
+def test_differing_qualifier_nouns_keep_close_frames_apart() -> None:
+    old, new = one("The invoice archive is kept for 30 days."), one("The audit log is kept for 90 days.")
+    assert conflicts(old, new, frame_similarity=0.95).action == "keep"
+
+
+def test_a_hedge_never_supersedes_however_close_the_frames() -> None:
+    old, new = one("The kiln runs at 900 degrees."), one("The kiln might run at 1000 degrees.")
+    assert conflicts(old, new, frame_similarity=1.0).action == "keep"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["We lowered the search API timeout to 12 seconds, not 30 seconds.", "我们把房租从3000元涨到了3500元。"],
+)
+def test_a_claim_survives_its_json_round_trip(text: str) -> None:
+    for claim in extract(text):
+        rebuilt = claim_from_json(claim.as_json(full=True))
+        assert rebuilt == claim
+        assert set(claim.as_json()) <= set(claim.as_json(full=True))
+
+
+def test_a_claim_rebuilt_from_the_contract_keys_alone_keeps_them() -> None:
+    field = one("My laptop budget is 900 euros.").as_json()
+    assert claim_from_json(field).as_json() == field
 
 
 @settings(max_examples=150, deadline=None)

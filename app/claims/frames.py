@@ -1,0 +1,96 @@
+"""Value-masked predicate frames: a clause with its values replaced by their type ("my manager is
+⟨person⟩", "I report to ⟨person⟩ now"), so that two wordings of one attribute can be compared by a
+sentence embedder (the caller's) or by their content words, whatever values they hold."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+
+from app.claims import lexicon as lx
+from app.claims.model import Value
+
+# the placeholder of a name, by the relation that names it (a manager is a person, a home a place)
+_NAME_KIND = {"manager": "person", "address.home": "place", "employer": "organisation"}
+_PLACEHOLDER = re.compile(r"⟨[a-z]+⟩")
+_EN_PRONOUNS = {"we": "i", "us": "me", "our": "my", "ours": "mine", "ourselves": "myself", "i'm": "i am"}
+_ZH_PRONOUNS = re.compile(r"我们|咱们")
+_EN_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+_CAPITALISED = re.compile(r"(?<=[a-z,;:] )(?!I\b)[A-Z][a-z][\w\-]*(?:\s+[A-Z][a-z][\w\-]*)*")
+
+
+def placeholder(value: Value, head: str = "") -> str:
+    """The type of `value` as a frame writes it: ⟨amount⟩, ⟨weekday⟩, ⟨person⟩ …"""
+    if value.type == "name":
+        return f"⟨{_NAME_KIND.get(head, 'name')}⟩"
+    if value.type == "quantity" and value.unit == "time":
+        return "⟨duration⟩"
+    if value.type == "text" and value.unit == "size":
+        return "⟨size⟩"
+    return f"⟨{value.type}⟩"
+
+
+def mask(clause: str, values: Iterable[Value], zh: bool, head: str = "") -> str:
+    """`clause` with each value replaced by its placeholder, other names by ⟨name⟩ and the speaker's
+    pronouns in the singular ("we" → "i", 我们 → 我)."""
+    text = clause.strip()
+    for value in sorted({v for v in values if v.text.strip()}, key=lambda v: -len(v.text)):
+        text = text.replace(value.text, placeholder(value, head))
+    if zh:
+        return _ZH_PRONOUNS.sub("我", text).rstrip("。！？!?.")
+    text = _CAPITALISED.sub("⟨name⟩", text)
+    words = [_EN_PRONOUNS.get(w.lower(), w.lower()) if not w.startswith("⟨") else w for w in text.split()]
+    return " ".join(words).rstrip(".!?")
+
+
+def tokens(frame: str, zh: bool) -> frozenset[str]:
+    """The content words of a frame (English stems, jieba words), its placeholders and function words
+    left out: what two frames' overlap is counted on."""
+    text = _PLACEHOLDER.sub(" ", frame)
+    if zh:
+        return frozenset(
+            w
+            for w, flag in zh_words(text)
+            if w.strip() and w not in lx.ZH_NOISE and flag[:1] not in ("x", "u", "p", "c", "y", "e", "m", "q")
+        )
+    return frozenset(
+        stem(w) for w in (t.lower() for t in _EN_TOKEN.findall(text)) if w not in lx.EN_NOISE | lx.EN_SELF
+    )
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard overlap of two frames' content words (0 when either has none)."""
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def nounish(word: str) -> bool:
+    """Whether an English word can narrow an attribute as a noun: one with a noun reading, or a word
+    the lemma table does not know (API, DB, a product)."""
+    from lemminflect import getAllLemmas
+
+    lemmas = getAllLemmas(word.lower())
+    return not lemmas or "NOUN" in lemmas or "PROPN" in lemmas
+
+
+ZH_NOUN_FLAGS = ("n", "nr", "ns", "nt", "nz", "ng", "nrt", "nrfg", "nw", "vn", "eng", "j", "an", "t", "s")
+
+
+@cache
+def _stemmer() -> object:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+def stem(word: str) -> str:
+    return str(_stemmer().stemWord(word.lower()))  # type: ignore[attr-defined]
+
+
+def zh_words(text: str) -> list[tuple[str, str]]:
+    import jieba.posseg
+
+    from app.text import pos_tag
+
+    pos_tag("")  # jieba initialised once, quietly
+    return [(p.word, p.flag) for p in jieba.posseg.cut(text)]
