@@ -16,7 +16,7 @@ from app.distill.heuristic.events import is_life_event
 from app.distill.heuristic.person import WORD, first_person_to_speaker
 from app.distill.heuristic.tasks import detect_task
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
-from app.memory.graph import EntityOut, RelationOut
+from app.memory.graph import EntityOut, RelationOut, fits_a_name
 from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences
 
 DEFAULT_SPEAKER = {
@@ -268,7 +268,7 @@ class HeuristicDistiller:
             obj = (match.groupdict().get("obj") or "").strip(" ,.'")
             if rule.relation and not obj and rule.object_type == "amount":
                 obj = next((e.name for e in entities if e.type == "amount"), "")
-            if not (rule.relation and obj):
+            if not (rule.relation and fits_a_name(obj)):
                 continue
             entity = EntityOut(name=obj, type=rule.object_type)
             if rule.relation in R.DESCRIPTIVE_RELATIONS and not clean.worth_a_node(entity):
@@ -346,6 +346,8 @@ class HeuristicDistiller:
         speaker, named = _speaker(turn, language)
         content, dates = resolve_dates(clean.strip_wrapping(claim), local_time)
         content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
+        if not fits_a_name(value):
+            return None
         kind = {"amount": "amount", "date": "date", "place": "place"}[slot.value]
         entities = [EntityOut(name=value, type=kind)] + [EntityOut(name=d.text, type="date") for d in dates]
         if named:
