@@ -4,20 +4,25 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
 
 from app.schemas.common import TAG_PATTERN, JsonObject, ReadSchema, SafeText, Schema, Slug, Timestamp
 from app.schemas.glossary import describe
+from app.text import strip_invisible
 
 Tag = Annotated[str, StringConstraints(pattern=TAG_PATTERN)]
 Tags = Annotated[list[Tag], Field(min_length=1, max_length=16)]
-Content = Annotated[SafeText, Field(min_length=1, max_length=4000)]
+# A unit's text, cleaned at the door: bidi overrides, zero-width and other invisible characters would reach
+# an agent's prompt and the console (text shown reversed); a content of nothing else is empty (422). NUL
+# stays to be refused (SafeText), as in every other field.
+Visible = BeforeValidator(lambda v: strip_invisible(v) if isinstance(v, str) and "\x00" not in v else v)
+Content = Annotated[SafeText, Visible, Field(min_length=1, max_length=4000)]
 Score = Annotated[float, Field(ge=0, le=1)]
 
 
 class EntityIn(Schema):
-    name: SafeText = Field(min_length=1, max_length=256)
-    type: SafeText = Field(default="other", min_length=1, max_length=64)
+    name: Annotated[SafeText, Visible, Field(min_length=1, max_length=256)]
+    type: Annotated[SafeText, Visible, Field(min_length=1, max_length=64)] = "other"
 
 
 class EntityRef(ReadSchema):
