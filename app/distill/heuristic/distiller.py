@@ -4,6 +4,7 @@ sentence, first person resolved to the speaker, relative dates resolved against 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 
 from app.distill.dates import EN_PATTERN as DATE_EN
@@ -17,7 +18,7 @@ from app.distill.heuristic.person import WORD, first_person_to_speaker
 from app.distill.heuristic.tasks import detect_task
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
 from app.memory.graph import EntityOut, RelationOut, fits_a_name
-from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences
+from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences, strip_invisible
 
 DEFAULT_SPEAKER = {
     ("en", "user"): "The user",
@@ -110,7 +111,8 @@ class HeuristicDistiller:
     uses_related = False
 
     async def distill(self, context: DistillContext) -> DistillResult:
-        turns = context.turns
+        # Invisible characters would split words and hide a rule's "^My" behind 200 bidi overrides.
+        turns = [replace(t, content=strip_invisible(t.content)) for t in context.turns]
         names = {t.speaker for t in turns if t.speaker}
         parts: list[tuple[Turn, list[Candidate], bool]] = []
         asked: list[tuple[Turn, str] | None] = []
