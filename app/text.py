@@ -98,15 +98,35 @@ def search_text(content: str) -> str:
     return content + " " + " ".join(w for w in segment(content) if has_cjk(w))
 
 
+# jieba's part-of-speech HMM, which finds the words its dictionary lacks (most names), costs ~0.1 ms a
+# character for common ones but ~9 ms for a character it has no states for (a turn of 8,000 rare
+# characters took 74 s). It runs only where a name can be: a run of 2-4 characters the dictionary left
+# single, each one it knows; at most this many characters a call.
+_NAME_RUN = range(2, 5)
+HMM_CHARS_PER_CALL = 256
+
+
 def pos_tag(text: str) -> list[tuple[str, str]]:
     """(word, part of speech) pairs from jieba: nr person, ns place, nt organisation, nz other
-    proper noun. Its person tags are noisy; callers filter them. Dictionary words only: jieba's
-    part-of-speech HMM for unknown characters costs up to ~9 ms a character (a turn of 8,000 rare
-    characters took 74 s); without it tagging is linear and fast, and names come from the dictionary."""
+    proper noun. Its person tags are noisy; callers filter them."""
     import jieba.posseg
+    from jieba.posseg import char_state_tab_P
 
     _jieba()
-    return [(p.word, p.flag) for p in jieba.posseg.cut(text, HMM=False) if len(p.word) >= 2]
+    tagged: list[tuple[str, str]] = []
+    run: list[str] = []  # single characters in a row: where a word the dictionary lacks may be
+    budget = HMM_CHARS_PER_CALL
+    for pair in [*jieba.posseg.cut(text, HMM=False), None]:
+        if pair is not None and len(pair.word) == 1 and has_cjk(pair.word):
+            run.append(pair.word)
+            continue
+        if len(run) in _NAME_RUN and len(run) <= budget and all(c in char_state_tab_P for c in run):
+            budget -= len(run)
+            tagged += [(p.word, p.flag) for p in jieba.posseg.cut("".join(run)) if len(p.word) >= 2]
+        run = []
+        if pair is not None and len(pair.word) >= 2:
+            tagged.append((pair.word, pair.flag))
+    return tagged
 
 
 # --- word tables -------------------------------------------------------------------------------------
