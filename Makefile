@@ -39,7 +39,7 @@ chromium:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 test: lint chromium
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q --hypothesis-profile=ci
 
 format: install
 	$(VENV)/bin/ruff check --fix app worker tests alembic bench clients examples

@@ -8,12 +8,61 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import unicodedata
 from functools import cache
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # A sentence ends at . ! ? ; (followed by space or end) or at their full-width forms or a newline.
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
 _init_lock = threading.Lock()
+
+
+# Invisible characters that change how text reads without being text: bidi overrides and isolates
+# ("Trojan source": a line shown reversed), zero-width spaces and joiners, the BOM, soft hyphens, and
+# the rest of Unicode's format category (Cf); and C0/C1 controls other than tab and newline (a
+# terminal escape). A unit's content is what an agent's prompt and the console show: they go.
+_INVISIBLE_CHARS = "".join(
+    re.escape(chr(c))
+    # Unicode has format and control characters only in these planes (BMP, SMP, tags)
+    for c in (*range(0x20000), *range(0xE0000, 0xE1000))
+    if unicodedata.category(chr(c)) in ("Cf", "Cc") and chr(c) not in "\t\n"
+)
+_INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
+_ZWJ = "\u200d"
+
+
+def _emoji(char: str) -> bool:
+    return unicodedata.category(char) in ("So", "Sk") and ord(char) > 0x2000
+
+
+def _keeps_zwj(text: str, at: int) -> bool:
+    """A zero-width joiner between two emoji (👩‍💻: woman + laptop) is part of one picture."""
+    before = text[max(0, at - 4) : at].rstrip("\ufe0f")  # an emoji's variation selector
+    return bool(before) and at + 1 < len(text) and _emoji(before[-1]) and _emoji(text[at + 1])
+
+
+def strip_invisible(text: str) -> str:
+    """The text without invisible format and control characters (tab and newline stay; a joiner
+    inside an emoji sequence stays). What every path that writes a unit's content calls."""
+    if _INVISIBLE.search(text) is None:
+        return text
+    if _ZWJ not in text:
+        return _INVISIBLE.sub("", text)
+    kept = [
+        char
+        for at, char in enumerate(text)
+        if not _INVISIBLE.match(char) or (char == _ZWJ and _keeps_zwj(text, at))
+    ]
+    return "".join(kept)
+
+
+def clip(text: str, limit: int) -> str:
+    """The text cut to at most `limit` characters, at a space when one is near the end, marked with …."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ", limit - 1 - 200)
+    return (cut[:space] if space > 0 else cut).rstrip() + "…"
 
 
 def has_cjk(text: str) -> bool:
@@ -60,13 +109,35 @@ def search_text(content: str) -> str:
     return encoded[:MAX_SEARCH_TEXT_BYTES].decode(errors="ignore")
 
 
+# jieba's part-of-speech HMM, which finds the words its dictionary lacks (most names), costs ~0.1 ms a
+# character for common ones but ~9 ms for a character it has no states for (a turn of 8,000 rare
+# characters took 74 s). It runs only where a name can be: a run of 2-4 characters the dictionary left
+# single, each one it knows; at most this many characters a call.
+_NAME_RUN = range(2, 5)
+HMM_CHARS_PER_CALL = 256
+
+
 def pos_tag(text: str) -> list[tuple[str, str]]:
     """(word, part of speech) pairs from jieba: nr person, ns place, nt organisation, nz other
     proper noun. Its person tags are noisy; callers filter them."""
     import jieba.posseg
+    from jieba.posseg import char_state_tab_P
 
     _jieba()
-    return [(p.word, p.flag) for p in jieba.posseg.cut(text) if len(p.word) >= 2]
+    tagged: list[tuple[str, str]] = []
+    run: list[str] = []  # single characters in a row: where a word the dictionary lacks may be
+    budget = HMM_CHARS_PER_CALL
+    for pair in [*jieba.posseg.cut(text, HMM=False), None]:
+        if pair is not None and len(pair.word) == 1 and has_cjk(pair.word):
+            run.append(pair.word)
+            continue
+        if len(run) in _NAME_RUN and len(run) <= budget and all(c in char_state_tab_P for c in run):
+            budget -= len(run)
+            tagged += [(p.word, p.flag) for p in jieba.posseg.cut("".join(run)) if len(p.word) >= 2]
+        run = []
+        if pair is not None and len(pair.word) >= 2:
+            tagged.append((pair.word, pair.flag))
+    return tagged
 
 
 # --- word tables -------------------------------------------------------------------------------------

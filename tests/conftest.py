@@ -12,15 +12,30 @@ import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import redis
+from hypothesis import HealthCheck, settings
 
 ADMIN_KEY = "test-admin-key-" + uuid.uuid4().hex
 ROOT = Path(__file__).resolve().parent.parent
+
+# Property tests (tests/unit/test_distill_properties.py): `make test` runs the `ci` profile (10,000
+# examples per property); a plain `pytest` the quick `dev` one. The deadline is the "bounded time" of
+# a property: any one example, 32,000 characters included, within it (a shared CI machine's headroom).
+_PROPERTIES = {
+    "deadline": timedelta(seconds=5),
+    "database": None,  # a failure prints its reproduction blob; no .hypothesis/ directory in the tree
+    "print_blob": True,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
+settings.register_profile("ci", max_examples=10_000, **_PROPERTIES)  # type: ignore[arg-type]
+settings.register_profile("dev", max_examples=300, **_PROPERTIES)  # type: ignore[arg-type]
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 class Stack:

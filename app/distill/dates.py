@@ -38,7 +38,7 @@ EN_PATTERN = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 
-_ZH_NUM = ZH_NUMERAL
+_ZH_NUM = rf"(?<![0-9零一二两三四五六七八九十]){ZH_NUMERAL}"  # from where a run starts: linear on long runs
 
 ZH_PATTERN = re.compile(
     rf"""(?:

@@ -5,6 +5,7 @@ graph of a direct write, found as the distiller finds a turn's."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -21,6 +22,8 @@ from app.jobs.schedule import schedule_distill, schedule_redistill, to_send
 from app.jobs.service import JobSender
 from app.memory.graph import EntityOut, RelationOut
 from app.schemas.jobs import RedistillRequest
+
+log = logging.getLogger(__name__)
 
 
 async def reflect(db: AsyncSession, sender: JobSender, bank: ConfiguredBank, session_id: str) -> Job:
@@ -63,4 +66,10 @@ async def statement_graph(content: str, tags: list[str]) -> tuple[list[EntityOut
     heuristic distiller's rules (offline, in the request; on a thread: jieba and the rules are CPU work)."""
     from app.distill.heuristic.statement import statement_graph as find
 
-    return await asyncio.to_thread(find, content, tags)
+    try:
+        return await asyncio.to_thread(find, content, tags)
+    except Exception:
+        # The graph enriches a write, it is not the write: a statement the rules fail on is stored
+        # without it (as a distillation quarantines the turn), never answered with a 500.
+        log.warning("statement graph failed; the unit is written without one", exc_info=True)
+        return [], []

@@ -12,20 +12,21 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
 from app.config import Settings
-from app.db.models import Event, Job, MemoryUnit
+from app.db.models import Event, Job, MemoryUnit, Session
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import tasks as tasks_repo
 from app.db.repositories import units as units_repo
-from app.distill import episodes
+from app.distill import episodes, quarantine
 from app.distill.store import DistillRuntime, locked_session, redact_candidate, store_units, to_turns
 from app.distill.taxonomy import bank_taxonomy
 from app.distill.types import Candidate, DistillContext, Distiller, RelatedUnit
 from app.jobs.schedule import schedule_resolve
 from app.redact import redact
 from app.resolve.service import lock_bank
+from app.text import strip_invisible
 from app.webhooks import events as webhooks
 
 log = logging.getLogger(__name__)
@@ -56,11 +57,14 @@ async def _candidates(
     bank: ConfiguredBank,
     session_id: str,
     events: list[Event],
-) -> tuple[list[Candidate], int, dict[str, int]]:
+) -> tuple[list[Candidate], int, dict[str, int], list[dict[str, Any]]]:
     """Run the distiller over the events (with the bank's related active units when it wants
-    them); drop units under the bank's `min_confidence`. Returns (kept, dropped, usage)."""
+    them); drop units under the bank's `min_confidence`. Returns (kept, dropped, usage, the turns
+    the distiller failed on: `[{seq, reason}]`, left out)."""
     config = bank.config
-    turns = to_turns(events)
+    # The distiller reads what a unit may say: no bidi overrides or zero-width characters (the raw
+    # events keep them; a unit's content is cleaned again whichever distiller wrote it).
+    turns = [replace(t, content=strip_invisible(t.content)) for t in to_turns(events)]
     if config.redact:  # the distiller (an LLM provider too) never sees the secrets it would mask
         turns = [replace(t, content=redact(t.content)) for t in turns]
     related: list[RelatedUnit] = []
@@ -79,10 +83,21 @@ async def _candidates(
         related=related,
         taxonomy=bank_taxonomy(config.tags),
     )
-    result = await distiller.distill(context)
+    result, quarantined = await quarantine.distill_isolating(distiller, context)
     candidates = [redact_candidate(c) for c in result.candidates] if config.redact else result.candidates
     kept = [c for c in candidates if c.confidence >= config.min_confidence]
-    return kept, len(result.candidates) - len(kept), result.usage
+    return kept, len(result.candidates) - len(kept), result.usage, quarantined
+
+
+async def _quarantine(
+    db: AsyncSession, session: Session, job: Job, turns: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Record the turns left out on the session (its view lists them); returns them with the job."""
+    items = [{**turn, "job_id": str(job.id)} for turn in turns]
+    if items:
+        kept = quarantine.merged(list(session.quarantined or []), items)
+        await events_repo.set_quarantined(db, session.bank_id, session.session_id, kept)
+    return items
 
 
 async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
@@ -95,6 +110,7 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     usage: Counter[str] = Counter()
     resolve_jobs: list[Job] = []
     resolved_by: list[str] = []  # the resolution jobs that take this job's units (created or joined)
+    quarantined: list[dict[str, Any]] = []
     watermark = 0
     while True:
         async with rt.sessionmaker() as db, db.begin():
@@ -107,7 +123,11 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             if not events:
                 watermark = session.distilled_seq
                 break
-            candidates, dropped, batch_usage = await _candidates(db, rt, distiller, bank, session_id, events)
+            candidates, dropped, batch_usage, left_out = await _candidates(
+                db, rt, distiller, bank, session_id, events
+            )
+            # A turn the distiller failed on is left out (its reason kept), not a batch held back forever.
+            quarantined += await _quarantine(db, session, job, left_out)
             ids = await store_units(
                 db, rt, bank, session_id, events, candidates, distiller=distiller, job=job
             )
@@ -141,6 +161,8 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
         "resolve_job_ids": list(dict.fromkeys(resolved_by)),
     }
     result.update(totals)
+    if quarantined:
+        result["quarantined"] = quarantined
     if usage:
         result["usage"] = dict(usage)
     return result
@@ -170,6 +192,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     counts: Counter[str] = Counter()
     usage: Counter[str] = Counter()
     resolve_jobs: list[Job] = []
+    quarantined: list[dict[str, Any]] = []
     for session_id in session_ids:
         async with rt.sessionmaker() as db, db.begin():
             bank, session = await locked_session(db, bank_id, session_id)
@@ -182,9 +205,12 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             candidates: list[Candidate] = []
             for start in range(0, len(events), BATCH_EVENTS):
                 batch = events[start : start + BATCH_EVENTS]
-                kept, _, batch_usage = await _candidates(db, rt, distiller, bank, session_id, batch)
+                kept, _, batch_usage, left_out = await _candidates(db, rt, distiller, bank, session_id, batch)
                 candidates += kept
                 usage.update(batch_usage)
+                if not dry_run:
+                    left_out = await _quarantine(db, session, job, left_out)
+                quarantined += [{"session_id": session_id, **item} for item in left_out]
             candidates += await episodes.replayed_task_candidates(
                 distiller, bank, session, events, candidates, usage
             )
@@ -237,6 +263,8 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
         "dry_run": dry_run,
         "distiller": distiller.version,
     }
+    if quarantined:
+        result["quarantined"] = quarantined[:DIFF_LIMIT]
     if usage:
         result["usage"] = dict(usage)
     return result

@@ -6,12 +6,13 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from app.memory.graph import EntityOut, RelationOut
+from app.text import clip, strip_invisible
 
 CORE_KINDS = ("fact", "preference", "constraint", "task_state", "correction", "episode")
 
@@ -49,13 +50,31 @@ class DistillContext:
     taxonomy: list[str] = field(default_factory=list)
 
 
+UNIT_MAX_CHARS = 4000
+
+
+def _text(limit: int) -> BeforeValidator:
+    # A distiller's text is cleaned and bounded here, whichever distiller wrote it: no invisible
+    # characters (they would reach an agent's prompt), and a 30,000-character sentence is cut, not a
+    # failed distillation.
+    return BeforeValidator(lambda v: clip(strip_invisible(v), limit) if isinstance(v, str) else v)
+
+
+UnitText = Annotated[str, _text(UNIT_MAX_CHARS), Field(min_length=1, max_length=UNIT_MAX_CHARS)]
+Action = Annotated[str, _text(1000), Field(min_length=1, max_length=1000)]
+Part = Annotated[str, _text(2000), Field(min_length=1, max_length=2000)]
+
+
+MAX_TASK_STEPS = 100
+
+
 class Candidate(BaseModel):
     """A unit a distiller proposes. `content` is self-contained: "I" resolved to the speaker,
     relative dates resolved against the event time."""
 
     model_config = ConfigDict(extra="ignore")
 
-    content: str = Field(min_length=1, max_length=4000)
+    content: UnitText
     tags: list[str] = Field(min_length=1, max_length=16)
     confidence: float = Field(ge=0, le=1)
     importance: float = Field(ge=0, le=1)
@@ -84,8 +103,8 @@ class DistillResult:
 class TaskStep(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    action: str = Field(min_length=1, max_length=1000)
-    result: str = Field(default="", max_length=2000)
+    action: Action
+    result: Annotated[str, _text(2000), Field(max_length=2000)] = ""
 
 
 class TaskEpisode(BaseModel):
@@ -93,10 +112,10 @@ class TaskEpisode(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    summary: str = Field(min_length=1, max_length=2000)
-    task: str = Field(min_length=1, max_length=2000)
-    steps: list[TaskStep] = Field(default_factory=list, max_length=100)
-    outcome: str = Field(min_length=1, max_length=2000)
+    summary: Part
+    task: Part
+    steps: list[TaskStep] = Field(default_factory=list, max_length=MAX_TASK_STEPS)
+    outcome: Part
     source_seqs: list[int] = Field(min_length=1)
     importance: float | None = Field(default=None, ge=0, le=1)
     entities: list[EntityOut] = Field(default_factory=list)

@@ -4,9 +4,9 @@ Written for units distilled from turns and for units written through the API ali
 from __future__ import annotations
 
 import uuid
-from typing import Unpack
+from typing import Annotated, Unpack
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.repositories import entities as entities_repo
@@ -14,6 +14,23 @@ from app.db.repositories import graph as graph_repo
 from app.db.repositories.entities import EntitySearch
 from app.errors import NotFound
 from app.schemas.entities import EntityDetailRead, EntityPage
+from app.text import clip
+
+NAME_MAX_CHARS = 256
+
+
+def _clipped(limit: int) -> BeforeValidator:
+    # The last bound, not the rule: distillers leave out a "name" this long (400 digits are no amount,
+    # a 600-letter word no company); whatever still reaches here is cut, never a failed distillation.
+    return BeforeValidator(lambda value: clip(value, limit) if isinstance(value, str) else value)
+
+
+Name = Annotated[str, _clipped(NAME_MAX_CHARS), Field(min_length=1, max_length=NAME_MAX_CHARS)]
+
+
+def fits_a_name(text: str) -> bool:
+    """Whether the text can name an entity: not empty, not longer than a name is stored."""
+    return 0 < len(text.strip()) <= NAME_MAX_CHARS
 
 
 class EntityOut(BaseModel):
@@ -21,8 +38,8 @@ class EntityOut(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    name: str = Field(min_length=1, max_length=256)
-    type: str = Field(default="other", min_length=1, max_length=64)
+    name: Name
+    type: Annotated[str, _clipped(64), Field(min_length=1, max_length=64)] = "other"
 
 
 class RelationOut(BaseModel):
@@ -30,9 +47,9 @@ class RelationOut(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    subject: str = Field(min_length=1, max_length=256)
-    relation: str = Field(min_length=1, max_length=128)
-    object: str = Field(min_length=1, max_length=256)
+    subject: Name
+    relation: Annotated[str, _clipped(128), Field(min_length=1, max_length=128)]
+    object: Name
 
 
 GraphItem = tuple[

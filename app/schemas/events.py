@@ -63,6 +63,12 @@ class EventPage(ReadSchema):
     next_cursor: str | None
 
 
+class QuarantinedTurn(ReadSchema):
+    seq: int
+    reason: str = Field(description="What failed when the turn was distilled (never the turn's text).")
+    job_id: uuid.UUID | None = Field(default=None, description="The distillation that left it out.")
+
+
 class SessionRead(ReadSchema):
     session_id: str
     status: str
@@ -70,6 +76,11 @@ class SessionRead(ReadSchema):
     distilled_seq: int
     created_at: datetime
     last_event_at: datetime | None
+    quarantined: list[QuarantinedTurn] = Field(
+        default_factory=list,
+        description="Turns the distiller failed on: left out (no unit made from them), with the reason; "
+        "the rest of the session was distilled and `distilled_seq` moved past them. The newest 100.",
+    )
 
 
 class SessionClosed(SessionRead):

@@ -4,23 +4,28 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
 
 from app.schemas.common import TAG_PATTERN, JsonObject, ReadSchema, SafeText, Schema, Slug, Timestamp
 from app.schemas.glossary import describe
+from app.text import strip_invisible
 
 MAX_UNIT_CHARS = 4000
 MAX_TAGS = 16
 MAX_TAG_CHARS = 256  # the tag index (GIN) refuses an entry over ~2.7 kB: a 500 rather than a 422
 Tag = Annotated[str, StringConstraints(max_length=MAX_TAG_CHARS, pattern=TAG_PATTERN)]
 Tags = Annotated[list[Tag], Field(min_length=1, max_length=MAX_TAGS)]
-Content = Annotated[SafeText, Field(min_length=1, max_length=MAX_UNIT_CHARS)]
+# A unit's text, cleaned at the door: bidi overrides, zero-width and other invisible characters would reach
+# an agent's prompt and the console (text shown reversed); a content of nothing else is empty (422). NUL
+# stays to be refused (SafeText), as in every other field.
+Visible = BeforeValidator(lambda v: strip_invisible(v) if isinstance(v, str) and "\x00" not in v else v)
+Content = Annotated[SafeText, Visible, Field(min_length=1, max_length=MAX_UNIT_CHARS)]
 Score = Annotated[float, Field(ge=0, le=1)]
 
 
 class EntityIn(Schema):
-    name: SafeText = Field(min_length=1, max_length=256)
-    type: SafeText = Field(default="other", min_length=1, max_length=64)
+    name: Annotated[SafeText, Visible, Field(min_length=1, max_length=256)]
+    type: Annotated[SafeText, Visible, Field(min_length=1, max_length=64)] = "other"
 
 
 class EntityRef(ReadSchema):

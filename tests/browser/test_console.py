@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 import httpx
 from playwright.async_api import expect
@@ -267,3 +269,25 @@ async def test_phone_width_has_no_sideways_scroll(console: Console, seeded: Seed
         overflow = await console.page.evaluate("document.documentElement.scrollWidth - innerWidth")
         assert overflow <= 0, (path, overflow)
     await console.shot("phone-session")
+
+
+async def test_a_session_shows_invisible_characters_as_escapes_and_its_quarantined_turns(
+    console: Console, api: httpx.AsyncClient, sql: Any
+) -> None:
+    bank = await fresh_bank(api)
+    await say(api, bank, "\u202e\u2066" * 3 + "I live in Porto.", session="chat-3")
+    # A turn the distiller failed on, as a distillation records it (tests/integration/test_poison.py).
+    reason = "RuntimeError: the rules met a turn they cannot read"
+    await sql(
+        "UPDATE sessions SET quarantined = CAST(:q AS jsonb) WHERE bank_id = :bank AND session_id = 'chat-3'",
+        q=json.dumps([{"seq": 1, "reason": reason}]),
+        bank=bank,
+    )
+    await console.sign_in(ADMIN_KEY, f"/ui/banks/{bank}/sessions/chat-3")
+    turn = console.page.get_by_test_id("session-turn")
+    await expect(turn).to_contain_text("⟨U+202E⟩⟨U+2066⟩⟨U+202E⟩")  # shown, never applied
+    unit = console.page.get_by_test_id("session-unit")
+    await expect(unit).to_contain_text("Porto")
+    await expect(unit).not_to_contain_text("⟨U+")  # the unit was stored without them
+    await expect(console.page.get_by_test_id("quarantined-turn")).to_have_text(f"turn #1: {reason}")
+    await expect(console.page.get_by_test_id("turn-quarantined")).to_contain_text(reason)

@@ -4,6 +4,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import BigInteger, ForeignKeyConstraint, Identity, Integer, String, Text
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db.models.base import Base, created_at_column
@@ -20,6 +21,8 @@ class Session(Base):
     last_seq: Mapped[int] = mapped_column(BigInteger, server_default="0")
     distilled_seq: Mapped[int] = mapped_column(BigInteger, server_default="0")
     metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", server_default="{}")
+    # Turns a distillation left out because the distiller failed on them: [{seq, reason, job_id}].
+    quarantined: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, server_default="[]")
     created_at: Mapped[datetime] = created_at_column()
     last_event_at: Mapped[datetime | None]
     closed_at: Mapped[datetime | None]

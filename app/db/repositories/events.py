@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -222,6 +222,16 @@ async def advance_distilled(db: AsyncSession, bank_id: str, session_id: str, seq
             WHERE bank_id = :bank_id AND session_id = :session_id
         """),
         {"seq": seq, "bank_id": bank_id, "session_id": session_id},
+    )
+
+
+async def set_quarantined(
+    db: AsyncSession, bank_id: str, session_id: str, quarantined: list[dict[str, Any]]
+) -> None:
+    await db.execute(
+        update(Session)
+        .where(Session.bank_id == bank_id, Session.session_id == session_id)
+        .values(quarantined=quarantined)
     )
 
 

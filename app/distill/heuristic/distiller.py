@@ -4,6 +4,7 @@ sentence, first person resolved to the speaker, relative dates resolved against 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 
 from app.distill.dates import EN_PATTERN as DATE_EN
@@ -16,8 +17,8 @@ from app.distill.heuristic.events import is_life_event
 from app.distill.heuristic.person import WORD, first_person_to_speaker
 from app.distill.heuristic.tasks import detect_task
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
-from app.memory.graph import EntityOut, RelationOut
-from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences
+from app.memory.graph import EntityOut, RelationOut, fits_a_name
+from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences, strip_invisible
 
 DEFAULT_SPEAKER = {
     ("en", "user"): "The user",
@@ -110,7 +111,8 @@ class HeuristicDistiller:
     uses_related = False
 
     async def distill(self, context: DistillContext) -> DistillResult:
-        turns = context.turns
+        # Invisible characters would split words and hide a rule's "^My" behind 200 bidi overrides.
+        turns = [replace(t, content=strip_invisible(t.content)) for t in context.turns]
         names = {t.speaker for t in turns if t.speaker}
         parts: list[tuple[Turn, list[Candidate], bool]] = []
         asked: list[tuple[Turn, str] | None] = []
@@ -268,7 +270,7 @@ class HeuristicDistiller:
             obj = (match.groupdict().get("obj") or "").strip(" ,.'")
             if rule.relation and not obj and rule.object_type == "amount":
                 obj = next((e.name for e in entities if e.type == "amount"), "")
-            if not (rule.relation and obj):
+            if not (rule.relation and fits_a_name(obj)):
                 continue
             entity = EntityOut(name=obj, type=rule.object_type)
             if rule.relation in R.DESCRIPTIVE_RELATIONS and not clean.worth_a_node(entity):
@@ -346,6 +348,8 @@ class HeuristicDistiller:
         speaker, named = _speaker(turn, language)
         content, dates = resolve_dates(clean.strip_wrapping(claim), local_time)
         content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
+        if not fits_a_name(value):
+            return None
         kind = {"amount": "amount", "date": "date", "place": "place"}[slot.value]
         entities = [EntityOut(name=value, type=kind)] + [EntityOut(name=d.text, type="date") for d in dates]
         if named:

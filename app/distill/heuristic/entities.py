@@ -7,20 +7,20 @@ from __future__ import annotations
 import re
 
 from app.distill.heuristic import rules as R
-from app.memory.graph import EntityOut
+from app.memory.graph import EntityOut, fits_a_name
 from app.text import STOPWORDS_EN
 
 _ID = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,6}-\d{3,}(?![0-9])")
 # ASCII only: in "我的邮箱是a@b.cn" the Chinese before the address is not part of it
 _EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
-_PHONE = re.compile(r"(?<![A-Za-z0-9-])\+?\d[\d -]{7,}\d(?![A-Za-z0-9-])")
+_PHONE = re.compile(r"(?<![A-Za-z0-9-])(?<!\d )\+?\d[\d -]{7,}\d(?![A-Za-z0-9-])")
 _MONEY = re.compile(
-    r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?k?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k|usd|dollars?|euros?|eur|rmb|yuan|bucks)\b"
-    r"|\d+(?:\.\d+)?\s*(?:元|块|万元|万|美元)",
+    r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?k?\b|\b(?<![\d,.])\d[\d,]*(?:\.\d+)?\s?(?:k|usd|dollars?|euros?|eur|rmb|yuan|bucks)\b"
+    r"|(?<![\d.])\d+(?:\.\d+)?\s*(?:元|块|万元|万|美元)",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(
-    r"(?<![A-Za-z0-9-])\d[\d,]*(?:\.\d+)?k?(?![A-Za-z0-9-])|[零一二两三四五六七八九十百千万]{2,}"
+    r"(?<![A-Za-z0-9,.-])\d[\d,]*(?:\.\d+)?k?(?![A-Za-z0-9-])|[零一二两三四五六七八九十百千万]{2,}"
 )
 _PROPER = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
 _NOT_NAMES = R.NOT_NAMES
@@ -31,6 +31,7 @@ _PERSON_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _ORG_AFTER = re.compile(r"^\s+(?:Inc|Corp|Ltd|LLC|University|College|Bank|Labs?|Group|Company)\b")
+_CONTEXT_CHARS = 40
 _ZH_POS_TYPES = {"nr": "person", "ns": "place", "nt": "organization", "nz": "product"}
 # jieba's dictionary tags some common words as names (过敏 "nr"); a Chinese name starts with a surname.
 _ZH_SURNAMES = frozenset(
@@ -52,23 +53,32 @@ def _zh_entity_type(word: str, flag: str) -> str | None:
 
 
 def find_entities(sentence: str, language: str, tags: list[str]) -> list[EntityOut]:
-    """Ids, contacts, amounts and names in a sentence; Chinese names by jieba's part-of-speech tags."""
-    found: list[EntityOut] = []
-    found += [EntityOut(name=m, type="id") for m in _ID.findall(sentence)]
-    found += [EntityOut(name=m, type="contact") for m in _EMAIL.findall(sentence)]
+    """Ids, contacts, amounts and names in a sentence; Chinese names by jieba's part-of-speech tags.
+    What is too long to be a name (a run of 400 digits, a 600-letter "company") is none."""
+    return [
+        EntityOut(name=name, type=kind)
+        for name, kind in _found(sentence, language, tags)
+        if fits_a_name(name)
+    ]
+
+
+def _found(sentence: str, language: str, tags: list[str]) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    found += [(m, "id") for m in _ID.findall(sentence)]
+    found += [(m, "contact") for m in _EMAIL.findall(sentence)]
     if "fact.contact" in tags:
-        found += [EntityOut(name=m.strip(), type="contact") for m in _PHONE.findall(sentence)]
+        found += [(m.strip(), "contact") for m in _PHONE.findall(sentence)]
     amounts = [m.group().strip() for m in _MONEY.finditer(sentence)]
     if "constraint.budget" in tags and not amounts:
         amounts = [m.group() for m in _NUMBER.finditer(sentence)]
-    found += [EntityOut(name=a, type="amount") for a in amounts]
+    found += [(a, "amount") for a in amounts]
     if language == "zh":
         from app.text import pos_tag
 
         for word, flag in pos_tag(sentence):
             kind = _zh_entity_type(word, flag)
             if kind is not None:
-                found.append(EntityOut(name=word, type=kind))
+                found.append((word, kind))
         return found
     for match in _PROPER.finditer(sentence):
         name = match.group()
@@ -76,7 +86,9 @@ def find_entities(sentence: str, language: str, tags: list[str]) -> list[EntityO
         if not words or _ID.search(name):
             continue
         name = " ".join(words)
-        before, after = sentence[: match.start()], sentence[match.end() :]
+        # the few words around the name say what it is (and keep a long sentence's scan linear)
+        before = sentence[max(0, match.start() - _CONTEXT_CHARS) : match.start()]
+        after = sentence[match.end() : match.end() + _CONTEXT_CHARS]
         if _ORG_AFTER.match(after) or _ORG_AFTER.match(" " + words[-1]):
             kind = "organization"
         elif _PLACE_BEFORE.search(before):
@@ -85,7 +97,7 @@ def find_entities(sentence: str, language: str, tags: list[str]) -> list[EntityO
             kind = "person"
         else:
             kind = "other"
-        found.append(EntityOut(name=name, type=kind))
+        found.append((name, kind))
     return found
 
 

@@ -92,7 +92,7 @@ def _verb_after(text: str, match: re.Match[str]) -> str:
 def first_person_to_speaker(text: str, speaker: str, named: bool) -> str:
     """ "I prefer my tea hot" → "Alice prefers Alice's tea hot"; "我喜欢" → "张伟喜欢"."""
     if has_cjk(text):
-        return re.sub(r"我(?!们)", speaker, text)
+        return re.sub(r"我(?!们)", lambda _: speaker, text)  # a function: a name is no template ("\\1")
     inner = speaker if named else speaker[0].lower() + speaker[1:]
     out = _I_VERB.sub(lambda m: f"{_SUBJ}{m.group(1)} {_verb_after(text, m)}", text)
     for pattern, template in _FIRST_PERSON_EN:

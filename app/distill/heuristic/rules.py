@@ -268,7 +268,13 @@ EN_RULES: tuple[Rule, ...] = (
         0.75,
         roles=ANY_ROLE,
     ),
-    rule("fact.contact", r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b|\+?\d[\d -]{7,}\d", 0.9, 0.75),
+    # an address or a number starts where its run starts (linear on a 30,000-character run)
+    rule(
+        "fact.contact",
+        r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.-]+\b|(?<!\d)(?<!\d[ -])\+?\d[\d -]{7,}\d",
+        0.9,
+        0.75,
+    ),
     rule(
         "fact.contact",
         r"\b(?:reach|contact|email|call|text|message) me (?:at|on|via|by)\b|"
@@ -324,7 +330,9 @@ EN_RULES: tuple[Rule, ...] = (
 
 # --- Chinese ----------------------------------------------------------------------------------
 
-_ZH_NUM = r"[0-9零一二两三四五六七八九十百千万]+"
+# A number starts where a run of numerals starts: a match tried from inside a long run would scan the
+# rest of it again from every character (quadratic on 30,000 digits).
+_ZH_NUM = r"(?<![0-9零一二两三四五六七八九十百千万.])[0-9零一二两三四五六七八九十百千万]+"
 _ZH_MONEY = rf"{_ZH_NUM}(?:\.\d+)?\s*(?:元|块|万|千|美元|rmb|RMB)?"
 
 ZH_RULES: tuple[Rule, ...] = (
@@ -431,7 +439,7 @@ ZH_RULES: tuple[Rule, ...] = (
     ),
     rule(
         "fact.contact",
-        r"[\w.+-]+@[\w-]+\.[\w.-]+|1[3-9]\d{9}|(?:电话|手机|邮箱|微信|联系方式)(?:号(?:码)?)?(?:是|：|:)",
+        r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.-]+|1[3-9]\d{9}|(?:电话|手机|邮箱|微信|联系方式)(?:号(?:码)?)?(?:是|：|:)",
         0.9,
         0.75,
     ),
@@ -632,7 +640,7 @@ ECHO_WINDOW = 3  # the other speakers' last turns an echo may restate
 
 # A sentence joining unrelated claims: one unit per claim ("…, and my order number is …", "…，另外…").
 CLAIM_SPLIT_EN = re.compile(
-    r",?\s+(?:and|plus)\s+(?:also\s+)?(?=(?:my|our)\s)"
+    r",?(?<!\s)\s+(?:and|plus)\s+(?:also\s+)?(?=(?:my|our)\s)"  # from the first space of a run
     r"|,\s*(?:and\s+)?(?:also|plus|by the way|btw|oh and)\s*,?\s+(?=(?:my|our|I|I'm|I've|I'd|we)\b)"
     r"|,\s+and\s+(?=(?:I|I'm|I've|I'd|we)\b)",
     re.IGNORECASE,
@@ -694,8 +702,8 @@ SLOTS: tuple[Slot, ...] = (
 )
 SLOT_WINDOW = 3  # turns after a slot was discussed in which a bare value still fills it
 SLOT_AMOUNT = re.compile(
-    r"[$€£¥]\s?\d[\d,]*|(?<![\d.,])\d{3,}(?:,\d{3})*(?:\.\d+)?(?![\d%])|\d+(?:\.\d+)?\s*(?:k|元|块|万)(?![A-Za-z])|"
-    r"[一二两三四五六七八九十]+[千万]"
+    r"[$€£¥]\s?\d[\d,]*|(?<![\d.,])\d{3,}(?:,\d{3})*(?:\.\d+)?(?![\d%])|(?<![\d.])\d+(?:\.\d+)?\s*(?:k|元|块|万)(?![A-Za-z])|"
+    r"(?<![一二两三四五六七八九十])[一二两三四五六七八九十]+[千万]"
 )
 # Relations whose object describes rather than names ("prefers window seats"): kept only when the
 # object is a thing with a name ("prefers Inception").

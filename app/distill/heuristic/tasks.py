@@ -14,7 +14,7 @@ from app.distill.heuristic import clean
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.person import first_person_to_speaker
 from app.distill.tasks import TaskEpisode, TaskStep, shorten, tool_calls, tool_step
-from app.distill.types import DistillContext, Turn
+from app.distill.types import MAX_TASK_STEPS, DistillContext, Turn
 from app.memory.graph import EntityOut
 from app.text import has_cjk, split_sentences
 
@@ -88,6 +88,7 @@ def detect_task(context: DistillContext, min_steps: int) -> TaskEpisode | None:
             seqs.append(turn.seq)
     if len(steps) < min_steps:
         return None
+    steps = steps[-MAX_TASK_STEPS:]  # a task of hundreds of tool calls: the last ones led to the outcome
     seqs.append(outcome_turn.seq)
     zh = has_cjk(request.content)
     speaker, named = _speaker(request, zh)

@@ -5,6 +5,7 @@ import { api, bankPath, canWrite } from "../api.js";
 import { describeAction, lineageModel } from "../lineage.js";
 import { path } from "../routes.js";
 import { ConfirmButton, Empty, Loading, Problem, Status, Tags, Time, navigate, shortId, useLoad } from "../ui.js";
+import { shown } from "./session.js";
 
 function Lineage({ bank, model }) {
   return html`
@@ -162,7 +163,7 @@ export function MemoryView({ params }) {
       ${events.length
         ? html`<ol class="turns">${events.map(
             (e) => html`<li data-testid="source-turn"><span class="seq">#${e.seq}</span>
-              <span class=${`role role-${e.role}`}>${e.speaker || e.role}</span> ${e.content}
+              <span class=${`role role-${e.role}`}>${e.speaker || e.role}</span> ${shown(e.content)}
               <div class="muted small"><${Time} iso=${e.occurred_at} /></div></li>`,
           )}</ol>`
         : html`<${Empty}>Written directly, not distilled from turns.<//>`}

@@ -26,6 +26,27 @@ async function sessionUnits(bank, session) {
   return units;
 }
 
+// Control and format characters (bidi overrides, zero-width spaces, escapes) other than newline and tab.
+const INVISIBLE = /(?![\n\t])[\p{Cc}\p{Cf}]/gu;
+
+/** Raw text with its invisible characters shown as escapes (⟨U+202E⟩), never applied: a turn that starts
+ * with bidi overrides would otherwise be shown reversed ("Trojan source"). */
+export function shown(text) {
+  return String(text).replace(
+    INVISIBLE,
+    (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}⟩`,
+  );
+}
+
+function Quarantined({ turns }) {
+  if (!turns?.length) return null;
+  return html`<div class="problem" role="note" data-testid="quarantined">
+    <p>${turns.length} ${turns.length === 1 ? "turn was" : "turns were"} left out of distillation: the distiller
+      failed on ${turns.length === 1 ? "it" : "them"} (the rest of the session was distilled).</p>
+    <ul>${turns.map((q) => html`<li data-testid="quarantined-turn" data-seq=${q.seq}>turn #${q.seq}: ${q.reason}</li>`)}</ul>
+  </div>`;
+}
+
 /** Units by the seq of each turn they were distilled from (a unit of several turns is under each). */
 export function unitsBySeq(units, session) {
   const map = new Map();
@@ -95,11 +116,13 @@ export function SessionView({ params }) {
   if (info.error) return html`<${Problem} error=${info.error} />`;
   const s = info.data;
   const bySeq = unitsBySeq(units.data || [], session);
+  const quarantined = new Map((s?.quarantined || []).map((q) => [q.seq, q.reason]));
   return html`
     <h1>Session ${session}</h1>
     ${s
       ? html`<p>${s.status} · ${s.last_seq} turns · distilled up to turn ${s.distilled_seq} · started${" "}<${Time} iso=${s.created_at} /></p>`
       : html`<${Loading} />`}
+    <${Quarantined} turns=${s?.quarantined} />
     <${DistilNow} bank=${bank} session=${session} onDone=${refresh} />
     <${Problem} error=${units.error || turns.error} />
     <h2>Turns and the units distilled from them</h2>
@@ -108,13 +131,16 @@ export function SessionView({ params }) {
           (e) => html`<li class="pair">
             <div class="turn" data-testid="session-turn" data-seq=${e.seq}>
               <span class="seq">#${e.seq}</span> <span class=${`role role-${e.role}`}>${e.speaker || e.role}</span>
-              <p>${e.content}</p><div class="muted small"><${Time} iso=${e.occurred_at} /></div>
+              <p>${shown(e.content)}</p><div class="muted small"><${Time} iso=${e.occurred_at} /></div>
             </div>
             <div class="units">
               ${(bySeq.get(e.seq) || []).map(
                 (u) => html`<a class="unit-chip" data-testid="session-unit" href=${path("banks", bank, "memories", u.id)}>
-                  <${Status} status=${u.status} /> ${u.content} <${Tags} tags=${u.tags} /></a>`,
+                  <${Status} status=${u.status} /> ${shown(u.content)} <${Tags} tags=${u.tags} /></a>`,
               )}
+              ${quarantined.has(e.seq)
+                ? html`<span class="muted" data-testid="turn-quarantined">quarantined: ${quarantined.get(e.seq)}</span>`
+                : null}
               ${s && e.seq > s.distilled_seq ? html`<span class="muted">not distilled yet</span>` : null}
             </div>
           </li>`,
@@ -130,7 +156,7 @@ export function SessionView({ params }) {
         ? html`<p class="muted">The ${working.data.turns.length} newest turns not yet distilled (from ${working.data.source}).</p>
           <ol class="turns">${working.data.turns.map(
             (t) => html`<li data-testid="working-turn"><span class="seq">#${t.seq}</span>
-              <span class=${`role role-${t.role}`}>${t.speaker || t.role}</span> ${t.content}</li>`,
+              <span class=${`role role-${t.role}`}>${t.speaker || t.role}</span> ${shown(t.content)}</li>`,
           )}</ol>`
         : html`<${Empty}>Every turn is distilled: the working memory is empty.<//>`
       : html`<${Loading} />`}`;
