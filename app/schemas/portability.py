@@ -22,6 +22,7 @@ from app.schemas.common import (
 )
 from app.schemas.events import MAX_CONTENT_CHARS
 from app.schemas.memories import MAX_TAG_CHARS, MAX_TAGS, MAX_UNIT_CHARS
+from app.text import strip_invisible
 
 MemoryStatus = Literal[MEMORY_STATUSES]  # type: ignore[valid-type]
 MemoryLayer = Literal[MEMORY_LAYERS]  # type: ignore[valid-type]
@@ -47,7 +48,17 @@ def _key_sized(value: str) -> str:
     return value
 
 
-Name = Annotated[SafeText, Field(min_length=1, max_length=MAX_NAME_CHARS * MASK_GROWTH)]
+def _visible(value: str) -> str:
+    """Clean as the write routes do (invisible characters would reach prompts and the console); a text
+    of nothing else is refused, not stored empty (an empty unit is a purged unit's tombstone)."""
+    cleaned = strip_invisible(value)
+    if value and not cleaned:
+        raise ValueError("holds only invisible characters")
+    return cleaned
+
+
+Visible = AfterValidator(_visible)
+Name = Annotated[SafeText, Visible, Field(min_length=1, max_length=MAX_NAME_CHARS * MASK_GROWTH)]
 Key = Annotated[SafeText, AfterValidator(_key_sized)]
 Short = Annotated[SafeText, Field(max_length=MAX_NAME_CHARS)]
 
@@ -99,7 +110,7 @@ class MemoryLine(Schema):
 
     type: Literal["memory"] = "memory"
     id: uuid.UUID
-    content: SafeText = Field(
+    content: Annotated[SafeText, Visible] = Field(
         max_length=MAX_UNIT_CHARS * MASK_GROWTH, description="Empty for a purged unit (its tombstone)."
     )
     tags: list[Annotated[SafeText, Field(max_length=MAX_TAG_CHARS)]] = Field(
@@ -137,7 +148,9 @@ class EntityLine(Schema):
     type: Literal["entity"] = "entity"
     id: uuid.UUID
     name: Name
-    canonical_name: SafeText = Field(min_length=1, max_length=MAX_NAME_CHARS * MASK_GROWTH * 3)
+    canonical_name: Annotated[SafeText, Visible] = Field(
+        min_length=1, max_length=MAX_NAME_CHARS * MASK_GROWTH * 3
+    )
     entity_type: SafeText = Field(
         min_length=1, max_length=MAX_ENTITY_TYPE_CHARS, description="person, organisation, product, amount, …"
     )

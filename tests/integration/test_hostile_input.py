@@ -305,3 +305,36 @@ async def test_an_id_of_only_dots_is_refused(
     assert (
         await client.post("/v1/banks", json={"bank_id": f"a.{uuid.uuid4().hex[:8]}.b"})
     ).status_code == 201
+
+
+# --- invisible characters: cleaned on import as on every write ----------------------------------------
+
+
+async def test_an_import_cleans_invisible_characters_and_refuses_a_line_of_nothing_else(
+    client: httpx.AsyncClient, sql: Any
+) -> None:
+    hidden = "\u202e\u2066" * 50
+    entity = {
+        "type": "entity",
+        "id": str(uuid.uuid4()),
+        "name": hidden + "Acme",
+        "canonical_name": "acme",
+        "entity_type": "organisation",
+        "created_at": NOW,
+        "updated_at": NOW,
+    }
+    bank = f"bank-{uuid.uuid4().hex[:12]}"
+    response = await import_as(
+        client, bank, ndjson(stream(memory_line(hidden + "The user likes tea."), entity))
+    )
+    assert response.status_code == 201, response.text
+    rows = await sql("SELECT content, search_text FROM memory_units WHERE bank_id = :bank", bank=bank)
+    assert [r.content for r in rows] == ["The user likes tea."]
+    assert "\u202e" not in rows[0].search_text
+    names = await sql("SELECT name FROM entities WHERE bank_id = :bank", bank=bank)
+    assert [r.name for r in names] == ["Acme"]
+
+    other = f"bank-{uuid.uuid4().hex[:12]}"
+    body = assert_problem(await import_as(client, other, ndjson(stream(memory_line(hidden)))), 422)
+    assert body["detail"].startswith("Line 2, field content:"), body["detail"]
+    assert not await bank_exists(sql, other)
