@@ -64,7 +64,9 @@ async def transition(
         by_move.setdefault((frm, to), []).append(memory_id)
     if len(changes) > 1:  # row locks in one order (by id), whoever moves several units at once
         await lock_rows(db, [memory_id for memory_id, _, _ in changes])
-    moved: set[uuid.UUID] = set()
+    # The unit's `status_changed_at` and its history row's `at` are one instant (read back from the
+    # update), so "what was active at T" agrees with the unit's own timestamp at T itself.
+    moved: dict[uuid.UUID, datetime] = {}
     for (frm, to), ids in by_move.items():
         rows = await db.execute(
             update(MemoryUnit)
@@ -74,9 +76,9 @@ async def transition(
                 status=to,
                 status_changed_at=changed_at if changed_at is not None else func.clock_timestamp(),
             )
-            .returning(MemoryUnit.id)
+            .returning(MemoryUnit.id, MemoryUnit.status_changed_at)
         )
-        moved.update(rows.scalars().all())
+        moved.update({memory_id: at for memory_id, at in rows})
     extra = details or {}
     await add_history(
         db,
@@ -86,13 +88,14 @@ async def transition(
                 "memory_id": memory_id,
                 "action": action,
                 "actor": actor,
+                "at": moved[memory_id],
                 "details": {**extra.get(memory_id, {}), "from": frm, "to": to},
             }
             for memory_id, frm, to in changes
             if memory_id in moved
         ],
     )
-    return moved
+    return set(moved)
 
 
 async def transition_unit(
