@@ -78,7 +78,7 @@ async def transition(
             )
             .returning(MemoryUnit.id, MemoryUnit.status_changed_at)
         )
-        moved.update({memory_id: at for memory_id, at in rows})
+        moved.update({row[0]: row[1] for row in rows})
     extra = details or {}
     await add_history(
         db,
