@@ -60,13 +60,13 @@ def search_text(content: str) -> str:
     return encoded[:MAX_SEARCH_TEXT_BYTES].decode(errors="ignore")
 
 
-def pos_tag(text: str) -> list[tuple[str, str]]:
+def pos_tag(text: str, min_length: int = 2) -> list[tuple[str, str]]:
     """(word, part of speech) pairs from jieba: nr person, ns place, nt organisation, nz other
-    proper noun. Its person tags are noisy; callers filter them."""
+    proper noun, of at least `min_length` characters. Its person tags are noisy; callers filter them."""
     import jieba.posseg
 
     _jieba()
-    return [(p.word, p.flag) for p in jieba.posseg.cut(text) if len(p.word) >= 2]
+    return [(p.word, p.flag) for p in jieba.posseg.cut(text) if len(p.word) >= min_length]
 
 
 # --- word tables -------------------------------------------------------------------------------------

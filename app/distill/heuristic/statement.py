@@ -84,7 +84,8 @@ def statement_graph(content: str, tags: list[str]) -> tuple[list[EntityOut], lis
     subjects = {r.subject for r in relations} | ({subject} if subject else set())
     entities = []
     for name in dict.fromkeys(n for r in relations for n in (r.subject, r.object)):
-        if name in subjects:
+        typed = found.get(name.lower())
+        if name in subjects and (typed is None or typed.type in ("other", "person")):
             entities.append(EntityOut(name=name, type="person"))
         else:
             entities.append(found.get(name.lower(), EntityOut(name=name, type="other")))
