@@ -95,7 +95,7 @@ _ISSUE_ZH = r"bug|BUG|Bug|问题|故障|漏洞|缺陷|毛病|隐患|报错"
 # relation → a verb pattern; a group "obj" between two verb parts (在…工作), else the object follows
 VERBS_ZH: tuple[tuple[str, str], ...] = (
     ("works_at", r"在(?P<obj>[^，。；！？,.;!?在]{2,16}?)(?:工作|上班|任职|实习)"),
-    ("uses", r"用的是|使用的是|在用|改用|换成了?|使用|采用|用上了"),
+    ("uses", r"用的是|使用的是|正在用|(?<![现存实])在用|改用|换成了?|使用|采用|用上了"),
     ("owns", r"拥有|有一(?:台|辆|套|部)"),
     ("lives_in", r"住在|定居在|家在"),
     ("belongs_to", r"属于|隶属于?|是(?P<obj>[^，。；！？,.;!?]{2,16}?)的(?:员工|成员|一员|人)"),
