@@ -24,10 +24,11 @@ NAME_EN = rf"{_TOKEN}(?:\s+(?:{_TOKEN}|{_VERSION}))*"
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|^[A-Z]{2,}[a-z]")
 _HAS_VERSION = re.compile(rf"\s{_VERSION}$")
 # A product on its own, without a verb around it: CamelCase ("CloudDesk", "MySQL"), or a name with a
-# dotted version ("Python 3.12"); either with its version.
+# dotted version ("Python 3.12"); either with its version. ASCII bounds: in Chinese the name touches
+# the words around it ("在用MySQL 8.0").
 _PRODUCT = re.compile(
-    rf"(?<![\w.-])(?:[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]+(?=\s+v?\d+\.\d))"
-    rf"(?:\s+{_VERSION})?(?![\w-])"
+    rf"(?<![A-Za-z0-9_.-])(?:[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]+(?=\s+v?\d+\.\d))"
+    rf"(?:\s+{_VERSION})?(?![A-Za-z0-9_-])"
 )
 _ORG_WORDS_EN = re.compile(
     r"\b(?:Inc|Corp|Corporation|Ltd|LLC|GmbH|Tech|Technologies|Technology|Labs?|Group|Company|Co|Systems|"
