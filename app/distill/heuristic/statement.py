@@ -85,7 +85,9 @@ def statement_graph(content: str, tags: list[str]) -> tuple[list[EntityOut], lis
     # Typed as the distiller typed them in the first-person turn, else as the statement names them.
     found = {e.name.lower(): e for e in find_entities(content, language, tags)}
     found.update({e.name.lower(): e for c in candidates for e in c.entities})
-    found.update({e.name.lower(): e for e in own_entities if e.name.lower() not in found or e.type != "other"})
+    found.update(
+        {e.name.lower(): e for e in own_entities if e.type != "other" or e.name.lower() not in found}
+    )
     subjects = {r.subject for r in relations} | ({subject} if subject else set())
     entities = []
     for name in dict.fromkeys(n for r in relations for n in (r.subject, r.object)):
