@@ -117,25 +117,30 @@ _NAME_RUN = range(2, 5)
 HMM_CHARS_PER_CALL = 256
 
 
-def pos_tag(text: str) -> list[tuple[str, str]]:
+def pos_tag(text: str, min_length: int = 2) -> list[tuple[str, str]]:
     """(word, part of speech) pairs from jieba: nr person, ns place, nt organisation, nz other
-    proper noun. Its person tags are noisy; callers filter them."""
+    proper noun, of at least `min_length` characters. Its person tags are noisy; callers filter them."""
     import jieba.posseg
     from jieba.posseg import char_state_tab_P
 
     _jieba()
     tagged: list[tuple[str, str]] = []
-    run: list[str] = []  # single characters in a row: where a word the dictionary lacks may be
+    run: list[tuple[str, str]] = []  # single characters in a row: where a word the dictionary lacks may be
     budget = HMM_CHARS_PER_CALL
     for pair in [*jieba.posseg.cut(text, HMM=False), None]:
         if pair is not None and len(pair.word) == 1 and has_cjk(pair.word):
-            run.append(pair.word)
+            run.append((pair.word, pair.flag))
             continue
-        if len(run) in _NAME_RUN and len(run) <= budget and all(c in char_state_tab_P for c in run):
+        chars = [c for c, _ in run]
+        if len(run) in _NAME_RUN and len(run) <= budget and all(c in char_state_tab_P for c in chars):
             budget -= len(run)
-            tagged += [(p.word, p.flag) for p in jieba.posseg.cut("".join(run)) if len(p.word) >= 2]
+            tagged += [
+                (p.word, p.flag) for p in jieba.posseg.cut("".join(chars)) if len(p.word) >= min_length
+            ]
+        elif min_length <= 1:
+            tagged += run
         run = []
-        if pair is not None and len(pair.word) >= 2:
+        if pair is not None and len(pair.word) >= min_length:
             tagged.append((pair.word, pair.flag))
     return tagged
 

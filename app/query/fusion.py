@@ -2,8 +2,8 @@
 
 - `rrf` (default): Σ weight_c / (60 + rank_c), divided by the best unit's, so the top unit scores 1.
 - `weighted`: Σ weight_c · score_c with each channel's score on [0, 1] (cosine similarity, keyword rank
-  relative to the best, 1 for a named entity and 0.5 one hop away, rank within the time window, 1 for a
-  tag match). Defaults 0.5 semantic, 0.3 tag, 0.2 temporal.
+  relative to the best, 1 for a named entity, 0.5 one hop away and 0.25 two, rank within the time
+  window, 1 for a tag match). Defaults 0.5 semantic, 0.3 tag, 0.2 temporal.
 - `recency` (either mode, default 0) adds weight · 0.5^(age / 30 days).
 Then: × a per-tag decay that never goes below half (half-lives in `HALF_LIFE_DAYS`; facts do not decay),
 × (0.9 + 0.2 · importance), × 1.15 for L3 (semantic-layer) units, × 1.5 for a task episode the tag
@@ -85,7 +85,7 @@ def _channel_score(hit: Hit, best_keyword: float) -> float:
         return 1 - (hit.rank - 1) / CHANNEL_LIMIT
     if hit.channel == "tag":
         return 1.0
-    return hit.score  # entity: 1 named, 0.5 one hop away
+    return hit.score  # entity: 1 named, 0.5 one hop away, 0.25 two
 
 
 def fuse(hits: list[Hit], mode: str, weights: dict[str, float], now: datetime) -> list[Fused]:

@@ -44,6 +44,10 @@ from app.text import STOPWORDS_EN, STOPWORDS_ZH, has_cjk, segment
 
 _LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
 MAX_NAME_CANDIDATES = 60
+# A question in the first person asks about the bank's user, whom units name "The user" / "用户" when
+# no name was given (the distiller's default speaker): the entity channel walks its relations.
+_FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b|我", re.IGNORECASE)
+USER_NAMES = ("the user", "用户")
 SUBJECT_WEIGHT = 0.5  # of the whole question's vector beside the one without the bank's subjects
 FAR_PAST = datetime(1900, 1, 1, tzinfo=UTC)
 FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
@@ -86,6 +90,12 @@ def entity_candidates(query: str, named: list[str] | None) -> list[str]:
     spans |= {graph_repo.canonical(n) for n in named or []}
     spans = {s for s in spans if s and s not in STOPWORDS_EN}
     return sorted(spans, key=len, reverse=True)[:MAX_NAME_CANDIDATES]
+
+
+def walked_names(query: str) -> list[str]:
+    """Names whose relations the entity channel walks without counting their own units: the bank's
+    user when the query speaks in the first person (every unit of theirs names them)."""
+    return list(USER_NAMES) if _FIRST_PERSON.search(query) else []
 
 
 def without_names(query: str, names: list[str]) -> str:
@@ -200,6 +210,7 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
         keywords=keywords(topic_query) if "keyword" in channels else [],
         entity_names=entity_candidates(req.query, req.entities) if "entity" in channels else [],
         entity_wanted=[graph_repo.canonical(e) for e in req.entities or []],
+        entity_walked=walked_names(req.query) if "entity" in channels else [],
         inferred_tags=infer_tags(req.query) if "tag" in channels else [],
         channels=channels - {"semantic"},
     )

@@ -4,7 +4,8 @@ bank's units that pass the request's filters, using its own index:
 - semantic: HNSW cosine on `memory_embeddings` (the partial index of the current model; pgvector's
   iterative scan keeps going until enough rows pass the filters);
 - keyword: GIN full text on `memory_units.search` (OR of the query's lexemes, ranked by ts_rank);
-- entity: units linked to entities the query names, and 1 hop over `relations`;
+- entity: units linked to entities the query names, and up to 2 hops over the `relations` of active
+  units (bounded per hop, ranked by hop);
 - temporal: units said within the time filter (or mentioning a date in it), newest first; without a
   filter, the newest units;
 - tag: units under the tags inferred from the query, newest first (the newest value of a tag is the
@@ -26,6 +27,7 @@ from app.db.repositories.history import active_as_of_sql
 from app.db.repositories.query import (
     CHANNEL_LIMIT,
     COMMON_ENTITY_MENTIONS,
+    HOP_NEIGHBOURS,
     WINDOW_CANDIDATES,
     ChannelInputs,
     Filters,
@@ -241,31 +243,69 @@ def _keyword(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) -
     ),"""
 
 
+_KNOWN_AFTER_HOP1 = "(SELECT canonical_name FROM seeds UNION ALL SELECT canonical_name FROM hop1) k"
+
+
+def _neighbours(seeds: str, known: str, status: str) -> str:
+    """The canonical names one relation away from the entities `seeds`, through relations of units
+    that pass `status` (a superseded unit's relation no longer holds), not among the names `known`,
+    rare enough, the HOP_NEIGHBOURS most recently related."""
+    arms = " UNION ALL ".join(
+        f"""SELECT r.{end} AS id, r.created_at FROM relations r JOIN memory_units rm ON rm.id = r.memory_id
+            WHERE r.bank_id = :bank AND r.{start} = ANY(ARRAY(SELECT id FROM {seeds})) AND {status}"""
+        for start, end in (("subject_id", "object_id"), ("object_id", "subject_id"))
+    )
+    return f"""
+        SELECT e.canonical_name FROM ({arms}) h JOIN entities e ON e.id = h.id
+        WHERE e.canonical_name <> ALL(ARRAY(SELECT canonical_name FROM {known})) AND {_rare("e.id")}
+        GROUP BY e.canonical_name
+        ORDER BY max(h.created_at) DESC
+        LIMIT {HOP_NEIGHBOURS}"""
+
+
 def _entity(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) -> str | None:
-    """Units linked to the (rare enough) entities the query names, and to those 1 hop away."""
-    if not c.entity_names:
+    """Units linked to the (rare enough) entities the query names (score 1), and to those one and two
+    hops away over relations (0.5, 0.25). Every entity the query names starts the walk, a common one
+    too (the bank's user: "does anything I use have known bugs?"), though its own units are too many
+    to say anything; a hop goes by name, so one name typed two ways is one node."""
+    if not (c.entity_names or c.entity_walked):
         return None
     params["entity_names"] = c.entity_names
     params["entity_wanted"] = c.entity_wanted
+    params["entity_walked"] = c.entity_walked
+    status = "rm.id IN (SELECT id FROM as_of_active)" if f.as_of is not None else _status(f, params, "rm")
     return f"""
-    named AS (
-        SELECT ne.id FROM entities ne
-        WHERE ne.bank_id = :bank AND ne.canonical_name = ANY(CAST(:entity_names AS text[]))
-          AND (ne.canonical_name = ANY(CAST(:entity_wanted AS text[])) OR {_rare("ne.id")})
+    seeds AS MATERIALIZED (
+        SELECT ne.id, ne.canonical_name,
+               ne.canonical_name = ANY(CAST(:entity_wanted AS text[]))
+               OR (ne.canonical_name = ANY(CAST(:entity_names AS text[])) AND {_rare("ne.id")}) AS own
+        FROM entities ne
+        WHERE ne.bank_id = :bank
+          AND ne.canonical_name = ANY(CAST(:entity_names AS text[]) || CAST(:entity_walked AS text[]))
     ),
-    hop AS (
-        SELECT h.id FROM (
-            SELECT CASE WHEN r.subject_id = n.id THEN r.object_id ELSE r.subject_id END AS id
-            FROM relations r JOIN named n ON r.subject_id = n.id OR r.object_id = n.id
-            WHERE r.bank_id = :bank
-        ) h
-        WHERE {_rare("h.id")}
+    hop1_names AS MATERIALIZED ({_neighbours("seeds", "seeds", status)}
+    ),
+    hop1 AS MATERIALIZED (
+        SELECT e.id, e.canonical_name FROM entities e
+        WHERE e.bank_id = :bank AND e.canonical_name = ANY(ARRAY(SELECT canonical_name FROM hop1_names))
+    ),
+    hop2_names AS MATERIALIZED ({_neighbours("hop1", _KNOWN_AFTER_HOP1, status)}
+    ),
+    hop2 AS MATERIALIZED (
+        SELECT e.id FROM entities e
+        WHERE e.bank_id = :bank AND e.canonical_name = ANY(ARRAY(SELECT canonical_name FROM hop2_names))
+          AND {_rare("e.id")}
     ),
     entity_links AS MATERIALIZED (
         SELECT me.memory_id AS id,
-               max(CASE WHEN me.entity_id = ANY(ARRAY(SELECT id FROM named)) THEN 1.0 ELSE 0.5 END) AS score
+               max(CASE WHEN me.entity_id = ANY(ARRAY(SELECT id FROM seeds WHERE own)) THEN 1.0
+                        WHEN me.entity_id = ANY(ARRAY(SELECT id FROM hop1)) THEN 0.5
+                        ELSE 0.25 END) AS score
         FROM memory_entities me
-        WHERE me.entity_id = ANY(ARRAY(SELECT id FROM named UNION SELECT id FROM hop))
+        WHERE me.entity_id = ANY(ARRAY(
+            SELECT id FROM seeds WHERE own
+            UNION SELECT id FROM hop1 h1 WHERE {_rare("h1.id")}
+            UNION SELECT id FROM hop2))
         GROUP BY me.memory_id
     ),
     entity AS MATERIALIZED (

@@ -22,6 +22,9 @@ WINDOW_CANDIDATES = 500
 # An entity named in more units than this says little about any one of them (the bank's own user,
 # the two people of a conversation): the entity channel leaves it out unless the request names it.
 COMMON_ENTITY_MENTIONS = 50
+# The entity channel's walk over relations keeps this many neighbours per hop (the most recently
+# related): a hub (the bank's user relates to everything it said) cannot pull in the whole bank.
+HOP_NEIGHBOURS = 20
 # A word in more units than this (in a large bank: "want", "order") costs more to rank than it tells;
 # the keyword channel leaves it out. Counting is a bitmap scan per word, so each API process remembers
 # the answer per (bank, word) for a while: a bank's vocabulary changes slowly.
@@ -57,6 +60,7 @@ class ChannelInputs:
     keywords: list[str]  # the query's content words; empty: no keyword channel
     entity_names: list[str] = field(default_factory=list)
     entity_wanted: list[str] = field(default_factory=list)  # named by the request: never too common
+    entity_walked: list[str] = field(default_factory=list)  # only their relations are followed
     inferred_tags: list[str] = field(default_factory=list)
     channels: frozenset[str] = frozenset()
 

@@ -15,6 +15,7 @@ from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slo
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.events import is_life_event
 from app.distill.heuristic.person import WORD, first_person_to_speaker
+from app.distill.heuristic.relations import with_relations
 from app.distill.heuristic.tasks import detect_task
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
 from app.memory.graph import EntityOut, RelationOut, fits_a_name
@@ -216,7 +217,8 @@ class HeuristicDistiller:
             last = units[-1]
             units[-1] = last.model_copy(update={"content": f"{last.content} {' '.join(leftover)}"})
             leftover = []
-        return units + self._episodes(turn, leftover, local_time, asked), question_only
+        found = units + self._episodes(turn, leftover, local_time, asked)
+        return [with_relations(u, _speaker(turn, _language(u.content))[0]) for u in found], question_only
 
     @staticmethod
     def _claims(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from app.distill.heuristic import rules as R
+from app.distill.heuristic.relations import find_products
 from app.memory.graph import EntityOut, fits_a_name
 from app.text import STOPWORDS_EN
 
@@ -22,7 +23,8 @@ _MONEY = re.compile(
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9,.-])\d[\d,]*(?:\.\d+)?k?(?![A-Za-z0-9-])|[零一二两三四五六七八九十百千万]{2,}"
 )
-_PROPER = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
+# not part of a CamelCase or versioned name ("Cloud" of "CloudDesk"): those are products (relations.py)
+_PROPER = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*(?![\w])")
 _NOT_NAMES = R.NOT_NAMES
 _PLACE_BEFORE = re.compile(r"\b(?:in|from|near|to|visited|visit|visiting|around)\s+$", re.IGNORECASE)
 _PERSON_BEFORE = re.compile(
@@ -72,6 +74,7 @@ def _found(sentence: str, language: str, tags: list[str]) -> list[tuple[str, str
     if "constraint.budget" in tags and not amounts:
         amounts = [m.group() for m in _NUMBER.finditer(sentence)]
     found += [(a, "amount") for a in amounts]
+    found += [(p, "product") for p in find_products(sentence)]
     if language == "zh":
         from app.text import pos_tag
 

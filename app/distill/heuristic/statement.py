@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from app.distill.heuristic.distiller import HeuristicDistiller
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.person import _inflect
+from app.distill.heuristic.relations import extract_relations
 from app.distill.types import Turn
 from app.memory.graph import EntityOut, RelationOut
 from app.text import has_cjk
@@ -74,17 +75,24 @@ def statement_graph(content: str, tags: list[str]) -> tuple[list[EntityOut], lis
     said, subject = as_first_person(content)
     turn = Turn(seq=1, event_id=0, role="user", content=said, speaker=subject, occurred_at=datetime.now(UTC))
     candidates = HeuristicDistiller().distill_turn(turn, turn.occurred_at)
-    relations = list({(r.subject, r.relation, r.object): r for c in candidates for r in c.relations}.values())
+    # and what the statement's own words relate, read before the round trip through the first person
+    own_entities, own = extract_relations(content, subject or ("用户" if has_cjk(content) else "The user"))
+    found_relations = [r for c in candidates for r in c.relations] + own
+    relations = list({(r.subject, r.relation, r.object): r for r in found_relations}.values())
     if not relations:
         return [], []
     language = "zh" if has_cjk(content) else "en"
     # Typed as the distiller typed them in the first-person turn, else as the statement names them.
     found = {e.name.lower(): e for e in find_entities(content, language, tags)}
     found.update({e.name.lower(): e for c in candidates for e in c.entities})
+    found.update(
+        {e.name.lower(): e for e in own_entities if e.type != "other" or e.name.lower() not in found}
+    )
     subjects = {r.subject for r in relations} | ({subject} if subject else set())
     entities = []
     for name in dict.fromkeys(n for r in relations for n in (r.subject, r.object)):
-        if name in subjects:
+        typed = found.get(name.lower())
+        if name in subjects and (typed is None or typed.type in ("other", "person")):
             entities.append(EntityOut(name=name, type="person"))
         else:
             entities.append(found.get(name.lower(), EntityOut(name=name, type="other")))
