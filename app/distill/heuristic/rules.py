@@ -545,9 +545,7 @@ KIND_DEFAULTS = {
 }
 ASSISTANT_EPISODE = (0.7, 0.2)
 # A longer turn becomes several episode units of about the same length, cut at sentence ends: a unit
-# of a few sentences is about one thing, and ten of them still fit a prompt (LoCoMo dev at 600 chars
-# 0.750 / 0.757 @10 on conv-26 at 318 / 321 words, at 250 chars 0.762 at 289 words). Chinese says
-# more per character; its limit stays where it was (no Chinese benchmark to set it by).
+# of a few sentences is about one thing, and ten still fit a prompt (docs/benchmarks.md, tuning notes).
 EPISODE_MAX_CHARS = {"en": 250, "zh": 600}
 QUOTE_MAX_CHARS = 200  # the other speaker's question an answer's episode quotes (and cites)
 MIN_CONTENT_WORDS_EN = 3
@@ -591,7 +589,7 @@ PLEASANTRY_ZH = re.compile(
     r"随时(?:联系|告诉|找)|^不客气|^没关系|辛苦了|^好的[，,]?(?:已|我)(?:经)?(?:记录|记下|了解|明白|知道)|"
     r"^(?:收到|明白|了解)了?$"
 )
-# Words of small talk: a sentence made of nothing else says nothing ("That's awesome, Melanie!").
+# Words of small talk: a sentence made of nothing else says nothing ("That's awesome, Noor!").
 SMALL_TALK_EN = frozenset(
     """awesome amazing great good nice cool wonderful fantastic beautiful gorgeous lovely incredible inspiring
     impressive sweet fun glad happy proud excited thrilled sorry hear hearing heard sounds sound sounded
