@@ -10,11 +10,14 @@ from app.distill.dates import EN_PATTERN as DATE_EN
 from app.distill.dates import resolve_dates
 from app.distill.heuristic import clean
 from app.distill.heuristic import rules as R
-from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to, slot_value
+from app.distill.heuristic.context import ASIDE, chunks, open_slot, question_to, slot_value
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.events import is_life_event
 from app.distill.heuristic.person import WORD, first_person_to_speaker
+from app.distill.heuristic.clauses import Clause, split_clauses, states_something
+from app.distill.heuristic.kinds import clause_kind, is_request
 from app.distill.heuristic.tasks import detect_task
+from app.distill.heuristic.voice import attributed, listener_named
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
 from app.memory.graph import EntityOut, RelationOut
 from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences
@@ -65,6 +68,46 @@ def _has_content(text: str, language: str) -> bool:
     # two content words are enough with a number or a date: "The meeting is on Tuesday"
     specific = any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
     return len(content) >= R.MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
+
+
+_PLAIN = ("fact", "fact.event")
+
+
+def loose_of(matches: list[tuple[R.Rule, re.Match[str]]]) -> bool:
+    return any(rule.loose and rule.tag != "correction" for rule, _ in matches)
+
+
+def _leftover_kind(chunk: str, language: str, role: str) -> str:
+    """What a turn's leftover is: one clause is classified like any clause; several are an episode."""
+    question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(chunk)
+    if question or len(split_sentences(chunk)) > 1 or len(split_clauses(chunk)) > 1 or not states_something(chunk):
+        return "episode"
+    return clause_kind(chunk, language, role)
+
+
+def _specific(clause: str, names: set[str]) -> bool:
+    """A value one can ask about: a number, a date, an id, a name (not a speaker's), a named thing."""
+    if has_cjk(clause):
+        return bool(re.search(r"[0-9A-Za-z零一二两三四五六七八九十]", clause)) or any(
+            e.type in ("person", "place", "organization", "product") for e in find_entities(clause, "zh", [])
+        )
+    if re.search(r"\d", clause) or DATE_EN.search(clause):
+        return True
+    skip = names | R.NOT_NAMES
+    words = [w.strip(".,!?;:'\"()") for w in clause.split()[1:]]
+    return any(
+        w[:1].isupper() and w not in skip and w.split("'")[0] not in skip and w.lower() not in STOPWORDS_EN
+        for w in words
+    )
+
+
+def _says_enough(clause: str, language: str) -> bool:
+    """A clause's content: two words that are not stopwords (a digit counts: "the kids are 6 and 9"),
+    or in Chinese as many characters as an episode needs."""
+    if language == "zh":
+        return len(R.FILLER_ZH.sub("", clause)) >= R.MIN_CONTENT_CHARS_ZH
+    words = [w.lower() for w in WORD.findall(clause)]
+    return len([w for w in words if w not in STOPWORDS_EN and (len(w) > 1 or w.isdigit())]) >= 2
 
 
 def _matches(sentence: str, language: str, role: str) -> list[tuple[R.Rule, re.Match[str]]]:
@@ -177,38 +220,39 @@ class HeuristicDistiller:
         if turn.role == "system":
             return [], False
         recent = turns[max(0, index - R.SLOT_WINDOW - R.ECHO_WINDOW) : index]
-        # in the turn's order: a unit (and whether only loose rules found it), or text for the episode
-        parts: list[tuple[Candidate | None, bool, str]] = []
+        # in the turn's order: a unit, or a clause left for the episode (whether a question, where it sits)
+        parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]] = []
         said = " ".join(t.content for t in recent[-R.ECHO_WINDOW :] if t.role != turn.role)
         slot = open_slot(recent, turn)
-        for sentence in split_sentences(turn.content):
+        sentences = split_sentences(turn.content)
+        for number, sentence in enumerate(sentences):
             language = _language(sentence)
             if _is_filler(sentence, language):
                 continue
-            question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(sentence)
-            for claim, matches in self._claims(sentence, language, turn.role, question is not None):
-                if matches:
-                    unit = self._typed_unit(turn, claim, language, matches, local_time)
-                    parts.append((unit, leans_on_turn(claim, language, matches), claim))
+            clauses = split_clauses(sentence)
+            for clause in clauses:
+                claim = clause.text
+                if _is_filler(claim, language):
+                    continue
+                where = (number, clause)
+                question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(claim) is not None
+                unit = self._clause_unit(turn, clause, language, question, local_time, said, names, len(clauses) > 1)
+                if unit is not None:
+                    parts.append((unit, False, claim, where))
                     continue
                 if slot is not None and not question and turn.role == "user":
                     filled = self._slot_unit(turn, claim, language, slot, local_time)
                     if filled is not None:
-                        parts.append((filled, False, claim))
+                        parts.append((filled, False, claim, where))
                         continue
-                if claim == quoted or self._noise(claim, turn.role, question is not None, said, names):
+                if claim == quoted or self._noise(claim, turn.role, question, said, names):
                     continue
                 if not _is_short(claim, language):
-                    parts.append((None, question is not None, claim))
-        if any(unit is None for unit, _, _ in parts):
-            # a mention in a turn that says more stays in the turn's episode, in its place
-            parts = [
-                (None, False, text) if unit and loose else (unit, loose, text) for unit, loose, text in parts
-            ]
-        units = [unit for unit, _, _ in parts if unit is not None]
-        leftover = [clean.strip_wrapping(text) for unit, _, text in parts if unit is None]
-        questions = sum(1 for unit, question, _ in parts if unit is None and question)
-        question_only = bool(leftover) and questions == len(leftover)
+                    parts.append((None, question, claim, where))
+        units = linked([unit for unit, _, _, _ in parts if unit is not None])
+        leftover = [clean.strip_wrapping(text) for text in _episode_text(parts, sentences)]
+        questions = sum(1 for unit, question, _, _ in parts if unit is None and question)
+        question_only = bool(leftover) and questions == sum(1 for unit, *_ in parts if unit is None)
         if units and leftover and all(ASIDE.fullmatch(s) for s in leftover):
             # an aside ("(image: a photo of …)") alone is no claim: it stays with the claim it goes with
             last = units[-1]
@@ -216,19 +260,44 @@ class HeuristicDistiller:
             leftover = []
         return units + self._episodes(turn, leftover, local_time, asked), question_only
 
-    @staticmethod
-    def _claims(
-        sentence: str, language: str, role: str, question: bool
-    ) -> list[tuple[str, list[tuple[R.Rule, re.Match[str]]]]]:
-        """One claim per unit: the sentence cut where it joins unrelated claims, when every part is a
-        claim a rule recognises; else the sentence whole. A question states nothing new."""
-        if question:
-            return [(sentence, [])]
-        claims = clean.split_claims(sentence)
-        matched = [(claim, _matches(claim, language, role)) for claim in claims]
-        if len(matched) > 1 and all(m for _, m in matched):
-            return matched
-        return [(sentence, _matches(sentence, language, role))]
+    def _clause_unit(
+        self,
+        turn: Turn,
+        clause: Clause,
+        language: str,
+        question: bool,
+        local_time: datetime,
+        said: str,
+        names: set[str],
+        compound: bool,
+    ) -> Candidate | None:
+        """The clause's unit: tagged by the rules that recognise it, else by what it is (kinds.py); None
+        for a question that asks nothing to be done, and for what stays in the turn's episode."""
+        claim = clause.text
+        request = turn.role == "user" and is_request(claim, language)
+        if question and not request or turn.role != "user" and R.PROMISE.match(claim):
+            return None  # an assistant's "I'll look into it" is an offer, not a fact
+        matches = [] if request else _matches(claim, language, turn.role)
+        if clause.correction and not request:
+            matches.append(_KIND_RULES["correction"])
+        if not any(rule.tag != "correction" and not rule.loose for rule, _ in matches):
+            kind = clause_kind(claim, language, turn.role)
+            done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
+            if self._noise(claim, turn.role, question, said, names):
+                return None
+            if not (request or done) and (
+                _is_short(claim, language)
+                or not _says_enough(claim, language)
+                or not states_something(claim)
+            ):
+                return None
+            claim_like = kind not in _PLAIN or _specific(claim, names)
+            if kind == "episode" or not (request or done or compound and claim_like):
+                return None  # a sentence of one plain clause stays with its turn (kind: _leftover_kind)
+            loose = [m for m in matches if m[0].loose and m[0].tag.startswith(kind)]
+            corrections = [m for m in matches if m[0].tag == "correction"]
+            matches = (loose or [_KIND_RULES[kind]]) + corrections
+        return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
 
     @staticmethod
     def _noise(sentence: str, role: str, question: bool, said: str, names: set[str]) -> bool:
@@ -249,17 +318,18 @@ class HeuristicDistiller:
         language: str,
         matches: list[tuple[R.Rule, re.Match[str]]],
         local_time: datetime,
+        hedged: bool = False,
     ) -> Candidate:
         rules = [rule for rule, _ in matches]
         tags = _tags(sentence, matches)
-        hedge = (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(sentence)
+        hedge = hedged or (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(sentence)
         confidence = max(r.confidence for r in rules) * (R.HEDGE_FACTOR if hedge else 1.0)
         importance = max(r.importance for r in rules)
         if "correction" in tags:
             importance += R.CORRECTION_IMPORTANCE_BONUS
         speaker, named = _speaker(turn, language)
         content, dates = resolve_dates(clean.strip_wrapping(sentence), local_time)
-        content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
+        content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named)
         entities = find_entities(sentence, language, tags)
         entities += [EntityOut(name=d.text, type="date") for d in dates]
         relations = []
@@ -303,7 +373,9 @@ class HeuristicDistiller:
             chunks(sentences, R.EPISODE_MAX_CHARS[language], "" if language == "zh" else " ")
         ):
             content, dates = resolve_dates(chunk, local_time)
-            content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
+            content = self._attributed(
+                first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named
+            )
             seqs = [turn.seq]
             replying = asked if number == 0 else None  # the answer starts the turn; one quote is enough
             if replying is not None:
@@ -320,12 +392,16 @@ class HeuristicDistiller:
             if named:
                 entities.insert(0, EntityOut(name=speaker, type="person"))
             entities = [e for e in entities if clean.worth_a_node(e, () if named else (speaker,))]
-            # A durable event (a move, an adoption, a new class) is a dated fact, not chatter.
-            event = turn.role == "user" and replying is None and is_life_event(chunk, language)
+            # A durable event (a move, an adoption, a new class) is a dated fact, not chatter; one
+            # clause left over is what it says it is (a state, a happening), many are the turn's episode
+            kind = _leftover_kind(chunk, language, turn.role)
+            event = kind == "fact.event" or (
+                kind == "episode" and turn.role == "user" and replying is None and is_life_event(chunk, language)
+            )
             units.append(
                 Candidate(
                     content=content,
-                    tags=["fact.event"] if event else ["episode"],
+                    tags=["fact.event"] if event else [kind],
                     confidence=confidence,
                     importance=importance,
                     source_seqs=seqs,
@@ -345,7 +421,7 @@ class HeuristicDistiller:
         hedge = (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(claim)
         speaker, named = _speaker(turn, language)
         content, dates = resolve_dates(clean.strip_wrapping(claim), local_time)
-        content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
+        content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named)
         kind = {"amount": "amount", "date": "date", "place": "place"}[slot.value]
         entities = [EntityOut(name=value, type=kind)] + [EntityOut(name=d.text, type="date") for d in dates]
         if named:
@@ -364,8 +440,64 @@ class HeuristicDistiller:
         )
 
     @staticmethod
-    def _attributed(content: str, speaker: str, language: str) -> str:
-        """Every unit says whose it is: "Alice: budget 5000 max" when no first person named her."""
-        if speaker.lower() in content.lower():
-            return content
-        return f"{speaker}：{content}" if language == "zh" else f"{speaker}: {content}"
+    def _attributed(content: str, speaker: str, language: str, role: str = "user", named: bool = False) -> str:
+        """Every unit says whose it is, as the subject of a sentence: "The user says …", never "The user: …".
+        The listener is named for the roles (a named speaker's listener is not known)."""
+        return attributed(content if named else listener_named(content, role, language), speaker, language, role)
+
+
+# What kinds.py decides, as rules (no pattern of their own): the confidence and importance of each kind
+_EMPTY = re.compile("")
+
+
+def _kind_rule(kind: str, confidence: float, importance: float) -> tuple[R.Rule, re.Match[str]]:
+    match = _EMPTY.match("")
+    assert match is not None
+    return R.Rule(kind, _EMPTY, confidence, importance), match
+
+
+_KIND_RULES = {
+    kind: _kind_rule(kind, confidence, importance)
+    for kind, confidence, importance in (
+        ("fact", 0.8, 0.55),
+        ("fact.event", 0.8, 0.5),
+        ("preference", 0.85, 0.6),
+        ("constraint", 0.8, 0.7),
+        ("task_state", 0.85, 0.5),
+        ("correction", 0.9, 0.7),
+    )
+}
+
+
+def linked(units: list[Candidate]) -> list[Candidate]:
+    """The parts of one turn keep what links them: each carries the ids and names the others hold, so a
+    question about one part (the complaint) brings the other along (its order number)."""
+    anchors = dedupe_entities([e for u in units for e in u.entities if e.type in _ANCHOR_TYPES])
+    if len(units) < 2 or not anchors:
+        return units
+    return [u.model_copy(update={"entities": dedupe_entities([*u.entities, *anchors])}) for u in units]
+
+
+_ANCHOR_TYPES = frozenset({"id", "person"})
+
+
+def _episode_text(
+    parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]], sentences: list[str]
+) -> list[str]:
+    """The clauses no unit holds, as the turn said them: a run of clauses of one sentence is its slice."""
+    runs: list[tuple[int, int, int]] = []  # sentence, start, end
+    for unit, _, _, (number, clause) in parts:
+        if unit is not None:
+            runs.append((-1, 0, 0))
+            continue
+        if runs and runs[-1][0] == number:
+            runs[-1] = (number, runs[-1][1], clause.end)
+        else:
+            runs.append((number, clause.start, clause.end))
+    out = []
+    for number, start, end in runs:
+        if number < 0:
+            continue
+        text = sentences[number][start:end].strip(" ,，;；")
+        out.append(sentences[number] if len(text) >= len(sentences[number].rstrip(" .!?。！？")) else text)
+    return out
