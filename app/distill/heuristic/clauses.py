@@ -34,10 +34,10 @@ _SUBJECT_EN = (
     r"you|you're|you'll|your|there|the|this|that|these|those|a|an|one|both|all|each|no)"
 )
 # Connectives that join two clauses (a closed class): taken off the clause they open
-_JOINER_EN = r"(?:and|but|plus|so|also|because|since|while|though|although|whereas|yet|then)"
+_JOINER_EN = r"(?:and|but|plus|so|also|yet|then)"
 _BOUNDARY_EN = re.compile(
     rf"\s*;\s*|,\s+(?:{_JOINER_EN}\s+)?(?:also\s+)?(?={_SUBJECT_EN}\b)"
-    rf"|\s+(?:and|but|plus|because|since|although|whereas)\s+(?:also\s+)?(?={_SUBJECT_EN}\b)",
+    rf"|\s+(?:and|but|plus)\s+(?:also\s+)?(?={_SUBJECT_EN}\b)",
     re.IGNORECASE,
 )
 # "and" before a bare predicate: the subject of the clause before is carried in
@@ -60,6 +60,12 @@ _PRONOUN_ZH = re.compile(r"^(?:我们|我|咱们|他们|她们|他|她|它|你�
 # ("请…", "不要…", "别…") needs none
 _BARE_PREDICATE_ZH = re.compile(r"^(?:在|也|还|都|不想|没|想|要|会|能|已经|正在|一直|刚|又|就|只|打算|准备|需要)")
 _IMPERATIVE_ZH = re.compile(r"^(?:请|不要|别|麻烦|帮我|帮忙|记得)")
+# A subordinate clause (a condition, a cause, a time) belongs to the clause it modifies, the next one
+_SUBORDINATE = re.compile(
+    r"^(?:if|unless|when|whenever|once|because|since|although|though|while|after|before|as soon as|even if)\b|"
+    r"^(?:如果|假如|要是|万一|因为|虽然|尽管|既然|只要|除非|等到|一旦)",
+    re.IGNORECASE,
+)
 _COPULA_ZH = re.compile(r"^(?:不是|是|而是|也就是)")
 _LEAD_SUBJECT_ZH = re.compile(r"^(我们|我|咱们|他们|她们|他|她)(?=[\u4e00-\u9fff])")
 
@@ -194,6 +200,10 @@ def split_clauses(sentence: str) -> list[Clause]:
             lead = _LEAD_SUBJECT_ZH.match(spans[-1][2])
             text = f"{lead.group(1)}{text}" if lead else text
         spans.append((offset + start, offset + end, text))
+    for i in range(len(spans) - 2, -1, -1):
+        if _SUBORDINATE.match(spans[i][2]):
+            first, second = spans[i], spans[i + 1]
+            spans[i : i + 2] = [(first[0], second[1], sentence[first[0] : second[1]].strip())]
     if not zh:
         spans = [piece for span in spans for piece in _carried_en(span)]
     if len(spans) > 1 and not has_predicate(spans[0][2]):

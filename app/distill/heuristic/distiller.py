@@ -80,17 +80,20 @@ def loose_of(matches: list[tuple[R.Rule, re.Match[str]]]) -> bool:
 def _leftover_kind(chunk: str, language: str, role: str) -> str:
     """What a turn's leftover is: one clause is classified like any clause; several are an episode."""
     question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(chunk)
+    if role == "tool" and not question:
+        return "fact"  # what a tool returns is data: ids, prices, states
     if question or len(split_sentences(chunk)) > 1 or len(split_clauses(chunk)) > 1 or not states_something(chunk):
         return "episode"
-    return clause_kind(chunk, language, role)
+    kind = clause_kind(chunk, language, role)
+    # a mention a loose rule names says which fact it is ("my sister lives in Boston": fact.family)
+    named = [r.tag for r, _ in _matches(chunk, language, role) if r.loose and r.tag.startswith(("fact.", "pref"))]
+    return named[0] if kind == "fact" and named else kind
 
 
 def _specific(clause: str, names: set[str]) -> bool:
     """A value one can ask about: a number, a date, an id, a name (not a speaker's), a named thing."""
     if has_cjk(clause):
-        return bool(re.search(r"[0-9A-Za-z零一二两三四五六七八九十]", clause)) or any(
-            e.type in ("person", "place", "organization", "product") for e in find_entities(clause, "zh", [])
-        )
+        return bool(re.search(r"[0-9A-Za-z]", clause))
     if re.search(r"\d", clause) or DATE_EN.search(clause):
         return True
     skip = names | R.NOT_NAMES
@@ -236,9 +239,16 @@ class HeuristicDistiller:
                     continue
                 where = (number, clause)
                 question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(claim) is not None
-                unit = self._clause_unit(turn, clause, language, question, local_time, said, names, len(clauses) > 1)
+                # a short turn's plain clauses are its claims; a long one's are a narrative
+                short = len(sentences) <= R.MAX_SPLIT_SENTENCES and len(clauses) <= R.MAX_SPLIT_CLAUSES
+                unit = self._clause_unit(
+                    turn, clause, language, question, local_time, said, names, len(clauses), short
+                )
                 if unit is not None:
-                    parts.append((unit, False, claim, where))
+                    loose = all(rule.loose for rule, _ in _matches(claim, language, turn.role)) and bool(
+                        _matches(claim, language, turn.role)
+                    ) and unit.tags[0] != "correction"
+                    parts.append((unit, loose, claim, where))
                     continue
                 if slot is not None and not question and turn.role == "user":
                     filled = self._slot_unit(turn, claim, language, slot, local_time)
@@ -249,16 +259,19 @@ class HeuristicDistiller:
                     continue
                 if not _is_short(claim, language):
                     parts.append((None, question, claim, where))
-        units = linked([unit for unit, _, _, _ in parts if unit is not None])
+        if any(unit is None for unit, *_ in parts):
+            # a mention in a turn that says more stays in the turn's episode, in its place
+            parts = [(None, False, t, w) if u and loose else (u, loose, t, w) for u, loose, t, w in parts]
+        units = [unit for unit, _, _, _ in parts if unit is not None]
         leftover = [clean.strip_wrapping(text) for text in _episode_text(parts, sentences)]
-        questions = sum(1 for unit, question, _, _ in parts if unit is None and question)
+        questions = sum(1 for unit, question, text, _ in parts if unit is None and question)
         question_only = bool(leftover) and questions == sum(1 for unit, *_ in parts if unit is None)
         if units and leftover and all(ASIDE.fullmatch(s) for s in leftover):
             # an aside ("(image: a photo of …)") alone is no claim: it stays with the claim it goes with
             last = units[-1]
             units[-1] = last.model_copy(update={"content": f"{last.content} {' '.join(leftover)}"})
             leftover = []
-        return units + self._episodes(turn, leftover, local_time, asked), question_only
+        return linked(units + self._episodes(turn, leftover, local_time, asked)), question_only
 
     def _clause_unit(
         self,
@@ -269,7 +282,8 @@ class HeuristicDistiller:
         local_time: datetime,
         said: str,
         names: set[str],
-        compound: bool,
+        clauses: int,
+        short: bool,
     ) -> Candidate | None:
         """The clause's unit: tagged by the rules that recognise it, else by what it is (kinds.py); None
         for a question that asks nothing to be done, and for what stays in the turn's episode."""
@@ -277,26 +291,33 @@ class HeuristicDistiller:
         request = turn.role == "user" and is_request(claim, language)
         if question and not request or turn.role != "user" and R.PROMISE.match(claim):
             return None  # an assistant's "I'll look into it" is an offer, not a fact
-        matches = [] if request else _matches(claim, language, turn.role)
+        matches = _matches(claim, language, turn.role)
         if clause.correction and not request:
             matches.append(_KIND_RULES["correction"])
-        if not any(rule.tag != "correction" and not rule.loose for rule, _ in matches):
-            kind = clause_kind(claim, language, turn.role)
-            done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
-            if self._noise(claim, turn.role, question, said, names):
-                return None
-            if not (request or done) and (
-                _is_short(claim, language)
-                or not _says_enough(claim, language)
-                or not states_something(claim)
-            ):
-                return None
-            claim_like = kind not in _PLAIN or _specific(claim, names)
-            if kind == "episode" or not (request or done or compound and claim_like):
-                return None  # a sentence of one plain clause stays with its turn (kind: _leftover_kind)
-            loose = [m for m in matches if m[0].loose and m[0].tag.startswith(kind)]
-            corrections = [m for m in matches if m[0].tag == "correction"]
-            matches = (loose or [_KIND_RULES[kind]]) + corrections
+        corrections = [m for m in matches if m[0].tag == "correction"]
+        if any(not rule.loose for rule, _ in matches) and not request:
+            if any(rule.tag != "correction" and not rule.loose for rule, _ in matches):
+                return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
+        if self._noise(claim, turn.role, question, said, names) and not corrections:
+            return None
+        kind = clause_kind(claim, language, turn.role)
+        if request and (kind != "preference" and any(not r.loose for r, _ in matches)):
+            return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
+        done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
+        if not (request or done or corrections) and (
+            _is_short(claim, language) or not _says_enough(claim, language) or not states_something(claim)
+        ):
+            return None
+        loose = [m for m in matches if m[0].loose and m[0].tag != "correction"]
+        if loose and not request:
+            return self._typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
+        # plain statements are cut apart only in a short compound: a long narrative stays its episode
+        claim_like = kind not in _PLAIN or short
+        if not (corrections or request or done or clauses > 1 and claim_like):
+            return None  # a sentence of one plain clause stays with its turn (kind: _leftover_kind)
+        if kind == "episode":
+            kind = "fact"
+        matches = [_KIND_RULES[kind], *corrections]
         return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
 
     @staticmethod
@@ -381,9 +402,9 @@ class HeuristicDistiller:
             if replying is not None:
                 asker = _speaker(replying[0], language)[0]
                 content += (
-                    f"（回复{asker}：“{replying[1]}”）"
+                    f"（回复{asker}的问题“{replying[1]}”）"
                     if language == "zh"
-                    else f' (replying to {asker}: "{replying[1]}")'
+                    else f' (replying to {asker}\'s question "{replying[1]}")'
                 )
                 seqs = [replying[0].seq, turn.seq]
             entities = find_entities(chunk, language, ["episode"]) + [
@@ -396,7 +417,10 @@ class HeuristicDistiller:
             # clause left over is what it says it is (a state, a happening), many are the turn's episode
             kind = _leftover_kind(chunk, language, turn.role)
             event = kind == "fact.event" or (
-                kind == "episode" and turn.role == "user" and replying is None and is_life_event(chunk, language)
+                kind == "episode"
+                and turn.role == "user"
+                and replying is None
+                and is_life_event(chunk, language)
             )
             units.append(
                 Candidate(

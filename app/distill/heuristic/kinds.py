@@ -72,7 +72,7 @@ PENDING_EN = re.compile(
 PENDING_ZH = re.compile(r"还需要|还没|待|尚未|需要您|需要你|还要|也要|还得|要求.{0,4}前|作业")
 DONE_EN = re.compile(
     r"\b(?:submitted|uploaded|paid|booked|ordered|sent|approved|shipped|created|issued|renewed|reset|fixed|"
-    r"processed|cancell?ed|scheduled|solved|completed|finished|signed|filed|registered|confirmed|verified|"
+    r"processed|cancell?ed|scheduled|solved|completed|finished|filed|confirmed|verified|"
     r"refunded|replaced|prepared|written)\b|\b(?:ships|arrives|goes out|will (?:ship|arrive))\b",
     _EN,
 )

@@ -547,6 +547,9 @@ ASSISTANT_EPISODE = (0.7, 0.2)
 # A longer turn becomes several episode units of about the same length, cut at sentence ends: a unit
 # of a few sentences is about one thing, and ten still fit a prompt (docs/benchmarks.md, tuning notes).
 EPISODE_MAX_CHARS = {"en": 250, "zh": 600}
+# A sentence of more clauses than this is a narrative: its plain statements stay one episode
+MAX_SPLIT_CLAUSES = 3
+MAX_SPLIT_SENTENCES = 1  # ...and so is a turn of more sentences than this
 QUOTE_MAX_CHARS = 200  # the other speaker's question an answer's episode quotes (and cites)
 MIN_CONTENT_WORDS_EN = 3
 MIN_CONTENT_CHARS_ZH = 4

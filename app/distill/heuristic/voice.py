@@ -43,8 +43,10 @@ def attributed(content: str, speaker: str, language: str, role: str) -> str:
     if speaker.lower() in content.lower() or not content:
         return content
     says = _SAYS.get((language, role), _SAYS[(language, "user")])
+    if content.rstrip().endswith(("?", "？")):
+        says = "问：" if language == "zh" else "asks:"
     if language == "zh":
-        return f"{speaker}{says}{content}"
+        return f"{speaker}{says}{content.removeprefix('说')}"
     first = content.split(" ", 1)[0]
     if first != "I" and (first.lower() in STOPWORDS_EN or first.lower() in _LOWER_OPENERS or _common(first)):
         content = content[0].lower() + content[1:]
