@@ -71,6 +71,7 @@ def _has_content(text: str, language: str) -> bool:
 
 
 _PLAIN = ("fact", "fact.event")
+_CHANNEL = ("fact.contact", "fact")  # what a rule calls a contact detail, a request may call a channel
 
 
 def loose_of(matches: list[tuple[R.Rule, re.Match[str]]]) -> bool:
@@ -242,7 +243,7 @@ class HeuristicDistiller:
                 # a short turn's plain clauses are its claims; a long one's are a narrative
                 short = len(sentences) <= R.MAX_SPLIT_SENTENCES and len(clauses) <= R.MAX_SPLIT_CLAUSES
                 unit = self._clause_unit(
-                    turn, clause, language, question, local_time, said, names, len(clauses), short
+                    turn, clause, language, question, local_time, said, names, len(clauses), short, clause is clauses[0]
                 )
                 if unit is not None:
                     loose = all(rule.loose for rule, _ in _matches(claim, language, turn.role)) and bool(
@@ -284,25 +285,28 @@ class HeuristicDistiller:
         names: set[str],
         clauses: int,
         short: bool,
+        first: bool = True,
     ) -> Candidate | None:
         """The clause's unit: tagged by the rules that recognise it, else by what it is (kinds.py); None
         for a question that asks nothing to be done, and for what stays in the turn's episode."""
         claim = clause.text
-        request = turn.role == "user" and is_request(claim, language)
+        # a request opens its sentence ("Please …", "请…"); one inside a story is reported speech
+        request = turn.role == "user" and (first or short) and is_request(claim, language)
         if question and not request or turn.role != "user" and R.PROMISE.match(claim):
             return None  # an assistant's "I'll look into it" is an offer, not a fact
         matches = _matches(claim, language, turn.role)
         if clause.correction and not request:
             matches.append(_KIND_RULES["correction"])
         corrections = [m for m in matches if m[0].tag == "correction"]
-        if any(not rule.loose for rule, _ in matches) and not request:
-            if any(rule.tag != "correction" and not rule.loose for rule, _ in matches):
+        kind = clause_kind(claim, language, turn.role)
+        # a request about how to be served is a preference, whatever channel words a rule saw in it
+        served = request and kind == "preference"
+        ruled = [m for m in matches if not m[0].loose and m[0].tag != "correction"]
+        if ruled and not (served and all(m[0].tag.startswith(_CHANNEL) for m in ruled)):
+            if not (question and any(m[0].tag.startswith("constraint.quantity") for m in ruled)):
                 return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
         if self._noise(claim, turn.role, question, said, names) and not corrections:
             return None
-        kind = clause_kind(claim, language, turn.role)
-        if request and (kind != "preference" and any(not r.loose for r, _ in matches)):
-            return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
         done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
         if not (request or done or corrections) and (
             _is_short(claim, language) or not _says_enough(claim, language) or not states_something(claim)
@@ -311,12 +315,13 @@ class HeuristicDistiller:
         loose = [m for m in matches if m[0].loose and m[0].tag != "correction"]
         if loose and not request:
             return self._typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
-        # plain statements are cut apart only in a short compound: a long narrative stays its episode
-        claim_like = kind not in _PLAIN or short
-        if not (corrections or request or done or clauses > 1 and claim_like):
-            return None  # a sentence of one plain clause stays with its turn (kind: _leftover_kind)
+        # a compound's clauses are its claims in a short turn; in a long one they are a narrative
+        if not (corrections or request or done or clauses > 1 and short):
+            return None  # a plain sentence stays with its turn (its kind: _leftover_kind)
         if kind == "episode":
             kind = "fact"
+        if corrections and not states_something(claim):
+            return self._typed_unit(turn, claim, language, corrections, local_time, clause.hedged)
         matches = [_KIND_RULES[kind], *corrections]
         return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
 

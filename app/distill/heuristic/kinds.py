@@ -43,7 +43,7 @@ TASK_VERB_EN = re.compile(
     r"subscribe|unsubscribe|pay|transfer|open|close|file|submit|register|move|update|delete|add|remove)\b",
     _EN,
 )
-TASK_VERB_ZH = re.compile(r"约|预约|买|订|预订|换|改|退|取消|申请|投诉|办|开通|查|修|装|绑定|注册|升级|续|转")
+TASK_VERB_ZH = re.compile(r"约|预约|买|配|订|预订|换|改|退|取消|申请|投诉|办|开通|查|修|装|绑定|注册|升级|续|转")
 IMPERATIVE_EN = re.compile(
     r"^(?:book|buy|order|cancel|change|switch|upgrade|renew|schedule|reschedule|reserve|send|email|call|text|"
     r"message|remind|check|find|add|remove|update|keep|make|use|give|tell|show|help|put|go ahead|set up|sign|"
@@ -69,7 +69,7 @@ PENDING_EN = re.compile(
     r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b",
     _EN,
 )
-PENDING_ZH = re.compile(r"还需要|还没|待|尚未|需要您|需要你|还要|也要|还得|要求.{0,4}前|作业")
+PENDING_ZH = re.compile(r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|作业")
 DONE_EN = re.compile(
     r"\b(?:submitted|uploaded|paid|booked|ordered|sent|approved|shipped|created|issued|renewed|reset|fixed|"
     r"processed|cancell?ed|scheduled|solved|completed|finished|filed|confirmed|verified|"
