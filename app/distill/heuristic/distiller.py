@@ -10,7 +10,7 @@ from app.distill.dates import EN_PATTERN as DATE_EN
 from app.distill.dates import resolve_dates
 from app.distill.heuristic import clean
 from app.distill.heuristic import rules as R
-from app.distill.heuristic.context import ASIDE, chunks, open_slot, question_to, slot_value
+from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to, slot_value
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.events import is_life_event
 from app.distill.heuristic.person import WORD, first_person_to_speaker
@@ -71,7 +71,7 @@ def _has_content(text: str, language: str) -> bool:
 
 
 _PLAIN = ("fact", "fact.event")
-_CHANNEL = ("fact.contact", "fact")  # what a rule calls a contact detail, a request may call a channel
+_CHANNEL = frozenset({"fact.contact", "fact"})  # a rule's contact detail is a request's channel
 
 
 def loose_of(matches: list[tuple[R.Rule, re.Match[str]]]) -> bool:
@@ -234,32 +234,16 @@ class HeuristicDistiller:
             if _is_filler(sentence, language):
                 continue
             clauses = split_clauses(sentence)
-            for clause in clauses:
-                claim = clause.text
-                if _is_filler(claim, language):
-                    continue
-                where = (number, clause)
-                question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(claim) is not None
-                # a short turn's plain clauses are its claims; a long one's are a narrative
-                short = len(sentences) <= R.MAX_SPLIT_SENTENCES and len(clauses) <= R.MAX_SPLIT_CLAUSES
-                unit = self._clause_unit(
-                    turn, clause, language, question, local_time, said, names, len(clauses), short, clause is clauses[0]
-                )
-                if unit is not None:
-                    loose = all(rule.loose for rule, _ in _matches(claim, language, turn.role)) and bool(
-                        _matches(claim, language, turn.role)
-                    ) and unit.tags[0] != "correction"
-                    parts.append((unit, loose, claim, where))
-                    continue
-                if slot is not None and not question and turn.role == "user":
-                    filled = self._slot_unit(turn, claim, language, slot, local_time)
-                    if filled is not None:
-                        parts.append((filled, False, claim, where))
-                        continue
-                if claim == quoted or self._noise(claim, turn.role, question, said, names):
-                    continue
-                if not _is_short(claim, language):
-                    parts.append((None, question, claim, where))
+            # a short turn's plain clauses are its claims; a long one's are a narrative, where a sentence
+            # is cut only when each of its clauses is a claim (else it stays whole, its context kept)
+            short = len(sentences) <= R.MAX_SPLIT_SENTENCES and len(clauses) <= R.MAX_SPLIT_CLAUSES
+            context = (said, names, slot, quoted, short)
+            cut = self._sentence_parts(turn, number, clauses, language, local_time, context)
+            made = [unit for unit, *_ in cut if unit is not None]
+            if not short and len(clauses) > 1 and made and len(made) < len(cut):
+                whole = Clause(sentence, 0, len(sentence), clauses[0].correction, clauses[0].hedged)
+                cut = self._sentence_parts(turn, number, [whole], language, local_time, context)
+            parts += cut
         if any(unit is None for unit, *_ in parts):
             # a mention in a turn that says more stays in the turn's episode, in its place
             parts = [(None, False, t, w) if u and loose else (u, loose, t, w) for u, loose, t, w in parts]
@@ -273,6 +257,44 @@ class HeuristicDistiller:
             units[-1] = last.model_copy(update={"content": f"{last.content} {' '.join(leftover)}"})
             leftover = []
         return linked(units + self._episodes(turn, leftover, local_time, asked)), question_only
+
+    def _sentence_parts(
+        self,
+        turn: Turn,
+        number: int,
+        clauses: list[Clause],
+        language: str,
+        local_time: datetime,
+        context: tuple[str, set[str], R.Slot | None, str | None, bool],
+    ) -> list[tuple[Candidate | None, bool, str, tuple[int, Clause]]]:
+        """A sentence's clauses in order: each a unit (and whether it leans on its turn), or text left
+        for the turn's episode (and whether it is a question)."""
+        said, names, slot, quoted, short = context
+        parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]] = []
+        for clause in clauses:
+            claim = clause.text
+            if _is_filler(claim, language):
+                continue
+            where = (number, clause)
+            question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(claim) is not None
+            first = clause is clauses[0]
+            size = len(clauses)
+            unit = self._clause_unit(turn, clause, language, question, local_time, said, names, size, short, first)
+            if unit is not None:
+                found = _matches(claim, language, turn.role)
+                loose = bool(found) and leans_on_turn(claim, language, found) and unit.tags[0] != "correction"
+                parts.append((unit, loose, claim, where))
+                continue
+            if slot is not None and not question and turn.role == "user":
+                filled = self._slot_unit(turn, claim, language, slot, local_time)
+                if filled is not None:
+                    parts.append((filled, False, claim, where))
+                    continue
+            if claim == quoted or self._noise(claim, turn.role, question, said, names):
+                continue
+            if not _is_short(claim, language):
+                parts.append((None, question, claim, where))
+        return parts
 
     def _clause_unit(
         self,
@@ -302,7 +324,7 @@ class HeuristicDistiller:
         # a request about how to be served is a preference, whatever channel words a rule saw in it
         served = request and kind == "preference"
         ruled = [m for m in matches if not m[0].loose and m[0].tag != "correction"]
-        if ruled and not (served and all(m[0].tag.startswith(_CHANNEL) for m in ruled)):
+        if ruled and not (served and all(m[0].tag in _CHANNEL for m in ruled)):
             if not (question and any(m[0].tag.startswith("constraint.quantity") for m in ruled)):
                 return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
         if self._noise(claim, turn.role, question, said, names) and not corrections:
@@ -318,9 +340,9 @@ class HeuristicDistiller:
         # a compound's clauses are its claims in a short turn; in a long one they are a narrative
         if not (corrections or request or done or clauses > 1 and short):
             return None  # a plain sentence stays with its turn (its kind: _leftover_kind)
-        if kind == "episode":
-            kind = "fact"
-        if corrections and not states_something(claim):
+        if kind == "episode" and not corrections:
+            return None  # advice given, a lesson covered: the turn's episode
+        if corrections and (kind == "episode" or not states_something(claim)):
             return self._typed_unit(turn, claim, language, corrections, local_time, clause.hedged)
         matches = [_KIND_RULES[kind], *corrections]
         return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)

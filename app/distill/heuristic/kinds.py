@@ -63,7 +63,7 @@ PLAN_EN = re.compile(
     r"october|november|december) \d)",
     _EN,
 )
-PLAN_ZH = re.compile(r"打算|计划|准备|要去|将要|即将|下周|下个月|明天|后天|下次|春节|周末要|要把")
+PLAN_ZH = re.compile(r"打算|计划|准备|要去|将要|即将|下周|下个月|明天|后天|今晚|下次|春节|周末要|要把")
 PENDING_EN = re.compile(
     r"\b(?:still (?:waiting|need|to be|pending|have to|has to)|not yet|yet to|to be confirmed|needs? to|"
     r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b",
@@ -82,6 +82,10 @@ DONE_ZH = re.compile(
 )
 DISCUSSED_EN = re.compile(r"\b(?:covered|discussed|talked about|went over|reviewed|practi[cs]ed)\b", _EN)
 DISCUSSED_ZH = re.compile(r"讲了|学了|讨论了|复习了|练了")
+# What the assistant recommends is advice given, not a fact about anyone
+ADVICE = re.compile(
+    r"\b(?:recommend|suggest|advise)s?\b|\byou (?:mentioned|said|told)\b|推荐|建议|(?:您|你)(?:提到|说过?)", _EN
+)
 CONSTRAINT_EN = re.compile(
     r"\b(?:can only|only (?:on|before|after|at)|can'?t|cannot|no more than|at most|no longer than|"
     r"longer than)\b|^no\b",
@@ -136,7 +140,7 @@ def _en(text: str, role: str) -> str:
         return "task_state"
     if DONE_EN.search(text):
         return "task_state"
-    if DISCUSSED_EN.search(text):
+    if DISCUSSED_EN.search(text) or role == "assistant" and ADVICE.search(text):
         return "episode"
     if role == "user" and CONSTRAINT_EN.search(text):
         return "constraint"
@@ -164,7 +168,7 @@ def _zh(text: str, role: str) -> str:
         return "task_state"
     if DONE_ZH.search(text):
         return "task_state"
-    if DISCUSSED_ZH.search(text):
+    if DISCUSSED_ZH.search(text) or role == "assistant" and ADVICE.search(text):
         return "episode"
     if role == "user" and CONSTRAINT_ZH.search(text):
         return "constraint"
