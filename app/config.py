@@ -25,7 +25,8 @@ class Settings(BaseSettings):
     admin_key: SecretStr = SecretStr("")
 
     embedding_provider: Literal["local", "openai"] = "local"
-    # The int8 quantisation of the local all-MiniLM-L6-v2: retrieval recall as fp32's, ~2x faster (docs/benchmarks.md)
+    # The int8 quantisation of the local all-MiniLM-L6-v2: retrieval recall as fp32's, ~2x faster
+    # (docs/benchmarks.md)
     embedding_model: str = "all-MiniLM-L6-v2-int8"
     embedding_dim: int = 384
     # Local model: tokens embedded per text (None: the model's 256); a conversation turn is ≤ ~100

@@ -50,6 +50,7 @@ _AUX_EN = frozenset(
     will won't would wouldn't shall should shouldn't may might must need needs don't doesn't didn't isn't
     aren't wasn't weren't haven't hasn't 'll 'd""".split()
 )
+_CONTRACTIONS = ("m", "re", "s", "ve", "ll", "d", "t")
 _WORD_EN = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 # Chinese: commas and semicolons cut; a connective opening the part goes
@@ -58,11 +59,14 @@ _JOINER_ZH = re.compile(r"^(?:另外|而且|还有|并且|此外|同时|但是|�
 _PRONOUN_ZH = re.compile(r"^(?:我们|我|咱们|他们|她们|他|她|它|你们|你|您)")
 # A part that opens with an adverb or a verb has no subject of its own; a request to the listener
 # ("请…", "不要…", "别…") needs none
-_BARE_PREDICATE_ZH = re.compile(r"^(?:在|也|还|都|不想|没|想|要|会|能|已经|正在|一直|刚|又|就|只|打算|准备|需要)")
+_BARE_PREDICATE_ZH = re.compile(
+    r"^(?:在|也|还|都|不想|没|想|要|会|能|已经|正在|一直|刚|又|就|只|打算|准备|需要)"
+)
 _IMPERATIVE_ZH = re.compile(r"^(?:请|不要|别|麻烦|帮我|帮忙|记得)")
 # A subordinate clause (a condition, a cause, a time) belongs to the clause it modifies, the next one
 _SUBORDINATE = re.compile(
-    r"^(?:if|unless|when|whenever|once|because|since|although|though|while|after|before|as soon as|even if)\b|"
+    r"^(?:if|unless|when|whenever|once|because|since|although|though|while|after|before|as soon as|"
+    r"even if)\b|"
     r"^(?:如果|假如|要是|万一|因为|虽然|尽管|既然|只要|除非|等到|一旦)",
     re.IGNORECASE,
 )
@@ -73,7 +77,7 @@ _LEAD_SUBJECT_ZH = re.compile(r"^(我们|我|咱们|他们|她们|他|她)(?=[\u
 @lru_cache(maxsize=8192)
 def _can_be_verb(word: str) -> bool:
     lower = word.lower()
-    if lower in _AUX_EN or "'" in lower and lower.split("'", 1)[1] in ("m", "re", "s", "ve", "ll", "d", "t"):
+    if lower in _AUX_EN or ("'" in lower and lower.split("'", 1)[1] in _CONTRACTIONS):
         return True
     from lemminflect import getAllLemmas
 
@@ -103,7 +107,9 @@ def states_something(text: str) -> bool:
     return any(w.lower() in _AUX_EN or _inflected_verb(w) for w in words)
 
 
-_PRONOUN_SUBJECTS_EN = frozenset("i i'm i've i'd i'll we we're we've we'll we'd you you're they they're he she".split())
+_PRONOUN_SUBJECTS_EN = frozenset(
+    "i i'm i've i'd i'll we we're we've we'll we'd you you're they they're he she".split()
+)
 
 
 @lru_cache(maxsize=8192)
@@ -132,7 +138,11 @@ def _opening(sentence: str) -> tuple[int, bool, bool]:
     position, corrected, hedged = 0, False, False
     while True:
         rest = sentence[position:]
-        found = [(m.end(), i) for i, p in enumerate((correction, hedge, wrapping)) if (m := p.match(rest)) and m.end()]
+        found = [
+            (m.end(), i)
+            for i, p in enumerate((correction, hedge, wrapping))
+            if (m := p.match(rest)) and m.end()
+        ]
         if not found:
             break
         end, which = max(found, key=lambda f: (f[0], -f[1]))
@@ -167,12 +177,9 @@ def _carry_en(first: str, second: str) -> str | None:
     if lead is None or not words:
         return None
     subject = lead.group(1)
-    bare = re.match(r"^(\w+)", subject)
-    assert bare is not None
-    if _can_be_verb(words[0]) and not re.search(r"'|\s", subject):
+    # with its copula ("I'm … and allergic to nuts") any predicate follows; a bare subject needs a verb
+    if re.search(r"'|\s", subject) or _can_be_verb(words[0]):
         return f"{subject} {second}"
-    if re.search(r"'|\s", subject):
-        return f"{subject} {second}"  # the copula too: "I'm … and allergic to nuts"
     return None
 
 
@@ -192,8 +199,8 @@ def split_clauses(sentence: str) -> list[Clause]:
         inner = _opening(text)[0]
         text = text[inner:]
         refers_back = (R.REFERS_BACK_ZH if zh else R.REFERS_BACK_EN).search(text) is not None
-        if spans and (not has_predicate(text) or zh and _COPULA_ZH.match(text) or refers_back):
-            prev_start, _, prev_text = spans[-1]
+        if spans and (not has_predicate(text) or (zh and _COPULA_ZH.match(text)) or refers_back):
+            prev_start = spans[-1][0]
             spans[-1] = (prev_start, offset + end, body[prev_start - offset : end].strip())
             continue
         if spans and zh and _BARE_PREDICATE_ZH.match(text) and not _IMPERATIVE_ZH.match(text):

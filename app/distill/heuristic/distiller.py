@@ -10,12 +10,14 @@ from app.distill.dates import EN_PATTERN as DATE_EN
 from app.distill.dates import resolve_dates
 from app.distill.heuristic import clean
 from app.distill.heuristic import rules as R
+from app.distill.heuristic.clauses import Clause, split_clauses, states_something
 from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to, slot_value
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.events import is_life_event
-from app.distill.heuristic.person import WORD, first_person_to_speaker
-from app.distill.heuristic.clauses import Clause, split_clauses, states_something
 from app.distill.heuristic.kinds import clause_kind, is_request
+from app.distill.heuristic.parts import CHANNEL, KIND_RULES, episode_text, leftover_kind, linked, says_enough
+from app.distill.heuristic.parts import matches as _matches
+from app.distill.heuristic.person import WORD, first_person_to_speaker
 from app.distill.heuristic.tasks import detect_task
 from app.distill.heuristic.voice import attributed, listener_named
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
@@ -68,65 +70,6 @@ def _has_content(text: str, language: str) -> bool:
     # two content words are enough with a number or a date: "The meeting is on Tuesday"
     specific = any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
     return len(content) >= R.MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
-
-
-_PLAIN = ("fact", "fact.event")
-_CHANNEL = frozenset({"fact.contact", "fact"})  # a rule's contact detail is a request's channel
-
-
-def loose_of(matches: list[tuple[R.Rule, re.Match[str]]]) -> bool:
-    return any(rule.loose and rule.tag != "correction" for rule, _ in matches)
-
-
-def _leftover_kind(chunk: str, language: str, role: str) -> str:
-    """What a turn's leftover is: one clause is classified like any clause; several are an episode."""
-    question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(chunk)
-    if role == "tool" and not question:
-        return "fact"  # what a tool returns is data: ids, prices, states
-    if question or len(split_sentences(chunk)) > 1 or len(split_clauses(chunk)) > 1 or not states_something(chunk):
-        return "episode"
-    kind = clause_kind(chunk, language, role)
-    # a mention a loose rule names says which fact it is ("my sister lives in Boston": fact.family)
-    named = [r.tag for r, _ in _matches(chunk, language, role) if r.loose and r.tag.startswith(("fact.", "pref"))]
-    return named[0] if kind == "fact" and named else kind
-
-
-def _specific(clause: str, names: set[str]) -> bool:
-    """A value one can ask about: a number, a date, an id, a name (not a speaker's), a named thing."""
-    if has_cjk(clause):
-        return bool(re.search(r"[0-9A-Za-z]", clause))
-    if re.search(r"\d", clause) or DATE_EN.search(clause):
-        return True
-    skip = names | R.NOT_NAMES
-    words = [w.strip(".,!?;:'\"()") for w in clause.split()[1:]]
-    return any(
-        w[:1].isupper() and w not in skip and w.split("'")[0] not in skip and w.lower() not in STOPWORDS_EN
-        for w in words
-    )
-
-
-def _says_enough(clause: str, language: str) -> bool:
-    """A clause's content: two words that are not stopwords (a digit counts: "the kids are 6 and 9"),
-    or in Chinese as many characters as an episode needs."""
-    if language == "zh":
-        return len(R.FILLER_ZH.sub("", clause)) >= R.MIN_CONTENT_CHARS_ZH
-    words = [w.lower() for w in WORD.findall(clause)]
-    return len([w for w in words if w not in STOPWORDS_EN and (len(w) > 1 or w.isdigit())]) >= 2
-
-
-def _matches(sentence: str, language: str, role: str) -> list[tuple[R.Rule, re.Match[str]]]:
-    found = []
-    for rule in R.ZH_RULES if language == "zh" else R.EN_RULES:
-        if role not in rule.roles:
-            continue
-        match = rule.pattern.search(sentence)
-        if match is None:
-            continue
-        obj = match.groupdict().get("obj")
-        if obj is not None and all(w in R.EMPTY_OBJECTS for w in re.findall(r"[\w']+", obj.lower())):
-            continue  # "I love it!" states no preference
-        found.append((rule, match))
-    return found
 
 
 def _topic(text: str) -> str | None:
@@ -248,7 +191,7 @@ class HeuristicDistiller:
             # a mention in a turn that says more stays in the turn's episode, in its place
             parts = [(None, False, t, w) if u and loose else (u, loose, t, w) for u, loose, t, w in parts]
         units = [unit for unit, _, _, _ in parts if unit is not None]
-        leftover = [clean.strip_wrapping(text) for text in _episode_text(parts, sentences)]
+        leftover = [clean.strip_wrapping(text) for text in episode_text(parts, sentences)]
         questions = sum(1 for unit, question, text, _ in parts if unit is None and question)
         question_only = bool(leftover) and questions == sum(1 for unit, *_ in parts if unit is None)
         if units and leftover and all(ASIDE.fullmatch(s) for s in leftover):
@@ -279,7 +222,9 @@ class HeuristicDistiller:
             question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(claim) is not None
             first = clause is clauses[0]
             size = len(clauses)
-            unit = self._clause_unit(turn, clause, language, question, local_time, said, names, size, short, first)
+            unit = self._clause_unit(
+                turn, clause, language, question, local_time, said, names, size, short, first
+            )
             if unit is not None:
                 found = _matches(claim, language, turn.role)
                 loose = bool(found) and leans_on_turn(claim, language, found) and unit.tags[0] != "correction"
@@ -314,37 +259,37 @@ class HeuristicDistiller:
         claim = clause.text
         # a request opens its sentence ("Please …", "请…"); one inside a story is reported speech
         request = turn.role == "user" and (first or short) and is_request(claim, language)
-        if question and not request or turn.role != "user" and R.PROMISE.match(claim):
+        if (question and not request) or (turn.role != "user" and R.PROMISE.match(claim)):
             return None  # an assistant's "I'll look into it" is an offer, not a fact
         matches = _matches(claim, language, turn.role)
         if clause.correction and not request:
-            matches.append(_KIND_RULES["correction"])
+            matches.append(KIND_RULES["correction"])
         corrections = [m for m in matches if m[0].tag == "correction"]
         kind = clause_kind(claim, language, turn.role)
         # a request about how to be served is a preference, whatever channel words a rule saw in it
         served = request and kind == "preference"
         ruled = [m for m in matches if not m[0].loose and m[0].tag != "correction"]
-        if ruled and not (served and all(m[0].tag in _CHANNEL for m in ruled)):
+        if ruled and not (served and all(m[0].tag in CHANNEL for m in ruled)):
             if not (question and any(m[0].tag.startswith("constraint.quantity") for m in ruled)):
                 return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
         if self._noise(claim, turn.role, question, said, names) and not corrections:
             return None
         done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
         if not (request or done or corrections) and (
-            _is_short(claim, language) or not _says_enough(claim, language) or not states_something(claim)
+            _is_short(claim, language) or not says_enough(claim, language) or not states_something(claim)
         ):
             return None
         loose = [m for m in matches if m[0].loose and m[0].tag != "correction"]
         if loose and not request:
             return self._typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
         # a compound's clauses are its claims in a short turn; in a long one they are a narrative
-        if not (corrections or request or done or clauses > 1 and short):
+        if not (corrections or request or done or (clauses > 1 and short)):
             return None  # a plain sentence stays with its turn (its kind: _leftover_kind)
         if kind == "episode" and not corrections:
             return None  # advice given, a lesson covered: the turn's episode
         if corrections and (kind == "episode" or not states_something(claim)):
             return self._typed_unit(turn, claim, language, corrections, local_time, clause.hedged)
-        matches = [_KIND_RULES[kind], *corrections]
+        matches = [KIND_RULES[kind], *corrections]
         return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
 
     @staticmethod
@@ -377,7 +322,9 @@ class HeuristicDistiller:
             importance += R.CORRECTION_IMPORTANCE_BONUS
         speaker, named = _speaker(turn, language)
         content, dates = resolve_dates(clean.strip_wrapping(sentence), local_time)
-        content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named)
+        content = self._attributed(
+            first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named
+        )
         entities = find_entities(sentence, language, tags)
         entities += [EntityOut(name=d.text, type="date") for d in dates]
         relations = []
@@ -442,7 +389,7 @@ class HeuristicDistiller:
             entities = [e for e in entities if clean.worth_a_node(e, () if named else (speaker,))]
             # A durable event (a move, an adoption, a new class) is a dated fact, not chatter; one
             # clause left over is what it says it is (a state, a happening), many are the turn's episode
-            kind = _leftover_kind(chunk, language, turn.role)
+            kind = leftover_kind(chunk, language, turn.role)
             event = kind == "fact.event" or (
                 kind == "episode"
                 and turn.role == "user"
@@ -472,7 +419,9 @@ class HeuristicDistiller:
         hedge = (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(claim)
         speaker, named = _speaker(turn, language)
         content, dates = resolve_dates(clean.strip_wrapping(claim), local_time)
-        content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named)
+        content = self._attributed(
+            first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named
+        )
         kind = {"amount": "amount", "date": "date", "place": "place"}[slot.value]
         entities = [EntityOut(name=value, type=kind)] + [EntityOut(name=d.text, type="date") for d in dates]
         if named:
@@ -491,64 +440,14 @@ class HeuristicDistiller:
         )
 
     @staticmethod
-    def _attributed(content: str, speaker: str, language: str, role: str = "user", named: bool = False) -> str:
+    def _attributed(
+        content: str, speaker: str, language: str, role: str = "user", named: bool = False
+    ) -> str:
         """Every unit says whose it is, as the subject of a sentence: "The user says …", never "The user: …".
         The listener is named for the roles (a named speaker's listener is not known)."""
-        return attributed(content if named else listener_named(content, role, language), speaker, language, role)
+        return attributed(
+            content if named else listener_named(content, role, language), speaker, language, role
+        )
 
 
 # What kinds.py decides, as rules (no pattern of their own): the confidence and importance of each kind
-_EMPTY = re.compile("")
-
-
-def _kind_rule(kind: str, confidence: float, importance: float) -> tuple[R.Rule, re.Match[str]]:
-    match = _EMPTY.match("")
-    assert match is not None
-    return R.Rule(kind, _EMPTY, confidence, importance), match
-
-
-_KIND_RULES = {
-    kind: _kind_rule(kind, confidence, importance)
-    for kind, confidence, importance in (
-        ("fact", 0.8, 0.55),
-        ("fact.event", 0.8, 0.5),
-        ("preference", 0.85, 0.6),
-        ("constraint", 0.8, 0.7),
-        ("task_state", 0.85, 0.5),
-        ("correction", 0.9, 0.7),
-    )
-}
-
-
-def linked(units: list[Candidate]) -> list[Candidate]:
-    """The parts of one turn keep what links them: each carries the ids and names the others hold, so a
-    question about one part (the complaint) brings the other along (its order number)."""
-    anchors = dedupe_entities([e for u in units for e in u.entities if e.type in _ANCHOR_TYPES])
-    if len(units) < 2 or not anchors:
-        return units
-    return [u.model_copy(update={"entities": dedupe_entities([*u.entities, *anchors])}) for u in units]
-
-
-_ANCHOR_TYPES = frozenset({"id", "person"})
-
-
-def _episode_text(
-    parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]], sentences: list[str]
-) -> list[str]:
-    """The clauses no unit holds, as the turn said them: a run of clauses of one sentence is its slice."""
-    runs: list[tuple[int, int, int]] = []  # sentence, start, end
-    for unit, _, _, (number, clause) in parts:
-        if unit is not None:
-            runs.append((-1, 0, 0))
-            continue
-        if runs and runs[-1][0] == number:
-            runs[-1] = (number, runs[-1][1], clause.end)
-        else:
-            runs.append((number, clause.start, clause.end))
-    out = []
-    for number, start, end in runs:
-        if number < 0:
-            continue
-        text = sentences[number][start:end].strip(" ,，;；")
-        out.append(sentences[number] if len(text) >= len(sentences[number].rstrip(" .!?。！？")) else text)
-    return out

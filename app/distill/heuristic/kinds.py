@@ -28,7 +28,9 @@ REQUEST_EN = re.compile(
     r"remind me|go ahead)\b",
     _EN,
 )
-REQUEST_ZH = re.compile(r"^(?:请|麻烦|帮我|帮忙|能不能|可不可以|可以帮|给我|记得|替我)|请[^，。]{0,6}(?:发|寄|送|回复|联系)")
+REQUEST_ZH = re.compile(
+    r"^(?:请|麻烦|帮我|帮忙|能不能|可不可以|可以帮|给我|记得|替我)|请[^，。]{0,6}(?:发|寄|送|回复|联系)"
+)
 NOT_WANTED_ZH = re.compile(r"^(?:不要|别|不想|不用|不需要)")
 WANT_EN = re.compile(
     r"\b(?:I|we)(?:'d| would)? (?:really |also |always |just )?(?:want|like|love|wish|hope)\b|"
@@ -43,7 +45,9 @@ TASK_VERB_EN = re.compile(
     r"subscribe|unsubscribe|pay|transfer|open|close|file|submit|register|move|update|delete|add|remove)\b",
     _EN,
 )
-TASK_VERB_ZH = re.compile(r"约|预约|买|配|订|预订|换|改|退|取消|申请|投诉|办|开通|查|修|装|绑定|注册|升级|续|转")
+TASK_VERB_ZH = re.compile(
+    r"约|预约|买|配|订|预订|换|改|退|取消|申请|投诉|办|开通|查|修|装|绑定|注册|升级|续|转"
+)
 IMPERATIVE_EN = re.compile(
     r"^(?:book|buy|order|cancel|change|switch|upgrade|renew|schedule|reschedule|reserve|send|email|call|text|"
     r"message|remind|check|find|add|remove|update|keep|make|use|give|tell|show|help|put|go ahead|set up|sign|"
@@ -56,8 +60,9 @@ REQUIREMENT_EN = re.compile(
 )
 PLAN_EN = re.compile(
     r"\b(?:I|we|I'm|we're|I am|we are)\s+(?:\w+\s+)?(?:planning|going to|about to|plan to|intend to)\b|"
-    r"\b(?:I'm|we're|I am|we are|I'll|we'll|I will|we will)\s+(?:be\s+)?(?:\w+ing|\w+)\b.*\b(?:tomorrow|tonight|next|"
-    r"this (?:week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|on (?:monday|tuesday|"
+    r"\b(?:I'm|we're|I am|we are|I'll|we'll|I will|we will)\s+(?:be\s+)?(?:\w+ing|\w+)\b.*\b(?:tomorrow|"
+    r"tonight|next|this (?:week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"on (?:monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday)|in (?:january|february|march|april|may|june|july|august|"
     r"september|october|november|december)|on (?:january|february|march|april|may|june|july|august|september|"
     r"october|november|december) \d)",
@@ -69,7 +74,9 @@ PENDING_EN = re.compile(
     r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b",
     _EN,
 )
-PENDING_ZH = re.compile(r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|作业")
+PENDING_ZH = re.compile(
+    r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|作业"
+)
 DONE_EN = re.compile(
     r"\b(?:submitted|uploaded|paid|booked|ordered|sent|approved|shipped|created|issued|renewed|reset|fixed|"
     r"processed|cancell?ed|scheduled|solved|completed|finished|filed|confirmed|verified|"
@@ -84,7 +91,8 @@ DISCUSSED_EN = re.compile(r"\b(?:covered|discussed|talked about|went over|review
 DISCUSSED_ZH = re.compile(r"讲了|学了|讨论了|复习了|练了")
 # What the assistant recommends is advice given, not a fact about anyone
 ADVICE = re.compile(
-    r"\b(?:recommend|suggest|advise)s?\b|\byou (?:mentioned|said|told)\b|推荐|建议|(?:您|你)(?:提到|说过?)", _EN
+    r"\b(?:recommend|suggest|advise)s?\b|\byou (?:mentioned|said|told)\b|推荐|建议|(?:您|你)(?:提到|说过?)",
+    _EN,
 )
 CONSTRAINT_EN = re.compile(
     r"\b(?:can only|only (?:on|before|after|at)|can'?t|cannot|no more than|at most|no longer than|"
@@ -136,11 +144,11 @@ def _en(text: str, role: str) -> str:
             return "task_state" if TASK_VERB_EN.search(text) and "to " in text.lower() else "preference"
     if role == "user" and REQUIREMENT_EN.search(text):
         return "constraint"
-    if PENDING_EN.search(text) or PLAN_EN.search(text) and role == "user":
+    if PENDING_EN.search(text) or (PLAN_EN.search(text) and role == "user"):
         return "task_state"
     if DONE_EN.search(text):
         return "task_state"
-    if DISCUSSED_EN.search(text) or role == "assistant" and ADVICE.search(text):
+    if DISCUSSED_EN.search(text) or (role == "assistant" and ADVICE.search(text)):
         return "episode"
     if role == "user" and CONSTRAINT_EN.search(text):
         return "constraint"
@@ -164,11 +172,11 @@ def _zh(text: str, role: str) -> str:
             return "task_state" if TASK_VERB_ZH.search(text) and not MANNER_ZH.search(text) else "preference"
         if MANNER_ZH.search(text) and re.search(r"发|联系|回复|通知", text):
             return "preference"
-    if PENDING_ZH.search(text) or role == "user" and PLAN_ZH.search(text):
+    if PENDING_ZH.search(text) or (role == "user" and PLAN_ZH.search(text)):
         return "task_state"
     if DONE_ZH.search(text):
         return "task_state"
-    if DISCUSSED_ZH.search(text) or role == "assistant" and ADVICE.search(text):
+    if DISCUSSED_ZH.search(text) or (role == "assistant" and ADVICE.search(text)):
         return "episode"
     if role == "user" and CONSTRAINT_ZH.search(text):
         return "constraint"

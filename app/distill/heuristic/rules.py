@@ -571,7 +571,8 @@ WRAPPING_EN = re.compile(
 # hedges (a lower confidence): read, then taken off like any other wrapping.
 CORRECTION_OPENING_EN = re.compile(
     r"(?:(?:sorry|oops|no|wait),?\s+)?(?:i meant|i mean(?=,)|correction|scratch that|let me correct"
-    r"(?: that| myself)?|i misspoke|make (?:that|it)|actually|wait(?=,?\s+(?:no|it'?s|my)\b)|no(?=,\s+it'?s\b))"
+    r"(?: that| myself)?|i misspoke|make (?:that|it)|actually|wait(?=,?\s+(?:no|it'?s|my)\b)|"
+    r"no(?=,\s+it'?s\b))"
     r"\s*[,!.:;-]*\s*",
     re.IGNORECASE,
 )
@@ -612,7 +613,9 @@ PLEASANTRY_ZH = re.compile(
     r"^(?:收到|明白|了解)了?$"
 )
 # An assistant's offer to act ("I'll look for hotels", "Let me check", "我会…", "我来…"): no claim yet
-PROMISE = re.compile(r"^(?:I'll|I will|I can|let me|I'm going to|我会|我来|我这就|我马上|稍后|我可以)", re.IGNORECASE)
+PROMISE = re.compile(
+    r"^(?:I'll|I will|I can|let me|I'm going to|我会|我来|我这就|我马上|稍后|我可以)", re.IGNORECASE
+)
 # Words of small talk: a sentence made of nothing else says nothing ("That's awesome, Noor!").
 SMALL_TALK_EN = frozenset(
     """awesome amazing great good nice cool wonderful fantastic beautiful gorgeous lovely incredible inspiring

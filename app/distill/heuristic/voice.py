@@ -17,7 +17,11 @@ _SAYS = {
     ("zh", "assistant"): "说",
     ("zh", "tool"): "显示",
 }
-_LISTENER = {"user": ("the assistant", "助手"), "assistant": ("the user", "用户"), "tool": ("the user", "用户")}
+_LISTENER = {
+    "user": ("the assistant", "助手"),
+    "assistant": ("the user", "用户"),
+    "tool": ("the user", "用户"),
+}
 _YOU_EN = (
     (re.compile(r"\byou're\b", re.I), "{0} is"),
     (re.compile(r"\byou've\b", re.I), "{0} has"),
@@ -29,7 +33,8 @@ _YOU_EN = (
 
 
 def listener_named(content: str, role: str, language: str) -> str:
-    """ "your answers" in a user's turn → "the assistant's answers"; "您的证书" in the assistant's → "用户的证书"."""
+    """Name the listener: "your answers" in a user's turn → "the assistant's answers", "您的证书" in the
+    assistant's → "用户的证书"."""
     en, zh = _LISTENER.get(role, _LISTENER["user"])
     if language == "zh":
         return re.sub(r"您|你(?!们)", zh, content)
@@ -55,7 +60,8 @@ def attributed(content: str, speaker: str, language: str, role: str) -> str:
 
 # Opening words a reported sentence lowers ("Please keep …" → "says please keep …")
 _LOWER_OPENERS = frozenset(
-    "please the a an this that these those there it its it's our their his her we we're we've we'll we'd".split()
+    "please the a an this that these those there it its it's our their his her we we're we've we'll "
+    "we'd".split()
 )
 
 
