@@ -154,7 +154,7 @@ def _en(text: str, role: str) -> str:
         return "constraint"
     if _is_past(text) and (role == "user" or PAST_TIME_EN.search(text)):
         return "fact.event"
-    return "fact"
+    return "fact" if _lasting_en(text, role) else "episode"
 
 
 def _imperative(text: str) -> bool:
@@ -182,4 +182,39 @@ def _zh(text: str, role: str) -> str:
         return "constraint"
     if EVENT_ZH.search(text):
         return "fact.event"
-    return "fact"
+    return "fact" if _lasting_zh(text, role) else "episode"
+
+
+# A lasting state: who the speaker is, what they have, use, hold or belong to ("We're a team of 14",
+# "I hold an Indian passport", "我有高血压"), or a specific value (a number, an id, a name). A remark
+# ("it really shows the beauty of nature") or a passing feeling ("I'm so excited") is no lasting state.
+STATE_EN = re.compile(
+    r"^(?:I|we|my|our|I'm|we're|I've|we've)\b[^,;]{0,20}?\b(?:am|is|are|'m|'re|have|has|'ve|own|owns|use|uses|"
+    r"hold|holds|work|works|live|lives|belong|belongs|speak|speaks|need|needs|know|knows|start|starts)\b",
+    _EN,
+)
+FEELING_EN = re.compile(
+    r"\b(?:so|really|very|super|pretty|quite|too)?\s*(?:excited|happy|glad|proud|thrilled|tired|sad|grateful|"
+    r"thankful|lucky|stressed|nervous|sorry|blessed|busy|curious|sure|bored|relieved|inspired|amazed)\b",
+    _EN,
+)
+STATE_ZH = re.compile(
+    r"^(?:我们|我的|我)[^，。]{0,6}?(?:是|有|在|叫|姓|用|住|属于|患|得了|对.{1,6}过敏|身体)"
+)
+FEELING_ZH = re.compile(r"开心|高兴|激动|难过|累|兴奋|感谢|幸运|紧张|好奇")
+_SPECIFIC_EN = re.compile(r"\d|\b[A-Z]{2,}\b|(?<=[a-z,] )[A-Z][a-z]+")
+_SPECIFIC_ZH = re.compile(
+    r"[0-9A-Za-z]|[一两二三四五六七八九十百千万]+[个次天年月周岁份台元块号点]|[二三四五六七八九十]{2,}"
+)
+
+
+def _lasting_en(text: str, role: str) -> bool:
+    if _SPECIFIC_EN.search(text):
+        return True
+    return role == "user" and STATE_EN.search(text) is not None and not FEELING_EN.search(text)
+
+
+def _lasting_zh(text: str, role: str) -> bool:
+    if _SPECIFIC_ZH.search(text):
+        return True
+    return role == "user" and STATE_ZH.search(text) is not None and not FEELING_ZH.search(text)
