@@ -296,8 +296,8 @@ class HeuristicDistiller:
     def _noise(sentence: str, role: str, question: bool, said: str, names: set[str]) -> bool:
         """Small talk (either role), and what an assistant says without adding anything: its questions
         (the answer quotes them), offers, echoes of what the user said, talk with nothing specific."""
-        if clean.is_small_talk(sentence, names):
-            return True
+        if clean.is_small_talk(sentence, names) or (role != "user" and R.PROMISE.match(sentence)):
+            return True  # small talk, or an assistant's offer to act ("I'll look into it")
         if role == "user":
             return False
         if said and clean.is_echo(sentence, said, names):

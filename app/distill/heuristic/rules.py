@@ -563,6 +563,7 @@ WRAPPING_EN = re.compile(
     r"yeah|yep|no|nope|sorry|anyway|anyways|btw|by the way|oh right|oh wait|i mean|you know|honestly|"
     r"to be honest|basically|also|plus|so|and|but|actually|wait|correction|scratch that|let me correct "
     r"(?:that|myself)|great|cool|thanks|thank you|alright|right|sure|one more thing|quick question|"
+    r"understood|got it|noted|of course|certainly|absolutely|perfect|"
     r"(?:just )?to be clear)(?:,?\s+(?:there|[A-Z][a-z]+))?\s*[,!.:;-]+\s*"
     r"|(?:actually|well|so|oh|also|anyway|by the way|btw|and|but|plus|um+|uh+|hmm+|basically|honestly)\s+)",
     re.IGNORECASE,
@@ -603,14 +604,15 @@ PLEASANTRY_EN = re.compile(
     r"^(?:i )?apologi[sz]e\b|^my apologies\b|"
     r"^(?:i )?(?:can|will|'ll) (?:gladly )?help you with (?:that|this)\b|"
     r"^is there anything\b|^(?:i'?m |i am )?(?:here|always here) (?:to help|for you)\b|"
-    r"^see (?:you|ya)\b|^(?:talk|speak) (?:to you )?(?:soon|later|tomorrow)\b",
+    r"^see (?:you|ya)\b|^(?:talk|speak) (?:to you )?(?:soon|later|tomorrow)\b|"
+    r"\bthanks? (?:you )?for (?:contacting|reaching out to|calling|choosing|your patience)\b",
     re.IGNORECASE,
 )
 PLEASANTRY_ZH = re.compile(
     r"有什么(?:可以|能|需要)?(?:帮|为|帮助)(?:您|你)|还有(?:什么|其他)(?:可以|需要|能)|"
     r"很高兴(?:为您|帮您|能帮|为你|帮你|认识)|(?:非常|很)?(?:抱歉|对不起)[，,]?(?:给您|让您|打扰)|祝您|祝你|"
     r"随时(?:联系|告诉|找)|^不客气|^没关系|辛苦了|^好的[，,]?(?:已|我)(?:经)?(?:记录|记下|了解|明白|知道)|"
-    r"^(?:收到|明白|了解)了?$"
+    r"^(?:收到|明白|了解)了?$|^已(?:经)?(?:为您|帮您)?(?:记下|记录|修改|更新|收到|备注)了?[。！.!]?$"
 )
 # An assistant's offer to act ("I'll look for hotels", "Let me check", "我会…", "我来…"): no claim yet
 PROMISE = re.compile(
