@@ -60,7 +60,7 @@ _PRONOUN_ZH = re.compile(r"^(?:我们|我|咱们|他们|她们|他|她|它|你�
 # A part that opens with an adverb or a verb has no subject of its own; a request to the listener
 # ("请…", "不要…", "别…") needs none
 _BARE_PREDICATE_ZH = re.compile(
-    r"^(?:在|也|还|都|不想|没|想|要|会|能|已经|正在|一直|刚|又|就|只|打算|准备|需要)"
+    r"^(?:在|也|还|都|不|没|想|要|会|能|已经|正在|一直|刚|又|就|只|打算|准备|需要)"
 )
 _IMPERATIVE_ZH = re.compile(r"^(?:请|不要|别|麻烦|帮我|帮忙|记得)")
 # A subordinate clause (a condition, a cause, a time) belongs to the clause it modifies, the next one

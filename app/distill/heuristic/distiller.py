@@ -302,6 +302,12 @@ class HeuristicDistiller:
             return False
         if said and clean.is_echo(sentence, said, names):
             return True
+        if (
+            role == "assistant"
+            and not question
+            and clause_kind(sentence, _language(sentence), role) == "task_state"
+        ):
+            return False  # a step done or still to do is news, named or not ("收货地址还需要您确认")
         return role == "assistant" and (question or not clean.has_specifics(sentence, names))
 
     def _typed_unit(
