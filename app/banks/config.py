@@ -25,7 +25,8 @@ VALID_TIME_KINDS: tuple[str, ...] = ("task_state", "constraint.time")
 MAX_IDLE_SECONDS = 366 * 86400  # a year
 MAX_TTL_DAYS = 36_600  # a hundred years; null is forever
 # The relevance floor's similarity (all-MiniLM-L6-v2 cosine, fp32 and int8 alike): measured by
-# `python -m bench.offtopic` (off-topic queries answered with nothing) and LoCoMo recall (docs/benchmarks.md).
+# `python -m bench.offtopic` (off-topic queries answered with nothing) and retrieval recall
+# (docs/benchmarks.md).
 MIN_SIMILARITY = 0.3
 MIN_SIMILARITY_CJK = 1.0
 

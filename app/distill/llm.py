@@ -105,10 +105,10 @@ RULES for every unit:
 "me", "my", "我" with the speaker's name (the turn's "speaker"; "The user" / "The assistant" when none is \
 known), keeping the grammar ("How can the assistant help", never "the assistant helps you"), so the \
 sentence makes sense on its own months later.
-- SELF-CONTAINED: never a fragment cut out of its turn that leans on the rest ("Melanie loves how it's \
-both a creative outlet and a form of therapy." when "it" is pottery; "Melanie is lucky to have their \
-husband and kids;"): say what "it" is, or keep the turn's point in one unit ("Melanie loves pottery: it is \
-both a creative outlet and a form of therapy."). A guess about the other speaker ("That must have been \
+- SELF-CONTAINED: never a fragment cut out of its turn that leans on the rest ("Noor loves how it's \
+both calming and a challenge." when "it" is rock climbing; "Noor is lucky to have their \
+brother and cousins;"): say what "it" is, or keep the turn's point in one unit ("Noor loves rock climbing: \
+it is both calming and a challenge."). A guess about the other speaker ("That must have been \
 awesome", "You must be so proud") is no constraint.
 - ATOMIC: a sentence joining unrelated claims is one unit per claim, each with the turn's seq: "I prefer \
 short answers, and my order number is ORD-12345" is two units (preference.style, fact.id); \

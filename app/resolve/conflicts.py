@@ -14,7 +14,7 @@ SAME_SUBJECT_SIMILARITY = 0.6  # same tag, different values, and at least this c
 CONDITIONAL_MARGIN = 0.1  # a unit this much less confident than the old one only adds, never replaces
 
 # Tags without a "value" of their own: never a conflict key. Life events accumulate ("went to a
-# support group", then "went to a pottery class"): a later one never replaces an earlier one.
+# choir rehearsal", then "went to a climbing gym"): a later one never replaces an earlier one.
 # Task episodes accumulate too: a new task never replaces an earlier one.
 NO_KEY_TAGS = frozenset({"episode", "episode.task", "correction", "fact.event"})
 # One value per subject: a new budget replaces the old one.

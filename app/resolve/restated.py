@@ -18,7 +18,7 @@ from app.db.models import MemoryUnit
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import history as history_repo
 
-RESTATING_SIMILARITY = 0.55  # this close to the old unit: about the same thing
+RESTATING_SIMILARITY = 0.45  # this close to the old unit (a one-clause value, short since issue 32)
 RESTATING_NEIGHBOURS = 20
 RESTATING_KINDS = ("episode",)  # typed units have their own chains; life events are not restatements
 VALUE_KINDS = ("constraint",)  # the values a restatement can carry: budgets, quantities, limits

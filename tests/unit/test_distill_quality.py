@@ -46,7 +46,7 @@ NOISE = {
     ],
 }
 
-# (role, text, the tags of its first unit): each leaves at least one unit
+# (role, text, the tags of one of its units): each leaves at least one unit
 INFORMATIVE = {
     "en": [
         ("user", "I want to buy a laptop, my budget is 5000.", ["constraint.budget"]),
@@ -55,7 +55,7 @@ INFORMATIVE = {
         ("assistant", "Your order ORD-12345 has been shipped.", ["fact.id", "task_state"]),
         ("assistant", "Your refund has been approved.", ["task_state"]),
         ("assistant", "I recommend the ThinkPad X1 Carbon for your needs.", ["episode"]),
-        ("tool", "search returned 3 laptops under 5000", ["episode"]),
+        ("tool", "search returned 3 laptops under 5000", ["fact"]),  # a tool's result is data
         ("user", "That's awesome! I just adopted a puppy named Max.", ["fact.event"]),
     ],
     "zh": [
@@ -64,7 +64,7 @@ INFORMATIVE = {
         ("assistant", "已为您完成退款。", ["task_state"]),
         ("assistant", "您的订单ORD-5521已发货。", ["fact.id", "task_state"]),
         ("assistant", "我推荐联想小新Pro，性价比最高。", ["episode"]),
-        ("user", "我上周二去看了牙医。", ["episode"]),
+        ("user", "我上周二去看了牙医。", ["fact.event"]),  # a one-time happening
     ],
 }
 
@@ -94,7 +94,7 @@ WRAPPED = [
     ("Oh, by the way, my order number is ORD-777.", "Oh", "ORD-777", None),
     ("Well, I live in Berlin.", "Well", "Berlin", None),
     ("不对，我更正一下，实际预算是6000", "不对", "实际预算是6000", "correction"),
-    ("你好，我想配一台电脑，预算5000", "你好", "想配一台电脑，预算5000", None),
+    ("你好，我想配一台电脑。", "你好", "想配一台电脑", None),
     ("对了，我的手机号是13812345678。", "对了", "13812345678", None),
     ("其实我更喜欢喝茶。", "其实", "喜欢喝茶", "correction"),
 ]
@@ -140,7 +140,7 @@ def test_an_informative_turn_leaves_a_unit(role: str, text: str, tags: list[str]
     [turn] = turns([(role, text)])
     units = DISTILLER.distill_turn(turn, T0)
     assert units, "an informative turn left nothing"
-    assert units[0].tags == tags
+    assert tags in [u.tags for u in units]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -215,7 +215,9 @@ async def test_an_assistant_echo_leaves_no_unit(lang: str) -> None:
     }[lang]
     units = await distill(lines)
     assert of(units, 2) == []
-    assert [u.tags for u in of(units, 1)] == [["constraint.budget"]]
+    # the want and the budget are two clauses, two units (issue 32)
+    assert ["constraint.budget"] in [u.tags for u in of(units, 1)]
+    assert len(of(units, 1)) == 2
 
 
 @pytest.mark.parametrize(
@@ -262,7 +264,9 @@ async def test_a_value_without_a_slot_discussed_is_no_slot() -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 async def test_the_seed_sequence_gives_budgets_and_no_budget_from_the_question(lang: str) -> None:
     units = await distill([("user", line) for line in SEED[lang]])
-    [first], [raised] = of(units, 1), of(units, 2)
+    # the first line is the want and the budget, a unit each (issue 32)
+    [first] = [u for u in of(units, 1) if "constraint.budget" in u.tags]
+    [raised] = of(units, 2)
     assert first.tags[0] == "constraint.budget"
     assert raised.tags[0] == "constraint.budget"
     assert "8000" in {e.name for e in raised.entities}
@@ -291,7 +295,8 @@ def test_no_role_word_or_description_becomes_an_entity() -> None:
     [preference, order] = DISTILLER.distill_turn(
         turns([("user", "我喜欢简洁的回答，另外我的订单号是ORD-12345")])[0], T0
     )
-    assert [e.name for e in preference.entities] == []
+    # no description node; the order id links the turn's two parts (issue 32)
+    assert [e.name for e in preference.entities] == ["ORD-12345"]
     assert [(e.name, e.type) for e in order.entities] == [("ORD-12345", "id")]
 
 

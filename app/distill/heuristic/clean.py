@@ -46,7 +46,7 @@ def content_words(text: str, ignore: Iterable[str] = ()) -> list[str]:
 
 
 def is_small_talk(sentence: str, names: Iterable[str] = ()) -> bool:
-    """Pleasantries with nothing to recall: "That's awesome, Melanie!", "Glad you had fun", "太好了".
+    """Pleasantries with nothing to recall: "That's awesome, Noor!", "Glad you had fun", "太好了".
     Every content word is a word of small talk (or the name of someone in the conversation)."""
     if R.PLEASANTRY_EN.search(sentence) or R.PLEASANTRY_ZH.search(sentence):
         return True

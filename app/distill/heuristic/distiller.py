@@ -11,12 +11,17 @@ from app.distill.dates import EN_PATTERN as DATE_EN
 from app.distill.dates import resolve_dates
 from app.distill.heuristic import clean
 from app.distill.heuristic import rules as R
+from app.distill.heuristic.clauses import Clause, split_clauses, states_something
 from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to, slot_value
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.events import is_life_event
+from app.distill.heuristic.kinds import clause_kind, is_request
+from app.distill.heuristic.parts import CHANNEL, KIND_RULES, episode_text, leftover_kind, linked, says_enough
+from app.distill.heuristic.parts import matches as _matches
 from app.distill.heuristic.person import WORD, first_person_to_speaker
 from app.distill.heuristic.relations import with_relations
 from app.distill.heuristic.tasks import detect_task
+from app.distill.heuristic.voice import attributed, listener_named
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
 from app.memory.graph import EntityOut, RelationOut, fits_a_name
 from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences, strip_invisible
@@ -67,21 +72,6 @@ def _has_content(text: str, language: str) -> bool:
     # two content words are enough with a number or a date: "The meeting is on Tuesday"
     specific = any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
     return len(content) >= R.MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
-
-
-def _matches(sentence: str, language: str, role: str) -> list[tuple[R.Rule, re.Match[str]]]:
-    found = []
-    for rule in R.ZH_RULES if language == "zh" else R.EN_RULES:
-        if role not in rule.roles:
-            continue
-        match = rule.pattern.search(sentence)
-        if match is None:
-            continue
-        obj = match.groupdict().get("obj")
-        if obj is not None and all(w in R.EMPTY_OBJECTS for w in re.findall(r"[\w']+", obj.lower())):
-            continue  # "I love it!" states no preference
-        found.append((rule, match))
-    return found
 
 
 def _topic(text: str) -> str | None:
@@ -180,70 +170,148 @@ class HeuristicDistiller:
         if turn.role == "system":
             return [], False
         recent = turns[max(0, index - R.SLOT_WINDOW - R.ECHO_WINDOW) : index]
-        # in the turn's order: a unit (and whether only loose rules found it), or text for the episode
-        parts: list[tuple[Candidate | None, bool, str]] = []
+        # in the turn's order: a unit, or a clause left for the episode (whether a question, where it sits)
+        parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]] = []
         said = " ".join(t.content for t in recent[-R.ECHO_WINDOW :] if t.role != turn.role)
         slot = open_slot(recent, turn)
-        for sentence in split_sentences(turn.content):
+        sentences = split_sentences(turn.content)
+        for number, sentence in enumerate(sentences):
             language = _language(sentence)
             if _is_filler(sentence, language):
                 continue
-            question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(sentence)
-            for claim, matches in self._claims(sentence, language, turn.role, question is not None):
-                if matches:
-                    unit = self._typed_unit(turn, claim, language, matches, local_time)
-                    parts.append((unit, leans_on_turn(claim, language, matches), claim))
-                    continue
-                if slot is not None and not question and turn.role == "user":
-                    filled = self._slot_unit(turn, claim, language, slot, local_time)
-                    if filled is not None:
-                        parts.append((filled, False, claim))
-                        continue
-                if claim == quoted or self._noise(claim, turn.role, question is not None, said, names):
-                    continue
-                if not _is_short(claim, language):
-                    parts.append((None, question is not None, claim))
-        if any(unit is None for unit, _, _ in parts):
+            clauses = split_clauses(sentence)
+            # a short turn's plain clauses are its claims; a long one's are a narrative, where a sentence
+            # is cut only when each of its clauses is a claim (else it stays whole, its context kept)
+            short = len(sentences) <= R.MAX_SPLIT_SENTENCES and len(clauses) <= R.MAX_SPLIT_CLAUSES
+            context = (said, names, slot, quoted, short)
+            cut = self._sentence_parts(turn, number, clauses, language, local_time, context)
+            made = [unit for unit, *_ in cut if unit is not None]
+            if not short and len(clauses) > 1 and made and len(made) < len(cut):
+                whole = Clause(sentence, 0, len(sentence), clauses[0].correction, clauses[0].hedged)
+                cut = self._sentence_parts(turn, number, [whole], language, local_time, context)
+            parts += cut
+        if any(unit is None for unit, *_ in parts):
             # a mention in a turn that says more stays in the turn's episode, in its place
-            parts = [
-                (None, False, text) if unit and loose else (unit, loose, text) for unit, loose, text in parts
-            ]
-        units = [unit for unit, _, _ in parts if unit is not None]
-        leftover = [clean.strip_wrapping(text) for unit, _, text in parts if unit is None]
-        questions = sum(1 for unit, question, _ in parts if unit is None and question)
-        question_only = bool(leftover) and questions == len(leftover)
+            parts = [(None, False, t, w) if u and loose else (u, loose, t, w) for u, loose, t, w in parts]
+        units = [unit for unit, _, _, _ in parts if unit is not None]
+        leftover = [clean.strip_wrapping(text) for text in episode_text(parts, sentences)]
+        questions = sum(1 for unit, question, text, _ in parts if unit is None and question)
+        question_only = bool(leftover) and questions == sum(1 for unit, *_ in parts if unit is None)
         if units and leftover and all(ASIDE.fullmatch(s) for s in leftover):
             # an aside ("(image: a photo of …)") alone is no claim: it stays with the claim it goes with
             last = units[-1]
             units[-1] = last.model_copy(update={"content": f"{last.content} {' '.join(leftover)}"})
             leftover = []
-        found = units + self._episodes(turn, leftover, local_time, asked)
+        found = linked(units + self._episodes(turn, leftover, local_time, asked))
         return [with_relations(u, _speaker(turn, _language(u.content))[0]) for u in found], question_only
 
-    @staticmethod
-    def _claims(
-        sentence: str, language: str, role: str, question: bool
-    ) -> list[tuple[str, list[tuple[R.Rule, re.Match[str]]]]]:
-        """One claim per unit: the sentence cut where it joins unrelated claims, when every part is a
-        claim a rule recognises; else the sentence whole. A question states nothing new."""
-        if question:
-            return [(sentence, [])]
-        claims = clean.split_claims(sentence)
-        matched = [(claim, _matches(claim, language, role)) for claim in claims]
-        if len(matched) > 1 and all(m for _, m in matched):
-            return matched
-        return [(sentence, _matches(sentence, language, role))]
+    def _sentence_parts(
+        self,
+        turn: Turn,
+        number: int,
+        clauses: list[Clause],
+        language: str,
+        local_time: datetime,
+        context: tuple[str, set[str], R.Slot | None, str | None, bool],
+    ) -> list[tuple[Candidate | None, bool, str, tuple[int, Clause]]]:
+        """A sentence's clauses in order: each a unit (and whether it leans on its turn), or text left
+        for the turn's episode (and whether it is a question)."""
+        said, names, slot, quoted, short = context
+        parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]] = []
+        for clause in clauses:
+            claim = clause.text
+            if _is_filler(claim, language):
+                continue
+            where = (number, clause)
+            question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(claim) is not None
+            first = clause is clauses[0]
+            size = len(clauses)
+            unit = self._clause_unit(
+                turn, clause, language, question, local_time, said, names, size, short, first
+            )
+            if unit is not None:
+                found = _matches(claim, language, turn.role)
+                loose = bool(found) and leans_on_turn(claim, language, found) and unit.tags[0] != "correction"
+                parts.append((unit, loose, claim, where))
+                continue
+            if slot is not None and not question and turn.role == "user":
+                filled = self._slot_unit(turn, claim, language, slot, local_time)
+                if filled is not None:
+                    parts.append((filled, False, claim, where))
+                    continue
+            if claim == quoted or self._noise(claim, turn.role, question, said, names):
+                continue
+            if not _is_short(claim, language):
+                parts.append((None, question, claim, where))
+        return parts
+
+    def _clause_unit(
+        self,
+        turn: Turn,
+        clause: Clause,
+        language: str,
+        question: bool,
+        local_time: datetime,
+        said: str,
+        names: set[str],
+        clauses: int,
+        short: bool,
+        first: bool = True,
+    ) -> Candidate | None:
+        """The clause's unit: tagged by the rules that recognise it, else by what it is (kinds.py); None
+        for a question that asks nothing to be done, and for what stays in the turn's episode."""
+        claim = clause.text
+        # a request opens its sentence ("Please …", "请…"); one inside a story is reported speech
+        request = turn.role == "user" and (first or short) and is_request(claim, language)
+        if (question and not request) or (turn.role != "user" and R.PROMISE.match(claim)):
+            return None  # an assistant's "I'll look into it" is an offer, not a fact
+        matches = _matches(claim, language, turn.role)
+        if clause.correction and not request:
+            matches.append(KIND_RULES["correction"])
+        corrections = [m for m in matches if m[0].tag == "correction"]
+        kind = clause_kind(claim, language, turn.role)
+        # a request about how to be served is a preference, whatever channel words a rule saw in it
+        served = request and kind == "preference"
+        ruled = [m for m in matches if not m[0].loose and m[0].tag != "correction"]
+        if ruled and not (served and all(m[0].tag in CHANNEL for m in ruled)):
+            if not (question and any(m[0].tag.startswith("constraint.quantity") for m in ruled)):
+                return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
+        if self._noise(claim, turn.role, question, said, names) and not corrections:
+            return None
+        done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
+        if not (request or done or corrections) and (
+            _is_short(claim, language) or not says_enough(claim, language) or not states_something(claim)
+        ):
+            return None
+        loose = [m for m in matches if m[0].loose and m[0].tag != "correction"]
+        if loose and not request:
+            return self._typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
+        # a compound's clauses are its claims in a short turn; in a long one they are a narrative
+        if not (corrections or request or done or (clauses > 1 and short)):
+            return None  # a plain sentence stays with its turn (its kind: _leftover_kind)
+        if kind == "episode" and not corrections:
+            return None  # advice given, a lesson covered: the turn's episode
+        if corrections and (kind == "episode" or not states_something(claim)):
+            return self._typed_unit(turn, claim, language, corrections, local_time, clause.hedged)
+        matches = [KIND_RULES[kind], *corrections]
+        return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
 
     @staticmethod
     def _noise(sentence: str, role: str, question: bool, said: str, names: set[str]) -> bool:
         """Small talk (either role), and what an assistant says without adding anything: its questions
         (the answer quotes them), offers, echoes of what the user said, talk with nothing specific."""
-        if clean.is_small_talk(sentence, names):
-            return True
+        if clean.is_small_talk(sentence, names) or (role != "user" and R.PROMISE.match(sentence)):
+            return True  # small talk, or an assistant's offer to act ("I'll look into it")
         if role == "user":
             return False
         if said and clean.is_echo(sentence, said, names):
             return True
+        if (
+            role == "assistant"
+            and not question
+            and clause_kind(sentence, _language(sentence), role) == "task_state"
+        ):
+            return False  # a step done or still to do is news, named or not ("收货地址还需要您确认")
         return role == "assistant" and (question or not clean.has_specifics(sentence, names))
 
     def _typed_unit(
@@ -253,17 +321,20 @@ class HeuristicDistiller:
         language: str,
         matches: list[tuple[R.Rule, re.Match[str]]],
         local_time: datetime,
+        hedged: bool = False,
     ) -> Candidate:
         rules = [rule for rule, _ in matches]
         tags = _tags(sentence, matches)
-        hedge = (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(sentence)
+        hedge = hedged or (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(sentence)
         confidence = max(r.confidence for r in rules) * (R.HEDGE_FACTOR if hedge else 1.0)
         importance = max(r.importance for r in rules)
         if "correction" in tags:
             importance += R.CORRECTION_IMPORTANCE_BONUS
         speaker, named = _speaker(turn, language)
         content, dates = resolve_dates(clean.strip_wrapping(sentence), local_time)
-        content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
+        content = self._attributed(
+            first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named
+        )
         entities = find_entities(sentence, language, tags)
         entities += [EntityOut(name=d.text, type="date") for d in dates]
         relations = []
@@ -307,15 +378,17 @@ class HeuristicDistiller:
             chunks(sentences, R.EPISODE_MAX_CHARS[language], "" if language == "zh" else " ")
         ):
             content, dates = resolve_dates(chunk, local_time)
-            content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
+            content = self._attributed(
+                first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named
+            )
             seqs = [turn.seq]
             replying = asked if number == 0 else None  # the answer starts the turn; one quote is enough
             if replying is not None:
                 asker = _speaker(replying[0], language)[0]
                 content += (
-                    f"（回复{asker}：“{replying[1]}”）"
+                    f"（回复{asker}的问题“{replying[1]}”）"
                     if language == "zh"
-                    else f' (replying to {asker}: "{replying[1]}")'
+                    else f' (replying to {asker}\'s question "{replying[1]}")'
                 )
                 seqs = [replying[0].seq, turn.seq]
             entities = find_entities(chunk, language, ["episode"]) + [
@@ -324,12 +397,19 @@ class HeuristicDistiller:
             if named:
                 entities.insert(0, EntityOut(name=speaker, type="person"))
             entities = [e for e in entities if clean.worth_a_node(e, () if named else (speaker,))]
-            # A durable event (a move, an adoption, a new class) is a dated fact, not chatter.
-            event = turn.role == "user" and replying is None and is_life_event(chunk, language)
+            # A durable event (a move, an adoption, a new class) is a dated fact, not chatter; one
+            # clause left over is what it says it is (a state, a happening), many are the turn's episode
+            kind = leftover_kind(chunk, language, turn.role)
+            event = kind == "fact.event" or (
+                kind == "episode"
+                and turn.role == "user"
+                and replying is None
+                and is_life_event(chunk, language)
+            )
             units.append(
                 Candidate(
                     content=content,
-                    tags=["fact.event"] if event else ["episode"],
+                    tags=["fact.event"] if event else [kind],
                     confidence=confidence,
                     importance=importance,
                     source_seqs=seqs,
@@ -349,7 +429,9 @@ class HeuristicDistiller:
         hedge = (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(claim)
         speaker, named = _speaker(turn, language)
         content, dates = resolve_dates(clean.strip_wrapping(claim), local_time)
-        content = self._attributed(first_person_to_speaker(content, speaker, named), speaker, language)
+        content = self._attributed(
+            first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named
+        )
         if not fits_a_name(value):
             return None
         kind = {"amount": "amount", "date": "date", "place": "place"}[slot.value]
@@ -370,8 +452,14 @@ class HeuristicDistiller:
         )
 
     @staticmethod
-    def _attributed(content: str, speaker: str, language: str) -> str:
-        """Every unit says whose it is: "Alice: budget 5000 max" when no first person named her."""
-        if speaker.lower() in content.lower():
-            return content
-        return f"{speaker}：{content}" if language == "zh" else f"{speaker}: {content}"
+    def _attributed(
+        content: str, speaker: str, language: str, role: str = "user", named: bool = False
+    ) -> str:
+        """Every unit says whose it is, as the subject of a sentence: "The user says …", never "The user: …".
+        The listener is named for the roles (a named speaker's listener is not known)."""
+        return attributed(
+            content if named else listener_named(content, role, language), speaker, language, role
+        )
+
+
+# What kinds.py decides, as rules (no pattern of their own): the confidence and importance of each kind

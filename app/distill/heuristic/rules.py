@@ -361,7 +361,7 @@ ZH_RULES: tuple[Rule, ...] = (
     ),
     rule(
         "constraint.quantity",
-        rf"(?:需要|要|订|买|预订|订购|预约){_ZH_NUM}\s*(?:个|份|台|件|张|位|箱|本|瓶|间|人|套)|"
+        rf"(?:需要|要|订|买|预订|订购|预约)(?!一\s*[个份台件张位箱本瓶间人套]){_ZH_NUM}\s*(?:个|份|台|件|张|位|箱|本|瓶|间|人|套)|"
         rf"(?:至少|最少|一共|总共){_ZH_NUM}\s*(?:个|份|台|件|张|位|箱|本|瓶|间|人|套)",
         0.85,
         0.7,
@@ -553,10 +553,11 @@ KIND_DEFAULTS = {
 }
 ASSISTANT_EPISODE = (0.7, 0.2)
 # A longer turn becomes several episode units of about the same length, cut at sentence ends: a unit
-# of a few sentences is about one thing, and ten of them still fit a prompt (LoCoMo dev at 600 chars
-# 0.750 / 0.757 @10 on conv-26 at 318 / 321 words, at 250 chars 0.762 at 289 words). Chinese says
-# more per character; its limit stays where it was (no Chinese benchmark to set it by).
+# of a few sentences is about one thing, and ten still fit a prompt (docs/benchmarks.md, tuning notes).
 EPISODE_MAX_CHARS = {"en": 250, "zh": 600}
+# A sentence of more clauses than this is a narrative: its plain statements stay one episode
+MAX_SPLIT_CLAUSES = 3
+MAX_SPLIT_SENTENCES = 1  # ...and so is a turn of more sentences than this
 QUOTE_MAX_CHARS = 200  # the other speaker's question an answer's episode quotes (and cites)
 MIN_CONTENT_WORDS_EN = 3
 MIN_CONTENT_CHARS_ZH = 4
@@ -566,19 +567,39 @@ MIN_CONTENT_CHARS_ZH = 4
 # Leading greetings and discourse markers: they frame the claim and go ("Actually, if …" → "If …").
 # Their meaning was read from the whole sentence first (the `correction` rule, the hedges).
 WRAPPING_EN = re.compile(
-    r"(?:(?:hi|hello|hey|hiya|wow|woah|whoa|aw+|ooh|omg|haha|yay|well|oh|ah|okay|ok|um|uh|yes|yeah|yep|no|"
-    r"nope|sorry|anyway|btw|by the way|"
-    r"also|plus|so|actually|wait|correction|scratch that|let me correct (?:that|myself)|great|cool|thanks|"
-    r"thank you|alright|right|sure)(?:,?\s+(?:there|[A-Z][a-z]+))?\s*[,!.:;-]+\s*"
-    r"|(?:actually|well|so|oh|also|anyway|by the way|btw)\s+)",
+    r"(?:(?:hi|hello|hey|hiya|wow|woah|whoa|aw+|ooh|omg|haha|yay|well|oh|ah|okay|ok|um+|uh+|hmm+|hm|er|erm|yes|"
+    r"yeah|yep|no|nope|sorry|anyway|anyways|btw|by the way|oh right|oh wait|i mean|you know|honestly|"
+    r"to be honest|basically|also|plus|so|and|but|actually|wait|correction|scratch that|let me correct "
+    r"(?:that|myself)|great|cool|thanks|thank you|alright|right|sure|one more thing|quick question|"
+    r"understood|got it|noted|of course|certainly|absolutely|perfect|"
+    r"(?:just )?to be clear)(?:,?\s+(?:there|[A-Z][a-z]+))?\s*[,!.:;-]+\s*"
+    r"|(?:actually|well|so|oh|also|anyway|by the way|btw|and|but|plus|um+|uh+|hmm+|basically|honestly)\s+)",
+    re.IGNORECASE,
+)
+# Openings that say the sentence corrects an earlier one (the unit gets the `correction` tag), and
+# hedges (a lower confidence): read, then taken off like any other wrapping.
+CORRECTION_OPENING_EN = re.compile(
+    r"(?:(?:sorry|oops|no|wait),?\s+)?(?:i meant|i mean(?=,)|correction|scratch that|let me correct"
+    r"(?: that| myself)?|i misspoke|make (?:that|it)|actually|wait(?=,?\s+(?:no|it'?s|my)\b)|"
+    r"no(?=,\s+it'?s\b))"
+    r"\s*[,!.:;-]*\s*",
+    re.IGNORECASE,
+)
+HEDGE_OPENING_EN = re.compile(
+    r"(?:maybe|perhaps|probably|possibly|hopefully|i think|i guess|i suppose|i believe|kind of|sort of)"
+    r"\s*[,]?\s+",
     re.IGNORECASE,
 )
 WRAPPING_ZH = re.compile(
-    r"(?:(?:你好|您好|嗨|哈喽|对了|其实|不对|说错了|我更正一下|更正一下|我纠正一下|纠正一下|顺便说一下|另外|此外)"
+    r"(?:(?:你好|您好|嗨|哈喽|[哦噢喔]?对了|话说|其实吧|其实|就是说|不对|说错了|我更正一下|更正一下|我纠正一下|纠正一下|"
+    r"顺便说一下|顺便|另外|此外|而且|并且|不过|但是)"
     r"[，,。！!、：:\s]*"
-    r"|(?:嗯+|哦+|噢|啊|好的|好吧|还有|然后|所以|那个|更正|喂|是的|对)[，,。！!、：:]+)"
+    r"|(?:嗯+|哦+|噢|喔|呃|额|哎|唉|诶|欸|啊|好的|好吧|好了|还有|然后|所以|那个|更正|喂|是的|对)[，,。！!、：:]+)"
 )
-
+CORRECTION_OPENING_ZH = re.compile(
+    r"(?:不对|说错了|我?更正一下|我?纠正一下|更正|纠正|其实|我是说|我的意思是|不好意思[，,]?(?=是|应该))[，,。！!、：:\s]*"
+)
+HEDGE_OPENING_ZH = re.compile(r"(?:可能|也许|大概|好像|我觉得|我想想|估计|或许)[，,]?")
 # Pleasantries, offers, apologies and closings (either role): no unit.
 PLEASANTRY_EN = re.compile(
     r"^(?:how|what) (?:can|may|could) i (?:help|assist|do for)|\bhow (?:can|may) i (?:help|assist)\b|"
@@ -590,16 +611,22 @@ PLEASANTRY_EN = re.compile(
     r"^(?:i'?m |i am |so )?(?:really |very |so )?sorry (?:to hear|for (?:the|any)|about (?:the|that))|"
     r"^(?:i )?apologi[sz]e\b|^my apologies\b|"
     r"^(?:i )?(?:can|will|'ll) (?:gladly )?help you with (?:that|this)\b|"
-    r"^is there anything\b|^(?:i'?m |i am )?(?:here|always here) (?:to help|for you)\b",
+    r"^is there anything\b|^(?:i'?m |i am )?(?:here|always here) (?:to help|for you)\b|"
+    r"^see (?:you|ya)\b|^(?:talk|speak) (?:to you )?(?:soon|later|tomorrow)\b|"
+    r"\bthanks? (?:you )?for (?:contacting|reaching out to|calling|choosing|your patience)\b",
     re.IGNORECASE,
 )
 PLEASANTRY_ZH = re.compile(
     r"有什么(?:可以|能|需要)?(?:帮|为|帮助)(?:您|你)|还有(?:什么|其他)(?:可以|需要|能)|"
     r"很高兴(?:为您|帮您|能帮|为你|帮你|认识)|(?:非常|很)?(?:抱歉|对不起)[，,]?(?:给您|让您|打扰)|祝您|祝你|"
     r"随时(?:联系|告诉|找)|^不客气|^没关系|辛苦了|^好的[，,]?(?:已|我)(?:经)?(?:记录|记下|了解|明白|知道)|"
-    r"^(?:收到|明白|了解)了?$"
+    r"^(?:收到|明白|了解)了?$|^已(?:经)?(?:为您|帮您)?(?:记下|记录|修改|更新|收到|备注)了?[。！.!]?$"
 )
-# Words of small talk: a sentence made of nothing else says nothing ("That's awesome, Melanie!").
+# An assistant's offer to act ("I'll look for hotels", "Let me check", "我会…", "我来…"): no claim yet
+PROMISE = re.compile(
+    r"^(?:I'll|I will|I can|let me|I'm going to|我会|我来|我这就|我马上|稍后|我可以)", re.IGNORECASE
+)
+# Words of small talk: a sentence made of nothing else says nothing ("That's awesome, Noor!").
 SMALL_TALK_EN = frozenset(
     """awesome amazing great good nice cool wonderful fantastic beautiful gorgeous lovely incredible inspiring
     impressive sweet fun glad happy proud excited thrilled sorry hear hearing heard sounds sound sounded

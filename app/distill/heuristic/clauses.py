@@ -1,0 +1,237 @@
+"""A sentence cut into its clauses (issue 32: one claim per unit, by structure). A clause is a part with a
+predicate of its own, whatever joins it to the next (and, but, also, plus, because, 另外, 而且, 还有, a
+comma, a semicolon); a part without one ("6 and 9", "金额389元") stays with the clause before it. A clause
+that shares the subject of the one before ("…and allergic to nuts", "…，不想背模板") gets it carried in;
+one that points back at it ("…, and I need it by Friday") stays with it: cut off, "it" would say nothing.
+The opening of a sentence (discourse markers, fillers, hedges, a correction's wording) is read for its
+meaning and taken off before the cut, so no clause starts with it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from app.distill.heuristic import rules as R
+from app.distill.heuristic.person import _inflect
+from app.text import has_cjk
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A clause of a sentence: its text (with a carried subject), and where it sits in the sentence."""
+
+    text: str
+    start: int
+    end: int
+    correction: bool = False  # the sentence opened with a correction's wording ("I meant", "我更正一下")
+    hedged: bool = False  # …or with a hedge ("maybe", "大概"), taken off the text
+
+
+# A word that opens a clause with its own subject
+_SUBJECT_EN = (
+    r"(?:I|I'm|I've|I'd|I'll|we|we're|we've|we'll|we'd|my|our|it|it's|its|they|they're|their|he|she|his|her|"
+    r"you|you're|you'll|your|there|the|this|that|these|those|a|an|one|both|all|each|no)"
+)
+# Connectives that join two clauses (a closed class): taken off the clause they open
+_JOINER_EN = r"(?:and|but|plus|so|also|yet|then)"
+_BOUNDARY_EN = re.compile(
+    rf"\s*;\s*|,\s+(?:{_JOINER_EN}\s+)?(?:also\s+)?(?={_SUBJECT_EN}\b)"
+    rf"|\s+(?:and|but|plus)\s+(?:also\s+)?(?={_SUBJECT_EN}\b)",
+    re.IGNORECASE,
+)
+# "and" before a bare predicate: the subject of the clause before is carried in
+_CARRY_EN = re.compile(r",?\s+(?:and|but)\s+(?:also\s+)?(?=[a-z])")
+_LEAD_SUBJECT_EN = re.compile(
+    r"^((?:I|we|he|she|they)(?:'m|'re|'s|\s+am|\s+are|\s+is|\s+was|\s+were)?)\s+", re.IGNORECASE
+)
+_AUX_EN = frozenset(
+    """am is are was were be been being 'm 're 's have has had 've do does did can can't cannot could couldn't
+    will won't would wouldn't shall should shouldn't may might must need needs don't doesn't didn't isn't
+    aren't wasn't weren't haven't hasn't 'll 'd""".split()
+)
+_CONTRACTIONS = ("m", "re", "s", "ve", "ll", "d", "t")
+_WORD_EN = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+# Chinese: commas and semicolons cut; a connective opening the part goes
+_BOUNDARY_ZH = re.compile(r"[，,；;]\s*")
+_JOINER_ZH = re.compile(r"^(?:另外|而且|还有|并且|此外|同时|但是|不过|可是|所以|因为|然后|以及)[，,]?")
+_PRONOUN_ZH = re.compile(r"^(?:我们|我|咱们|他们|她们|他|她|它|你们|你|您)")
+# A part that opens with an adverb or a verb has no subject of its own; a request to the listener
+# ("请…", "不要…", "别…") needs none
+_BARE_PREDICATE_ZH = re.compile(
+    r"^(?:在|也|还|都|不|没|想|要|会|能|已经|正在|一直|刚|又|就|只|打算|准备|需要)"
+)
+_IMPERATIVE_ZH = re.compile(r"^(?:请|不要|别|麻烦|帮我|帮忙|记得)")
+# A subordinate clause (a condition, a cause, a time) belongs to the clause it modifies, the next one
+_SUBORDINATE = re.compile(
+    r"^(?:if|unless|when|whenever|once|because|since|although|though|while|after|before|as soon as|"
+    r"even if)\b|"
+    r"^(?:如果|假如|要是|万一|因为|虽然|尽管|既然|只要|除非|等到|一旦)",
+    re.IGNORECASE,
+)
+_COPULA_ZH = re.compile(r"^(?:不是|是|而是|也就是)")
+_LEAD_SUBJECT_ZH = re.compile(r"^(我们|我|咱们|他们|她们|他|她)(?=[\u4e00-\u9fff])")
+
+
+@lru_cache(maxsize=8192)
+def _can_be_verb(word: str) -> bool:
+    lower = word.lower()
+    if lower in _AUX_EN or ("'" in lower and lower.split("'", 1)[1] in _CONTRACTIONS):
+        return True
+    from lemminflect import getAllLemmas
+
+    _inflect()  # lemminflect loaded once, as the person module does
+    lemmas = getAllLemmas(lower)
+    return "VERB" in lemmas or "AUX" in lemmas
+
+
+def _has_predicate_en(text: str) -> bool:
+    words = _WORD_EN.findall(text)
+    if words[:1] and words[0].lower() == "no" and len(words) >= 2:
+        return True  # an elliptic negation: "…, no balloon payment"
+    return any(_can_be_verb(w) for w in words[1:]) or (len(words) >= 2 and _can_be_verb(words[0]))
+
+
+def states_something(text: str) -> bool:
+    """Whether a clause no rule recognised has a predicate: "Quick question about billing", "IT小助手",
+    "Ready for another session?" have none. English: an auxiliary, a pronoun subject or an inflected
+    verb (not a gerund); Chinese: a verb or an adjective."""
+    if has_cjk(text):
+        return _has_predicate_zh(text)
+    words = _WORD_EN.findall(text)
+    if not words:
+        return False
+    if words[0].lower() in _PRONOUN_SUBJECTS_EN or re.match(r"^(?:there|it)\b", text, re.I):
+        return True
+    return any(w.lower() in _AUX_EN or _inflected_verb(w) for w in words)
+
+
+_PRONOUN_SUBJECTS_EN = frozenset(
+    "i i'm i've i'd i'll we we're we've we'll we'd you you're they they're he she".split()
+)
+
+
+@lru_cache(maxsize=8192)
+def _inflected_verb(word: str) -> bool:
+    from lemminflect import getAllLemmas
+
+    lower = word.lower()
+    lemmas = getAllLemmas(lower).get("VERB")
+    return bool(lemmas) and lemmas[0] != lower and not lower.endswith("ing")
+
+
+def _has_predicate_zh(text: str) -> bool:
+    if _PRONOUN_ZH.match(text):
+        return True
+    from app.text import pos_words
+
+    return any(flag[:1] in ("v", "a", "p") or flag == "zg" for _, flag in pos_words(text))
+
+
+def _opening(sentence: str) -> tuple[int, bool, bool]:
+    """Where the sentence's content starts after its markers, and whether they corrected or hedged."""
+    zh = has_cjk(sentence)
+    wrapping = R.WRAPPING_ZH if zh else R.WRAPPING_EN
+    correction = R.CORRECTION_OPENING_ZH if zh else R.CORRECTION_OPENING_EN
+    hedge = R.HEDGE_OPENING_ZH if zh else R.HEDGE_OPENING_EN
+    position, corrected, hedged = 0, False, False
+    while True:
+        rest = sentence[position:]
+        found = [
+            (m.end(), i)
+            for i, p in enumerate((correction, hedge, wrapping))
+            if (m := p.match(rest)) and m.end()
+        ]
+        if not found:
+            break
+        end, which = max(found, key=lambda f: (f[0], -f[1]))
+        if end >= len(rest.rstrip(" .!?。！？")):
+            break  # nothing but wrapping: left alone
+        corrected = corrected or which == 0
+        hedged = hedged or which == 1
+        position += end
+    return position, corrected, hedged
+
+
+def _cut(text: str, zh: bool) -> list[tuple[int, int, int]]:
+    """(start of the part, start of its text after the connective, end) for each part of `text`."""
+    boundary = _BOUNDARY_ZH if zh else _BOUNDARY_EN
+    parts: list[tuple[int, int, int]] = []
+    start = 0
+    for match in boundary.finditer(text):
+        if match.start() > start:
+            parts.append((start, start, match.start()))
+        start = match.end()
+    if start < len(text):
+        parts.append((start, start, len(text)))
+    if zh:
+        parts = [(s, s + (m.end() if (m := _JOINER_ZH.match(text[s:e])) else 0), e) for s, _, e in parts]
+    return [(s, t, e) for s, t, e in parts if text[t:e].strip(" ,，.。")]
+
+
+def _carry_en(first: str, second: str) -> str | None:
+    """ "I'm vegetarian and allergic to nuts": the second part with the first's subject (and copula)."""
+    lead = _LEAD_SUBJECT_EN.match(first)
+    words = _WORD_EN.findall(second)
+    if lead is None or not words:
+        return None
+    subject = lead.group(1)
+    # with its copula ("I'm … and allergic to nuts") any predicate follows; a bare subject needs a verb
+    if re.search(r"'|\s", subject) or _can_be_verb(words[0]):
+        return f"{subject} {second}"
+    return None
+
+
+def _matches_a_rule(text: str, zh: bool) -> bool:
+    return any(rule.pattern.search(text) for rule in (R.ZH_RULES if zh else R.EN_RULES) if not rule.loose)
+
+
+def split_clauses(sentence: str) -> list[Clause]:
+    """The sentence's clauses, in order, each from its predicate's subject to the next connective."""
+    zh = has_cjk(sentence)
+    offset, corrected, hedged = _opening(sentence)
+    body = sentence[offset:]
+    has_predicate = _has_predicate_zh if zh else _has_predicate_en
+    spans: list[tuple[int, int, str]] = []  # start, end (in the sentence), text
+    for start, text_start, end in _cut(body, zh):
+        text = body[text_start:end].strip()
+        inner = _opening(text)[0]
+        text = text[inner:]
+        refers_back = (R.REFERS_BACK_ZH if zh else R.REFERS_BACK_EN).search(text) is not None
+        if spans and (not has_predicate(text) or (zh and _COPULA_ZH.match(text)) or refers_back):
+            prev_start = spans[-1][0]
+            spans[-1] = (prev_start, offset + end, body[prev_start - offset : end].strip())
+            continue
+        if spans and zh and _BARE_PREDICATE_ZH.match(text) and not _IMPERATIVE_ZH.match(text):
+            lead = _LEAD_SUBJECT_ZH.match(spans[-1][2])
+            text = f"{lead.group(1)}{text}" if lead else text
+        spans.append((offset + start, offset + end, text))
+    for i in range(len(spans) - 2, -1, -1):
+        if _SUBORDINATE.match(spans[i][2]):
+            first, second = spans[i], spans[i + 1]
+            spans[i : i + 2] = [(first[0], second[1], sentence[first[0] : second[1]].strip())]
+    if not zh:
+        spans = [piece for span in spans for piece in _carried_en(span)]
+    if len(spans) > 1 and not has_predicate(spans[0][2]):
+        first, second = spans[0], spans[1]
+        spans[:2] = [(first[0], second[1], sentence[first[0] : second[1]].strip())]
+    clauses = []
+    for number, (start, end, text) in enumerate(spans):
+        text = text.strip(" ,，")
+        if not has_cjk(text[:1]) and text[:1].islower() and not text.startswith(("iPhone", "iPad", "eBay")):
+            text = text[0].upper() + text[1:]
+        clauses.append(Clause(text, start, end, corrected, hedged and number == 0))
+    return clauses or [Clause(sentence, 0, len(sentence))]
+
+
+def _carried_en(span: tuple[int, int, str]) -> list[tuple[int, int, str]]:
+    """A clause cut where "and" opens a bare predicate that a rule recognises on its own."""
+    start, end, text = span
+    for match in _CARRY_EN.finditer(text):
+        first, second = text[: match.start()], text[match.end() :]
+        carried = _carry_en(first, second)
+        if carried and _matches_a_rule(carried, False) and _has_predicate_en(first):
+            cut = start + match.start()
+            return [(start, cut, first), *(_carried_en((cut, end, carried)))]
+    return [span]

@@ -1,0 +1,220 @@
+"""The kind of a clause no claim rule recognised, decided by what the clause is (issue 32): how the user
+wants to be served (a request about speed, channel, tone or format; a want) is a `preference`; a step
+still to do or just done (a request, a plan, something pending, a task verb done) is `task_state`; a
+one-time happening is `fact.event`; what was covered in a lesson or meeting is an `episode`; any other
+statement is a lasting state, a `fact`. The word classes are closed lists in this module's tables."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_EN = re.IGNORECASE
+
+# How the user wants to be served: speed, channel, tone, format, the way a thing is done
+MANNER_EN = re.compile(
+    r"\b(?:short|shorter|brief|concise|detailed|quick(?:ly)?|fast(?:er)?|right away|immediately|asap|"
+    r"e-?mail|phone|calls?|texts?|sms|whatsapp|slack|messages?|tone|formal|casual|format|bullet|plain|"
+    r"instead of|rather than|better with|than|only|directly|in (?:english|chinese|spanish|french|german))\b",
+    _EN,
+)
+MANNER_ZH = re.compile(
+    r"简洁|简短|详细|快|尽快|马上|立刻|直接|邮箱|邮件|电话|短信|微信|语气|格式|中文|英文|正式|口语|而不是|就行|就好|"
+    r"别打|不要打"
+)
+# A request to the listener (in either language) or an imperative: a step to do, or a wish about service
+REQUEST_EN = re.compile(
+    r"^(?:please|kindly|could you|can you|would you|will you|i'd like you to|i need you to|"
+    r"remind me|go ahead)\b",
+    _EN,
+)
+REQUEST_ZH = re.compile(
+    r"^(?:请|麻烦|帮我|帮忙|能不能|可不可以|可以帮|给我|记得|替我)|请[^，。]{0,6}(?:发|寄|送|回复|联系)"
+)
+NOT_WANTED_ZH = re.compile(r"^(?:不要|别|不想|不用|不需要)")
+WANT_EN = re.compile(
+    r"\b(?:I|we)(?:'d| would)? (?:really |also |always |just )?(?:want|like|love|wish|hope)\b|"
+    r"\binterested in\b|\bprefer\b|\b(?:learn|work|do)s? better\b",
+    _EN,
+)
+WANT_ZH = re.compile(r"希望|想要|想|喜欢|偏好|宁愿|更愿意|倾向")
+# Doing verbs: wanting one of these is a step still to do, not a taste
+TASK_VERB_EN = re.compile(
+    r"\b(?:to )?(?:book|buy|order|purchase|return|refund|cancel|change|switch|upgrade|downgrade|renew|"
+    r"schedule|reschedule|complain|report|apply|replace|exchange|track|reset|fix|install|set up|sign up|"
+    r"subscribe|unsubscribe|pay|transfer|open|close|file|submit|register|move|update|delete|add|remove)\b",
+    _EN,
+)
+TASK_VERB_ZH = re.compile(
+    r"约|预约|买|配|订|预订|换|改|退|取消|申请|投诉|办|开通|查|修|装|绑定|注册|升级|续|转"
+)
+IMPERATIVE_EN = re.compile(
+    r"^(?:book|buy|order|cancel|change|switch|upgrade|renew|schedule|reschedule|reserve|send|email|call|text|"
+    r"message|remind|check|find|add|remove|update|keep|make|use|give|tell|show|help|put|go ahead|set up|sign|"
+    r"ship|deliver|refund|replace|fix|reset|hold|note|write|reply|answer|respond|contact|forward|move)\b",
+    _EN,
+)
+# A requirement on a thing ("it has to integrate with Gmail"); on the speaker it is a step to do
+REQUIREMENT_EN = re.compile(
+    r"^(?!I\b|we\b|I'|we')\S+(?:\s+\S+){0,4}?\s+(?:has to|have to|must|needs? to|should)\b", _EN
+)
+PLAN_EN = re.compile(
+    r"\b(?:I|we|I'm|we're|I am|we are)\s+(?:\w+\s+)?(?:planning|going to|about to|plan to|intend to)\b|"
+    r"\b(?:I'm|we're|I am|we are|I'll|we'll|I will|we will)\s+(?:be\s+)?(?:\w+ing|\w+)\b.*\b(?:tomorrow|"
+    r"tonight|next|this (?:week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"on (?:monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)|in (?:january|february|march|april|may|june|july|august|"
+    r"september|october|november|december)|on (?:january|february|march|april|may|june|july|august|september|"
+    r"october|november|december) \d)",
+    _EN,
+)
+PLAN_ZH = re.compile(r"打算|计划|准备|要去|将要|即将|下周|下个月|明天|后天|今晚|下次|春节|周末要|要把")
+PENDING_EN = re.compile(
+    r"\b(?:still (?:waiting|need|to be|pending|have to|has to)|not yet|yet to|to be confirmed|needs? to|"
+    r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b",
+    _EN,
+)
+PENDING_ZH = re.compile(
+    r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|作业"
+)
+DONE_EN = re.compile(
+    r"\b(?:submitted|uploaded|paid|booked|ordered|sent|approved|shipped|created|issued|renewed|reset|fixed|"
+    r"processed|cancell?ed|scheduled|solved|completed|finished|filed|confirmed|verified|"
+    r"refunded|replaced|prepared|written)\b|\b(?:ships|arrives|goes out|will (?:ship|arrive))\b",
+    _EN,
+)
+DONE_ZH = re.compile(
+    r"已(?:经)?(?:为您|帮您|给您)?[^，。]{0,4}(?:创建|签发|开通|修改|写好|申请|上传|提交|安排|完成|支付|发货|确认|处理|"
+    r"解决|取消|验证|预订|退款)|(?:上传|提交|写好|办好|发出|签发|创建)了"
+)
+DISCUSSED_EN = re.compile(r"\b(?:covered|discussed|talked about|went over|reviewed|practi[cs]ed)\b", _EN)
+DISCUSSED_ZH = re.compile(r"讲了|学了|讨论了|复习了|练了")
+# What the assistant recommends is advice given, not a fact about anyone
+ADVICE = re.compile(
+    r"\b(?:recommend|suggest|advise)s?\b|\byou (?:mentioned|said|told)\b|推荐|建议|(?:您|你)(?:提到|说过?)",
+    _EN,
+)
+CONSTRAINT_EN = re.compile(
+    r"\b(?:can only|only (?:on|before|after|at)|can'?t|cannot|no more than|at most|no longer than|"
+    r"longer than)\b|^no\b",
+    _EN,
+)
+CONSTRAINT_ZH = re.compile(r"只能|不能|请不了|不可以|最多|不超过|必须|规定")
+PAST_TIME_EN = re.compile(
+    r"\b(?:yesterday|last (?:week|month|year|night|time)|ago|this morning|earlier|just now|recently)\b", _EN
+)
+EVENT_ZH = re.compile(r"昨天|前天|上周|上个月|去年|刚才|最近|又|一直|今天早上|今早|突然")
+
+
+@lru_cache(maxsize=4096)
+def _past_verb(word: str) -> bool:
+    from lemminflect import getAllLemmas, getInflection
+
+    lower = word.lower()
+    lemmas = getAllLemmas(lower).get("VERB")
+    if not lemmas or lemmas[0] == lower:
+        return False
+    return lower in getInflection(lemmas[0], tag="VBD")
+
+
+def _is_past(text: str) -> bool:
+    words = re.findall(r"[A-Za-z]+", text)
+    return any(_past_verb(w) for w in words[1:6])
+
+
+def is_request(text: str, language: str) -> bool:
+    """A request to the listener: "please …", "could you …", "Book it", "请…", "帮我…"."""
+    if language == "zh":
+        return REQUEST_ZH.search(text) is not None
+    return REQUEST_EN.search(text) is not None or _imperative(text)
+
+
+def clause_kind(text: str, language: str, role: str) -> str:
+    """The kind of a clause no rule recognised, with a subtag where the clause names it."""
+    if language == "zh":
+        return _zh(text, role)
+    return _en(text, role)
+
+
+def _en(text: str, role: str) -> str:
+    if role == "user":
+        if REQUEST_EN.search(text) or _imperative(text):
+            return "preference" if MANNER_EN.search(text) else "task_state"
+        if WANT_EN.search(text):
+            return "task_state" if TASK_VERB_EN.search(text) and "to " in text.lower() else "preference"
+    if role == "user" and REQUIREMENT_EN.search(text):
+        return "constraint"
+    if PENDING_EN.search(text) or (PLAN_EN.search(text) and role == "user"):
+        return "task_state"
+    if DONE_EN.search(text):
+        return "task_state"
+    if DISCUSSED_EN.search(text) or (role == "assistant" and ADVICE.search(text)):
+        return "episode"
+    if role == "user" and CONSTRAINT_EN.search(text):
+        return "constraint"
+    if _is_past(text) and (role == "user" or PAST_TIME_EN.search(text)):
+        return "fact.event"
+    return "fact" if _lasting_en(text, role) else "episode"
+
+
+def _imperative(text: str) -> bool:
+    """ "Book it", "Keep it short": a clause opening with a doing verb and no subject."""
+    return IMPERATIVE_EN.match(text) is not None
+
+
+def _zh(text: str, role: str) -> str:
+    if role == "user":
+        if REQUEST_ZH.search(text):
+            return "preference" if MANNER_ZH.search(text) else "task_state"
+        if NOT_WANTED_ZH.search(text):
+            return "preference"
+        if WANT_ZH.search(text):
+            return "task_state" if TASK_VERB_ZH.search(text) and not MANNER_ZH.search(text) else "preference"
+        if MANNER_ZH.search(text) and re.search(r"发|联系|回复|通知", text):
+            return "preference"
+    if PENDING_ZH.search(text) or (role == "user" and PLAN_ZH.search(text)):
+        return "task_state"
+    if DONE_ZH.search(text):
+        return "task_state"
+    if DISCUSSED_ZH.search(text) or (role == "assistant" and ADVICE.search(text)):
+        return "episode"
+    if role == "user" and CONSTRAINT_ZH.search(text):
+        return "constraint"
+    if EVENT_ZH.search(text):
+        return "fact.event"
+    return "fact" if _lasting_zh(text, role) else "episode"
+
+
+# A lasting state: who the speaker is, what they have, use, hold or belong to ("We're a team of 14",
+# "I hold an Indian passport", "我有高血压"), or a specific value (a number, an id, a name). A remark
+# ("it really shows the beauty of nature") or a passing feeling ("I'm so excited") is no lasting state.
+STATE_EN = re.compile(
+    r"^(?:I|we|my|our|I'm|we're|I've|we've)\b[^,;]{0,20}?\b(?:am|is|are|'m|'re|have|has|'ve|own|owns|use|uses|"
+    r"hold|holds|work|works|live|lives|belong|belongs|speak|speaks|need|needs|know|knows|start|starts)\b",
+    _EN,
+)
+FEELING_EN = re.compile(
+    r"\b(?:so|really|very|super|pretty|quite|too)?\s*(?:excited|happy|glad|proud|thrilled|tired|sad|grateful|"
+    r"thankful|lucky|stressed|nervous|sorry|blessed|busy|curious|sure|bored|relieved|inspired|amazed)\b",
+    _EN,
+)
+STATE_ZH = re.compile(
+    r"^(?:我们|我的|我)[^，。]{0,6}?(?:是|有|在|叫|姓|用|住|属于|患|得了|对.{1,6}过敏|身体)"
+)
+FEELING_ZH = re.compile(r"开心|高兴|激动|难过|累|兴奋|感谢|幸运|紧张|好奇")
+_SPECIFIC_EN = re.compile(r"\d|\b[A-Z]{2,}\b|(?<=[a-z,] )[A-Z][a-z]+")
+_SPECIFIC_ZH = re.compile(
+    r"[0-9A-Za-z]|[一两二三四五六七八九十百千万]+[个次天年月周岁份台元块号点]|[二三四五六七八九十]{2,}"
+)
+
+
+def _lasting_en(text: str, role: str) -> bool:
+    if _SPECIFIC_EN.search(text):
+        return True
+    return role == "user" and STATE_EN.search(text) is not None and not FEELING_EN.search(text)
+
+
+def _lasting_zh(text: str, role: str) -> bool:
+    if _SPECIFIC_ZH.search(text):
+        return True
+    return role == "user" and STATE_ZH.search(text) is not None and not FEELING_ZH.search(text)

@@ -1,0 +1,118 @@
+"""What the distiller's units are made of beyond one clause (issue 32): the rules a clause matches, the
+kind of a turn's leftover, the parts of one turn linked by the ids and names they share, and the
+episode text rebuilt from the clauses no unit holds, as the turn said them."""
+
+from __future__ import annotations
+
+import re
+
+from app.distill.heuristic import rules as R
+from app.distill.heuristic.clauses import Clause, split_clauses, states_something
+from app.distill.heuristic.entities import dedupe_entities
+from app.distill.heuristic.kinds import clause_kind
+from app.distill.heuristic.person import WORD
+from app.distill.types import Candidate
+from app.text import STOPWORDS_EN, split_sentences
+
+
+def matches(sentence: str, language: str, role: str) -> list[tuple[R.Rule, re.Match[str]]]:
+    found = []
+    for rule in R.ZH_RULES if language == "zh" else R.EN_RULES:
+        if role not in rule.roles:
+            continue
+        match = rule.pattern.search(sentence)
+        if match is None:
+            continue
+        obj = match.groupdict().get("obj")
+        if obj is not None and all(w in R.EMPTY_OBJECTS for w in re.findall(r"[\w']+", obj.lower())):
+            continue  # "I love it!" states no preference
+        found.append((rule, match))
+    return found
+
+
+CHANNEL = frozenset({"fact.contact", "fact"})  # a rule's contact detail is a request's channel
+
+
+def leftover_kind(chunk: str, language: str, role: str) -> str:
+    """What a turn's leftover is: one clause is classified like any clause; several are an episode."""
+    question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(chunk)
+    if role == "tool" and not question:
+        return "fact"  # what a tool returns is data: ids, prices, states
+    if (
+        question
+        or len(split_sentences(chunk)) > 1
+        or len(split_clauses(chunk)) > 1
+        or not states_something(chunk)
+    ):
+        return "episode"
+    kind = clause_kind(chunk, language, role)
+    # a mention a loose rule names says which fact it is ("my sister lives in Boston": fact.family)
+    named = [
+        r.tag for r, _ in matches(chunk, language, role) if r.loose and r.tag.startswith(("fact.", "pref"))
+    ]
+    return named[0] if kind == "fact" and named else kind
+
+
+def says_enough(clause: str, language: str) -> bool:
+    """A clause's content: two words that are not stopwords (a digit counts: "the kids are 6 and 9"),
+    or in Chinese as many characters as an episode needs."""
+    if language == "zh":
+        return len(R.FILLER_ZH.sub("", clause)) >= R.MIN_CONTENT_CHARS_ZH
+    words = [w.lower() for w in WORD.findall(clause)]
+    return len([w for w in words if w not in STOPWORDS_EN and (len(w) > 1 or w.isdigit())]) >= 2
+
+
+_EMPTY = re.compile("")
+
+
+def _kind_rule(kind: str, confidence: float, importance: float) -> tuple[R.Rule, re.Match[str]]:
+    match = _EMPTY.match("")
+    assert match is not None
+    return R.Rule(kind, _EMPTY, confidence, importance), match
+
+
+KIND_RULES = {
+    kind: _kind_rule(kind, confidence, importance)
+    for kind, confidence, importance in (
+        ("fact", 0.8, 0.55),
+        ("fact.event", 0.8, 0.5),
+        ("preference", 0.85, 0.6),
+        ("constraint", 0.8, 0.7),
+        ("task_state", 0.85, 0.5),
+        ("correction", 0.9, 0.7),
+    )
+}
+
+
+def linked(units: list[Candidate]) -> list[Candidate]:
+    """The parts of one turn keep what links them: each carries the ids and names the others hold, so a
+    question about one part (the complaint) brings the other along (its order number)."""
+    anchors = dedupe_entities([e for u in units for e in u.entities if e.type in _ANCHOR_TYPES])
+    if len(units) < 2 or not anchors:
+        return units
+    return [u.model_copy(update={"entities": dedupe_entities([*u.entities, *anchors])}) for u in units]
+
+
+_ANCHOR_TYPES = frozenset({"id", "person"})
+
+
+def episode_text(
+    parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]], sentences: list[str]
+) -> list[str]:
+    """The clauses no unit holds, as the turn said them: a run of clauses of one sentence is its slice."""
+    runs: list[tuple[int, int, int]] = []  # sentence, start, end
+    for unit, _, _, (number, clause) in parts:
+        if unit is not None:
+            runs.append((-1, 0, 0))
+            continue
+        if runs and runs[-1][0] == number:
+            runs[-1] = (number, runs[-1][1], clause.end)
+        else:
+            runs.append((number, clause.start, clause.end))
+    out = []
+    for number, start, end in runs:
+        if number < 0:
+            continue
+        text = sentences[number][start:end].strip(" ,，;；")
+        out.append(sentences[number] if len(text) >= len(sentences[number].rstrip(" .!?。！？")) else text)
+    return out

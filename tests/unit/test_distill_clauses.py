@@ -1,0 +1,140 @@
+"""Issue 32 in the heuristic distiller: a unit per clause (by structure, in both languages), no unit that
+opens with a marker, filler, hedge or role label, kinds decided by what a clause is, and the parts of
+one turn linked by what they share. Phrasings here are invented for these tests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from app.distill.heuristic.clauses import split_clauses
+from app.distill.heuristic.distiller import HeuristicDistiller
+from app.distill.types import Candidate, Turn
+
+T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
+DISTILLER = HeuristicDistiller()
+
+
+def units(text: str, role: str = "user") -> list[Candidate]:
+    return DISTILLER.distill_turn(Turn(1, 1, role, text, None, T0), T0)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "clauses"),
+    [
+        ("I'm vegetarian and allergic to nuts.", ["I'm vegetarian", "I'm allergic to nuts."]),
+        (
+            "I'm vegan, and my train to Porto leaves on May 3.",
+            ["I'm vegan", "My train to Porto leaves on May 3."],
+        ),
+        ("My cat is 4, but my dog is 9.", ["My cat is 4", "My dog is 9."]),
+        (
+            "We use Postgres 16; the replica lags by an hour.",
+            ["We use Postgres 16", "The replica lags by an hour."],
+        ),
+        ("我是素食者，另外我下周三要去西安出差。", ["我是素食者", "我下周三要去西安出差。"]),
+        ("我女儿对花生过敏，而且她不喝牛奶。", ["我女儿对花生过敏", "她不喝牛奶。"]),
+        ("我喜欢看纪录片，不爱看综艺。", ["我喜欢看纪录片", "我不爱看综艺。"]),
+    ],
+)
+def test_clauses_with_their_own_predicate_are_cut_and_share_their_subject(
+    sentence: str, clauses: list[str]
+) -> None:
+    assert [c.text for c in split_clauses(sentence)] == clauses
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "My kids are 6 and 9.",  # "and" joins no predicate
+        "If the room is free, I can pay 200 euros.",  # a condition stays with what it conditions
+        "I bought a kettle and it leaks.",  # "it" points back: cut off it says nothing
+        "退款金额389元，已原路退回。",  # a part without a predicate stays with its clause
+        "如果下周有空的话，我想去趟杭州。",
+    ],
+)
+def test_parts_that_lean_on_each_other_stay_one_clause(sentence: str) -> None:
+    clauses = split_clauses(sentence)
+    assert len(clauses) == 1 or "金额" in clauses[0].text
+
+
+@pytest.mark.parametrize(
+    ("text", "opening"),
+    [
+        ("Hmm, actually my brother's name is Tariq.", ("Hmm", "Actually", "actually")),
+        ("Um, so, basically I work night shifts at the airport.", ("Um", "So", "Basically")),
+        ("Well, I think my flat is in Leith.", ("Well", "I think")),
+        ("哦对了，我哥哥叫王磊。", ("哦", "对了")),
+        ("呃，那个，我住在南京。", ("呃", "那个")),
+    ],
+)
+def test_no_unit_opens_with_a_marker_filler_or_hedge(text: str, opening: tuple[str, ...]) -> None:
+    made = units(text)
+    assert made
+    for unit in made:
+        body = unit.content.removeprefix("The user says ").removeprefix("用户说")
+        assert not body.startswith(opening), unit.content
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("The hotel has to be near the harbour.", "user"),
+        ("考试定在9月3号，所以时间很紧。", "user"),
+        ("The patch fixes the login loop in version 2.4.", "assistant"),
+    ],
+)
+def test_a_unit_names_its_speaker_as_a_subject_never_as_a_label(text: str, role: str) -> None:
+    for unit in units(text, role):
+        assert not unit.content.startswith(("The user:", "The assistant:", "用户：", "助手：")), unit.content
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Sorry, I meant 7 seats, not 5.", "7 seats"),
+        ("我更正一下，预算是9000。", "预算是9000"),
+        ("Correction: my flight number is LX-318.", "LX-318"),
+    ],
+)
+def test_a_correction_is_a_tag_and_the_claim_reads_as_the_corrected_fact(text: str, value: str) -> None:
+    [unit] = units(text)
+    assert "correction" in unit.tags
+    assert value in unit.content
+    for wording in ("Sorry", "meant", "更正", "Correction"):
+        assert wording not in unit.content, unit.content
+
+
+def test_the_parts_of_one_turn_keep_the_value_that_links_them() -> None:
+    """A complaint and its order number, cut apart: both carry the order id, so a question about the
+    complaint brings the number along."""
+    made = units("The blender I ordered arrived with a cracked jug, and the order number is KT-20931.")
+    assert len(made) == 2
+    assert all("KT-20931" in {e.name for e in u.entities} for u in made)
+    made = units("我上个月买的电水壶漏水了，订单号是DH-55120。")
+    assert len(made) == 2
+    assert all("DH-55120" in {e.name for e in u.entities} for u in made)
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "kind"),
+    [
+        ("Please keep your replies brief.", "user", "preference"),  # how to be served: format
+        ("Please only reach me by text message.", "user", "preference"),  # channel
+        ("回复请简短一些。", "user", "preference"),
+        ("The delivery address is still to be confirmed.", "user", "task_state"),  # a step still to do
+        ("收货地址还需要您确认。", "assistant", "task_state"),
+        ("Could you move my appointment to Friday?", "user", "task_state"),  # a request: a step to do
+        ("We run Debian 12 on every server.", "user", "fact"),  # a lasting state
+        ("我们公司用的是MySQL 8.0。", "user", "fact"),
+        ("Your refund of 45 EUR has been approved.", "assistant", "task_state"),  # kept, with its role
+        ("Version 3.1 has a known bug: exports drop the last row.", "assistant", "fact"),
+    ],
+)
+def test_the_kind_is_what_the_clause_is(text: str, role: str, kind: str) -> None:
+    made = units(text, role)
+    assert made, "nothing kept"
+    assert made[0].tags[0].split(".")[0] == kind, [(u.tags, u.content) for u in made]
+    if role == "assistant":
+        assert made[0].content.startswith("The assistant") or made[0].content.startswith("助手")
