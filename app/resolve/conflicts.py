@@ -69,8 +69,12 @@ class Candidate:
     facts: Facts
 
 
-def conflict_reason(new: MemoryUnit, new_facts: Facts, c: Candidate) -> str | None:
-    """Why `new` replaces the active `c.unit`, or None. The rules, most certain first."""
+def conflict_reason(
+    new: MemoryUnit, new_facts: Facts, c: Candidate, *, claimed: int = 0
+) -> str | None:
+    """Why `new` replaces the active `c.unit`, or None. The rules, most certain first. `claimed`: how
+    many of the two units state a claim. Two claims say which attribute each value is of, better than
+    a tag: the tag rules (single-valued tag, same tag and a new value) apply unless both do."""
     old = c.unit
     if not _same_subject(new_facts, c.facts):
         return None
@@ -80,7 +84,7 @@ def conflict_reason(new: MemoryUnit, new_facts: Facts, c: Candidate) -> str | No
     # A slot holds one value: a later one fills it even when conditional ("if it can be upgraded I can
     # go to 8000" after "my budget is 5000"), keeping its lower confidence and its condition in the
     # content, so the bank never shows two budgets (issue 16).
-    if same_tag and tag in SINGLE_VALUED_TAGS:
+    if claimed < 2 and same_tag and tag in SINGLE_VALUED_TAGS:
         return "single-valued tag"
     if not correction and new.confidence + CONDITIONAL_MARGIN < old.confidence:
         return None  # a hedged detail does not replace a firm one of another kind
@@ -89,6 +93,6 @@ def conflict_reason(new: MemoryUnit, new_facts: Facts, c: Candidate) -> str | No
     if correction and (same_tag or (tag is None and c.similarity >= SAME_SUBJECT_SIMILARITY)):
         return "correction"
     values_differ = bool(new_facts.values) and bool(c.facts.values) and new_facts.values != c.facts.values
-    if same_tag and values_differ and c.similarity >= SAME_SUBJECT_SIMILARITY:
+    if claimed < 2 and same_tag and values_differ and c.similarity >= SAME_SUBJECT_SIMILARITY:
         return "same tag, new value"
     return None
