@@ -70,8 +70,13 @@ def load_all(rows: list[dict[str, Any]] | None) -> list[Claim]:
 
 
 def main_claim(claims: list[Claim]) -> Claim | None:
-    """The claim the unit is mainly about: the first one naming an attribute, else the first."""
-    return next((c for c in claims if c.attribute), claims[0] if claims else None)
+    """The claim the unit is mainly about: the first of a known attribute (a head), else the first
+    naming an attribute with a typed value, else the first naming one, else the first."""
+    ranked = sorted(
+        range(len(claims)),
+        key=lambda i: (not claims[i].head, claims[i].value.type == "text", not claims[i].attribute, i),
+    )
+    return claims[ranked[0]] if ranked else None
 
 
 def columns(claims: list[Claim]) -> dict[str, Any]:
