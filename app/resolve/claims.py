@@ -25,6 +25,16 @@ def slot_keys(claims: list[Claim]) -> list[dict[str, str]]:
     return keys
 
 
+def names_attribute(claims: list[Claim]) -> bool:
+    """Whether one of the claims says which attribute its value is of."""
+    return any(c.attribute for c in claims)
+
+
+def hedged_over_firm(new: list[Claim], old: list[Claim]) -> bool:
+    """Whether a hedged statement meets a firm one: it never replaces it, by any rule."""
+    return bool(new) and all(c.modality == "hedged" for c in new) and any(c.modality == "firm" for c in old)
+
+
 def named_values(claims: list[Claim]) -> list[str]:
     """The old values these claims name as replaced ("from Tuesdays to …", "不再用…")."""
     return sorted(

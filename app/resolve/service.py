@@ -38,7 +38,7 @@ from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
 from app.resolve import by_claim
-from app.resolve.claims import ClaimDecision, residue
+from app.resolve.claims import ClaimDecision, hedged_over_firm, names_attribute, residue
 from app.resolve.conflicts import (
     SINGLE_VALUED_RELATIONS,
     VALUE_TYPES,
@@ -167,6 +167,8 @@ async def _resolve_one(
         old = next(c.unit for c in newest if c.unit.id == decision.candidate_id)
         return await _end_claim(db, old, unit, decision, olds[old.id], embedder, details)
     for c in newest:
+        if hedged_over_firm(claims, olds.get(c.unit.id, [])):
+            continue
         claimed = bool(claims) + bool(olds.get(c.unit.id))
         reason = conflict_reason(unit, unit_facts, c, claimed=claimed)
         if reason is not None:
@@ -175,7 +177,8 @@ async def _resolve_one(
             )
     if judge is not None:
         for c in candidates:
-            if _claimed(claims) and _claimed(olds.get(c.unit.id, [])):
+            theirs = olds.get(c.unit.id, [])
+            if (names_attribute(claims) and names_attribute(theirs)) or hedged_over_firm(claims, theirs):
                 continue  # an attribute on both sides: the claims' verdict stands
             if SIMILAR <= c.similarity < config.dedupe_threshold and key_tag(c.unit) == key_tag(unit):
                 verdict = await judge(_judged(c.unit), _judged(unit))
@@ -203,10 +206,6 @@ async def _resolve_one(
     )
     await webhooks.memory_created(db, unit)
     return "activated"
-
-
-def _claimed(claims: list[Claim]) -> bool:
-    return any(c.attribute for c in claims)
 
 
 async def _end_claim(
