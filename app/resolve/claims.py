@@ -105,14 +105,10 @@ def _free_text(old: Claim, new: Claim) -> bool:
 
 
 def residue(olds: list[Claim], hit: frozenset[int]) -> list[Claim]:
-    """The claims of a compound unit still true once `hit` end: those about another known attribute
-    (a head, or a typed value), not a clause of free text that only set the scene."""
-    ended = {olds[i].attribute for i in hit}
-    return [
-        c
-        for i, c in enumerate(olds)
-        if i not in hit and c.attribute and c.attribute not in ended and (c.head or c.value.type != "text")
-    ]
+    """The claims of a compound unit still true once `hit` end: every other clause, but those of an
+    attribute that ended (a second value of it said in the same breath)."""
+    ended = {olds[i].attribute for i in hit if olds[i].attribute}
+    return [c for i, c in enumerate(olds) if i not in hit and not (c.attribute and c.attribute in ended)]
 
 
 def residual_text(claims: list[Claim]) -> str:
