@@ -105,10 +105,11 @@ def _free_text(old: Claim, new: Claim) -> bool:
 
 
 def residue(olds: list[Claim], hit: frozenset[int]) -> list[Claim]:
-    """The claims of a compound unit still true once `hit` end: every other clause, but those of an
-    attribute that ended (a second value of it said in the same breath)."""
-    ended = {olds[i].attribute for i in hit if olds[i].attribute}
-    return [c for i, c in enumerate(olds) if i not in hit and not (c.attribute and c.attribute in ended)]
+    """The claims of a compound unit still true once `hit` end: those stating another attribute. A
+    clause naming none ("I'm looking for a new laptop, budget …") only set the scene of the one that
+    ended: kept apart, it would answer that claim's question in place of its new value."""
+    ended = {olds[i].attribute for i in hit}
+    return [c for i, c in enumerate(olds) if i not in hit and c.attribute and c.attribute not in ended]
 
 
 def residual_text(claims: list[Claim]) -> str:
