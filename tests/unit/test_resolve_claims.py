@@ -10,7 +10,7 @@ import pytest
 
 from app.claims import Claim, extract
 from app.resolve.claims import decide, hedged_over_firm, residual_text, residue
-from app.unit_claims import columns, contract_claim, dump, load, load_all, main_claim
+from app.unit_claims import columns, contract_claim, load, load_all, main_claim
 
 
 def no_frames(a: str, b: str) -> float | None:
