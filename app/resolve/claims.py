@@ -105,11 +105,16 @@ def _free_text(old: Claim, new: Claim) -> bool:
 
 
 def residue(olds: list[Claim], hit: frozenset[int]) -> list[Claim]:
-    """The claims of a compound unit still true once `hit` end: those stating another attribute. A
-    clause naming none ("I'm looking for a new laptop, budget …") only set the scene of the one that
-    ended: kept apart, it would answer that claim's question in place of its new value."""
+    """The claims of a compound unit still true once `hit` end: those of another known attribute (a
+    head) or with a typed value. A clause of free text ("I want to buy a laptop, my budget is …") set
+    the scene of the one that ended: kept apart, it would answer that claim's question in place of
+    its new value."""
     ended = {olds[i].attribute for i in hit}
-    return [c for i, c in enumerate(olds) if i not in hit and c.attribute and c.attribute not in ended]
+    return [
+        c
+        for i, c in enumerate(olds)
+        if i not in hit and c.attribute and c.attribute not in ended and (c.head or c.value.type != "text")
+    ]
 
 
 def residual_text(claims: list[Claim]) -> str:
