@@ -9,8 +9,9 @@ without a scan. A GIN index on `claims` finds a compound unit by any of its clai
 from collections.abc import Sequence
 
 import sqlalchemy as sa
-from alembic import op
 from sqlalchemy.dialects import postgresql
+
+from alembic import op
 
 revision: str = "0008"
 down_revision: str | None = "0007"
