@@ -66,6 +66,7 @@ def _unit(model: MemoryRead) -> dict[str, Any]:
             "superseded_by",
             "merged_into",
             "created_at",
+            "claim",
         },
     )
     return data

@@ -27,6 +27,7 @@ from app.schemas.memories import (
     Source,
     SourceEvent,
 )
+from app.unit_claims import contract_claim
 
 
 async def read_models(
@@ -58,6 +59,7 @@ async def read_models(
                 else None,
             ),
             metadata=dict(u.metadata_),
+            claim=contract_claim(u.claims),
         )
         for u in units
     ]

@@ -34,6 +34,8 @@ from app.schemas.memories import (
     MemoryPatch,
 )
 from app.text import search_text
+from app.unit_claims import columns as claim_columns
+from app.unit_claims import read_claims
 from app.webhooks import events as webhooks
 
 DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` bank
@@ -60,7 +62,7 @@ async def _insert(
     Secrets are masked first when the bank redacts (the default), so no vector or index sees them.
     `extract`: the content's entities and relations are found as in a distilled turn (besides those
     given), so resolution compares a direct write like a distilled unit ("works at Globex" supersedes
-    "works at Acme")."""
+    "works at Acme"). Its claims are read from the content and tags in every case."""
     if bank.config.redact:
         content = redact(content)
         entities = [e.model_copy(update={"name": redact(e.name)}) for e in entities]
@@ -74,6 +76,7 @@ async def _insert(
     unit_id = uuid.uuid4()
     [vector] = await embedder.embed([content])
     searched = await asyncio.to_thread(search_text, content)  # jieba: CPU work, off the event loop
+    claims = await asyncio.to_thread(read_claims, content, tags)
     await units_repo.insert_units(
         db,
         [
@@ -91,6 +94,7 @@ async def _insert(
                 "distiller": "api",
                 "embedding_model": embedder.model,
                 "metadata": metadata,
+                **claim_columns(claims),
             }
         ],
     )
@@ -173,12 +177,14 @@ async def update(
     actor: str,
 ) -> MemoryUnit:
     """A new unit with the changes supersedes the old one (history action `updated`). Only the
-    chain's active head can be updated."""
+    chain's active head can be updated. Its claims, entities and relations are read from the new
+    content; a changed content keeps none of the old unit's entities."""
     await lock_bank(db, bank.id)
     old = await get(db, bank, memory_id, for_update=True)
     if old.status != "active":
         raise Conflict(f"Memory {memory_id} is {old.status}; only an active unit can be updated.")
-    entities = await graph_repo.entities_of(db, [old.id])
+    changed = body.content is not None and body.content != old.content
+    entities = {} if changed else await graph_repo.entities_of(db, [old.id])
     new = await _insert(
         db,
         embedder,
@@ -193,6 +199,7 @@ async def update(
         entities=[EntityOut(name=e["name"], type=e["type"]) for e in entities.get(old.id, [])],
         actor=actor,
         status="pending",
+        extract=True,
     )
     await units_repo.copy_sources(db, old, new)
     await supersede(db, old, new, reason="update", actor=actor, action="updated")

@@ -14,10 +14,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.db.repositories import portability as repo
 from app.schemas import portability as lines
+from app.schemas.memories import ClaimRead
+from app.unit_claims import contract_claim
 
 
 def _memory(row: dict[str, Any]) -> dict[str, Any]:
     row["source_events"] = [tuple(pair) for pair in row["source_events"]]
+    claim = contract_claim(row["claims"])
+    row["claim"] = ClaimRead.model_validate(claim) if claim is not None else None
     return row
 
 

@@ -46,6 +46,7 @@ from app.schemas.portability import (
     SessionLine,
 )
 from app.text import search_text
+from app.unit_claims import columns, load_all, read_claims
 
 BATCH = 500
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -210,7 +211,7 @@ class Importer:
         self.known_session(number, line.session_id, ("session_id",))
         for i, (session_id, _) in enumerate(line.source_events):
             self.known_session(number, session_id, ("source_events", i))
-        row = line.model_dump(exclude={"type", "source_events"}) | {
+        row = line.model_dump(exclude={"type", "source_events", "claim"}) | {
             "bank_id": self.bank_id,
             "id": self.new_id(line.id),
             "search_text": "",  # the batch's, built off the event loop in `flush`
@@ -297,6 +298,7 @@ class Importer:
             texts = await asyncio.to_thread(search_texts, [row["content"] for _, row in batch])
             for (_, row), text in zip(batch, texts, strict=True):
                 row["search_text"] = text
+            await asyncio.to_thread(_with_claims, [row for _, row in batch])
         if kind == "history":
             ids = list({row["memory_id"] for _, row in batch})
             found = await repo.existing_units(self.db, self.bank_id, ids)
@@ -355,6 +357,17 @@ class Importer:
             dedupe_key=composite_key(REEMBED, self.bank_id),
         )
         return job
+
+
+def _with_claims(rows: list[dict[str, Any]]) -> None:
+    """Each unit's claim columns: its line's claims as given, or (an older export, or claims this
+    version cannot read) read again from its content and tags."""
+    for row in rows:
+        given = row["claims"]
+        claims = load_all(given) if given is not None else []
+        if given is None or len(claims) != len(given):
+            claims = read_claims(row["content"], row["tags"])
+        row.update(columns(claims))
 
 
 async def import_bank(

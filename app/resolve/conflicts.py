@@ -21,6 +21,9 @@ NO_KEY_TAGS = frozenset({"episode", "episode.task", "correction", "fact.event"})
 SINGLE_VALUED_TAGS = frozenset({"constraint.budget"})
 # One object per (subject, relation): "lives_in Berlin" then "lives_in Paris".
 SINGLE_VALUED_RELATIONS = frozenset({"has_budget", "lives_in", "works_at", "works_as", "is_named", "age"})
+# Relations that hold one object per what they are for ("a budget for the laptop", "for the trip"):
+# single-valued like a tag slot, so only when the units' claims cannot say which one they are about.
+QUALIFIED_RELATIONS = frozenset({"has_budget"})
 VALUE_TYPES = frozenset({"amount", "date", "place", "organization", "id", "contact", "product"})
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -54,9 +57,9 @@ def same_statement(a: MemoryUnit, b: MemoryUnit) -> bool:
     ) == bool(_NEGATION.search(b.content))
 
 
-def _relation_conflict(new: Facts, old: Facts) -> bool:
+def _relation_conflict(new: Facts, old: Facts, relations: frozenset[str]) -> bool:
     return any(
-        (s, r) == (s2, r2) and o != o2 and r in SINGLE_VALUED_RELATIONS
+        (s, r) == (s2, r2) and o != o2 and r in relations
         for s, r, o in new.relations
         for s2, r2, o2 in old.relations
     )
@@ -69,8 +72,11 @@ class Candidate:
     facts: Facts
 
 
-def conflict_reason(new: MemoryUnit, new_facts: Facts, c: Candidate) -> str | None:
-    """Why `new` replaces the active `c.unit`, or None. The rules, most certain first."""
+def conflict_reason(new: MemoryUnit, new_facts: Facts, c: Candidate, *, claimed: int = 0) -> str | None:
+    """Why `new` replaces the active `c.unit`, or None. The rules, most certain first. `claimed`: how
+    many of the two units state a claim. Two claims say which attribute each value is of, better than
+    a tag: the tag rules (single-valued tag, same tag and a new value) and the qualified relations
+    apply unless both do."""
     old = c.unit
     if not _same_subject(new_facts, c.facts):
         return None
@@ -80,15 +86,16 @@ def conflict_reason(new: MemoryUnit, new_facts: Facts, c: Candidate) -> str | No
     # A slot holds one value: a later one fills it even when conditional ("if it can be upgraded I can
     # go to 8000" after "my budget is 5000"), keeping its lower confidence and its condition in the
     # content, so the bank never shows two budgets (issue 16).
-    if same_tag and tag in SINGLE_VALUED_TAGS:
+    if claimed < 2 and same_tag and tag in SINGLE_VALUED_TAGS:
         return "single-valued tag"
     if not correction and new.confidence + CONDITIONAL_MARGIN < old.confidence:
         return None  # a hedged detail does not replace a firm one of another kind
-    if _relation_conflict(new_facts, c.facts):
+    single = SINGLE_VALUED_RELATIONS - QUALIFIED_RELATIONS if claimed == 2 else SINGLE_VALUED_RELATIONS
+    if _relation_conflict(new_facts, c.facts, single):
         return "relation"
     if correction and (same_tag or (tag is None and c.similarity >= SAME_SUBJECT_SIMILARITY)):
         return "correction"
     values_differ = bool(new_facts.values) and bool(c.facts.values) and new_facts.values != c.facts.values
-    if same_tag and values_differ and c.similarity >= SAME_SUBJECT_SIMILARITY:
+    if claimed < 2 and same_tag and values_differ and c.similarity >= SAME_SUBJECT_SIMILARITY:
         return "same tag, new value"
     return None

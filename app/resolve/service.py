@@ -4,7 +4,9 @@ twin. Decisions, in order (DESIGN.md "Conflict detection"):
 1. the distiller said `supersedes` → the head of that unit's chain is superseded;
 2. a near-duplicate (cosine ≥ the bank's `dedupe_threshold`, same numbers, same polarity) → merged
    into the older unit, which gains its sources and some confidence;
-3. a conflict → the older unit is superseded (the rules: `app/resolve/conflicts.py`);
+3. a conflict → the older unit is superseded: by its claims when both units state one (`by_claim.py`,
+   `app/claims`: same subject and attribute, another value; a retirement ends it, `retired`; a compound
+   unit leaves its still-true clauses in a residual unit), else by the older rules (`conflicts.py`);
 4. otherwise → active.
 
 One bank is resolved by one transaction at a time (an advisory lock), so two workers can never both
@@ -23,6 +25,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.banks.config import BankConfig
+from app.claims import Claim
 from app.db.models import Job, MemoryUnit
 from app.db.repositories import banks as banks_repo
 from app.db.repositories import embeddings as embeddings_repo
@@ -34,6 +37,8 @@ from app.errors import Conflict, Unavailable
 from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
+from app.resolve import by_claim
+from app.resolve.claims import ClaimDecision, hedged_over_firm, names_attribute, residue
 from app.resolve.conflicts import (
     SINGLE_VALUED_RELATIONS,
     VALUE_TYPES,
@@ -150,19 +155,31 @@ async def _resolve_one(
             return await replace(
                 db, head, unit, reason="distiller", actor="resolver", details=details, model=embedder.model
             )
-    candidates, unit_facts = await _candidates(db, unit, embedder)
+    claims = await by_claim.ensure_claims(db, unit)
+    candidates, unit_facts = await _candidates(db, unit, embedder, claims)
     for c in candidates:
         if c.similarity >= config.dedupe_threshold and same_statement(unit, c.unit):
             await merge(db, unit, into=c.unit, similarity=c.similarity, details=details)
             return "merged"
-    for c in sorted(candidates, key=lambda c: (said_at(c.unit), c.unit.created_at), reverse=True):
-        reason = conflict_reason(unit, unit_facts, c)
+    newest = sorted(candidates, key=lambda c: (said_at(c.unit), c.unit.created_at), reverse=True)
+    decision, olds = await by_claim.decide(db, claims, [c.unit for c in newest], embedder)
+    if decision is not None:
+        old = next(c.unit for c in newest if c.unit.id == decision.candidate_id)
+        return await _end_claim(db, old, unit, decision, olds[old.id], embedder, details)
+    for c in newest:
+        if hedged_over_firm(claims, olds.get(c.unit.id, [])):
+            continue
+        claimed = bool(claims) + bool(olds.get(c.unit.id))
+        reason = conflict_reason(unit, unit_facts, c, claimed=claimed)
         if reason is not None:
             return await replace(
                 db, c.unit, unit, reason=reason, actor="resolver", details=details, model=embedder.model
             )
     if judge is not None:
         for c in candidates:
+            theirs = olds.get(c.unit.id, [])
+            if (names_attribute(claims) and names_attribute(theirs)) or hedged_over_firm(claims, theirs):
+                continue  # an attribute on both sides: the claims' verdict stands
             if SIMILAR <= c.similarity < config.dedupe_threshold and key_tag(c.unit) == key_tag(unit):
                 verdict = await judge(_judged(c.unit), _judged(unit))
                 if verdict.replaces:
@@ -191,6 +208,34 @@ async def _resolve_one(
     return "activated"
 
 
+async def _end_claim(
+    db: AsyncSession,
+    old: MemoryUnit,
+    new: MemoryUnit,
+    decision: ClaimDecision,
+    old_claims: list[Claim],
+    embedder: Embedder,
+    details: dict[str, Any],
+) -> str:
+    """`new`'s claim ends `old`'s: superseded (a new value) or retired (no successor value). The
+    still-true clauses of a compound `old` stay active first, in a residual unit."""
+    keep = residue(old_claims, decision.hit)
+    if keep and said_at(new) >= said_at(old):
+        residual = await by_claim.split_off(db, old, keep, embedder, actor="resolver", details=details)
+        details = {**details, "residual": str(residual.id)}
+    action = "retired" if decision.action == "retire" else "superseded"
+    return await replace(
+        db,
+        old,
+        new,
+        reason=f"claim: {decision.reason}",
+        actor="resolver",
+        details=details,
+        model=embedder.model,
+        action=action,
+    )
+
+
 def _judged(unit: MemoryUnit) -> JudgedUnit:
     return JudgedUnit(content=unit.content, tags=list(unit.tags), said_at=unit.valid_from)
 
@@ -200,10 +245,11 @@ def _facts(rows: dict[uuid.UUID, Facts], memory_id: uuid.UUID) -> Facts:
 
 
 async def _candidates(
-    db: AsyncSession, unit: MemoryUnit, embedder: Embedder
+    db: AsyncSession, unit: MemoryUnit, embedder: Embedder, claims: list[Claim]
 ) -> tuple[list[Candidate], Facts]:
     """Active units that could be the same fact or its older value (semantic neighbours, units
-    with the same key tag, and units sharing a single-valued relation), and the unit's own facts."""
+    with the same key tag, units sharing a single-valued relation, the holders of the unit's claimed
+    attributes and the units stating a value it names as replaced), and the unit's own facts."""
     near = await embeddings_repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
     similar = {u.id: (u, sim) for u, sim in near}
     tag = key_tag(unit)
@@ -211,6 +257,8 @@ async def _candidates(
         db, unit, tag, list(SINGLE_VALUED_RELATIONS), exclude=list(similar)
     )
     for u, sim in extra:
+        similar.setdefault(u.id, (u, sim))
+    for u, sim in await by_claim.holders(db, unit, claims, exclude=similar):
         similar.setdefault(u.id, (u, sim))
     # Read without locks: lock them and keep those still active (maintenance may have archived one
     # meanwhile), so what is superseded or merged into is what the rows say now.
@@ -247,6 +295,7 @@ async def replace(
     actor: str,
     details: dict[str, Any],
     model: str | None = None,
+    action: str = "superseded",
 ) -> str:
     """`new` and the active `old` give two values of one thing: the one said later is the truth. A
     statement older than the active one (a backfill, a late write) becomes history, never the head.
@@ -254,7 +303,7 @@ async def replace(
     if said_at(new) < said_at(old):
         await file_as_history(db, old, new, reason=reason, actor=actor, details=details)
         return "outdated"
-    await supersede(db, old, new, reason=reason, actor=actor, details=details)
+    await supersede(db, old, new, reason=reason, actor=actor, details=details, action=action)
     if model is not None:
         await retire_restatements(db, old, new, model, actor=actor, details=details)
     return "superseded"

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
 
@@ -52,6 +52,37 @@ class Source(ReadSchema):
     )
 
 
+ValueType = Literal["amount", "quantity", "number", "date", "weekday", "time", "version", "name", "text"]
+
+
+class ClaimRead(ReadSchema):
+    """What the unit states (DESIGN.md "Claims"): two units conflict when subject and attribute match
+    and the values differ."""
+
+    subject: str = Field(description="Who or what it is about: `user` (the speaker) or an entity's name.")
+    attribute: str = Field(
+        description="The normalised attribute, e.g. `budget.laptop`, `address.home`, `employer`; empty when "
+        "the statement names none."
+    )
+    value: str = Field(description="The value as said (e.g. `8000`, `Oslo`, `Wednesdays`).")
+    value_type: Literal[
+        "amount", "quantity", "number", "date", "weekday", "time", "version", "name", "text"
+    ] = Field(description="The value's type, what decides whether two values can be compared.")
+    modality: Literal["firm", "hedged", "retired"] = Field(
+        description="`firm`; `hedged` (conditional, never replaces a firm claim); `retired` (ends the claim "
+        "without a new value: no longer, 不再)."
+    )
+
+
+CLAIM_EXAMPLE = {
+    "subject": "user",
+    "attribute": "budget.laptop",
+    "value": "8000",
+    "value_type": "number",
+    "modality": "firm",
+}
+
+
 class MemoryRead(ReadSchema):
     id: uuid.UUID
     bank_id: str
@@ -78,6 +109,11 @@ class MemoryRead(ReadSchema):
     distiller: str | None
     embedding_model: str | None
     metadata: dict[str, Any]
+    claim: ClaimRead | None = Field(
+        default=None,
+        description="The unit's main claim; null when its content states none (or before it is read).",
+        examples=[CLAIM_EXAMPLE],
+    )
 
 
 class MemoryCreate(Schema):

@@ -21,7 +21,7 @@ from app.schemas.common import (
     Slug,
 )
 from app.schemas.events import MAX_CONTENT_CHARS
-from app.schemas.memories import MAX_TAG_CHARS, MAX_TAGS, MAX_UNIT_CHARS
+from app.schemas.memories import MAX_TAG_CHARS, MAX_TAGS, MAX_UNIT_CHARS, ClaimRead
 from app.text import strip_invisible
 
 MemoryStatus = Literal[MEMORY_STATUSES]  # type: ignore[valid-type]
@@ -35,6 +35,7 @@ Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 # character ("pin:1,") by its 19-character mask, at most 5 times the length; and an entity's canonical
 # name is its case-folded name ("ß" → "ss", at most 3 characters for one).
 MASK_GROWTH = 5
+MAX_CLAIMS = 64  # a unit's clauses: far more than a 4000-character unit holds
 MAX_NAME_CHARS = 256
 MAX_ENTITY_TYPE_CHARS = 64
 MAX_RELATION_CHARS = 128
@@ -142,6 +143,15 @@ class MemoryLine(Schema):
     distiller: Short | None = None
     identity_key: Key | None = None
     metadata: JsonObject = Field(default_factory=dict)
+    claim: ClaimRead | None = Field(
+        default=None, description="The unit's main claim as the API shows it (not read on import)."
+    )
+    claims: list[JsonObject] | None = Field(
+        default=None,
+        max_length=MAX_CLAIMS,
+        description="Every claim of the unit in full, kept as given; absent (an older export): read again "
+        "from the content and tags.",
+    )
 
 
 class EntityLine(Schema):

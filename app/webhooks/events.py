@@ -3,7 +3,7 @@ change, in its transaction. The body a receiver gets is `{type, timestamp, data}
 `bank_id`, and per type:
 
 - `memory.created`: `memory` {id, content, tags, confidence, importance, layer, session_id, valid_from,
-  supersedes} — a unit became active after resolution (a new value's unit too, before its
+  claim, supersedes} — a unit became active after resolution (a new value's unit too, before its
   `memory.superseded`);
 - `memory.superseded`: `memory_id` (the old unit), `superseded_by` (the new one), `reason`;
 - `memory.merged`: `memory_id` (merged away), `merged_into` (the unit that keeps it);
@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Job, MemoryUnit
+from app.unit_claims import contract_claim
 from app.webhooks.outbox import emit, emit_many, forget_content
 
 
@@ -38,6 +39,7 @@ async def memory_created(db: AsyncSession, unit: MemoryUnit, supersedes: uuid.UU
         "layer": unit.layer,
         "session_id": unit.session_id,
         "valid_from": unit.valid_from.isoformat() if unit.valid_from else None,
+        "claim": contract_claim(unit.claims),
         "supersedes": str(supersedes) if supersedes else None,
     }
     await emit(db, unit.bank_id, "memory.created", {"memory": memory})

@@ -163,6 +163,7 @@ async def exercise_every_tool(client: Client, rest: httpx.AsyncClient, bank: str
     assert written["status"] == "active"
     assert written["tags"] == ["preference.travel"]
     assert written["importance"] == pytest.approx(0.8)
+    assert set(written["claim"]) == {"subject", "attribute", "value", "value_type", "modality"}
 
     found = await client.call_tool("memory_query", {"query": "Which seat does Ana prefer?", "top_k": "5"})
     assert not found.is_error, text_of(found)
@@ -181,6 +182,7 @@ async def exercise_every_tool(client: Client, rest: httpx.AsyncClient, bank: str
     assert updated["id"] != written["id"]
     assert updated["supersedes"] == written["id"]
     assert updated["status"] == "active"
+    assert updated["claim"] is not None
     old = (await rest.get(f"/v1/banks/{bank}/memories/{written['id']}")).json()
     assert old["status"] == "superseded"
 

@@ -68,6 +68,8 @@ async def test_the_seed_scenario_tells_a_receiver_of_each_budget_signed(
     assert "8000" in new["content"]
     assert old["tags"] == new["tags"] == ["constraint.budget"]
     assert new["supersedes"] == old["id"]
+    assert old["claim"]["value"] == "5000"  # what it states
+    assert "claim" in new
     # In the order the changes were made: 5000 active, then 8000 active, then 5000 superseded.
     order = [(b["type"], b["data"].get("memory", {}).get("id") or b["data"]["memory_id"]) for b in bodies]
     assert order.index(("memory.created", old["id"])) < order.index(("memory.created", new["id"]))

@@ -6,7 +6,7 @@ from typing import Any
 
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import BigInteger, Computed, Float, ForeignKey, Identity, Integer, Text, func
-from sqlalchemy.dialects.postgresql import ARRAY, DATERANGE, TSVECTOR, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, DATERANGE, JSONB, TSVECTOR, UUID
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db.models.base import Base, created_at_column
@@ -55,6 +55,11 @@ class MemoryUnit(Base):
     identity_key: Mapped[str | None] = mapped_column(Text)
     embedding_model: Mapped[str | None] = mapped_column(Text)
     metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", server_default="{}")
+    # Every claim the content states, in full (`app/resolve/claims.py`); None until read, [] for none.
+    claims: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONB)
+    # The main claim's subject and attribute: resolution's indexed lookup of one attribute's holders.
+    claim_subject: Mapped[str | None] = mapped_column(Text)
+    claim_attribute: Mapped[str | None] = mapped_column(Text)
 
 
 class MemoryEmbedding(Base):

@@ -99,7 +99,7 @@ _UNIT_ORDER = (
 _UNIT_COLUMNS = (
     "id content tags confidence importance status previous_status layer session_id source_seqs supersedes"
     " superseded_by merged_into merged_from valid_from valid_to status_changed_at created_at updated_at"
-    " expires_at last_accessed_at confirmed_at access_count distiller identity_key metadata_"
+    " expires_at last_accessed_at confirmed_at access_count distiller identity_key metadata_ claims"
 )
 
 

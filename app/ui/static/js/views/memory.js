@@ -142,6 +142,9 @@ export function MemoryView({ params }) {
         <dt>Confidence</dt><dd>${memory.confidence.toFixed(2)}</dd>
         <dt>Importance</dt><dd>${memory.importance.toFixed(2)}</dd>
         <dt>Layer</dt><dd>${memory.layer}</dd>
+        <dt>Claim</dt><dd data-testid="memory-claim">${memory.claim
+          ? `${memory.claim.subject} · ${memory.claim.attribute || "—"} = ${memory.claim.value} (${memory.claim.modality})`
+          : html`<span class="muted">none</span>`}</dd>
         <dt>Valid</dt><dd><${Time} iso=${memory.valid_from} /> → ${memory.valid_to ? html`<${Time} iso=${memory.valid_to} />` : "now"}</dd>
         <dt>Created</dt><dd><${Time} iso=${memory.created_at} /></dd>
         ${memory.expires_at ? html`<dt>Expires</dt><dd><${Time} iso=${memory.expires_at} /></dd>` : null}

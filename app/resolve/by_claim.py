@@ -1,0 +1,138 @@
+"""Resolution by claims (DESIGN.md "Claims and conflict detection"): a unit's claims are read when it
+reaches resolution without them, its candidates include the active holders of its attributes and the
+units stating a value it names as replaced, the verdicts of `app/claims` decide, and a compound unit
+whose one clause ends leaves its still-true clauses behind in a residual unit (history action `split`)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app import unit_claims
+from app.claims import Claim, compatible
+from app.db.models import MemoryUnit
+from app.db.repositories import claims as claims_repo
+from app.db.repositories import embeddings as embeddings_repo
+from app.db.repositories import history as history_repo
+from app.db.repositories import units as units_repo
+from app.providers.embeddings import Embedder
+from app.resolve import claims as rc
+from app.text import search_text
+from app.webhooks import events as webhooks
+
+
+async def ensure_claims(db: AsyncSession, unit: MemoryUnit) -> list[Claim]:
+    """The unit's claims; read from its content and tags (and stored) when it has none yet: a
+    distilled, redistilled or imported unit reaches resolution so."""
+    if unit.claims is not None:
+        return unit_claims.load_all(unit.claims)
+    found = unit_claims.read_claims(unit.content, unit.tags)
+    await claims_repo.set_claims(db, unit, unit_claims.columns(found))
+    return found
+
+
+async def holders(
+    db: AsyncSession, unit: MemoryUnit, claims: list[Claim], exclude: Iterable[uuid.UUID]
+) -> list[tuple[MemoryUnit, float]]:
+    """Active units holding one of the claims' attributes, or stating a value they name as replaced."""
+    return await claims_repo.active_holders(
+        db,
+        unit,
+        keys=rc.slot_keys(claims),
+        attributes=sorted({(c.subject, c.attribute) for c in claims if c.attribute}),
+        old_values=rc.named_values(claims),
+        exclude=list(exclude),
+    )
+
+
+async def _frame_similarity(
+    embedder: Embedder, new: list[Claim], candidates: list[tuple[Any, list[Claim]]]
+) -> dict[tuple[str, str], float]:
+    """Cosine of the value-masked frames of each pair that could conflict (same subject, values of a
+    compatible type), in one call of the embedder; nothing when the claims carry no frames."""
+    pairs = {
+        (rc.frame(o), rc.frame(n))
+        for _, olds in candidates
+        for o in olds
+        for n in new
+        if rc.frame(o) and rc.frame(n) and o.subject == n.subject and compatible(o.value, n.value)
+    }
+    if not pairs:
+        return {}
+    texts = sorted({t for pair in pairs for t in pair})
+    vectors = dict(zip(texts, await embedder.embed(texts), strict=True))
+    return {(a, b): sum(x * y for x, y in zip(vectors[a], vectors[b], strict=True)) for a, b in pairs}
+
+
+async def decide(
+    db: AsyncSession, new: list[Claim], candidates: list[MemoryUnit], embedder: Embedder
+) -> tuple[rc.ClaimDecision | None, dict[uuid.UUID, list[Claim]]]:
+    """The verdict of the new claims on `candidates` (newest first), and every candidate's claims
+    (read now for a unit stored before claims were)."""
+    olds = {c.id: await ensure_claims(db, c) for c in candidates}
+    judged = [(c.id, olds[c.id]) for c in candidates if olds[c.id]]
+    if not new or not judged:
+        return None, olds
+    similarity = await _frame_similarity(embedder, new, judged)
+    return rc.decide(new, judged, lambda a, b: similarity.get((a, b))), olds
+
+
+async def split_off(
+    db: AsyncSession,
+    old: MemoryUnit,
+    keep: list[Claim],
+    embedder: Embedder,
+    *,
+    actor: str,
+    details: dict[str, Any],
+) -> MemoryUnit:
+    """A new active unit holding the still-true clauses of the compound `old` (same sources, tags,
+    valid time), with its vector and the entities and relations it still names."""
+    content = rc.residual_text(keep)
+    unit_id = uuid.uuid4()
+    await units_repo.insert_units(
+        db,
+        [
+            {
+                "id": unit_id,
+                "bank_id": old.bank_id,
+                "content": content,
+                "search_text": search_text(content),
+                "tags": list(old.tags),
+                "confidence": old.confidence,
+                "importance": old.importance,
+                "status": "active",
+                "layer": old.layer,
+                "session_id": old.session_id,
+                "source_seqs": list(old.source_seqs),
+                "source_event_ids": list(old.source_event_ids),
+                "valid_from": old.valid_from,
+                "distiller": old.distiller,
+                "embedding_model": embedder.model,
+                "metadata": {**old.metadata_, "split_from": str(old.id)},
+                **unit_claims.columns(keep),
+            }
+        ],
+    )
+    [vector] = await embedder.embed([content])
+    await embeddings_repo.insert_embeddings(db, old.bank_id, embedder.model, {unit_id: vector})
+    await claims_repo.copy_graph(db, old.bank_id, old.id, unit_id, content)
+    await history_repo.add_history(
+        db,
+        [
+            {
+                "bank_id": old.bank_id,
+                "memory_id": unit_id,
+                "action": "split",
+                "actor": actor,
+                "details": {**details, "split_from": str(old.id), "to": "active"},
+            }
+        ],
+    )
+    residual = await units_repo.get_unit(db, unit_id)
+    assert residual is not None
+    await webhooks.memory_created(db, residual)
+    return residual

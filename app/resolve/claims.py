@@ -1,0 +1,125 @@
+"""How resolution compares claims: the lookup keys of a unit's attributes, the verdicts of `app/claims`
+on each candidate (newest first; a weak verdict ends one candidate at most), and what of a compound
+unit stays true once one of its claims ends."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from app import claims as claims_lib
+from app.claims import Claim, Verdict
+
+
+def slot_keys(claims: list[Claim]) -> list[dict[str, str]]:
+    """What finds the units holding one of these claims' attributes: (subject, head) when the claim
+    has a head (a budget of any qualifier), else (subject, attribute)."""
+    keys: list[dict[str, str]] = []
+    for c in claims:
+        if c.head:
+            keys.append({"subject": c.subject, "head": c.head})
+        elif c.attribute:
+            keys.append({"subject": c.subject, "attribute": c.attribute})
+    return keys
+
+
+def names_attribute(claims: list[Claim]) -> bool:
+    """Whether one of the claims says which attribute its value is of."""
+    return any(c.attribute for c in claims)
+
+
+def hedged_over_firm(new: list[Claim], old: list[Claim]) -> bool:
+    """Whether a hedged statement meets a firm one: it never replaces it, by any rule."""
+    return bool(new) and all(c.modality == "hedged" for c in new) and any(c.modality == "firm" for c in old)
+
+
+def named_values(claims: list[Claim]) -> list[str]:
+    """The old values these claims name as replaced ("from Tuesdays to …", "不再用…")."""
+    return sorted(
+        {c.old_value.text for c in claims if c.old_value is not None and len(c.old_value.text) >= 2}
+    )
+
+
+def frame(claim: Claim) -> str:
+    """The claim's value-masked clause, when the claims package gives one."""
+    return str(getattr(claim, "frame", "") or "")
+
+
+_TAKES_FRAMES = "frame_similarity" in inspect.signature(claims_lib.conflicts).parameters
+
+
+def verdict(old: Claim, new: Claim, frame_similarity: float | None) -> Verdict:
+    """`conflicts` with the frames' similarity when the claims package weighs it."""
+    if _TAKES_FRAMES and frame_similarity is not None:
+        return claims_lib.conflicts(old, new, frame_similarity=frame_similarity)  # type: ignore[call-arg]
+    return claims_lib.conflicts(old, new)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimDecision:
+    """What the new unit's claims do to one candidate: `action` supersede or retire, `hit` the indices
+    of the candidate's claims that end (the others are still true: a compound unit's residue)."""
+
+    candidate_id: Any
+    action: str
+    reason: str
+    hit: frozenset[int]
+
+
+FrameSimilarity = Callable[[str, str], float | None]
+
+
+def decide(
+    new: list[Claim],
+    candidates: list[tuple[Any, list[Claim]]],
+    frame_similarity: FrameSimilarity,
+) -> ClaimDecision | None:
+    """The candidate the new claims end, candidates given newest first: the newest with a strong
+    verdict; else, a weak verdict (attribute unsaid, a change word and a value of the same type) ends
+    the newest candidate it would apply to, never more than one."""
+    weak: ClaimDecision | None = None
+    for candidate_id, olds in candidates:
+        strong_hits: dict[int, Verdict] = {}
+        weak_hits: dict[int, Verdict] = {}
+        for i, old in enumerate(olds):
+            for claim in new:
+                v = verdict(old, claim, frame_similarity(frame(old), frame(claim)))
+                if v.action == "keep" or (not v.strong and _free_text(old, claim)):
+                    continue
+                (strong_hits if v.strong else weak_hits).setdefault(i, v)
+        if strong_hits:
+            first = strong_hits[min(strong_hits)]
+            return ClaimDecision(candidate_id, first.action, first.reason, frozenset(strong_hits))
+        if weak_hits and weak is None:
+            first = weak_hits[min(weak_hits)]
+            weak = ClaimDecision(candidate_id, first.action, first.reason, frozenset(weak_hits))
+    return weak
+
+
+def _free_text(old: Claim, new: Claim) -> bool:
+    # Only a typed value ties two claims whose attribute is unsaid: free text ("email notifications")
+    # beside a number is no older value of it.
+    return "text" in (old.value.type, new.value.type)
+
+
+def residue(olds: list[Claim], hit: frozenset[int]) -> list[Claim]:
+    """The claims of a compound unit still true once `hit` end: those of another known attribute (a
+    head) or with a typed value. A clause of free text ("I want to buy a laptop, my budget is …") set
+    the scene of the one that ended: kept apart, it would answer that claim's question in place of
+    its new value."""
+    ended = {olds[i].attribute for i in hit}
+    return [
+        c
+        for i, c in enumerate(olds)
+        if i not in hit and c.attribute and c.attribute not in ended and (c.head or c.value.type != "text")
+    ]
+
+
+def residual_text(claims: list[Claim]) -> str:
+    """A unit's content made of the still-true clauses."""
+    parts = [c.text.strip().rstrip("。.，,;；") for c in claims if c.text.strip()]
+    if any(not p.isascii() for p in parts):
+        return "，".join(parts) + "。"
+    return ". ".join(p[:1].upper() + p[1:] for p in parts) + "."

@@ -1,0 +1,137 @@
+"""Resolution's use of claims, free of I/O: stored claims rebuild to the same claims, the unit's main claim,
+the verdict over candidates newest first (a weak one ends one candidate at most, never on free text), a
+hedged statement beside a firm one, and what a compound unit keeps when one of its claims ends."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.claims import Claim, extract
+from app.resolve.claims import decide, hedged_over_firm, residual_text, residue
+from app.unit_claims import columns, contract_claim, load, load_all, main_claim
+
+
+def no_frames(a: str, b: str) -> float | None:
+    return None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I live in Lisbon and I work at Contoso as a nurse.",
+        "Releases moved from Tuesdays to Wednesdays.",
+        "我想买一台笔记本电脑，预算是5000元。",
+        "I don't have the cat anymore.",
+    ],
+)
+def test_a_stored_claim_rebuilds_to_the_same_claim(text: str) -> None:
+    claims = extract(text)
+    assert claims
+    stored = json.loads(json.dumps(columns(claims)["claims"]))  # through JSONB and back
+    assert load_all(stored) == claims
+
+
+def test_a_stored_claim_that_cannot_be_read_is_left_out() -> None:
+    assert load({"subject": "user"}) is None
+    assert load_all([{"value": "not a value", "subject": "user"}, "junk"]) == []  # type: ignore[list-item]
+
+
+def test_the_main_claim_is_the_one_of_a_known_attribute() -> None:
+    claims = extract("我想买一台笔记本电脑，预算是5000元。")
+    main = main_claim(claims)
+    assert main is not None
+    assert main.head == "budget"
+    assert columns(claims)["claim_attribute"] == main.attribute
+    shown = contract_claim(columns(claims)["claims"])
+    assert shown is not None
+    assert set(shown) == {"subject", "attribute", "value", "value_type", "modality"}
+
+
+def test_no_claim_is_shown_for_a_unit_stating_none() -> None:
+    assert contract_claim([]) is None
+    assert contract_claim(None) is None
+
+
+def test_a_strong_verdict_on_an_older_candidate_wins_over_a_weak_one_on_a_newer() -> None:
+    laptop = extract("My laptop budget is 5000.")
+    raised = extract("My laptop budget is 8000 now.")
+    other = extract("I can go to 300.")
+    decision = decide(raised, [("newer", other), ("older", laptop)], no_frames)
+    assert decision is not None
+    assert (decision.candidate_id, decision.action) == ("older", "supersede")
+
+
+def test_a_weak_verdict_ends_only_the_newest_candidate_it_applies_to() -> None:
+    first = extract("My budget is 5000.")
+    second = extract("My budget is 6000.")
+    change = extract("If the specs can be upgraded, it can go to 8000.")
+    decision = decide(change, [("newest", second), ("oldest", first)], no_frames)
+    assert decision is not None
+    assert decision.candidate_id == "newest"
+
+
+def test_a_weak_verdict_never_rests_on_free_text() -> None:
+    notifications = extract("我喜欢邮件通知，不要打电话。")
+    assert decide(extract("如果配置能升级的话，可以到8000。"), [("x", notifications)], no_frames) is None
+
+
+def test_near_miss_budgets_never_conflict() -> None:
+    assert (
+        decide(
+            extract("My budget for the vacation is 8000."),
+            [("x", extract("My budget for the laptop is 5000."))],
+            no_frames,
+        )
+        is None
+    )
+
+
+def test_a_hedged_statement_never_ends_a_firm_one() -> None:
+    firm = extract("My laptop budget is 5000.")
+    hedged = extract("If prices drop I might go to 9000.")
+    assert decide(hedged, [("x", firm)], no_frames) is None
+    assert hedged_over_firm(hedged, firm)
+    assert not hedged_over_firm(firm, hedged)
+
+
+def test_a_retirement_retires() -> None:
+    decision = decide(
+        extract("I don't have the cat anymore."), [("x", extract("I have a cat named Tom."))], no_frames
+    )
+    assert decision is not None
+    assert decision.action == "retire"
+
+
+@pytest.mark.parametrize(
+    ("compound", "change", "kept"),
+    [
+        ("I live in Lisbon and I work at Contoso as a nurse.", "I live in Oslo.", "Contoso"),
+        ("我住在里斯本，在Contoso当护士。", "我住在奥斯陆。", "Contoso"),
+    ],
+)
+def test_a_compound_unit_keeps_its_other_clause(compound: str, change: str, kept: str) -> None:
+    olds = extract(compound)
+    decision = decide(extract(change), [("x", olds)], no_frames)
+    assert decision is not None
+    left: list[Claim] = residue(olds, decision.hit)
+    assert [c.value.text for c in left] == [kept]
+    text = residual_text(left)
+    assert kept in text
+    assert "Lisbon" not in text
+    assert "里斯本" not in text
+
+
+@pytest.mark.parametrize(
+    ("compound", "change"),
+    [
+        ("用户打算买台笔记本电脑，预算6000元。", "要是内存能加到32G，我愿意出到7500。"),
+        ("I want to buy a laptop, my budget is 5000.", "If the specs can be upgraded, it can go to 8000."),
+    ],
+)
+def test_a_clause_of_free_text_is_no_residue(compound: str, change: str) -> None:
+    olds = extract(compound)
+    decision = decide(extract(change), [("x", olds)], no_frames)
+    assert decision is not None
+    assert residue(olds, decision.hit) == []
