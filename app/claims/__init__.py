@@ -4,7 +4,7 @@ ends an older one. Pure functions: no I/O, no database, no model."""
 from app.claims.compare import Verdict, conflicts, same_attribute
 from app.claims.extract import extract
 from app.claims.frames import mask, overlap, tokens
-from app.claims.model import Claim, Modality, Value, claim_from_json
+from app.claims.model import Claim, Modality, Value
 from app.claims.values import compatible, find_values, same
 
 __all__ = [
@@ -12,7 +12,6 @@ __all__ = [
     "Modality",
     "Value",
     "Verdict",
-    "claim_from_json",
     "compatible",
     "conflicts",
     "extract",

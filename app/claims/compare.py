@@ -83,7 +83,10 @@ def same_attribute(
     zh = has_cjk(old.frame + new.frame)
     words = overlap(tokens(old.frame, zh), tokens(new.frame, zh))
     close = similarity(old, new, frame_similarity)
-    if close >= SAME_FRAME["zh" if zh else "en"] or words >= SAME_WORDS:
+    # Frames alone tie two untyped values at most weakly: "I like ⟨text⟩" names no attribute that holds
+    # one value, so liking one thing never replaces wanting another without a change word.
+    untyped = old.value.type == "text" or new.value.type == "text"
+    if (close >= SAME_FRAME["zh" if zh else "en"] or words >= SAME_WORDS) and not untyped:
         return "same"
     return "weak" if close >= WEAK_FRAME else "different"
 

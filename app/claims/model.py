@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Modality = Literal["firm", "hedged", "retired"]
@@ -51,9 +51,8 @@ class Claim:
     text: str = ""
     frame: str = ""
 
-    def as_json(self, full: bool = False) -> dict[str, Any]:
-        """Render the contract's `claim` field (plus `old_value` when the statement names it); `full`
-        adds what `claim_from_json` needs to rebuild the claim for comparison."""
+    def as_json(self) -> dict[str, Any]:
+        """Render the contract's `claim` field (plus `old_value` when the statement names it)."""
         out: dict[str, Any] = {
             "subject": self.subject,
             "attribute": self.attribute,
@@ -63,50 +62,4 @@ class Claim:
         }
         if self.old_value is not None:
             out["old_value"] = self.old_value.text
-        if full:
-            out["internal"] = {
-                "value": asdict(self.value),
-                "old_value": None if self.old_value is None else asdict(self.old_value),
-                "change": self.change,
-                "additive": self.additive,
-                "head": self.head,
-                "qualifier": sorted(self.qualifier),
-                "mentions": [asdict(m) for m in self.mentions],
-                "text": self.text,
-                "frame": self.frame,
-            }
         return out
-
-
-def _value(d: dict[str, Any]) -> Value:
-    return Value(d["type"], d["text"], d.get("number"), d.get("unit", ""), d.get("key", ""))
-
-
-def claim_from_json(d: dict[str, Any]) -> Claim:
-    """Rebuild a claim from `as_json(full=True)`; from the contract keys alone, a claim holding a
-    text value of the stated type (enough to show it, weaker to compare)."""
-    inner = d.get("internal")
-    if inner is None:
-        kind = d.get("value_type", "text")
-        old = d.get("old_value")
-        return Claim(
-            subject=d["subject"],
-            attribute=d["attribute"],
-            value=Value(kind, d["value"], key=d["value"].lower() if kind == "name" else ""),
-            modality=d.get("modality", "firm"),
-            old_value=None if old is None else Value("text", old),
-        )
-    return Claim(
-        subject=d["subject"],
-        attribute=d["attribute"],
-        value=_value(inner["value"]),
-        modality=d["modality"],
-        old_value=None if inner["old_value"] is None else _value(inner["old_value"]),
-        change=inner["change"],
-        additive=inner["additive"],
-        head=inner["head"],
-        qualifier=frozenset(inner["qualifier"]),
-        mentions=tuple(_value(m) for m in inner["mentions"]),
-        text=inner["text"],
-        frame=inner["frame"],
-    )

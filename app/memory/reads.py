@@ -10,6 +10,7 @@ from typing import Any, TypedDict, Unpack
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
+from app.claims.stored import contract_claim
 from app.db.models import MemoryUnit
 from app.db.repositories import events as events_repo
 from app.db.repositories import graph as graph_repo
@@ -27,7 +28,6 @@ from app.schemas.memories import (
     Source,
     SourceEvent,
 )
-from app.unit_claims import contract_claim
 
 
 async def read_models(

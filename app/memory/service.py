@@ -11,6 +11,8 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
+from app.claims.stored import columns as claim_columns
+from app.claims.stored import read_claims
 from app.config import Settings
 from app.db.models import Job, MemoryUnit
 from app.db.repositories import embeddings as embeddings_repo
@@ -34,8 +36,6 @@ from app.schemas.memories import (
     MemoryPatch,
 )
 from app.text import search_text
-from app.unit_claims import columns as claim_columns
-from app.unit_claims import read_claims
 from app.webhooks import events as webhooks
 
 DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` bank

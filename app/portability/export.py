@@ -12,10 +12,10 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.claims.stored import contract_claim
 from app.db.repositories import portability as repo
 from app.schemas import portability as lines
 from app.schemas.memories import ClaimRead
-from app.unit_claims import contract_claim
 
 
 def _memory(row: dict[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import BankConfig
+from app.claims.stored import columns, load_all, read_claims
 from app.db.models import Job
 from app.db.repositories import banks as banks_repo
 from app.db.repositories import portability as repo
@@ -46,7 +47,6 @@ from app.schemas.portability import (
     SessionLine,
 )
 from app.text import search_text
-from app.unit_claims import columns, load_all, read_claims
 
 BATCH = 500
 MAX_LINE_BYTES = 16 * 1024 * 1024

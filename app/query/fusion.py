@@ -38,7 +38,7 @@ DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
     "weighted": {"semantic": 0.5, "keyword": 0.0, "entity": 0.0, "temporal": 0.2, "tag": 0.3, "recency": 0.0},
 }
 HALF_LIFE_DAYS: dict[str, float | None] = {
-    "task_state": 1.0,
+    "task_state": 7.0,
     "constraint": 180.0,
     "correction": 180.0,
     "preference": 365.0,

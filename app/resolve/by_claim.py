@@ -11,8 +11,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app import unit_claims
 from app.claims import Claim, compatible
+from app.claims import stored as unit_claims
 from app.db.models import MemoryUnit
 from app.db.repositories import claims as claims_repo
 from app.db.repositories import embeddings as embeddings_repo
@@ -54,11 +54,11 @@ async def _frame_similarity(
     """Cosine of the value-masked frames of each pair that could conflict (same subject, values of a
     compatible type), in one call of the embedder; nothing when the claims carry no frames."""
     pairs = {
-        (rc.frame(o), rc.frame(n))
+        (o.frame, n.frame)
         for _, olds in candidates
         for o in olds
         for n in new
-        if rc.frame(o) and rc.frame(n) and o.subject == n.subject and compatible(o.value, n.value)
+        if o.frame and n.frame and o.subject == n.subject and compatible(o.value, n.value)
     }
     if not pairs:
         return {}

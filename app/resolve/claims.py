@@ -5,12 +5,10 @@ unit stays true once one of its claims ends."""
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from collections.abc import Callable
 from typing import Any
 
-from app import claims as claims_lib
-from app.claims import Claim, Verdict
+from app.claims import Claim, Verdict, conflicts
 
 
 def slot_keys(claims: list[Claim]) -> list[dict[str, str]]:
@@ -42,21 +40,6 @@ def named_values(claims: list[Claim]) -> list[str]:
     )
 
 
-def frame(claim: Claim) -> str:
-    """The claim's value-masked clause, when the claims package gives one."""
-    return str(getattr(claim, "frame", "") or "")
-
-
-_TAKES_FRAMES = "frame_similarity" in inspect.signature(claims_lib.conflicts).parameters
-
-
-def verdict(old: Claim, new: Claim, frame_similarity: float | None) -> Verdict:
-    """`conflicts` with the frames' similarity when the claims package weighs it."""
-    if _TAKES_FRAMES and frame_similarity is not None:
-        return claims_lib.conflicts(old, new, frame_similarity=frame_similarity)  # type: ignore[call-arg]
-    return claims_lib.conflicts(old, new)
-
-
 @dataclasses.dataclass(frozen=True)
 class ClaimDecision:
     """What the new unit's claims do to one candidate: `action` supersede or retire, `hit` the indices
@@ -85,7 +68,7 @@ def decide(
         weak_hits: dict[int, Verdict] = {}
         for i, old in enumerate(olds):
             for claim in new:
-                v = verdict(old, claim, frame_similarity(frame(old), frame(claim)))
+                v = conflicts(old, claim, frame_similarity=frame_similarity(old.frame, claim.frame))
                 if v.action == "keep" or (not v.strong and _free_text(old, claim)):
                     continue
                 (strong_hits if v.strong else weak_hits).setdefault(i, v)

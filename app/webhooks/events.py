@@ -21,8 +21,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.claims.stored import contract_claim
 from app.db.models import Job, MemoryUnit
-from app.unit_claims import contract_claim
 from app.webhooks.outbox import emit, emit_many, forget_content
 
 

@@ -9,8 +9,8 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from app import claims as claims_lib
-from app.claims import Claim, Value
+from app.claims.extract import extract
+from app.claims.model import Claim, Value
 
 CONTRACT_KEYS = ("subject", "attribute", "value", "value_type", "modality")
 _CLAIM_FIELDS = {f.name for f in dataclasses.fields(Claim)}
@@ -21,7 +21,7 @@ def read_claims(content: str, tags: Iterable[str]) -> list[Claim]:
     """The claims `content` states (its tags mark a correction); none for an empty (purged) content."""
     if not content.strip():
         return []
-    return claims_lib.extract(content, tags=tuple(tags))
+    return extract(content, tags=tuple(tags))
 
 
 def _dump_value(value: Value | None) -> dict[str, Any] | None:
