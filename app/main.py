@@ -35,6 +35,7 @@ from app.db.replica import ReadRouting
 from app.errors import install_error_handlers
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
+from app.jobs.unit_of_work import UnitOfWork
 from app.mcp import server as mcp
 from app.middleware import BodySizeLimitMiddleware, JsonBodyMiddleware, MetricsMiddleware
 from app.providers.embeddings import LazyEmbedder
@@ -109,6 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.queue = TaskQueue(create_celery(settings))
         webhook_outbox.attach(app.state.sessionmaker, app.state.queue, blocking=False)
+        app.state.work = UnitOfWork(app.state.sessionmaker, app.state.queue)  # commits, then sends jobs
         app.state.embedder = LazyEmbedder(settings)
         warming = asyncio.create_task(warm_up(app.state.embedder), name="warm-up")
         app.state.recorder = ReadRecorder(app.state.sessionmaker)

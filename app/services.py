@@ -4,7 +4,7 @@ lifespan and kept in `app.state` (read per request, so a test may swap one)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, fields
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -14,7 +14,7 @@ from app.config import Settings
 from app.db.replica import ReadRouting
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
-from app.jobs.service import JobSender
+from app.jobs.unit_of_work import UnitOfWork
 from app.providers.embeddings import Embedder
 from app.query.recorder import ReadRecorder
 from app.query.service import QueryDeps
@@ -29,15 +29,12 @@ class Services:
     working_memory: WorkingMemory
     recorder: ReadRecorder
     reads: ReadRouting
+    work: UnitOfWork
 
     @classmethod
     def of(cls, app: Starlette) -> Services:
         """The services the lifespan put on `app.state`, each under its field's name."""
         return cls(**{field.name: getattr(app.state, field.name) for field in fields(cls)})
-
-    @property
-    def sender(self) -> JobSender:
-        return JobSender(self.sessionmaker, self.queue)
 
     @property
     def query_deps(self) -> QueryDeps:
@@ -48,13 +45,11 @@ class Services:
             working_memory_turns=self.settings.working_memory_max_turns,
         )
 
-    @asynccontextmanager
-    async def session(self) -> AsyncIterator[AsyncSession]:
-        """A session committed at the end when still in a transaction, as the REST dependency does."""
-        async with self.sessionmaker() as db:
-            yield db
-            if db.in_transaction():
-                await db.commit()
+    def session(
+        self, maker: async_sessionmaker[AsyncSession] | None = None
+    ) -> AbstractAsyncContextManager[AsyncSession]:
+        """The unit of work of a request, REST (`app.api.deps.get_db`) or MCP (`app.mcp.tools`)."""
+        return self.work.session(maker)
 
     @asynccontextmanager
     async def read_session(self, primary: AsyncSession) -> AsyncIterator[AsyncSession]:

@@ -21,7 +21,7 @@ from app.distill.store import DistillRuntime
 from app.distill.types import Distiller
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
-from app.jobs.service import JobSender
+from app.jobs.unit_of_work import UnitOfWork
 from app.providers.embeddings import Embedder, create_embedder
 from app.resolve.judge import LLMJudge
 from app.webhooks import outbox as webhook_outbox
@@ -37,6 +37,7 @@ class WorkerRuntime:
     engine: AsyncEngine
     sessionmaker: async_sessionmaker[AsyncSession]
     queue: TaskQueue
+    work: UnitOfWork  # each job's session, committed by `app.jobs.service.run`, then its jobs sent
     redis: aioredis.Redis
     _embedder: Embedder | None = None
     _distillers: dict[str, Distiller] = field(default_factory=dict)
@@ -66,17 +67,11 @@ class WorkerRuntime:
             self._judge = LLMJudge.from_settings(self.settings)
         return self._judge
 
-    @property
-    def sender(self) -> JobSender:
-        """Sends the jobs a task created, once the task's transaction has committed."""
-        return JobSender(self.sessionmaker, self.queue)
-
     def distill_runtime(self) -> DistillRuntime:
         return DistillRuntime(
             sessionmaker=self.sessionmaker,
             embedder=self.embedder,
             distiller=self.distiller,
-            queue=self.queue,
             working_memory=WorkingMemory(
                 self.redis,
                 max_turns=self.settings.working_memory_max_turns,
@@ -119,6 +114,7 @@ def get_runtime() -> WorkerRuntime:
             engine=engine,
             sessionmaker=sessionmaker,
             queue=queue,
+            work=UnitOfWork(sessionmaker, queue),
             redis=aioredis.Redis.from_url(
                 settings.redis_url,
                 socket_timeout=settings.redis_timeout_seconds,

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import Job
 from app.distill import service as distill
 from app.jobs import service as jobs
+from app.jobs.kinds import JobKind
 from app.jobs.schedule import maintenance_key
 from app.maintenance import lifecycle
 from app.maintenance.lifecycle import Run, job_now
@@ -42,45 +43,41 @@ async def _run_async(rt: WorkerRuntime, kind: str, job_id: str | None, handler: 
     if job_id is None:
         # A beat tick: make the job, or take over the unfinished one holding the dedupe key. The
         # claim in jobs.run skips a healthy running copy but revives one whose worker died.
-        async with rt.sessionmaker() as db, db.begin():
+        async with rt.work.session() as db:
             job, _ = await jobs.create(db, kind, dedupe_key=maintenance_key(kind, {}))
         job_uuid = job.id
     else:
         job_uuid = uuid.UUID(job_id)
-    return await jobs.run(rt.sessionmaker, job_uuid, handler, deadline=rt.job_deadline)
+    return await jobs.run(rt.work, job_uuid, handler, deadline=rt.job_deadline)
 
 
-@shared_task(name="maintenance.sweep", **TASK_OPTIONS)
+@shared_task(name=JobKind.SWEEP, **TASK_OPTIONS)
 def sweep_task(job_id: str | None = None) -> str:
     rt = get_runtime()
-    new_jobs: list[Job] = []
 
     async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
-        return await sweep(db, job, queue=rt.queue, new_jobs=new_jobs, model=rt.settings.embedding_model)
+        return await sweep(db, job, queue=rt.queue, model=rt.settings.embedding_model)
 
-    status = _run("maintenance.sweep", job_id, handler)
-    if status == "succeeded":
-        rt.run(rt.sender.send(new_jobs))
-    return status
+    return _run(JobKind.SWEEP, job_id, handler)
 
 
-@shared_task(name="distill.session", **TASK_OPTIONS)
+@shared_task(name=JobKind.DISTILL, **TASK_OPTIONS)
 def distill_session_task(job_id: str) -> str:
     async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
         return await distill.distill_session(get_runtime().distill_runtime(), job)
 
-    return _run("distill.session", job_id, handler)
+    return _run(JobKind.DISTILL, job_id, handler)
 
 
-@shared_task(name="distill.redistill", **TASK_OPTIONS)
+@shared_task(name=JobKind.REDISTILL, **TASK_OPTIONS)
 def redistill_task(job_id: str) -> str:
     async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
         return await distill.redistill(get_runtime().distill_runtime(), job)
 
-    return _run("distill.redistill", job_id, handler)
+    return _run(JobKind.REDISTILL, job_id, handler)
 
 
-@shared_task(name="resolve.bank", **TASK_OPTIONS)
+@shared_task(name=JobKind.RESOLVE, **TASK_OPTIONS)
 def resolve_bank_task(job_id: str) -> str:
     async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
         rt = get_runtime()
@@ -89,7 +86,7 @@ def resolve_bank_task(job_id: str) -> str:
             rt.sessionmaker, job, embedder=rt.embedder, judge=judge.judge if judge else None
         )
 
-    return _run("resolve.bank", job_id, handler)
+    return _run(JobKind.RESOLVE, job_id, handler)
 
 
 def _maintenance(kind: str, job_id: str | None, work: Callable[[Run], Awaitable[dict[str, Any]]]) -> str:
@@ -99,22 +96,22 @@ def _maintenance(kind: str, job_id: str | None, work: Callable[[Run], Awaitable[
     return _run(kind, job_id, handler)
 
 
-@shared_task(name="maintenance.expire", **TASK_OPTIONS)
+@shared_task(name=JobKind.EXPIRE, **TASK_OPTIONS)
 def expire_task(job_id: str | None = None) -> str:
-    return _maintenance("maintenance.expire", job_id, lifecycle.expire)
+    return _maintenance(JobKind.EXPIRE, job_id, lifecycle.expire)
 
 
-@shared_task(name="maintenance.decay", **TASK_OPTIONS)
+@shared_task(name=JobKind.DECAY, **TASK_OPTIONS)
 def decay_task(job_id: str | None = None) -> str:
-    return _maintenance("maintenance.decay", job_id, lifecycle.decay)
+    return _maintenance(JobKind.DECAY, job_id, lifecycle.decay)
 
 
-@shared_task(name="maintenance.promote", **TASK_OPTIONS)
+@shared_task(name=JobKind.PROMOTE, **TASK_OPTIONS)
 def promote_task(job_id: str | None = None) -> str:
-    return _maintenance("maintenance.promote", job_id, lifecycle.promote)
+    return _maintenance(JobKind.PROMOTE, job_id, lifecycle.promote)
 
 
-@shared_task(name="maintenance.merge", **TASK_OPTIONS)
+@shared_task(name=JobKind.MERGE, **TASK_OPTIONS)
 def merge_task(job_id: str | None = None) -> str:
     async def work(run: Run) -> dict[str, Any]:
         rt = get_runtime()
@@ -126,12 +123,12 @@ def merge_task(job_id: str | None = None) -> str:
         finally:
             await summarizer.aclose()
 
-    return _maintenance("maintenance.merge", job_id, work)
+    return _maintenance(JobKind.MERGE, job_id, work)
 
 
-@shared_task(name="maintenance.reembed", **TASK_OPTIONS)
+@shared_task(name=JobKind.REEMBED, **TASK_OPTIONS)
 def reembed_task(job_id: str | None = None) -> str:
-    return _maintenance("maintenance.reembed", job_id, lambda run: reembed(run, get_runtime().embedder))
+    return _maintenance(JobKind.REEMBED, job_id, lambda run: reembed(run, get_runtime().embedder))
 
 
 # A retry due within this long is woken up by a message of its own (a countdown); later ones, and

@@ -40,7 +40,6 @@ router = APIRouter(prefix="/v1/banks", tags=["banks"], responses=AUTHENTICATED)
 async def create_bank(body: BankCreate, db: SessionDep, _: AdminDep) -> BankRead:
     """Create a memory bank (admin key)."""
     bank = await service.create_bank(db, body)
-    await db.commit()
     return BankRead.model_validate(bank)
 
 
@@ -64,7 +63,6 @@ async def get_bank(bank: BankDep) -> BankRead:
 async def update_bank(body: BankUpdate, bank: WritableBankDep, db: SessionDep) -> BankRead:
     """Rename a bank or change its config (merged into the current config)."""
     row = await service.update_bank(db, bank.row, body)
-    await db.commit()
     return BankRead.model_validate(row)
 
 
@@ -87,7 +85,6 @@ async def delete_bank(
 async def create_key(body: KeyCreate, bank: BankDep, db: SessionDep, _: AdminDep) -> KeyCreated:
     """Issue a bank-scoped key (admin key). The key is shown once; only its hash is stored."""
     key, secret = await service.create_key(db, bank.row, body)
-    await db.commit()
     return KeyCreated(
         id=key.id,
         bank_id=key.bank_id,
@@ -102,7 +99,6 @@ async def create_key(body: KeyCreate, bank: BankDep, db: SessionDep, _: AdminDep
 async def revoke_key(key_id: uuid.UUID, bank: BankDep, db: SessionDep, _: AdminDep) -> Response:
     """Revoke a bank key (admin key); it stops working at once."""
     await service.revoke_key(db, bank.row, key_id)
-    await db.commit()
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

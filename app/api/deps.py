@@ -16,7 +16,7 @@ from app.config import Settings
 from app.db.replica import ReadRouting
 from app.errors import NotFound
 from app.events.working_memory import WorkingMemory
-from app.jobs.service import JobSender
+from app.jobs.unit_of_work import UnitOfWork
 from app.providers.embeddings import Embedder
 from app.query.service import QueryDeps
 from app.schemas.common import Slug
@@ -24,12 +24,13 @@ from app.services import Services
 
 
 async def get_db(request: Request) -> AsyncIterator[AsyncSession]:
+    """The request's unit of work: committed here, once, and only here (never by a route or a service),
+    then the jobs it created are sent. Its scope is the route function's (`SessionDep`), so the commit
+    comes before the response is sent: what a 2xx acknowledges is durable."""
     reads_only = getattr(request.state, "reads_only", False)
-    maker = request.app.state.read_sessionmaker if reads_only else request.app.state.sessionmaker
-    async with maker() as db:
+    maker = request.app.state.read_sessionmaker if reads_only else None
+    async with Services.of(request.app).session(maker) as db:
         yield db
-        if db.in_transaction():
-            await db.commit()
 
 
 async def reads_only(request: Request) -> None:
@@ -46,9 +47,9 @@ async def get_settings(request: Request) -> Settings:
     return settings
 
 
-async def get_job_sender(request: Request) -> JobSender:
-    """Commit-then-send for routes that create jobs (the database is the outbox)."""
-    return Services.of(request.app).sender
+async def get_unit_of_work(request: Request) -> UnitOfWork:
+    """For a route that must commit a write of its own before it answers (a reflect that waits)."""
+    return Services.of(request.app).work
 
 
 async def get_query_deps(request: Request) -> QueryDeps:
@@ -65,7 +66,7 @@ async def get_working_memory(request: Request) -> WorkingMemory:
     return memory
 
 
-SessionDep = Annotated[AsyncSession, Depends(get_db)]
+SessionDep = Annotated[AsyncSession, Depends(get_db, scope="function")]
 
 
 async def get_read_db(request: Request, db: SessionDep) -> AsyncIterator[AsyncSession]:
@@ -81,11 +82,11 @@ async def get_read_db(request: Request, db: SessionDep) -> AsyncIterator[AsyncSe
         yield replica
 
 
-ReadSessionDep = Annotated[AsyncSession, Depends(get_read_db)]  # routes with `reads_only`
+ReadSessionDep = Annotated[AsyncSession, Depends(get_read_db, scope="function")]  # routes with `reads_only`
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
-JobSenderDep = Annotated[JobSender, Depends(get_job_sender)]
+UnitOfWorkDep = Annotated[UnitOfWork, Depends(get_unit_of_work)]
 QueryDepsDep = Annotated[QueryDeps, Depends(get_query_deps)]
 WorkingMemoryDep = Annotated[WorkingMemory, Depends(get_working_memory)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]

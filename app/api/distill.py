@@ -4,7 +4,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response, status
 
-from app.api.deps import JobSenderDep, SessionDep, SettingsDep, WritableBankDep
+from app.api.deps import SessionDep, SettingsDep, UnitOfWorkDep, WritableBankDep
 from app.distill import entry
 from app.schemas.common import Slug
 from app.schemas.jobs import DistillAccepted, JobAccepted, JobRead, RedistillRequest
@@ -30,7 +30,7 @@ async def distill_session(
     session_id: Slug,
     bank: WritableBankDep,
     db: SessionDep,
-    sender: JobSenderDep,
+    work: UnitOfWorkDep,
     settings: SettingsDep,
     response: Response,
     wait: Annotated[
@@ -44,11 +44,9 @@ async def distill_session(
     """Distil the session's undistilled tail now (an agent's "reflect" at the end of a task).
     Concurrent requests share one job; follow it at `GET /v1/jobs/{job_id}` until `searchable`."""
     if not wait:
-        job = await entry.reflect(db, sender, bank, session_id)
+        job = await entry.reflect(db, bank, session_id)
         return DistillAccepted(job_id=job.id)
-    job, searchable = await entry.reflect_and_wait(
-        db, sender, bank, session_id, settings.distill_wait_seconds
-    )
+    job, searchable = await entry.reflect_and_wait(work, db, bank, session_id, settings.distill_wait_seconds)
     if searchable or job.status == "failed":
         response.status_code = status.HTTP_200_OK
     read = JobRead.model_validate(job).model_copy(update={"searchable": searchable})
@@ -59,10 +57,10 @@ async def distill_session(
     "/redistill", status_code=status.HTTP_202_ACCEPTED, response_model=JobAccepted, responses=WITH_BODY
 )
 async def redistill(
-    body: RedistillRequest, bank: WritableBankDep, db: SessionDep, settings: SettingsDep, sender: JobSenderDep
+    body: RedistillRequest, bank: WritableBankDep, db: SessionDep, settings: SettingsDep
 ) -> JobAccepted:
     """Replay distillation over the raw events of some (or all) sessions. The job's result is the
     diff `{added, removed, unchanged}`; unless `dry_run`, new units replace the session's old ones
     (which become `superseded`, history action `redistilled`)."""
-    job = await entry.request_redistill(db, sender, settings, bank, body)
+    job = await entry.request_redistill(db, settings, bank, body)
     return JobAccepted(job_id=job.id)

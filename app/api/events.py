@@ -6,7 +6,6 @@ from fastapi import APIRouter, Depends, Query, status
 
 from app.api.deps import (
     BankDep,
-    JobSenderDep,
     ReadSessionDep,
     SessionDep,
     SettingsDep,
@@ -43,12 +42,11 @@ async def append_events(
     bank: WritableBankDep,
     db: SessionDep,
     working_memory: WorkingMemoryDep,
-    sender: JobSenderDep,
 ) -> AppendResult:
     """Append 1–1000 turns to a session's log (created on first append). Durable before the 202;
     a repeated `external_id` is counted in `duplicates`, not appended again. Every
     `distill_every_n_turns` undistilled turns start a distillation in the background."""
-    return await service.append_and_send(db, bank, session_id, body, buffer=working_memory, sender=sender)
+    return await service.append(db, bank, session_id, body, buffer=working_memory)
 
 
 @router.get("", response_model=SessionPage, responses=PAGINATED, dependencies=[Depends(reads_only)])
@@ -105,10 +103,8 @@ async def list_events(
 
 
 @router.post("/{session_id}/close", response_model=SessionClosed, responses=SIZE_LIMITED)
-async def close_session(
-    session_id: Slug, bank: WritableBankDep, db: SessionDep, sender: JobSenderDep
-) -> SessionClosed:
+async def close_session(session_id: Slug, bank: WritableBankDep, db: SessionDep) -> SessionClosed:
     """Close a session and distil what is left of it (`job_id`, or null when nothing is). A later
     append reopens it."""
-    session, job = await sessions.close_session(db, sender, bank, session_id)
+    session, job = await sessions.close_session(db, bank, session_id)
     return SessionClosed(**SessionRead.model_validate(session).model_dump(), job_id=job.id if job else None)

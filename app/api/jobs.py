@@ -5,8 +5,9 @@ from typing import Literal
 
 from fastapi import APIRouter, status
 
-from app.api.deps import AdminDep, JobSenderDep, PrincipalDep, SessionDep
+from app.api.deps import AdminDep, PrincipalDep, SessionDep
 from app.jobs import service as jobs
+from app.jobs.kinds import JobKind
 from app.jobs.schedule import run_maintenance_now
 from app.schemas.jobs import JobAccepted, JobRead, MaintenanceRequest
 from app.schemas.problems import ADMIN_ONLY, AUTHENTICATED, WITH_BODY, problem_responses
@@ -33,12 +34,11 @@ async def get_job(job_id: uuid.UUID, db: SessionDep, principal: PrincipalDep) ->
 async def run_maintenance(
     task: MaintenanceTask,
     db: SessionDep,
-    sender: JobSenderDep,
     _: AdminDep,
     body: MaintenanceRequest | None = None,
 ) -> JobAccepted:
     """Run a maintenance task now (admin key); Celery beat runs the same tasks on its schedule.
     Optional body: `bank_id` (one bank only), `now` (the clock the task reads: tests, backfills)."""
     params = body.model_dump(mode="json", exclude_none=True) if body else {}
-    job = await run_maintenance_now(db, sender, f"maintenance.{task}", params)
+    job = await run_maintenance_now(db, JobKind(f"maintenance.{task}"), params)
     return JobAccepted(job_id=job.id)

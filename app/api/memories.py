@@ -9,7 +9,6 @@ from fastapi import APIRouter, Depends, Query, Response, status
 from app.api.deps import (
     BankDep,
     EmbedderDep,
-    JobSenderDep,
     PrincipalDep,
     ReadSessionDep,
     SessionDep,
@@ -55,14 +54,13 @@ async def write_memory(
     db: SessionDep,
     embedder: EmbedderDep,
     settings: SettingsDep,
-    sender: JobSenderDep,
     response: Response,
     wait: bool = False,
 ) -> MemoryAccepted:
     """Write a unit directly. It is stored `pending` and resolved in the background (202 with the
     resolution job); with `?wait=true` it is resolved in this request (at most ~10 s) → 201 with the
     unit as resolved: `active`, `merged` into an older twin, or active and superseding an older value."""
-    unit, job = await service.write(db, embedder, sender, settings, bank, body, actor(principal), wait=wait)
+    unit, job = await service.write(db, embedder, settings, bank, body, actor(principal), wait=wait)
     if wait:
         response.status_code = status.HTTP_201_CREATED
     return MemoryAccepted(memory=await reads.read_model(db, unit), job_id=job.id if job else None)
@@ -155,7 +153,6 @@ async def update_memory(
     """Change a unit: a new unit with the changes supersedes it (history action `updated`); 409
     unless the unit is active."""
     unit = await service.update(db, embedder, bank, memory_id, body, actor(principal))
-    await db.commit()
     return await reads.read_model(db, unit)
 
 
@@ -175,7 +172,6 @@ async def forget_memory(
         unit = await service.purge(db, bank, memory_id, actor(principal))
     else:
         unit = await service.forget(db, bank, memory_id, actor(principal))
-    await db.commit()
     return await reads.read_model(db, unit)
 
 
@@ -190,5 +186,4 @@ async def restore_memory(
     """Undo a forget: back to the status it had (or its importance), a unit that was in force resolved
     again against what the bank learned meanwhile; 409 if it was not forgotten or was purged."""
     unit = await service.restore(db, embedder, bank, memory_id, actor(principal))
-    await db.commit()
     return await reads.read_model(db, unit)

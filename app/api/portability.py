@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from fastapi import APIRouter, Request, status
 from fastapi.responses import StreamingResponse
 
-from app.api.deps import AdminForBankDep, BankDep, JobSenderDep, SessionDep, SettingsDep
+from app.api.deps import AdminForBankDep, BankDep, SessionDep, SettingsDep
 from app.portability.export import export_bank
 from app.portability.import_ import import_bank
 from app.schemas.common import Slug
@@ -63,7 +63,6 @@ async def import_(
     bank_id: Slug,
     request: Request,
     db: SessionDep,
-    sender: JobSenderDep,
     settings: SettingsDep,
     _: AdminForBankDep,
 ) -> ImportResult:
@@ -72,5 +71,4 @@ async def import_(
     creates nothing; an existing bank is 409. Ids are new, references kept; a `reembed` job builds the
     vectors (queries answer from the other channels meanwhile)."""
     job, counts = await import_bank(db, bank_id, request.stream(), max_bytes=settings.import_max_bytes)
-    await sender.commit_and_send(db, [job])
     return ImportResult(bank_id=bank_id, counts=counts, job_id=job.id, created_at=datetime.now(UTC))

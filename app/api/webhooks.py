@@ -26,7 +26,6 @@ async def create_webhook(
     The signing secret is in this answer only. A private, loopback or link-local URL is refused (422)
     unless the server allows them; a bank at its limit of hooks is answered 409."""
     hook = await service.create(db, principal, bank, body, settings)
-    await db.commit()
     return WebhookCreated.model_validate(hook)
 
 
@@ -48,7 +47,6 @@ async def get_webhook(webhook_id: uuid.UUID, bank: BankDep, db: SessionDep) -> W
 async def delete_webhook(webhook_id: uuid.UUID, bank: WritableBankDep, db: SessionDep) -> Response:
     """Delete a webhook and its deliveries; nothing more is sent to it."""
     await service.delete(db, bank, webhook_id)
-    await db.commit()
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import BankConfig, ConfiguredBank
+from app.db.commit_hooks import after_commit
 from app.db.models import ApiKey, Bank
 from app.db.repositories import banks as repo
 from app.db.repositories import events as events_repo
@@ -134,9 +135,8 @@ async def stats(db: AsyncSession, bank: ConfiguredBank) -> dict[str, Any]:
 
 
 async def purge_bank(db: AsyncSession, bank_id: str, buffer: WorkingMemory) -> None:
-    """Delete every row of the bank and commit, then drop its sessions' working memory in Redis."""
+    """Delete every row of the bank; once that commits, drop its sessions' working memory in Redis."""
     session_ids = await events_repo.all_session_ids(db, bank_id)
     if not await repo.purge_bank(db, bank_id):
         raise NotFound(f"Bank {bank_id!r} not found.")
-    await db.commit()
-    await buffer.drop(bank_id, session_ids)
+    after_commit(db, lambda: buffer.drop(bank_id, session_ids))

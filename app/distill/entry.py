@@ -1,5 +1,5 @@
 """The distillation entry points the API and MCP call: a reflect (distil a session's tail now) and a
-replay (redistill). Both create their job in the caller's transaction, commit, then send it. And the
+replay (redistill). Both create their job in the caller's transaction; it is sent once that commits. And the
 graph of a direct write, found as the distiller finds a turn's."""
 
 from __future__ import annotations
@@ -18,36 +18,37 @@ from app.distill.service import llm_configured
 from app.errors import Invalid, NotFound
 from app.events.sessions import get_session
 from app.jobs import service as jobs
-from app.jobs.schedule import schedule_distill, schedule_redistill, to_send
-from app.jobs.service import JobSender
+from app.jobs.schedule import schedule_distill, schedule_redistill
+from app.jobs.unit_of_work import UnitOfWork
 from app.memory.graph import EntityOut, RelationOut
 from app.schemas.jobs import RedistillRequest
 
 log = logging.getLogger(__name__)
 
 
-async def reflect(db: AsyncSession, sender: JobSender, bank: ConfiguredBank, session_id: str) -> Job:
+async def reflect(db: AsyncSession, bank: ConfiguredBank, session_id: str) -> Job:
     """The session's distillation job (404 for no such session). Concurrent calls share one job; a
     queued one found under its key is sent again, in case a broker outage lost its message. A reflect
     ends the session's task: its task episode is written (app/distill/episodes.py)."""
     await get_session(db, bank.id, session_id)
     await tasks_repo.mark_task_end(db, bank.id, session_id)
-    job, created = await schedule_distill(db, bank.id, session_id)
-    await sender.commit_and_send(db, [to_send(job, created, resend_queued=True)])
+    job, _ = await schedule_distill(db, bank.id, session_id, resend_queued=True)
     return job
 
 
 async def reflect_and_wait(
-    db: AsyncSession, sender: JobSender, bank: ConfiguredBank, session_id: str, within: float
+    work: UnitOfWork, db: AsyncSession, bank: ConfiguredBank, session_id: str, within: float
 ) -> tuple[Job, bool | None]:
-    """`reflect`, then wait (at most `within` seconds) until the job failed or the session's units
-    are searchable → (the job, searchable)."""
-    job = await reflect(db, sender, bank, session_id)
+    """`reflect` in a unit of work of its own (the job must be committed and sent before the wait),
+    then wait on `db` (at most `within` seconds) until the job failed or the session's units are
+    searchable → (the job, searchable)."""
+    async with work.session() as write:
+        job = await reflect(write, bank, session_id)
     return await jobs.wait_searchable(db, job, within)
 
 
 async def request_redistill(
-    db: AsyncSession, sender: JobSender, settings: Settings, bank: ConfiguredBank, body: RedistillRequest
+    db: AsyncSession, settings: Settings, bank: ConfiguredBank, body: RedistillRequest
 ) -> Job:
     """A replay job over the named sessions (all when none is named); 404 names the missing ones."""
     if body.distiller == "llm" and not llm_configured(settings):
@@ -56,9 +57,7 @@ async def request_redistill(
         missing = [s for s in body.session_ids if await events_repo.get_session(db, bank.id, s) is None]
         if missing:
             raise NotFound(f"Sessions not found: {', '.join(map(repr, missing[:10]))}.")
-    job = await schedule_redistill(db, bank.id, body.session_ids, body.distiller, body.dry_run)
-    await sender.commit_and_send(db, [job])
-    return job
+    return await schedule_redistill(db, bank.id, body.session_ids, body.distiller, body.dry_run)
 
 
 async def statement_graph(content: str, tags: list[str]) -> tuple[list[EntityOut], list[RelationOut]]:

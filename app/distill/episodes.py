@@ -105,7 +105,6 @@ async def replayed_task_candidates(
 class TaskStage:
     units: list[uuid.UUID] = field(default_factory=list)
     usage: Counter[str] = field(default_factory=Counter)
-    resolve_job: Job | None = None
 
 
 async def write_task_episodes(
@@ -141,6 +140,5 @@ async def write_task_episodes(
         await tasks_repo.link_task_episodes(db, bank_id, session_id)
         await tasks_repo.set_task_seq(db, bank_id, session_id, spans[-1][1])
         if stage.units:
-            resolve_job, created = await schedule_resolve(db, bank_id)
-            stage.resolve_job = resolve_job if created else None
+            await schedule_resolve(db, bank_id)
     return stage

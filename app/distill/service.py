@@ -108,7 +108,6 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     distiller = rt.distiller(None)
     totals: Counter[str] = Counter()
     usage: Counter[str] = Counter()
-    resolve_jobs: list[Job] = []
     resolved_by: list[str] = []  # the resolution jobs that take this job's units (created or joined)
     quarantined: list[dict[str, Any]] = []
     watermark = 0
@@ -134,10 +133,8 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             watermark = events[-1].seq
             await events_repo.advance_distilled(db, bank_id, session_id, watermark)
             if ids:
-                resolve_job, created = await schedule_resolve(db, bank_id)
+                resolve_job, _ = await schedule_resolve(db, bank_id)
                 resolved_by.append(str(resolve_job.id))
-                if created:
-                    resolve_jobs.append(resolve_job)
             batch = {"events": len(events), "units": len(ids), "dropped_low_confidence": dropped}
             totals.update(batch, batches=1)
             await webhooks.session_distilled(db, bank_id, session_id, job.id, watermark, batch)
@@ -148,11 +145,9 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
         if len(events) < BATCH_EVENTS:
             break
     tasks = await episodes.write_task_episodes(rt, distiller, job, bank_id, session_id)
-    resolve_jobs += [tasks.resolve_job] if tasks.resolve_job else []
     if tasks.units:
         totals.update(task_episodes=len(tasks.units))
     usage.update(tasks.usage)
-    await rt.sender.send(resolve_jobs)
     result: dict[str, Any] = {
         "session_id": session_id,
         "distilled_seq": watermark,
@@ -191,7 +186,6 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     diff: dict[str, list[dict[str, Any]]] = {"added": [], "removed": [], "unchanged": []}
     counts: Counter[str] = Counter()
     usage: Counter[str] = Counter()
-    resolve_jobs: list[Job] = []
     quarantined: list[dict[str, Any]] = []
     for session_id in session_ids:
         async with rt.sessionmaker() as db, db.begin():
@@ -253,10 +247,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             ids = [u.id for u in removed if u.id in retired]  # not those a user changed meanwhile
             await webhooks.memories_forgotten(db, bank_id, ids, status="deleted", action="redistilled")
             if added:
-                resolve_job, created = await schedule_resolve(db, bank_id)
-                if created:
-                    resolve_jobs.append(resolve_job)
-    await rt.sender.send(resolve_jobs)
+                await schedule_resolve(db, bank_id)
     result: dict[str, Any] = {
         **diff,
         "counts": dict(counts),

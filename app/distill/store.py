@@ -26,7 +26,6 @@ from app.db.repositories.locks import xact_lock
 from app.distill.types import Candidate, Distiller, Turn
 from app.events.working_memory import WorkingMemory
 from app.jobs import service as jobs
-from app.jobs.queue import TaskQueue
 from app.keys import composite_key
 from app.memory.graph import store_graph
 from app.providers.embeddings import Embedder
@@ -43,12 +42,7 @@ class DistillRuntime:
     sessionmaker: async_sessionmaker[AsyncSession]
     embedder: Embedder
     distiller: Callable[[str | None], Distiller]  # by name; None is the configured default
-    queue: TaskQueue
     working_memory: WorkingMemory | None = None
-
-    @property
-    def sender(self) -> jobs.JobSender:
-        return jobs.JobSender(self.sessionmaker, self.queue)
 
 
 def to_turns(events: list[Event]) -> list[Turn]:

@@ -9,12 +9,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
+from app.db.commit_hooks import after_commit
 from app.db.models import Job, Session
 from app.db.repositories import events as repo
 from app.errors import NotFound
 from app.events.working_memory import WorkingMemory
 from app.jobs.schedule import schedule_distill
-from app.jobs.service import JobSender
 from app.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE
 from app.redact import redact, redact_json
 from app.schemas.events import AppendRequest, AppendResult, EventIn
@@ -50,15 +50,12 @@ def _dedupe(events: list[EventIn]) -> tuple[list[EventIn], int]:
 
 
 async def append(
-    db: AsyncSession, bank: ConfiguredBank, session_id: str, request: AppendRequest
-) -> tuple[AppendResult, list[dict[str, Any]], Job | None]:
-    """Append a batch in one transaction (all or nothing) and commit it.
-
-    Returns the result, the appended turns for the working-memory buffer, and the distillation
-    job to send when the session now holds `distill_every_n_turns` undistilled events (created in
-    the same transaction, so a crash between commit and send loses nothing: the sweep sends it).
-    Nothing after the commit can fail the append.
-    """
+    db: AsyncSession, bank: ConfiguredBank, session_id: str, request: AppendRequest, *, buffer: WorkingMemory
+) -> AppendResult:
+    """Append a batch in the caller's transaction (all or nothing). Once it commits, the turns are
+    pushed onto the session's working memory, and the distillation it started (when the session now
+    holds `distill_every_n_turns` undistilled events) is sent; the job is created in the same
+    transaction, so a crash between commit and send loses nothing: the sweep sends it."""
     tz = bank.timezone
     now = datetime.now(UTC)
     unique, repeated = _dedupe(request.events)
@@ -75,26 +72,28 @@ async def append(
         )
         for e in unique
     ]
-    job: Job | None = None
     distilled_by: Job | None = None  # the distillation these turns started or joined
     try:
         appended = await repo.append(db, bank.id, session_id, batch)
-        rows = [batch[i] for i in appended.kept]
-        if rows and appended.last_seq - appended.distilled_seq >= config.distill_every_n_turns:
-            distilled_by, created = await schedule_distill(db, bank.id, session_id)
-            job = distilled_by if created else None
-        await db.commit()
     except IntegrityError as exc:
         # The session row lock rules out seq and external_id races, so this is the bank's
         # foreign key: the bank was deleted while we appended.
         await db.rollback()
         raise NotFound(f"Bank {bank.id!r} not found.") from exc
+    rows = [batch[i] for i in appended.kept]
+    if rows and appended.last_seq - appended.distilled_seq >= config.distill_every_n_turns:
+        distilled_by, _ = await schedule_distill(db, bank.id, session_id)
     duplicates = repeated + len(batch) - len(rows)
     first_seq = appended.first_seq
-    EVENTS_APPENDED.inc(len(rows))
-    EVENTS_DUPLICATE.inc(duplicates)
     turns = [_turn(first_seq + i, r.role, r.content, r.speaker, r.occurred_at) for i, r in enumerate(rows)]
-    result = AppendResult(
+
+    async def appended_for_good() -> None:
+        EVENTS_APPENDED.inc(len(rows))
+        EVENTS_DUPLICATE.inc(duplicates)
+        await buffer.push(bank.id, session_id, turns)
+
+    after_commit(db, appended_for_good)
+    return AppendResult(
         session_id=session_id,
         appended=len(rows),
         first_seq=first_seq if rows else None,
@@ -102,24 +101,6 @@ async def append(
         duplicates=duplicates,
         distill_job_id=distilled_by.id if distilled_by else None,
     )
-    return result, turns, job
-
-
-async def append_and_send(
-    db: AsyncSession,
-    bank: ConfiguredBank,
-    session_id: str,
-    request: AppendRequest,
-    *,
-    buffer: WorkingMemory,
-    sender: JobSender,
-) -> AppendResult:
-    """The append request: the batch committed (`append`), then its turns pushed onto the session's
-    working memory and the distillation job it started sent."""
-    result, turns, job = await append(db, bank, session_id, request)
-    await buffer.push(bank.id, session_id, turns)
-    await sender.send([job])
-    return result
 
 
 async def working_memory(

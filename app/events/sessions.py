@@ -11,8 +11,7 @@ from app.db.repositories import tasks as tasks_repo
 from app.errors import NotFound
 from app.events.service import working_memory
 from app.events.working_memory import WorkingMemory
-from app.jobs.schedule import schedule_distill, to_send
-from app.jobs.service import JobSender
+from app.jobs.schedule import schedule_distill
 from app.schemas.events import WorkingMemoryRead, WorkingTurn
 
 
@@ -36,18 +35,17 @@ async def list_events(
 
 
 async def close_session(
-    db: AsyncSession, sender: JobSender, bank: ConfiguredBank, session_id: str
+    db: AsyncSession, bank: ConfiguredBank, session_id: str
 ) -> tuple[Session, Job | None]:
     """Close the session and distil what is left of it (the job, or None when nothing is). Closing
     ends the session's task: its task episode is written (app/distill/episodes.py)."""
     session = await repo.close_session(db, bank.id, session_id)
     if session is None:
         raise NotFound(f"Session {session_id!r} not found.")
-    job, created = None, False
+    job = None
     ended = await tasks_repo.mark_task_end(db, bank.id, session_id)
     if session.last_seq > session.distilled_seq or ended:
-        job, created = await schedule_distill(db, bank.id, session_id)
-    await sender.commit_and_send(db, [to_send(job, created) if job else None])
+        job, _ = await schedule_distill(db, bank.id, session_id)
     return session, job
 
 

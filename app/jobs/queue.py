@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from app.jobs.kinds import JobKind
 from app.metrics import TASK_SEND_FAILURES
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ log = logging.getLogger(__name__)
 # Webhook deliveries (`webhooks`) wait on receivers, up to their timeout each: a queue and a pool of
 # their own, so a slow receiver never delays anything else.
 QUEUES = ("distill", "resolve", "replay", "maintenance", "webhooks")
-_QUEUE_OF_KIND = {"distill.redistill": "replay"}
+_QUEUE_OF_KIND: dict[str, str] = {JobKind.REDISTILL: "replay"}
 QUIET_SECONDS = 5.0
 _PUBLISHERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hindsight-publish")
 

@@ -1,5 +1,6 @@
-"""Scheduling jobs: created in the caller's transaction (the outbox), sent after it commits.
-Concurrent triggers of one session (or bank) share its unfinished job (the dedupe key)."""
+"""Scheduling jobs: created in the caller's transaction (the outbox) and sent after it commits, by
+the unit of work the caller runs in (`app.jobs.unit_of_work`). Concurrent triggers of one session
+(or bank) share its unfinished job (the dedupe key)."""
 
 from __future__ import annotations
 
@@ -9,53 +10,65 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import Job
 from app.jobs import service as jobs
-from app.jobs.service import JobSender
+from app.jobs.kinds import JobKind
+from app.jobs.unit_of_work import enqueue
 from app.keys import composite_key
 
-DISTILL = "distill.session"
-REDISTILL = "distill.redistill"
-RESOLVE = "resolve.bank"
+
+def _send(db: AsyncSession, job: Job, created: bool, *, resend_queued: bool = False) -> None:
+    """Send the job once the caller commits: the one it created; with `resend_queued` (explicit
+    requests: a reflect, a maintenance run) also the queued one it found under the dedupe key, whose
+    message may be the one a broker outage lost (a duplicate message is harmless, the job runs once).
+    Triggers on the write paths send only what they created; the sweep resends what was lost."""
+    if created or (resend_queued and job.status == "queued"):
+        enqueue(db, job)
 
 
 async def _schedule(
-    db: AsyncSession, kind: str, bank_id: str, key: tuple[str, ...], params: dict[str, Any] | None = None
+    db: AsyncSession,
+    kind: JobKind,
+    bank_id: str,
+    key: tuple[str, ...],
+    params: dict[str, Any] | None = None,
+    *,
+    resend_queued: bool = False,
 ) -> tuple[Job, bool]:
     """A queued job covers whatever the caller just committed. A running one may have read its
     input already, so then one more is queued behind it (at most one waits)."""
-    first = composite_key(*key)
-    job, created = await jobs.create(db, kind, bank_id=bank_id, params=params, dedupe_key=first)
-    if created or job.status == "queued":
-        return job, created
-    return await jobs.create(db, kind, bank_id=bank_id, params=params, dedupe_key=composite_key(*key, "next"))
+    job, created = await jobs.create(db, kind, bank_id=bank_id, params=params, dedupe_key=composite_key(*key))
+    if not created and job.status != "queued":
+        next_key = composite_key(*key, "next")
+        job, created = await jobs.create(db, kind, bank_id=bank_id, params=params, dedupe_key=next_key)
+    _send(db, job, created, resend_queued=resend_queued)
+    return job, created
 
 
-async def schedule_distill(db: AsyncSession, bank_id: str, session_id: str) -> tuple[Job, bool]:
+async def schedule_distill(
+    db: AsyncSession, bank_id: str, session_id: str, *, resend_queued: bool = False
+) -> tuple[Job, bool]:
     """The session's distillation job, in the caller's transaction (concurrent triggers share one)."""
-    return await _schedule(db, DISTILL, bank_id, ("distill", bank_id, session_id), {"session_id": session_id})
+    key = ("distill", bank_id, session_id)
+    return await _schedule(
+        db, JobKind.DISTILL, bank_id, key, {"session_id": session_id}, resend_queued=resend_queued
+    )
 
 
 async def schedule_resolve(db: AsyncSession, bank_id: str) -> tuple[Job, bool]:
     """The bank's resolution job, in the caller's transaction."""
-    return await _schedule(db, RESOLVE, bank_id, ("resolve", bank_id))
-
-
-def to_send(job: Job, created: bool, *, resend_queued: bool = False) -> Job | None:
-    """The job to send once the caller commits: the one it created; with `resend_queued` (explicit
-    requests: a reflect, a maintenance run) also the queued one it found under the dedupe key, whose
-    message may be the one a broker outage lost (a duplicate message is harmless, the job runs once).
-    Triggers on the write paths send only what they created; the sweep resends what was lost."""
-    return job if created or (resend_queued and job.status == "queued") else None
+    return await _schedule(db, JobKind.RESOLVE, bank_id, ("resolve", bank_id))
 
 
 async def schedule_redistill(
     db: AsyncSession, bank_id: str, session_ids: list[str] | None, distiller: str | None, dry_run: bool
 ) -> Job:
-    job, _ = await jobs.create(
+    """A replay of the bank's sessions (each request its own job), in the caller's transaction."""
+    job, created = await jobs.create(
         db,
-        REDISTILL,
+        JobKind.REDISTILL,
         bank_id=bank_id,
         params={"session_ids": session_ids, "distiller": distiller, "dry_run": dry_run},
     )
+    _send(db, job, created)
     return job
 
 
@@ -73,8 +86,16 @@ def maintenance_key(kind: str, params: dict[str, Any]) -> str:
     return composite_key(kind, *scope)
 
 
-async def run_maintenance_now(db: AsyncSession, sender: JobSender, kind: str, params: dict[str, Any]) -> Job:
-    """An admin's maintenance run: one unfinished job per task and scope, committed and sent."""
+async def schedule_maintenance(
+    db: AsyncSession, kind: JobKind, params: dict[str, Any], *, resend_queued: bool = False
+) -> tuple[Job, bool]:
+    """A maintenance run, one unfinished job per task and scope, in the caller's transaction."""
     job, created = await jobs.create(db, kind, params=params, dedupe_key=maintenance_key(kind, params))
-    await sender.commit_and_send(db, [to_send(job, created, resend_queued=True)])
+    _send(db, job, created, resend_queued=resend_queued)
+    return job, created
+
+
+async def run_maintenance_now(db: AsyncSession, kind: JobKind, params: dict[str, Any]) -> Job:
+    """An admin's maintenance run: the task's unfinished job for this scope, sent once committed."""
+    job, _ = await schedule_maintenance(db, kind, params, resend_queued=True)
     return job

@@ -1,4 +1,4 @@
-"""Jobs: create (inside the caller's transaction), send after commit, run in a worker."""
+"""Jobs: create (inside the caller's transaction), read, wait for, and run in a worker."""
 
 from __future__ import annotations
 
@@ -6,19 +6,19 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.service import Principal
 from app.db.models import Job
 from app.db.repositories import jobs as repo
 from app.db.repositories import units as units_repo
 from app.errors import NotFound
-from app.jobs.queue import TaskQueue
+from app.jobs.kinds import JobKind
+from app.jobs.unit_of_work import UnitOfWork
 from app.metrics import JOBS_FINISHED
 from app.webhooks import events as webhooks
 
@@ -40,7 +40,7 @@ async def create(
     dedupe_key: str | None = None,
     max_attempts: int = 3,
 ) -> tuple[Job, bool]:
-    """Create a job in the caller's transaction; send it with a JobSender once committed."""
+    """Create a job in the caller's transaction (`app.jobs.schedule` also sends it once committed)."""
     return await repo.create_job(
         db,
         kind=kind,
@@ -59,7 +59,7 @@ async def get_visible(db: AsyncSession, principal: Principal, job_id: uuid.UUID)
     return job
 
 
-SEARCHABLE_KINDS = frozenset({"distill.session"})
+SEARCHABLE_KINDS = frozenset({JobKind.DISTILL})
 
 
 async def searchable(db: AsyncSession, job: Job) -> bool | None:
@@ -87,7 +87,7 @@ async def wait_searchable(db: AsyncSession, job: Job, within: float) -> tuple[Jo
         if fresh is None:  # its bank was deleted meanwhile
             raise NotFound(f"Job {job.id} not found.")
         found = await searchable(db, fresh)
-        await db.commit()  # read-only; unlike a rollback it leaves the job loaded
+        await db.close()  # ends the read's transaction and frees its connection; the job stays loaded
         job = fresh
         left = deadline - time.monotonic()
         if job.status == "failed" or found or left <= 0:
@@ -96,43 +96,16 @@ async def wait_searchable(db: AsyncSession, job: Job, within: float) -> tuple[Jo
         pause = min(pause * 2, POLL_MAX)
 
 
-@dataclass(frozen=True)
-class JobSender:
-    """Commit, then send: how every request (REST or MCP) and every task that creates jobs ends. Never
-    the other way round, so a worker never looks for a job row that is not committed yet; a message
-    lost after the commit is resent by the sweep (the database is the outbox)."""
-
-    sessionmaker: async_sessionmaker[AsyncSession]
-    queue: TaskQueue
-
-    async def commit_and_send(self, db: AsyncSession, jobs: Sequence[Job | None] = ()) -> None:
-        await db.commit()
-        await self.send(jobs)
-
-    async def send(self, jobs: Sequence[Job | None]) -> None:
-        """Publish jobs the caller has committed already (an append or a task's transaction; None:
-        nothing to send); record which were sent, so the sweep knows which messages may be lost."""
-        sent = [job.id for job in jobs if job is not None and await self.queue.send(job.kind, job.id)]
-        if sent:
-            async with self.sessionmaker() as db, db.begin():
-                await repo.mark_enqueued(db, sent)
-
-
-async def run(
-    sessionmaker: async_sessionmaker[AsyncSession],
-    job_id: uuid.UUID,
-    handler: JobHandler,
-    *,
-    deadline: timedelta,
-) -> str:
-    """Claim, run and finish one job. Returns the job's final status, or `skipped` when another
-    worker holds it or it is already done (duplicated and redelivered messages end here)."""
-    async with sessionmaker() as db, db.begin():
+async def run(work: UnitOfWork, job_id: uuid.UUID, handler: JobHandler, *, deadline: timedelta) -> str:
+    """Claim, run and finish one job, its handler in one unit of work with the `succeeded` mark (the
+    jobs it creates are sent once that commits). Returns the job's final status, or `skipped` when
+    another worker holds it or it is already done (duplicated and redelivered messages end here)."""
+    async with work.session() as db:
         job = await repo.claim(db, job_id, deadline)
     if job is None:
         return "skipped"
     try:
-        async with sessionmaker() as db, db.begin():
+        async with work.session() as db:
             result = await handler(db, job)
             await repo.finish(db, job.id, status="succeeded", result=result or {})
     except Exception as exc:
@@ -145,7 +118,7 @@ async def run(
             exc,
             exc_info=not isinstance(exc, RetryableError),
         )
-        async with sessionmaker() as db, db.begin():
+        async with work.session() as db:
             if retry:
                 await repo.release_for_retry(db, job.id, f"{type(exc).__name__}: {exc}")
             else:

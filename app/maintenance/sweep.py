@@ -15,8 +15,9 @@ from app.db.repositories import jobs as repo
 from app.db.repositories import tasks as tasks_repo
 from app.db.repositories import units as units_repo
 from app.jobs import schedule as triggers
-from app.jobs import service as jobs_service
+from app.jobs.kinds import JobKind
 from app.jobs.queue import TaskQueue
+from app.jobs.unit_of_work import enqueue
 from app.webhooks import events as webhooks
 
 BATCH = 500
@@ -31,38 +32,26 @@ DEFAULT_IDLE_SECONDS = int(BankConfig.model_fields["idle_distill_seconds"].defau
 TASK_END_HORIZON = 86400
 
 
-async def sweep(
-    db: AsyncSession, job: Job, *, queue: TaskQueue, new_jobs: list[Job], model: str
-) -> dict[str, Any]:
+async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue, model: str) -> dict[str, Any]:
     """Requeue or fail overdue jobs, resend lost messages, and create the distillation of idle
-    sessions and the resolution of pending units nobody resolved. Jobs created here go into
-    `new_jobs`, to be sent once this transaction commits."""
+    sessions and the resolution of pending units nobody resolved. Jobs created or requeued here are
+    sent once this transaction commits (the job's unit of work)."""
     idle = await events_repo.idle_undistilled_sessions(db, DEFAULT_IDLE_SECONDS, BATCH)
     for bank_id, session_id in idle:
         await tasks_repo.mark_task_end(db, bank_id, session_id)  # an idle session's task has ended
-        distill_job, created = await triggers.schedule_distill(db, bank_id, session_id)
-        if created:
-            new_jobs.append(distill_job)
+        await triggers.schedule_distill(db, bank_id, session_id)
     # Sessions distilled to their last turn that went quiet: their task ended too (its task episode).
     quiet = await tasks_repo.idle_sessions_past_task_end(db, DEFAULT_IDLE_SECONDS, TASK_END_HORIZON, BATCH)
     for bank_id, session_id in quiet:
         await tasks_repo.mark_task_end(db, bank_id, session_id)
-        distill_job, created = await triggers.schedule_distill(db, bank_id, session_id)
-        if created:
-            new_jobs.append(distill_job)
+        await triggers.schedule_distill(db, bank_id, session_id)
     stale_pending = await units_repo.banks_with_stale_pending(db, PENDING_AFTER_SECONDS, BATCH)
     for bank_id in stale_pending:
-        resolve_job, created = await triggers.schedule_resolve(db, bank_id)
-        if created:
-            new_jobs.append(resolve_job)
+        await triggers.schedule_resolve(db, bank_id)
     # A changed HINDSIGHT_EMBEDDING_MODEL (or units written while the embedder was down).
     missing_vectors = await embeddings_repo.any_without_vector(db, model)
     if missing_vectors:
-        reembed_job, created = await jobs_service.create(
-            db, "maintenance.reembed", dedupe_key=triggers.maintenance_key("maintenance.reembed", {})
-        )
-        if created:
-            new_jobs.append(reembed_job)
+        await triggers.schedule_maintenance(db, JobKind.REEMBED, {})
     failed, requeued = 0, 0
     for overdue in await repo.overdue_running(db, BATCH):
         if overdue.id == job.id:
@@ -74,7 +63,7 @@ async def sweep(
             failed += 1
         else:
             await repo.release_for_retry(db, overdue.id, "deadline exceeded; requeued by sweep")
-            new_jobs.append(overdue)  # its worker died: send it again as soon as this commits
+            enqueue(db, overdue)  # its worker died: send it again as soon as this commits
             requeued += 1
     # Jobs are committed rows already, so sending before this transaction commits is safe: a
     # message that arrives early claims the job as usual.

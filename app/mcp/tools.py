@@ -117,9 +117,7 @@ async def memory_write(s: Services, principal: Principal, args: WriteArguments) 
     )
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "write")
-        unit, _ = await memory.write(
-            db, s.embedder, s.sender, s.settings, bank, body, actor(principal), wait=True
-        )
+        unit, _ = await memory.write(db, s.embedder, s.settings, bank, body, actor(principal), wait=True)
         return _result(_unit(await reads.read_model(db, unit)))
 
 
@@ -145,7 +143,6 @@ async def memory_update(s: Services, principal: Principal, args: UpdateArguments
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "write")
         unit = await memory.update(db, s.embedder, bank, args.memory_id, patch, actor(principal))
-        await db.commit()
         return _result(_unit(await reads.read_model(db, unit)))
 
 
@@ -154,7 +151,6 @@ async def memory_forget(s: Services, principal: Principal, args: ForgetArguments
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "write")
         unit = await memory.forget(db, bank, args.memory_id, actor(principal))
-        await db.commit()
         return _result(_unit(await reads.read_model(db, unit)))
 
 
@@ -162,7 +158,7 @@ async def memory_reflect(s: Services, principal: Principal, args: ReflectArgumen
     """POST /v1/banks/{bank_id}/sessions/{session_id}/distill: the job, sent after commit."""
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "write")
-        job = await distill.reflect(db, s.sender, bank, args.session_id)
+        job = await distill.reflect(db, bank, args.session_id)
         return _result({"job_id": str(job.id), "session_id": args.session_id, "status": job.status})
 
 

@@ -23,8 +23,7 @@ from app.db.repositories import units as units_repo
 from app.distill.entry import statement_graph
 from app.errors import Conflict
 from app.events.service import as_aware
-from app.jobs.schedule import schedule_resolve, to_send
-from app.jobs.service import JobSender
+from app.jobs.schedule import schedule_resolve
 from app.memory.graph import EntityOut, RelationOut, store_graph
 from app.memory.reads import get
 from app.providers.embeddings import Embedder
@@ -143,7 +142,6 @@ async def create(
 async def write(
     db: AsyncSession,
     embedder: Embedder,
-    sender: JobSender,
     settings: Settings,
     bank: ConfiguredBank,
     body: MemoryCreate,
@@ -151,19 +149,17 @@ async def write(
     *,
     wait: bool,
 ) -> tuple[MemoryUnit, Job | None]:
-    """A direct write, committed. Without `wait` the unit stays `pending` and the bank's resolution job
+    """A direct write. Without `wait` the unit stays `pending` and the bank's resolution job
     is sent → (unit, job); with `wait` it is resolved in this transaction (with the LLM judge when one
     is configured) → (unit as resolved: active, merged into a twin, or superseding an older value, None)."""
     if wait:  # the bank's lock before any row this write touches: the order every status change takes
         await lock_bank(db, bank.id)
     unit = await create(db, embedder, bank, body, actor)
     if not wait:
-        job, created = await schedule_resolve(db, bank.id)
-        await sender.commit_and_send(db, [to_send(job, created)])
+        job, _ = await schedule_resolve(db, bank.id)
         return unit, job
     async with judge_for(settings) as judge:
         await resolve_pending(db, bank.id, embedder=embedder, judge=judge, only=[unit.id], config=bank.config)
-    await sender.commit_and_send(db)
     await db.refresh(unit)
     return unit, None
 

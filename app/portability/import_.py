@@ -31,6 +31,8 @@ from app.db.repositories import banks as banks_repo
 from app.db.repositories import portability as repo
 from app.errors import Conflict, Invalid, TooLarge
 from app.jobs import service as jobs
+from app.jobs.kinds import JobKind
+from app.jobs.unit_of_work import enqueue
 from app.keys import composite_key
 from app.schemas.portability import (
     COUNTED,
@@ -50,7 +52,7 @@ from app.text import search_text
 
 BATCH = 500
 MAX_LINE_BYTES = 16 * 1024 * 1024
-REEMBED = "maintenance.reembed"
+REEMBED = JobKind.REEMBED
 # History details that name units (resolution and merges write them), rewritten with the unit ids.
 UNIT_REFERENCES_IN_DETAILS = ("superseded_by", "supersedes", "merged_into", "source")
 
@@ -356,6 +358,7 @@ class Importer:
             params={"bank_id": self.bank_id},
             dedupe_key=composite_key(REEMBED, self.bank_id),
         )
+        enqueue(self.db, job)
         return job
 
 

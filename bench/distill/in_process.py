@@ -10,6 +10,8 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+import redis.asyncio as aioredis
+
 from bench.distill.conversation import BATCH
 from bench.harness import services
 
@@ -26,9 +28,11 @@ async def profile_in_process(
     from app.distill import service as distill
     from app.distill.store import DistillRuntime
     from app.events import service as events
+    from app.events.working_memory import WorkingMemory
     from app.jobs import service as jobs
+    from app.jobs.kinds import JobKind
     from app.jobs.queue import TaskQueue
-    from app.jobs.schedule import DISTILL
+    from app.jobs.unit_of_work import UnitOfWork
     from app.providers.embeddings import create_embedder
     from app.schemas.events import AppendRequest
     from worker.factory import create_celery
@@ -45,9 +49,12 @@ async def profile_in_process(
     bank_id = "bench-distill-profile"
     async with maker() as db, db.begin():
         db.add(Bank(id=bank_id, name=bank_id, config={"distill_every_n_turns": 1000}))
+    # Appended as the API does, in a unit of work (the turns' working memory is pushed to Redis).
+    work = UnitOfWork(maker, TaskQueue(create_celery(settings)))
+    buffer = WorkingMemory(aioredis.Redis.from_url(settings.redis_url), max_turns=50, ttl_seconds=600)
     for sid, turns in sessions:
         for i in range(0, len(turns), BATCH):
-            async with maker() as db:
+            async with work.session() as db:
                 bank = await db.get(Bank, bank_id)
                 assert bank is not None
                 await events.append(
@@ -55,6 +62,7 @@ async def profile_in_process(
                     ConfiguredBank.of(bank),
                     sid,
                     AppendRequest.model_validate({"events": turns[i : i + BATCH]}),
+                    buffer=buffer,
                 )
     embedder = create_embedder(settings)
     embedder_s = 0.0
@@ -77,12 +85,11 @@ async def profile_in_process(
         sessionmaker=maker,
         embedder=embedder,
         distiller=lambda name: heuristic,
-        queue=TaskQueue(create_celery(settings)),
     )
     job_rows = []
     async with maker() as db, db.begin():
         for sid, _ in sessions:
-            job, _ = await jobs.create(db, DISTILL, bank_id=bank_id, params={"session_id": sid})
+            job, _ = await jobs.create(db, JobKind.DISTILL, bank_id=bank_id, params={"session_id": sid})
             job_rows.append(job)
     profiler = cProfile.Profile()
     cpu0, started = time.process_time(), time.perf_counter()

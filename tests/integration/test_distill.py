@@ -253,9 +253,13 @@ async def in_process(stack: Stack, app: Any) -> AsyncIterator[Any]:
     engine = create_engine(settings, pool_size=4)
     embedder = OpenAIEmbedder("fake-embedding", 384, stack.llm_url, "key")
     distillers = {name: create_distiller(settings, name) for name in ("heuristic", "llm")}
-    yield lambda name: DistillRuntime(
-        create_sessionmaker(engine), embedder, lambda _: distillers[name], app.state.queue
-    )
+
+    def runtime(name: str) -> Any:
+        rt = DistillRuntime(create_sessionmaker(engine), embedder, lambda _: distillers[name])
+        rt.work = app.state.work  # type: ignore[attr-defined]  # the unit of work its jobs run in
+        return rt
+
+    yield runtime
     stack.llm.state.chat_script = [reply('{"units": []}')]
     for distiller in distillers.values():
         await distiller.aclose()
@@ -266,15 +270,16 @@ async def in_process(stack: Stack, app: Any) -> AsyncIterator[Any]:
 async def run_distill_job(rt: Any, bank: str, *, dedupe: bool = True) -> tuple[uuid.UUID, str]:
     from app.distill.service import distill_session
     from app.jobs import service as jobs
-    from app.jobs.schedule import DISTILL, schedule_distill
+    from app.jobs.kinds import JobKind
+    from app.jobs.schedule import schedule_distill
 
     async with rt.sessionmaker() as db, db.begin():
         if dedupe:
             job, _ = await schedule_distill(db, bank, "s")
         else:  # a second job for the same session, as a duplicated trigger without the dedupe key would make
-            job, _ = await jobs.create(db, DISTILL, bank_id=bank, params={"session_id": "s"})
+            job, _ = await jobs.create(db, JobKind.DISTILL, bank_id=bank, params={"session_id": "s"})
     status = await jobs.run(
-        rt.sessionmaker, job.id, lambda _db, j: distill_session(rt, j), deadline=timedelta(seconds=60)
+        rt.work, job.id, lambda _db, j: distill_session(rt, j), deadline=timedelta(seconds=60)
     )
     return job.id, status
 

@@ -128,7 +128,9 @@ async def failing_runtime(stack: Stack, app: Any) -> AsyncIterator[Any]:
     engine = create_engine(get_settings(), pool_size=4)
     embedder = OpenAIEmbedder("fake-embedding", 384, stack.llm_url, "key")
     distiller = FailsOnMarker("POISON")
-    yield DistillRuntime(create_sessionmaker(engine), embedder, lambda _: distiller, app.state.queue)
+    rt = DistillRuntime(create_sessionmaker(engine), embedder, lambda _: distiller)
+    rt.work = app.state.work  # type: ignore[attr-defined]  # the unit of work its jobs run in
+    yield rt
     await embedder.aclose()
     await engine.dispose()
 
@@ -141,7 +143,7 @@ async def run_distill_job(rt: Any, bank: str) -> dict[str, Any]:
     async with rt.sessionmaker() as db, db.begin():
         job, _ = await schedule_distill(db, bank, "s")
     status = await jobs.run(
-        rt.sessionmaker, job.id, lambda _db, j: distill_session(rt, j), deadline=timedelta(seconds=60)
+        rt.work, job.id, lambda _db, j: distill_session(rt, j), deadline=timedelta(seconds=60)
     )
     assert status == "succeeded"
     return {"id": str(job.id)}

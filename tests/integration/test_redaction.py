@@ -167,7 +167,9 @@ async def llm_runtime(stack: Stack, app: Any) -> AsyncIterator[Any]:
     engine = create_engine(settings, pool_size=2)
     embedder = OpenAIEmbedder("fake-embedding", 384, stack.llm_url, "key")
     distiller = create_distiller(settings, "llm")
-    yield DistillRuntime(create_sessionmaker(engine), embedder, lambda _: distiller, app.state.queue)
+    rt = DistillRuntime(create_sessionmaker(engine), embedder, lambda _: distiller)
+    rt.work = app.state.work  # type: ignore[attr-defined]  # the unit of work its jobs run in
+    yield rt
     script(stack.llm, reply('{"units": []}'))
     await distiller.aclose()
     await embedder.aclose()
@@ -201,7 +203,7 @@ async def test_the_llm_gets_masked_turns_fenced_as_data_and_its_units_are_masked
     async with llm_runtime.sessionmaker() as db, db.begin():
         job, _ = await schedule_distill(db, bank, "s")
     status = await jobs.run(
-        llm_runtime.sessionmaker,
+        llm_runtime.work,
         job.id,
         lambda _db, j: distill_session(llm_runtime, j),
         deadline=timedelta(seconds=30),

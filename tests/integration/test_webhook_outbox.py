@@ -118,7 +118,10 @@ async def test_a_job_that_fails_for_good_is_told_in_its_failing_transaction(
 
     async with sessionmaker() as db, db.begin():
         job, _ = await jobs.create(db, "distill.session", bank_id=bank, params={"session_id": "s"})
-    status = await jobs.run(sessionmaker, job.id, broken, deadline=timedelta(seconds=60))
+    from app.jobs.unit_of_work import UnitOfWork
+
+    work = UnitOfWork(sessionmaker, None)  # type: ignore[arg-type]  # its job sends nothing
+    status = await jobs.run(work, job.id, broken, deadline=timedelta(seconds=60))
     assert status == "failed"
     [delivery] = await deliveries(client, bank, hook["id"])
     assert delivery["event"] == "job.failed"

@@ -6,6 +6,7 @@ they belong."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import grimp
@@ -66,3 +67,35 @@ def test_the_openai_client_is_built_only_in_providers() -> None:
         and not path.is_relative_to(ROOT / "app" / "providers")
     ]
     assert builds == []
+
+
+# Where a transaction may be committed (issue 30): the unit of work, which the request dependency
+# (`app.api.deps.get_db`), the MCP tools (`app.services.Services.session`) and the worker's task wrapper
+# (`app.jobs.service.run`) all open. Nothing else calls `.commit()`; services flush and schedule jobs.
+COMMIT_ALLOWED = {("app/jobs/unit_of_work.py", "UnitOfWork.session")}
+
+
+def _commit_calls(path: Path) -> list[str]:
+    """`Class.function` (or `function`) of every `.commit()` call in the module."""
+    found: list[str] = []
+
+    def visit(node: ast.AST, scope: list[str]) -> None:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            scope = [*scope, node.name]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "commit":
+            found.append(".".join(scope) or "<module>")
+        for child in ast.iter_child_nodes(node):
+            visit(child, scope)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), [])
+    return found
+
+
+def test_only_the_unit_of_work_commits() -> None:
+    calls = {
+        (str(path.relative_to(ROOT)), where)
+        for package in ("app", "worker")
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for where in _commit_calls(path)
+    }
+    assert calls == COMMIT_ALLOWED
