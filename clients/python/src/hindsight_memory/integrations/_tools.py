@@ -65,6 +65,8 @@ class QueryArguments(_Arguments):
     )
     session_id: str | None = Field(
         default=None,
+        min_length=1,
+        max_length=128,
         pattern=SLUG_PATTERN,
         description="The current session: its recent turns not yet distilled are added.",
     )
@@ -90,7 +92,10 @@ class ForgetArguments(_Arguments):
 
 class ReflectArguments(_Arguments):
     session_id: str = Field(
-        pattern=SLUG_PATTERN, description="The session whose conversation turns to distil now."
+        min_length=1,
+        max_length=128,
+        pattern=SLUG_PATTERN,
+        description="The session whose conversation turns to distil now.",
     )
 
 
