@@ -192,11 +192,18 @@ async def test_forget_restore_and_purge_with_the_delete_policy(client: httpx.Asy
         url, params={"purge": "true"}, headers={"Authorization": f"Bearer {ADMIN_KEY}"}
     )
     assert purged.status_code == 200, purged.text
-    assert (purged.json()["status"], purged.json()["content"]) == ("deleted", "")
+    assert (purged.json()["status"], purged.json()["content"], purged.json()["claim"]) == (
+        "deleted",
+        "",
+        None,
+    )
     row = (
-        await sql("SELECT content, search_text FROM memory_units WHERE id = :id", id=uuid.UUID(unit["id"]))
+        await sql(
+            "SELECT content, search_text, claims::text AS claims, claim_attribute FROM memory_units WHERE id = :id",
+            id=uuid.UUID(unit["id"]),
+        )
     )[0]
-    assert (row["content"], row["search_text"]) == ("", "")
+    assert (row["content"], row["search_text"], row["claims"], row["claim_attribute"]) == ("", "", "[]", None)
     assert (
         await sql(
             "SELECT count(*) AS n FROM memory_embeddings WHERE memory_id = :id", id=uuid.UUID(unit["id"])

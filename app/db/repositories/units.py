@@ -245,7 +245,7 @@ async def undo_downweight(db: AsyncSession, unit: MemoryUnit) -> None:
 
 
 async def erase(db: AsyncSession, unit: MemoryUnit) -> None:
-    """Purge: the unit's text, vectors, entity links and relations are gone for good, and so are the
+    """Purge: the unit's text, claims, vectors, entity links and relations are gone for good, and so are the
     entities only it named (their names are its words); the identity key, a digest of its content, too."""
     await db.execute(delete(MemoryEmbedding).where(MemoryEmbedding.memory_id == unit.id))
     linked = (
@@ -270,6 +270,9 @@ async def erase(db: AsyncSession, unit: MemoryUnit) -> None:
             content="",
             search_text="",
             identity_key=None,
+            claims=[],  # a claim holds the unit's words (its value, its clause)
+            claim_subject=None,
+            claim_attribute=None,
             metadata_={"purged_at": datetime.now(UTC).isoformat()},
         )
     )

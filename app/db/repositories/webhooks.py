@@ -91,10 +91,11 @@ async def subscribed_events(db: AsyncSession, bank_id: str) -> frozenset[str]:
 
 
 async def scrub_memory_content(db: AsyncSession, bank_id: str, memory_id: uuid.UUID) -> None:
-    """Blank the content a `memory.created` payload carries of a unit being purged."""
+    """Blank the content and claim a `memory.created` payload carries of a unit being purged."""
     await db.execute(
         text(
-            "UPDATE webhook_deliveries SET payload = jsonb_set(payload, '{data,memory,content}', '\"\"')"
+            "UPDATE webhook_deliveries SET payload = jsonb_set(jsonb_set("
+            "payload, '{data,memory,content}', '\"\"'), '{data,memory,claim}', 'null')"
             " WHERE bank_id = :bank AND event = 'memory.created'"
             " AND payload #>> '{data,memory,id}' = :memory"
         ),
