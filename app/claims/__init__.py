@@ -1,7 +1,7 @@
 """Claims: what a statement asserts (subject, attribute, typed value, modality), and whether a newer one
 ends an older one. Pure functions: no I/O, no database, no model."""
 
-from app.claims.compare import Verdict, conflicts, same_attribute
+from app.claims.compare import Verdict, conflicts, names_old, same_attribute
 from app.claims.extract import extract
 from app.claims.frames import mask, overlap, tokens
 from app.claims.model import Claim, Modality, Value
@@ -17,6 +17,7 @@ __all__ = [
     "extract",
     "find_values",
     "mask",
+    "names_old",
     "overlap",
     "same",
     "same_attribute",

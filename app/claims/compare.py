@@ -25,7 +25,8 @@ class Verdict:
     strong: bool = True
 
 
-def _names_old(old: Claim, new: Claim) -> bool:
+def names_old(old: Claim, new: Claim) -> bool:
+    """Whether `new` names `old`'s value as the one it replaces ("from A to B", "not A", "不再用A")."""
     named = new.old_value
     if named is None:
         return False
@@ -98,7 +99,7 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
         return Verdict("keep", "another subject")
     if new.modality == "hedged" and old.modality != "hedged":
         return Verdict("keep", "a hedged statement never replaces a firm one")
-    if _names_old(old, new):
+    if names_old(old, new):
         if new.modality == "retired":
             return Verdict("retire", "retires the value it names")
         if same(old.value, new.value):

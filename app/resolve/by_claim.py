@@ -68,7 +68,7 @@ async def _frame_similarity(
 
 
 async def decide(
-    db: AsyncSession, new: list[Claim], candidates: list[MemoryUnit], embedder: Embedder
+    db: AsyncSession, unit: MemoryUnit, new: list[Claim], candidates: list[MemoryUnit], embedder: Embedder
 ) -> tuple[rc.ClaimDecision | None, dict[uuid.UUID, list[Claim]]]:
     """The verdict of the new claims on `candidates` (newest first), and every candidate's claims
     (read now for a unit stored before claims were)."""
@@ -77,7 +77,15 @@ async def decide(
     if not new or not judged:
         return None, olds
     similarity = await _frame_similarity(embedder, new, judged)
-    return rc.decide(new, judged, lambda a, b: similarity.get((a, b))), olds
+    happenings = frozenset(c.id for c in candidates if is_happening(c)) | (
+        frozenset([None]) if is_happening(unit) else frozenset()
+    )
+    return rc.decide(new, judged, lambda a, b: similarity.get((a, b)), happenings), olds
+
+
+def is_happening(unit: MemoryUnit) -> bool:
+    """A one-time happening (an episode, a life event): true of its moment, never replaced by another."""
+    return any(t == "episode" or t.startswith(("episode.", "fact.event")) for t in unit.tags[:1])
 
 
 async def split_off(

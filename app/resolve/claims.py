@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from app.claims import Claim, Verdict, conflicts
+from app.claims import Claim, Verdict, conflicts, names_old
 
 
 def slot_keys(claims: list[Claim]) -> list[dict[str, str]]:
@@ -58,18 +58,24 @@ def decide(
     new: list[Claim],
     candidates: list[tuple[Any, list[Claim]]],
     frame_similarity: FrameSimilarity,
+    happenings: frozenset[Any] = frozenset(),
 ) -> ClaimDecision | None:
     """The candidate the new claims end, candidates given newest first: the newest with a strong
     verdict; else, a weak verdict (attribute unsaid, a change word and a value of the same type) ends
-    the newest candidate it would apply to, never more than one."""
+    the newest candidate it would apply to, never more than one. A pair with a one-time happening on
+    either side (`happenings`: those candidates' ids, and None for the new unit) conflicts only when
+    the new statement names the old value: one visit never replaces another."""
     weak: ClaimDecision | None = None
     for candidate_id, olds in candidates:
         strong_hits: dict[int, Verdict] = {}
         weak_hits: dict[int, Verdict] = {}
+        explicit_only = None in happenings or candidate_id in happenings
         for i, old in enumerate(olds):
             for claim in new:
                 v = conflicts(old, claim, frame_similarity=frame_similarity(old.frame, claim.frame))
                 if v.action == "keep" or (not v.strong and _free_text(old, claim)):
+                    continue
+                if explicit_only and not names_old(old, claim):
                     continue
                 (strong_hits if v.strong else weak_hits).setdefault(i, v)
         if strong_hits:

@@ -162,7 +162,7 @@ async def _resolve_one(
             await merge(db, unit, into=c.unit, similarity=c.similarity, details=details)
             return "merged"
     newest = sorted(candidates, key=lambda c: (said_at(c.unit), c.unit.created_at), reverse=True)
-    decision, olds = await by_claim.decide(db, claims, [c.unit for c in newest], embedder)
+    decision, olds = await by_claim.decide(db, unit, claims, [c.unit for c in newest], embedder)
     if decision is not None:
         old = next(c.unit for c in newest if c.unit.id == decision.candidate_id)
         return await _end_claim(db, old, unit, decision, olds[old.id], embedder, details)

@@ -140,3 +140,14 @@ def test_a_clause_of_free_text_is_no_residue(compound: str, change: str) -> None
     decision = decide(extract(change), [("x", olds)], related_frames)
     assert decision is not None
     assert residue(olds, decision.hit) == []
+
+
+def test_a_happening_is_never_replaced_by_another_without_naming_it() -> None:
+    first = extract("The user visited museum number 1 in Rome and liked its paintings.")
+    second = extract("The user visited museum number 2 in Rome and liked its paintings.")
+    assert decide(second, [("x", first)], related_frames, frozenset({None, "x"})) is None
+    # a correction that names the old value still ends it, a happening or not
+    fixed = extract("Sorry, it was museum number 3, not museum number 1.")
+    decision = decide(fixed, [("x", first)], related_frames, frozenset({None, "x"}))
+    assert decision is not None
+    assert decision.candidate_id == "x"
