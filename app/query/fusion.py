@@ -38,7 +38,9 @@ DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
     "weighted": {"semantic": 0.5, "keyword": 0.0, "entity": 0.0, "temporal": 0.2, "tag": 0.3, "recency": 0.0},
 }
 HALF_LIFE_DAYS: dict[str, float | None] = {
-    "task_state": 7.0,
+    # A step still to do matters until it is done (its TTL and the maintenance end it), not by its age:
+    # plans said weeks ahead were halved in a day.
+    "task_state": None,
     "constraint": 180.0,
     "correction": 180.0,
     "preference": 365.0,
