@@ -17,7 +17,7 @@ from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
-from app.db.repositories import tasks as tasks_repo
+from app.db.repositories import task_ends as task_ends_repo
 from app.db.repositories import units as units_repo
 from app.distill import episodes, quarantine
 from app.distill.store import DistillRuntime, locked_session, redact_candidate, store_units, to_turns
@@ -234,7 +234,7 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             await store_units(
                 db, rt, bank, session_id, events, added, distiller=distiller, job=job, salt=f"/{job.id}"
             )
-            await tasks_repo.link_task_episodes(db, bank_id, session_id)
+            await task_ends_repo.link_task_episodes(db, bank_id, session_id)
             # Retired, not superseded: nothing replaces them in a chain (they stay restorable).
             retired = await history_repo.transition(
                 db,

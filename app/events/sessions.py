@@ -7,7 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.banks.config import ConfiguredBank
 from app.db.models import Event, Job, Session
 from app.db.repositories import events as repo
-from app.db.repositories import tasks as tasks_repo
+from app.db.repositories import task_ends as task_ends_repo
 from app.errors import NotFound
 from app.events.service import working_memory
 from app.events.working_memory import WorkingMemory
@@ -43,7 +43,7 @@ async def close_session(
     if session is None:
         raise NotFound(f"Session {session_id!r} not found.")
     job = None
-    ended = await tasks_repo.mark_task_end(db, bank.id, session_id)
+    ended = await task_ends_repo.mark_task_end(db, bank.id, session_id)
     if session.last_seq > session.distilled_seq or ended:
         job, _ = await schedule_distill(db, bank.id, session_id)
     return session, job
