@@ -123,7 +123,9 @@ async def write_task_episodes(
         if bank is None or session is None:
             return stage
         meta = dict(session.metadata_)
-        spans = stretches(task_ends_repo.task_ends(meta), task_ends_repo.task_seq(meta), session.distilled_seq)
+        spans = stretches(
+            task_ends_repo.task_ends(meta), task_ends_repo.task_seq(meta), session.distilled_seq
+        )
         if not spans:
             return stage
         events = await events_repo.list_events(

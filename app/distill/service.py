@@ -27,7 +27,7 @@ from app.jobs.schedule import schedule_resolve
 from app.redact import redact
 from app.resolve.service import lock_bank
 from app.text import strip_invisible
-from app.webhooks import events as webhooks
+from app.webhooks import emit as webhooks
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from app.jobs import schedule as triggers
 from app.jobs.kinds import JobKind
 from app.jobs.queue import TaskQueue
 from app.jobs.unit_of_work import enqueue
-from app.webhooks import events as webhooks
+from app.webhooks import emit as webhooks
 
 BATCH = 500
 RESEND_AFTER = timedelta(seconds=60)
@@ -41,7 +41,9 @@ async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue, model: str) -> 
         await task_ends_repo.mark_task_end(db, bank_id, session_id)  # an idle session's task has ended
         await triggers.schedule_distill(db, bank_id, session_id)
     # Sessions distilled to their last turn that went quiet: their task ended too (its task episode).
-    quiet = await task_ends_repo.idle_sessions_past_task_end(db, DEFAULT_IDLE_SECONDS, TASK_END_HORIZON, BATCH)
+    quiet = await task_ends_repo.idle_sessions_past_task_end(
+        db, DEFAULT_IDLE_SECONDS, TASK_END_HORIZON, BATCH
+    )
     for bank_id, session_id in quiet:
         await task_ends_repo.mark_task_end(db, bank_id, session_id)
         await triggers.schedule_distill(db, bank_id, session_id)

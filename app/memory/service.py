@@ -35,7 +35,7 @@ from app.schemas.memories import (
     MemoryPatch,
 )
 from app.text import search_text
-from app.webhooks import events as webhooks
+from app.webhooks import emit as webhooks
 
 DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` bank
 

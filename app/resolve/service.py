@@ -50,7 +50,7 @@ from app.resolve.conflicts import (
 )
 from app.resolve.judge import Judge, JudgedUnit
 from app.resolve.restated import file_restatement, restated_head, retire_restatements
-from app.webhooks import events as webhooks
+from app.webhooks import emit as webhooks
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from app.distill.heuristic import rules as R
 from app.distill.heuristic.clauses import Clause, split_clauses, states_something
 from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to, slot_value
 from app.distill.heuristic.entities import dedupe_entities, find_entities
-from app.distill.heuristic.life_events import is_life_event
 from app.distill.heuristic.kinds import clause_kind, is_request
+from app.distill.heuristic.life_events import is_life_event
 from app.distill.heuristic.parts import CHANNEL, KIND_RULES, episode_text, leftover_kind, linked, says_enough
 from app.distill.heuristic.parts import matches as _matches
 from app.distill.heuristic.person import WORD, first_person_to_speaker
