@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from app.banks.config import ConfiguredBank
 from app.banks.service import configured_bank
-from app.db.models import Event, Job, Session
+from app.db.models import ChatSession, Event, Job
 from app.db.repositories import events as events_repo
 from app.db.repositories import task_ends as task_ends_repo
 from app.db.repositories.locks import xact_lock
@@ -85,7 +85,7 @@ async def task_candidates(
 async def replayed_task_candidates(
     distiller: Distiller,
     bank: ConfiguredBank,
-    session: Session,
+    session: ChatSession,
     events: list[Event],
     candidates: list[Candidate],
     usage: Counter[str],

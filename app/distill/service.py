@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
 from app.config import Settings
-from app.db.models import Event, Job, MemoryUnit, Session
+from app.db.models import ChatSession, Event, Job, MemoryUnit
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import history as history_repo
@@ -90,7 +90,7 @@ async def _candidates(
 
 
 async def _quarantine(
-    db: AsyncSession, session: Session, job: Job, turns: list[dict[str, Any]]
+    db: AsyncSession, session: ChatSession, job: Job, turns: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Record the turns left out on the session (its view lists them); returns them with the job."""
     items = [{**turn, "job_id": str(job.id)} for turn in turns]

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.banks.config import ConfiguredBank
 from app.banks.service import configured_bank
-from app.db.models import Event, Job, Session
+from app.db.models import ChatSession, Event, Job
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import history as history_repo
@@ -162,7 +162,7 @@ async def store_units(
 
 async def locked_session(
     db: AsyncSession, bank_id: str, session_id: str
-) -> tuple[ConfiguredBank | None, Session | None]:
+) -> tuple[ConfiguredBank | None, ChatSession | None]:
     """Take the session's distillation lock for this transaction (retryable when another job holds
     it), then read the bank and the session (None when deleted meanwhile)."""
     if not await xact_lock(db, composite_key("distill", bank_id, session_id), LOCK_WAIT_SECONDS):

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
 from app.db.commit_hooks import after_commit
-from app.db.models import Job, Session
+from app.db.models import ChatSession, Job
 from app.db.repositories import events as repo
 from app.errors import NotFound
 from app.events.working_memory import WorkingMemory
@@ -104,7 +104,7 @@ async def append(
 
 
 async def working_memory(
-    db: AsyncSession, buffer: WorkingMemory, session: Session, limit: int
+    db: AsyncSession, buffer: WorkingMemory, session: ChatSession, limit: int
 ) -> tuple[list[dict[str, Any]], Literal["redis", "events"]]:
     """The session's newest `limit` turns not yet distilled, and where they came from: the Redis
     buffer, or the event log when the buffer does not hold them all (Redis down, evicted, expired)."""
