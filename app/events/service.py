@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from sqlalchemy.exc import IntegrityError
@@ -17,12 +17,8 @@ from app.events.working_memory import WorkingMemory
 from app.jobs.schedule import schedule_distill
 from app.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE
 from app.redact import redact, redact_json
+from app.schemas.common import as_aware
 from app.schemas.events import AppendRequest, AppendResult, EventIn
-
-
-def as_aware(value: datetime, tz: tzinfo) -> datetime:
-    """A timestamp without an offset is read in the bank's time zone (CONTRACT §3)."""
-    return value.replace(tzinfo=tz) if value.tzinfo is None else value
 
 
 def _turn(seq: int, role: str, content: str, speaker: str | None, occurred_at: datetime) -> dict[str, Any]:

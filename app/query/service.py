@@ -27,7 +27,7 @@ from app.db.repositories.query import (
     common_entity_names,
     size_window,
 )
-from app.events.service import as_aware, working_memory
+from app.events.service import working_memory
 from app.events.working_memory import WorkingMemory
 from app.memory.reads import read_models
 from app.providers.embeddings import Embedder
@@ -37,6 +37,7 @@ from app.query.recorder import ReadRecorder
 from app.query.tags import infer_tags
 from app.query.timeparse import parse_time_filter
 from app.query.topic import SAYING, has_topic, without_phrase
+from app.schemas.common import as_aware
 from app.schemas.events import WorkingTurn
 from app.schemas.query import ChannelScore, QueryRequest, QueryResult, ScoredMemory, TimeFilterRead
 from app.text import STOPWORDS_EN, STOPWORDS_ZH, has_cjk, segment
