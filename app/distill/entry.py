@@ -15,12 +15,12 @@ from app.db.models import Job
 from app.db.repositories import events as events_repo
 from app.db.repositories import task_ends as task_ends_repo
 from app.distill.service import llm_configured
+from app.entities.types import EntityOut, RelationOut
 from app.errors import Invalid, NotFound
 from app.events.sessions import get_session
 from app.jobs import service as jobs
 from app.jobs.schedule import schedule_distill, schedule_redistill
 from app.jobs.unit_of_work import UnitOfWork
-from app.memory.graph import EntityOut, RelationOut
 from app.schemas.jobs import RedistillRequest
 
 log = logging.getLogger(__name__)

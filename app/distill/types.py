@@ -11,7 +11,7 @@ from typing import Annotated, Any, Protocol
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from app.memory.graph import EntityOut, RelationOut
+from app.entities.types import EntityOut, RelationOut
 from app.text import clip, strip_invisible
 
 CORE_KINDS = ("fact", "preference", "constraint", "task_state", "correction", "episode")

@@ -21,9 +21,10 @@ from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import units as units_repo
 from app.distill.entry import statement_graph
+from app.entities.types import EntityOut, RelationOut
 from app.errors import Conflict
 from app.jobs.schedule import schedule_resolve
-from app.memory.graph import EntityOut, RelationOut, store_graph
+from app.memory.graph import store_graph
 from app.memory.reads import get
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact

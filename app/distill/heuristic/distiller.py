@@ -23,7 +23,7 @@ from app.distill.heuristic.relations import with_relations
 from app.distill.heuristic.task_detector import detect_task
 from app.distill.heuristic.voice import attributed, listener_named
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
-from app.memory.graph import EntityOut, RelationOut, fits_a_name
+from app.entities.types import EntityOut, RelationOut, fits_a_name
 from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences, strip_invisible
 
 DEFAULT_SPEAKER = {
