@@ -108,13 +108,13 @@ class TaskStage:
 
 
 async def write_task_episodes(
-    rt: store.DistillRuntime, distiller: Distiller, job: Job, bank_id: str, session_id: str
+    distill_runtime: store.DistillRuntime, distiller: Distiller, job: Job, bank_id: str, session_id: str
 ) -> TaskStage:
     """The task episodes of the session's ended, not yet written tasks, in one transaction under the
     session's distillation lock; the session's `task_seq` moves with them (a failure moves nothing,
     so the next distillation of the session tries again)."""
     stage = TaskStage()
-    async with rt.sessionmaker() as db, db.begin():
+    async with distill_runtime.sessionmaker() as db, db.begin():
         key = composite_key("distill", bank_id, session_id)
         if not await xact_lock(db, key, store.LOCK_WAIT_SECONDS):
             raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
@@ -137,7 +137,7 @@ async def write_task_episodes(
 
         candidates = await task_candidates(distiller, bank, session_id, events, spans, tags_of, stage.usage)
         stage.units = await store.store_units(
-            db, rt, bank, session_id, events, candidates, distiller=distiller, job=job
+            db, distill_runtime, bank, session_id, events, candidates, distiller=distiller, job=job
         )
         await task_ends_repo.link_task_episodes(db, bank_id, session_id)
         await task_ends_repo.set_task_seq(db, bank_id, session_id, spans[-1][1])
