@@ -35,28 +35,30 @@ TASK_OPTIONS: dict[str, Any] = {
 
 def _run(kind: str, job_id: str | None, handler: jobs.JobHandler) -> str:
     """Run a job by id; without one (a beat tick), find or make the job of this kind first."""
-    rt = get_runtime()
-    return rt.run(_run_async(rt, kind, job_id, handler))
+    worker_runtime = get_runtime()
+    return worker_runtime.run(_run_async(worker_runtime, kind, job_id, handler))
 
 
-async def _run_async(rt: WorkerRuntime, kind: str, job_id: str | None, handler: jobs.JobHandler) -> str:
+async def _run_async(
+    worker_runtime: WorkerRuntime, kind: str, job_id: str | None, handler: jobs.JobHandler
+) -> str:
     if job_id is None:
         # A beat tick: make the job, or take over the unfinished one holding the dedupe key. The
         # claim in jobs.run skips a healthy running copy but revives one whose worker died.
-        async with rt.work.session() as db:
+        async with worker_runtime.work.session() as db:
             job, _ = await jobs.create(db, kind, dedupe_key=maintenance_key(kind, {}))
         job_uuid = job.id
     else:
         job_uuid = uuid.UUID(job_id)
-    return await jobs.run(rt.work, job_uuid, handler, deadline=rt.job_deadline)
+    return await jobs.run(worker_runtime.work, job_uuid, handler, deadline=worker_runtime.job_deadline)
 
 
 @shared_task(name=JobKind.SWEEP, **TASK_OPTIONS)
 def sweep_task(job_id: str | None = None) -> str:
-    rt = get_runtime()
+    worker_runtime = get_runtime()
 
     async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
-        return await sweep(db, job, queue=rt.queue, model=rt.settings.embedding_model)
+        return await sweep(db, job, queue=worker_runtime.queue, model=worker_runtime.settings.embedding_model)
 
     return _run(JobKind.SWEEP, job_id, handler)
 
@@ -80,10 +82,13 @@ def redistill_task(job_id: str) -> str:
 @shared_task(name=JobKind.RESOLVE, **TASK_OPTIONS)
 def resolve_bank_task(job_id: str) -> str:
     async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
-        rt = get_runtime()
-        judge = rt.judge
+        worker_runtime = get_runtime()
+        judge = worker_runtime.judge
         return await resolve_bank(
-            rt.sessionmaker, job, embedder=rt.embedder, judge=judge.judge if judge else None
+            worker_runtime.sessionmaker,
+            job,
+            embedder=worker_runtime.embedder,
+            judge=judge.judge if judge else None,
         )
 
     return _run(JobKind.RESOLVE, job_id, handler)
@@ -114,12 +119,14 @@ def promote_task(job_id: str | None = None) -> str:
 @shared_task(name=JobKind.MERGE, **TASK_OPTIONS)
 def merge_task(job_id: str | None = None) -> str:
     async def work(run: Run) -> dict[str, Any]:
-        rt = get_runtime()
-        if not rt.settings.judge_enabled:  # no LLM in use: the most complete member stays as it is
-            return await merge(run, rt.embedder)
-        summarizer = LLMSummarizer.from_settings(rt.settings)
+        worker_runtime = get_runtime()
+        if (
+            not worker_runtime.settings.judge_enabled
+        ):  # no LLM in use: the most complete member stays as it is
+            return await merge(run, worker_runtime.embedder)
+        summarizer = LLMSummarizer.from_settings(worker_runtime.settings)
         try:
-            return await merge(run, rt.embedder, summarizer)
+            return await merge(run, worker_runtime.embedder, summarizer)
         finally:
             await summarizer.aclose()
 
@@ -142,14 +149,14 @@ def deliver_webhooks_task(bank_id: str | None = None) -> str:
     scoped to that bank would leave another bank's nudge queued behind it for as long as the first
     bank's receivers hang; an unscoped run takes up any bank's delivery as soon as it is due. Beat's
     tick (no bank) also prunes old deliveries."""
-    rt = get_runtime()
-    policy = webhook_delivery.Policy.from_settings(rt.settings)
-    run = webhook_delivery.deliver_due(rt.sessionmaker, policy, prune=bank_id is None)
-    report = rt.run(run)
+    worker_runtime = get_runtime()
+    policy = webhook_delivery.Policy.from_settings(worker_runtime.settings)
+    run = webhook_delivery.deliver_due(worker_runtime.sessionmaker, policy, prune=bank_id is None)
+    report = worker_runtime.run(run)
     if report.more:
-        rt.queue.publish_sync(DELIVER, [])
+        worker_runtime.queue.publish_sync(DELIVER, [])
     elif report.retry_at is not None:
         wait = max(0.0, (report.retry_at - webhook_delivery.utcnow()).total_seconds())
         if wait <= WAKE_WITHIN_SECONDS:
-            rt.queue.publish_sync(DELIVER, [], countdown=wait)
+            worker_runtime.queue.publish_sync(DELIVER, [], countdown=wait)
     return ",".join(f"{k}={v}" for k, v in report.counts.items())

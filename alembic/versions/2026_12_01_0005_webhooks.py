@@ -19,7 +19,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 NOW = sa.text("now()")
-# The event types a hook may subscribe to (app/webhooks/events.py EVENT_TYPES).
+# The event types a hook may subscribe to (app/webhooks/emit.py EVENT_TYPES).
 EVENTS = (
     "ARRAY['memory.created','memory.superseded','memory.merged','memory.forgotten',"
     "'session.distilled','job.failed']::text[]"

@@ -17,6 +17,9 @@ router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["distillation"], response
     "/sessions/{session_id}/distill",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=DistillAccepted,
+    # Pinned: the operation id and summary were derived from the function's former name; clients know them.
+    operation_id="distill_session_v1_banks__bank_id__sessions__session_id__distill_post",
+    summary="Distill Session",
     responses={
         **SIZE_LIMITED,
         200: {
@@ -26,7 +29,7 @@ router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["distillation"], response
         },
     },
 )
-async def distill_session(
+async def reflect_session(
     session_id: Slug,
     bank: WritableBankDep,
     db: SessionDep,

@@ -6,7 +6,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 
 from app.api.deps import BankDep, ReadSessionDep, reads_only
-from app.memory import graph
+from app.entities import service as entities
 from app.schemas.common import Limit, SafeText
 from app.schemas.entities import (
     EntityDetailRead,
@@ -36,7 +36,7 @@ async def list_entities(
 ) -> EntityPage:
     """The bank's entities (people, places, organisations, ids…) by name, with how many units
     mention each; `q` finds them by a case-insensitive part of the name."""
-    return await graph.entity_page(
+    return await entities.entity_page(
         db, bank.id, q=q, type_=type_, after=decode_entity_cursor(cursor), limit=limit
     )
 
@@ -56,4 +56,4 @@ async def get_entity(
     limit: Annotated[int, Query(ge=1, le=500, description="At most this many relations and units.")] = 50,
 ) -> EntityDetailRead:
     """One entity with its relations (as subject or object) and the newest units that mention it."""
-    return await graph.entity(db, bank.id, entity_id, statuses=parse_statuses(statuses), limit=limit)
+    return await entities.entity(db, bank.id, entity_id, statuses=parse_statuses(statuses), limit=limit)

@@ -5,7 +5,7 @@ import uuid
 from fastapi import APIRouter, Depends, Response
 
 from app.api.deps import BankDep, ReadSessionDep, reads_only
-from app.memory import pages
+from app.pages import service as pages
 from app.schemas.pages import KnowledgePage
 from app.schemas.problems import IN_A_BANK
 

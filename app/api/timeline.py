@@ -5,10 +5,10 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 
 from app.api.deps import BankDep, ReadSessionDep, reads_only
-from app.banks import timeline as timeline_service
 from app.schemas.common import Limit, Slug, Timestamp
 from app.schemas.problems import IN_A_BANK, PAGINATED
 from app.schemas.timeline import TimelinePage
+from app.timeline import service as timeline_service
 
 router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["timeline"], responses=IN_A_BANK)
 

@@ -13,14 +13,14 @@ from app.banks.config import ConfiguredBank
 from app.config import Settings
 from app.db.models import Job
 from app.db.repositories import events as events_repo
-from app.db.repositories import tasks as tasks_repo
+from app.db.repositories import task_ends as task_ends_repo
 from app.distill.service import llm_configured
+from app.entities.types import EntityOut, RelationOut
 from app.errors import Invalid, NotFound
 from app.events.sessions import get_session
 from app.jobs import service as jobs
 from app.jobs.schedule import schedule_distill, schedule_redistill
 from app.jobs.unit_of_work import UnitOfWork
-from app.memory.graph import EntityOut, RelationOut
 from app.schemas.jobs import RedistillRequest
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ async def reflect(db: AsyncSession, bank: ConfiguredBank, session_id: str) -> Jo
     queued one found under its key is sent again, in case a broker outage lost its message. A reflect
     ends the session's task: its task episode is written (app/distill/episodes.py)."""
     await get_session(db, bank.id, session_id)
-    await tasks_repo.mark_task_end(db, bank.id, session_id)
+    await task_ends_repo.mark_task_end(db, bank.id, session_id)
     job, _ = await schedule_distill(db, bank.id, session_id, resend_queued=True)
     return job
 

@@ -1,7 +1,7 @@
 """The task stage of a distillation: when a close, a reflect or the idle sweep ended a task of the session
 (`sessions.metadata.task_ends`), the stretch of turns since the previous end is read again as a whole
 and the distiller's task episode, if it holds one, becomes an `episode.task` unit (see
-app/distill/tasks.py). Idempotent like every unit: the same stretch gives the same identity; a replay
+app/distill/task_episode.py). Idempotent like every unit: the same stretch gives the same identity; a replay
 (`redistill`) rebuilds the episodes from the same stretches."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from dataclasses import dataclass, field, replace
 
 from app.banks.config import ConfiguredBank
 from app.banks.service import configured_bank
-from app.db.models import Event, Job, Session
+from app.db.models import ChatSession, Event, Job
 from app.db.repositories import events as events_repo
-from app.db.repositories import tasks as tasks_repo
+from app.db.repositories import task_ends as task_ends_repo
 from app.db.repositories.locks import xact_lock
 from app.distill import store
-from app.distill.tasks import domain_tags, to_candidate
+from app.distill.task_episode import domain_tags, to_candidate
 from app.distill.taxonomy import bank_taxonomy
 from app.distill.types import Candidate, DistillContext, Distiller
 from app.jobs import service as jobs
@@ -85,7 +85,7 @@ async def task_candidates(
 async def replayed_task_candidates(
     distiller: Distiller,
     bank: ConfiguredBank,
-    session: Session,
+    session: ChatSession,
     events: list[Event],
     candidates: list[Candidate],
     usage: Counter[str],
@@ -97,7 +97,7 @@ async def replayed_task_candidates(
     async def tags_of(seqs: list[int]) -> list[list[str]]:
         return [c.tags for c in kept if set(c.source_seqs) & set(seqs)]
 
-    spans = stretches(tasks_repo.task_ends(dict(session.metadata_)), 0, session.distilled_seq)
+    spans = stretches(task_ends_repo.task_ends(dict(session.metadata_)), 0, session.distilled_seq)
     return await task_candidates(distiller, bank, session.session_id, events, spans, tags_of, usage)
 
 
@@ -108,13 +108,13 @@ class TaskStage:
 
 
 async def write_task_episodes(
-    rt: store.DistillRuntime, distiller: Distiller, job: Job, bank_id: str, session_id: str
+    distill_runtime: store.DistillRuntime, distiller: Distiller, job: Job, bank_id: str, session_id: str
 ) -> TaskStage:
     """The task episodes of the session's ended, not yet written tasks, in one transaction under the
     session's distillation lock; the session's `task_seq` moves with them (a failure moves nothing,
     so the next distillation of the session tries again)."""
     stage = TaskStage()
-    async with rt.sessionmaker() as db, db.begin():
+    async with distill_runtime.sessionmaker() as db, db.begin():
         key = composite_key("distill", bank_id, session_id)
         if not await xact_lock(db, key, store.LOCK_WAIT_SECONDS):
             raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
@@ -123,7 +123,9 @@ async def write_task_episodes(
         if bank is None or session is None:
             return stage
         meta = dict(session.metadata_)
-        spans = stretches(tasks_repo.task_ends(meta), tasks_repo.task_seq(meta), session.distilled_seq)
+        spans = stretches(
+            task_ends_repo.task_ends(meta), task_ends_repo.task_seq(meta), session.distilled_seq
+        )
         if not spans:
             return stage
         events = await events_repo.list_events(
@@ -131,14 +133,14 @@ async def write_task_episodes(
         )
 
         async def tags_of(seqs: list[int]) -> list[list[str]]:
-            return await tasks_repo.tags_of_turns(db, bank_id, session_id, seqs)
+            return await task_ends_repo.tags_of_turns(db, bank_id, session_id, seqs)
 
         candidates = await task_candidates(distiller, bank, session_id, events, spans, tags_of, stage.usage)
         stage.units = await store.store_units(
-            db, rt, bank, session_id, events, candidates, distiller=distiller, job=job
+            db, distill_runtime, bank, session_id, events, candidates, distiller=distiller, job=job
         )
-        await tasks_repo.link_task_episodes(db, bank_id, session_id)
-        await tasks_repo.set_task_seq(db, bank_id, session_id, spans[-1][1])
+        await task_ends_repo.link_task_episodes(db, bank_id, session_id)
+        await task_ends_repo.set_task_seq(db, bank_id, session_id, spans[-1][1])
         if stage.units:
             await schedule_resolve(db, bank_id)
     return stage

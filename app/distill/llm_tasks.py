@@ -13,7 +13,7 @@ import openai
 from pydantic import BaseModel, ConfigDict
 
 from app.distill.heuristic.clean import worth_a_node
-from app.distill.tasks import TaskEpisode, plausible, tool_calls
+from app.distill.task_episode import TaskEpisode, plausible, tool_calls
 from app.distill.types import DistillContext, DistillError, TaskResult
 from app.providers.llm import USAGE_KEYS, EmptyReply, InvalidReply, JSONChatClient, Reply, fenced_json
 

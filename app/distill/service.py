@@ -12,12 +12,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
 from app.config import Settings
-from app.db.models import Event, Job, MemoryUnit, Session
+from app.db.models import ChatSession, Event, Job, MemoryUnit
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
-from app.db.repositories import tasks as tasks_repo
+from app.db.repositories import task_ends as task_ends_repo
 from app.db.repositories import units as units_repo
 from app.distill import episodes, quarantine
 from app.distill.store import DistillRuntime, locked_session, redact_candidate, store_units, to_turns
@@ -27,7 +27,7 @@ from app.jobs.schedule import schedule_resolve
 from app.redact import redact
 from app.resolve.service import lock_bank
 from app.text import strip_invisible
-from app.webhooks import events as webhooks
+from app.webhooks import emit as webhooks
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ def llm_configured(settings: Settings) -> bool:
 
 async def _candidates(
     db: AsyncSession,
-    rt: DistillRuntime,
+    distill_runtime: DistillRuntime,
     distiller: Distiller,
     bank: ConfiguredBank,
     session_id: str,
@@ -70,9 +70,9 @@ async def _candidates(
     related: list[RelatedUnit] = []
     if distiller.uses_related:
         probe = "\n".join(t.content for t in turns)[:2000]
-        [vector] = await rt.embedder.embed([probe])
+        [vector] = await distill_runtime.embedder.embed([probe])
         units = await embeddings_repo.related_active_units(
-            db, bank.id, rt.embedder.model, vector, RELATED_UNITS
+            db, bank.id, distill_runtime.embedder.model, vector, RELATED_UNITS
         )
         related = [RelatedUnit(u.id, u.content, list(u.tags)) for u in units]
     context = DistillContext(
@@ -90,7 +90,7 @@ async def _candidates(
 
 
 async def _quarantine(
-    db: AsyncSession, session: Session, job: Job, turns: list[dict[str, Any]]
+    db: AsyncSession, session: ChatSession, job: Job, turns: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Record the turns left out on the session (its view lists them); returns them with the job."""
     items = [{**turn, "job_id": str(job.id)} for turn in turns]
@@ -100,19 +100,19 @@ async def _quarantine(
     return items
 
 
-async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
+async def distill_session(distill_runtime: DistillRuntime, job: Job) -> dict[str, Any]:
     """Distil `(distilled_seq, last_seq]` of the job's session, a batch per transaction. The
     watermark moves in the same transaction as the batch's units; a failed batch moves nothing."""
     assert job.bank_id is not None
     bank_id, session_id = job.bank_id, str(job.params["session_id"])
-    distiller = rt.distiller(None)
+    distiller = distill_runtime.distiller(None)
     totals: Counter[str] = Counter()
     usage: Counter[str] = Counter()
     resolved_by: list[str] = []  # the resolution jobs that take this job's units (created or joined)
     quarantined: list[dict[str, Any]] = []
     watermark = 0
     while True:
-        async with rt.sessionmaker() as db, db.begin():
+        async with distill_runtime.sessionmaker() as db, db.begin():
             bank, session = await locked_session(db, bank_id, session_id)
             if bank is None or session is None:
                 break  # deleted meanwhile: nothing to do
@@ -123,12 +123,12 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 watermark = session.distilled_seq
                 break
             candidates, dropped, batch_usage, left_out = await _candidates(
-                db, rt, distiller, bank, session_id, events
+                db, distill_runtime, distiller, bank, session_id, events
             )
             # A turn the distiller failed on is left out (its reason kept), not a batch held back forever.
             quarantined += await _quarantine(db, session, job, left_out)
             ids = await store_units(
-                db, rt, bank, session_id, events, candidates, distiller=distiller, job=job
+                db, distill_runtime, bank, session_id, events, candidates, distiller=distiller, job=job
             )
             watermark = events[-1].seq
             await events_repo.advance_distilled(db, bank_id, session_id, watermark)
@@ -140,11 +140,11 @@ async def distill_session(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             await webhooks.session_distilled(db, bank_id, session_id, job.id, watermark, batch)
             usage.update(batch_usage)
             await jobs_repo.set_progress(db, job.id, {**totals, "distilled_seq": watermark})
-        if rt.working_memory is not None:
-            await rt.working_memory.discard_through(bank_id, session_id, watermark)
+        if distill_runtime.working_memory is not None:
+            await distill_runtime.working_memory.discard_through(bank_id, session_id, watermark)
         if len(events) < BATCH_EVENTS:
             break
-    tasks = await episodes.write_task_episodes(rt, distiller, job, bank_id, session_id)
+    tasks = await episodes.write_task_episodes(distill_runtime, distiller, job, bank_id, session_id)
     if tasks.units:
         totals.update(task_episodes=len(tasks.units))
     usage.update(tasks.usage)
@@ -170,7 +170,7 @@ def _signature(content: str, tags: list[str]) -> tuple[str, tuple[str, ...]]:
 DIFF_LIMIT = 200  # items listed per diff section; the counts are always complete
 
 
-async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
+async def redistill(distill_runtime: DistillRuntime, job: Job) -> dict[str, Any]:
     """Replay distillation over sessions' already distilled events with the current (or named)
     distiller and diff the result against their live units. Unless `dry_run`, new units are added
     (pending, then resolved) and live units the replay no longer produces are retired (`deleted`,
@@ -178,17 +178,17 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
     assert job.bank_id is not None
     bank_id = job.bank_id
     dry_run = bool(job.params.get("dry_run"))
-    distiller = rt.distiller(job.params.get("distiller"))
+    distiller = distill_runtime.distiller(job.params.get("distiller"))
     session_ids: list[str] | None = job.params.get("session_ids")
     if session_ids is None:
-        async with rt.sessionmaker() as db:
+        async with distill_runtime.sessionmaker() as db:
             session_ids = await events_repo.all_session_ids(db, bank_id)
     diff: dict[str, list[dict[str, Any]]] = {"added": [], "removed": [], "unchanged": []}
     counts: Counter[str] = Counter()
     usage: Counter[str] = Counter()
     quarantined: list[dict[str, Any]] = []
     for session_id in session_ids:
-        async with rt.sessionmaker() as db, db.begin():
+        async with distill_runtime.sessionmaker() as db, db.begin():
             bank, session = await locked_session(db, bank_id, session_id)
             if bank is None or session is None:
                 continue
@@ -199,7 +199,9 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
             candidates: list[Candidate] = []
             for start in range(0, len(events), BATCH_EVENTS):
                 batch = events[start : start + BATCH_EVENTS]
-                kept, _, batch_usage, left_out = await _candidates(db, rt, distiller, bank, session_id, batch)
+                kept, _, batch_usage, left_out = await _candidates(
+                    db, distill_runtime, distiller, bank, session_id, batch
+                )
                 candidates += kept
                 usage.update(batch_usage)
                 if not dry_run:
@@ -232,9 +234,17 @@ async def redistill(rt: DistillRuntime, job: Job) -> dict[str, Any]:
                 continue
             await lock_bank(db, bank_id)  # before any row: retiring units is a status change like a DELETE
             await store_units(
-                db, rt, bank, session_id, events, added, distiller=distiller, job=job, salt=f"/{job.id}"
+                db,
+                distill_runtime,
+                bank,
+                session_id,
+                events,
+                added,
+                distiller=distiller,
+                job=job,
+                salt=f"/{job.id}",
             )
-            await tasks_repo.link_task_episodes(db, bank_id, session_id)
+            await task_ends_repo.link_task_episodes(db, bank_id, session_id)
             # Retired, not superseded: nothing replaces them in a chain (they stay restorable).
             retired = await history_repo.transition(
                 db,

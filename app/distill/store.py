@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.banks.config import ConfiguredBank
 from app.banks.service import configured_bank
-from app.db.models import Event, Job, Session
+from app.db.models import ChatSession, Event, Job
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import history as history_repo
@@ -76,7 +76,7 @@ def identity(session_id: str, version: str, candidate: Candidate, salt: str = ""
 
 async def store_units(
     db: AsyncSession,
-    rt: DistillRuntime,
+    distill_runtime: DistillRuntime,
     bank: ConfiguredBank,
     session_id: str,
     events: list[Event],
@@ -111,7 +111,7 @@ async def store_units(
             "valid_from": valid_from(c, min(e.occurred_at for e in sources), bank.timezone),
             "distiller": distiller.version,
             "identity_key": key,
-            "embedding_model": rt.embedder.model,
+            "embedding_model": distill_runtime.embedder.model,
             "metadata": c.metadata,
         }
         prepared[key] = (row, c)
@@ -120,7 +120,9 @@ async def store_units(
     # The embedder (a thread, or a remote service) works while the units, their graph and history
     # are written; only a retried batch's already stored units are embedded for nothing.
     keys = list(prepared)
-    embedding = asyncio.ensure_future(rt.embedder.embed([prepared[k][0]["content"] for k in keys]))
+    embedding = asyncio.ensure_future(
+        distill_runtime.embedder.embed([prepared[k][0]["content"] for k in keys])
+    )
     try:
         inserted = await units_repo.insert_units(db, [row for row, _ in prepared.values()])
         new = [(inserted[key], row, c) for key, (row, c) in prepared.items() if key in inserted]
@@ -137,7 +139,7 @@ async def store_units(
     by_key = dict(zip(keys, await embedding, strict=True))
     vectors = [by_key[key] for key in prepared if key in inserted]
     await embeddings_repo.insert_embeddings(
-        db, bank.id, rt.embedder.model, dict(zip(ids, vectors, strict=True))
+        db, bank.id, distill_runtime.embedder.model, dict(zip(ids, vectors, strict=True))
     )
     await history_repo.add_history(
         db,
@@ -162,7 +164,7 @@ async def store_units(
 
 async def locked_session(
     db: AsyncSession, bank_id: str, session_id: str
-) -> tuple[ConfiguredBank | None, Session | None]:
+) -> tuple[ConfiguredBank | None, ChatSession | None]:
     """Take the session's distillation lock for this transaction (retryable when another job holds
     it), then read the bank and the session (None when deleted meanwhile)."""
     if not await xact_lock(db, composite_key("distill", bank_id, session_id), LOCK_WAIT_SECONDS):

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Protocol
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from app.memory.graph import EntityOut, RelationOut
+from app.entities.types import EntityOut, RelationOut
 from app.text import clip, strip_invisible
 
 CORE_KINDS = ("fact", "preference", "constraint", "task_state", "correction", "episode")
@@ -135,7 +135,7 @@ class Distiller(Protocol):
     async def distill(self, context: DistillContext) -> DistillResult: ...
 
     async def task(self, context: DistillContext, min_steps: int) -> TaskResult:
-        """The task the stretch of turns holds (app/distill/tasks.py), if any."""
+        """The task the stretch of turns holds (app/distill/task_episode.py), if any."""
         ...
 
     async def aclose(self) -> None: ...

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from sqlalchemy.exc import IntegrityError
@@ -10,19 +10,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
 from app.db.commit_hooks import after_commit
-from app.db.models import Job, Session
+from app.db.models import ChatSession, Job
 from app.db.repositories import events as repo
 from app.errors import NotFound
 from app.events.working_memory import WorkingMemory
 from app.jobs.schedule import schedule_distill
 from app.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE
 from app.redact import redact, redact_json
+from app.schemas.common import as_aware
 from app.schemas.events import AppendRequest, AppendResult, EventIn
-
-
-def as_aware(value: datetime, tz: tzinfo) -> datetime:
-    """A timestamp without an offset is read in the bank's time zone (CONTRACT §3)."""
-    return value.replace(tzinfo=tz) if value.tzinfo is None else value
 
 
 def _turn(seq: int, role: str, content: str, speaker: str | None, occurred_at: datetime) -> dict[str, Any]:
@@ -104,7 +100,7 @@ async def append(
 
 
 async def working_memory(
-    db: AsyncSession, buffer: WorkingMemory, session: Session, limit: int
+    db: AsyncSession, buffer: WorkingMemory, session: ChatSession, limit: int
 ) -> tuple[list[dict[str, Any]], Literal["redis", "events"]]:
     """The session's newest `limit` turns not yet distilled, and where they came from: the Redis
     buffer, or the event log when the buffer does not hold them all (Redis down, evicted, expired)."""

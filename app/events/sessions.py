@@ -5,9 +5,9 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
-from app.db.models import Event, Job, Session
+from app.db.models import ChatSession, Event, Job
 from app.db.repositories import events as repo
-from app.db.repositories import tasks as tasks_repo
+from app.db.repositories import task_ends as task_ends_repo
 from app.errors import NotFound
 from app.events.service import working_memory
 from app.events.working_memory import WorkingMemory
@@ -15,14 +15,16 @@ from app.jobs.schedule import schedule_distill
 from app.schemas.events import WorkingMemoryRead, WorkingTurn
 
 
-async def get_session(db: AsyncSession, bank_id: str, session_id: str) -> Session:
+async def get_session(db: AsyncSession, bank_id: str, session_id: str) -> ChatSession:
     session = await repo.get_session(db, bank_id, session_id)
     if session is None:
         raise NotFound(f"Session {session_id!r} not found.")
     return session
 
 
-async def list_sessions(db: AsyncSession, bank_id: str, *, after: str | None, limit: int) -> list[Session]:
+async def list_sessions(
+    db: AsyncSession, bank_id: str, *, after: str | None, limit: int
+) -> list[ChatSession]:
     return await repo.list_sessions(db, bank_id, after=after, limit=limit)
 
 
@@ -36,14 +38,14 @@ async def list_events(
 
 async def close_session(
     db: AsyncSession, bank: ConfiguredBank, session_id: str
-) -> tuple[Session, Job | None]:
+) -> tuple[ChatSession, Job | None]:
     """Close the session and distil what is left of it (the job, or None when nothing is). Closing
     ends the session's task: its task episode is written (app/distill/episodes.py)."""
     session = await repo.close_session(db, bank.id, session_id)
     if session is None:
         raise NotFound(f"Session {session_id!r} not found.")
     job = None
-    ended = await tasks_repo.mark_task_end(db, bank.id, session_id)
+    ended = await task_ends_repo.mark_task_end(db, bank.id, session_id)
     if session.last_seq > session.distilled_seq or ended:
         job, _ = await schedule_distill(db, bank.id, session_id)
     return session, job

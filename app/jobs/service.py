@@ -20,7 +20,7 @@ from app.errors import NotFound
 from app.jobs.kinds import JobKind
 from app.jobs.unit_of_work import UnitOfWork
 from app.metrics import JOBS_FINISHED
-from app.webhooks import events as webhooks
+from app.webhooks import emit as webhooks
 
 log = logging.getLogger(__name__)
 

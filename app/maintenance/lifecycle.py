@@ -25,7 +25,7 @@ from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import lifecycle as lifecycle_repo
 from app.db.repositories import units as units_repo
 from app.db.repositories.lifecycle import Expiry
-from app.webhooks import events as webhooks
+from app.webhooks import emit as webhooks
 
 BATCH = 500
 PROMOTE_SOURCES = 3

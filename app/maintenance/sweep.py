@@ -12,13 +12,13 @@ from app.db.models import Job
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import jobs as repo
-from app.db.repositories import tasks as tasks_repo
+from app.db.repositories import task_ends as task_ends_repo
 from app.db.repositories import units as units_repo
 from app.jobs import schedule as triggers
 from app.jobs.kinds import JobKind
 from app.jobs.queue import TaskQueue
 from app.jobs.unit_of_work import enqueue
-from app.webhooks import events as webhooks
+from app.webhooks import emit as webhooks
 
 BATCH = 500
 RESEND_AFTER = timedelta(seconds=60)
@@ -38,12 +38,14 @@ async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue, model: str) -> 
     sent once this transaction commits (the job's unit of work)."""
     idle = await events_repo.idle_undistilled_sessions(db, DEFAULT_IDLE_SECONDS, BATCH)
     for bank_id, session_id in idle:
-        await tasks_repo.mark_task_end(db, bank_id, session_id)  # an idle session's task has ended
+        await task_ends_repo.mark_task_end(db, bank_id, session_id)  # an idle session's task has ended
         await triggers.schedule_distill(db, bank_id, session_id)
     # Sessions distilled to their last turn that went quiet: their task ended too (its task episode).
-    quiet = await tasks_repo.idle_sessions_past_task_end(db, DEFAULT_IDLE_SECONDS, TASK_END_HORIZON, BATCH)
+    quiet = await task_ends_repo.idle_sessions_past_task_end(
+        db, DEFAULT_IDLE_SECONDS, TASK_END_HORIZON, BATCH
+    )
     for bank_id, session_id in quiet:
-        await tasks_repo.mark_task_end(db, bank_id, session_id)
+        await task_ends_repo.mark_task_end(db, bank_id, session_id)
         await triggers.schedule_distill(db, bank_id, session_id)
     stale_pending = await units_repo.banks_with_stale_pending(db, PENDING_AFTER_SECONDS, BATCH)
     for bank_id in stale_pending:

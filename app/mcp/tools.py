@@ -30,8 +30,9 @@ from app.mcp.arguments import (
     WriteArguments,
     flat_schema,
 )
-from app.memory import pages, reads
+from app.memory import reads
 from app.memory import service as memory
+from app.pages import service as pages
 from app.query import service as query_service
 from app.schemas.memories import MemoryCreate, MemoryPatch, MemoryRead
 from app.schemas.query import QueryRequest, QueryResult

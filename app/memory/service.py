@@ -21,21 +21,22 @@ from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import units as units_repo
 from app.distill.entry import statement_graph
+from app.entities.types import EntityOut, RelationOut
 from app.errors import Conflict
-from app.events.service import as_aware
 from app.jobs.schedule import schedule_resolve
-from app.memory.graph import EntityOut, RelationOut, store_graph
+from app.memory.graph import store_graph
 from app.memory.reads import get
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
 from app.resolve.judge import judge_for
 from app.resolve.service import lock_bank, resolve_pending, supersede
+from app.schemas.common import as_aware
 from app.schemas.memories import (
     MemoryCreate,
     MemoryPatch,
 )
 from app.text import search_text
-from app.webhooks import events as webhooks
+from app.webhooks import emit as webhooks
 
 DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` bank
 

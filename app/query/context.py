@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 from typing import Protocol, TypeVar
 
-from app.db.repositories.tasks import TASK_TAG
+from app.db.repositories.task_ends import TASK_TAG
 from app.query.tokens import count_tokens
 
 RECENT_TURNS = "## recent turns (not yet distilled)"

@@ -30,7 +30,7 @@ from datetime import datetime
 
 from app.banks.config import NEVER_DECAY
 from app.db.repositories.query import CHANNEL_LIMIT, Hit
-from app.db.repositories.tasks import TASK_TAG
+from app.db.repositories.task_ends import TASK_TAG
 
 RRF_K = 60
 DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {

@@ -27,8 +27,7 @@ from app.db.repositories.query import (
     common_entity_names,
     size_window,
 )
-from app.events.service import as_aware
-from app.events.service import working_memory as read_working_memory
+from app.events.service import working_memory
 from app.events.working_memory import WorkingMemory
 from app.memory.reads import read_models
 from app.providers.embeddings import Embedder
@@ -38,6 +37,7 @@ from app.query.recorder import ReadRecorder
 from app.query.tags import infer_tags
 from app.query.timeparse import parse_time_filter
 from app.query.topic import SAYING, has_topic, without_phrase
+from app.schemas.common import as_aware
 from app.schemas.events import WorkingTurn
 from app.schemas.query import ChannelScore, QueryRequest, QueryResult, ScoredMemory, TimeFilterRead
 from app.text import STOPWORDS_EN, STOPWORDS_ZH, has_cjk, segment
@@ -304,7 +304,7 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
     if req.working_memory and req.session_id:
         session = await events_repo.get_session(db, bank.id, req.session_id)
         if session is not None:
-            raw, _ = await read_working_memory(db, deps.working_memory, session, deps.working_memory_turns)
+            raw, _ = await working_memory(db, deps.working_memory, session, deps.working_memory_turns)
             turns = [WorkingTurn.model_validate(t) for t in raw]
             context = with_recent_turns(context, list(turns), plan.tz, req.max_tokens)
     took_ms = round((time.perf_counter() - started) * 1000, 2)

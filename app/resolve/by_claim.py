@@ -21,7 +21,7 @@ from app.db.repositories import units as units_repo
 from app.providers.embeddings import Embedder
 from app.resolve import claims as rc
 from app.text import search_text
-from app.webhooks import events as webhooks
+from app.webhooks import emit as webhooks
 
 
 async def ensure_claims(db: AsyncSession, unit: MemoryUnit) -> list[Claim]:

@@ -66,13 +66,15 @@ def _relation_conflict(new: Facts, old: Facts, relations: frozenset[str]) -> boo
 
 
 @dataclass
-class Candidate:
+class Neighbour:
+    """An active unit near a new one, that the new one may replace (not a distiller Candidate)."""
+
     unit: MemoryUnit
     similarity: float
     facts: Facts
 
 
-def conflict_reason(new: MemoryUnit, new_facts: Facts, c: Candidate, *, claimed: int = 0) -> str | None:
+def conflict_reason(new: MemoryUnit, new_facts: Facts, c: Neighbour, *, claimed: int = 0) -> str | None:
     """Why `new` replaces the active `c.unit`, or None. The rules, most certain first. `claimed`: how
     many of the two units state a claim. Two claims say which attribute each value is of, better than
     a tag: the tag rules (single-valued tag, same tag and a new value) and the qualified relations

@@ -42,15 +42,15 @@ from app.resolve.claims import ClaimDecision, hedged_over_firm, names_attribute,
 from app.resolve.conflicts import (
     SINGLE_VALUED_RELATIONS,
     VALUE_TYPES,
-    Candidate,
     Facts,
+    Neighbour,
     conflict_reason,
     key_tag,
     same_statement,
 )
 from app.resolve.judge import Judge, JudgedUnit
 from app.resolve.restated import file_restatement, restated_head, retire_restatements
-from app.webhooks import events as webhooks
+from app.webhooks import emit as webhooks
 
 log = logging.getLogger(__name__)
 
@@ -246,7 +246,7 @@ def _facts(rows: dict[uuid.UUID, Facts], memory_id: uuid.UUID) -> Facts:
 
 async def _candidates(
     db: AsyncSession, unit: MemoryUnit, embedder: Embedder, claims: list[Claim]
-) -> tuple[list[Candidate], Facts]:
+) -> tuple[list[Neighbour], Facts]:
     """Active units that could be the same fact or its older value (semantic neighbours, units
     with the same key tag, units sharing a single-valued relation, the holders of the unit's claimed
     attributes and the units stating a value it names as replaced), and the unit's own facts."""
@@ -265,7 +265,7 @@ async def _candidates(
     live = {u.id for u in await units_repo.lock_units(db, list(similar)) if u.status == "active"}
     similar = {uid: pair for uid, pair in similar.items() if uid in live}
     facts = await load_facts(db, [unit.id, *similar])  # the unit's and theirs in one read
-    return [Candidate(u, sim, _facts(facts, u.id)) for u, sim in similar.values()], _facts(facts, unit.id)
+    return [Neighbour(u, sim, _facts(facts, u.id)) for u, sim in similar.values()], _facts(facts, unit.id)
 
 
 async def load_facts(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, Facts]:

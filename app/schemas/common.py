@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
@@ -91,6 +91,13 @@ SafeText = Annotated[str, AfterValidator(_check_text)]
 JsonObject = Annotated[dict[str, Any], AfterValidator(_check_json)]
 # Timestamps a client sends: RFC 3339 in the years 1000–8999 (aware, or naive = the bank's timezone).
 Timestamp = Annotated[datetime, AfterValidator(_check_instant)]
+
+
+def as_aware(value: datetime, tz: tzinfo) -> datetime:
+    """Read a timestamp without an offset in the bank's time zone (CONTRACT §3)."""
+    return value.replace(tzinfo=tz) if value.tzinfo is None else value
+
+
 AwareTimestamp = Annotated[AwareDatetime, AfterValidator(_check_instant)]
 # A stored timestamp the service derived, not one a client sent: a unit's valid time, as an import reads it.
 DerivedTimestamp = Annotated[AwareDatetime, AfterValidator(_check_derived_instant)]

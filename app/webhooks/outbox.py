@@ -19,7 +19,7 @@ from app.db import commit_hooks
 from app.db.repositories import webhooks as repo
 from app.schemas.webhooks import EventType
 
-EVENT_TYPES: tuple[str, ...] = get_args(EventType)  # what each carries: app/webhooks/events.py
+EVENT_TYPES: tuple[str, ...] = get_args(EventType)  # what each carries: app/webhooks/emit.py
 DELIVER = "webhooks.deliver"  # the Celery task: deliver what is due (of one bank, or of all)
 
 _SUBSCRIBED = "hindsight.webhooks.subscribed"  # session info: (transaction, {bank: its hooks' events})

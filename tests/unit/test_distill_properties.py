@@ -23,7 +23,7 @@ from app.distill.heuristic.entities import find_entities
 from app.distill.heuristic.person import first_person_to_speaker
 from app.distill.heuristic.statement import as_first_person, statement_graph
 from app.distill.types import Candidate, Turn
-from app.memory.graph import NAME_MAX_CHARS
+from app.entities.types import NAME_MAX_CHARS
 from app.text import split_sentences, strip_invisible
 from tests.factories import context
 

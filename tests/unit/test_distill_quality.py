@@ -12,7 +12,7 @@ import pytest
 from app.distill.heuristic.clean import is_echo, split_claims, strip_wrapping, worth_a_node
 from app.distill.heuristic.distiller import HeuristicDistiller
 from app.distill.types import Candidate, DistillContext, Turn
-from app.memory.graph import EntityOut
+from app.entities.types import EntityOut
 
 T0 = datetime(2026, 11, 30, 10, tzinfo=UTC)
 DISTILLER = HeuristicDistiller()

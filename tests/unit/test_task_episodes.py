@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from app.distill.episodes import stretches
-from app.distill.heuristic.tasks import detect_task
+from app.distill.heuristic.task_detector import detect_task
 from app.distill.llm import LLMDistiller
 from app.distill.llm_tasks import parse_task
-from app.distill.tasks import plausible, task_importance, to_candidate
+from app.distill.task_episode import plausible, task_importance, to_candidate
 from app.distill.types import DistillContext, Turn
 from tests.factories import turn
 from tests.fake_openai import chat_bodies, reply, script

@@ -2,7 +2,7 @@
 
 from app.db.models.banks import ApiKey, Bank
 from app.db.models.base import Base
-from app.db.models.events import Event, Session
+from app.db.models.events import ChatSession, Event
 from app.db.models.jobs import Job, QueryLog
 from app.db.models.memory import (
     MEMORY_STATUSES,
@@ -20,6 +20,7 @@ __all__ = [
     "ApiKey",
     "Bank",
     "Base",
+    "ChatSession",
     "Entity",
     "Event",
     "Job",
@@ -29,7 +30,6 @@ __all__ = [
     "MemoryUnit",
     "QueryLog",
     "Relation",
-    "Session",
     "Webhook",
     "WebhookDelivery",
 ]

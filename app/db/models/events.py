@@ -10,7 +10,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from app.db.models.base import Base, created_at_column
 
 
-class Session(Base):
+class ChatSession(Base):
     """A conversation of one agent in one bank; `seq` watermarks drive distillation."""
 
     __tablename__ = "sessions"

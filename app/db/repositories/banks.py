@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import ApiKey, Bank, Event, Job, MemoryUnit, Session
+from app.db.models import ApiKey, Bank, ChatSession, Event, Job, MemoryUnit
 
 
 async def get_bank(db: AsyncSession, bank_id: str) -> Bank | None:
@@ -112,9 +112,9 @@ async def bank_stats(db: AsyncSession, bank_id: str) -> dict[str, Any]:
     ).all()
     sessions, undistilled = (
         await db.execute(
-            select(func.count(), func.coalesce(func.sum(Session.last_seq - Session.distilled_seq), 0)).where(
-                Session.bank_id == bank_id
-            )
+            select(
+                func.count(), func.coalesce(func.sum(ChatSession.last_seq - ChatSession.distilled_seq), 0)
+            ).where(ChatSession.bank_id == bank_id)
         )
     ).one()
     events = await db.scalar(select(func.count()).select_from(Event).where(Event.bank_id == bank_id))

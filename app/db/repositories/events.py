@@ -12,7 +12,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import MAX_IDLE_SECONDS
-from app.db.models import Event, Session
+from app.db.models import ChatSession, Event
 
 
 @dataclass(frozen=True)
@@ -32,13 +32,13 @@ async def lock_session_for_append(db: AsyncSession, bank_id: str, session_id: st
     closed session reopens it.
     """
     stmt = (
-        insert(Session)
+        insert(ChatSession)
         .values(bank_id=bank_id, session_id=session_id)
         .on_conflict_do_update(
-            index_elements=[Session.bank_id, Session.session_id],
+            index_elements=[ChatSession.bank_id, ChatSession.session_id],
             set_={"status": "open", "closed_at": None},
         )
-        .returning(Session.last_seq, Session.distilled_seq)
+        .returning(ChatSession.last_seq, ChatSession.distilled_seq)
     )
     last_seq, distilled_seq = (await db.execute(stmt)).one()
     return int(last_seq), int(distilled_seq)
@@ -177,8 +177,8 @@ async def append_locked(db: AsyncSession, bank_id: str, session_id: str, events:
     return Appended(last_seq + 1, last_seq + len(kept), distilled_seq, kept)
 
 
-async def get_session(db: AsyncSession, bank_id: str, session_id: str) -> Session | None:
-    return await db.get(Session, (bank_id, session_id))
+async def get_session(db: AsyncSession, bank_id: str, session_id: str) -> ChatSession | None:
+    return await db.get(ChatSession, (bank_id, session_id))
 
 
 async def events_by_id(db: AsyncSession, ids: list[int]) -> dict[int, Event]:
@@ -187,10 +187,17 @@ async def events_by_id(db: AsyncSession, ids: list[int]) -> dict[int, Event]:
     return {e.id: e for e in (await db.scalars(select(Event).where(Event.id.in_(ids)))).all()}
 
 
-async def list_sessions(db: AsyncSession, bank_id: str, *, after: str | None, limit: int) -> list[Session]:
-    stmt = select(Session).where(Session.bank_id == bank_id).order_by(Session.session_id).limit(limit)
+async def list_sessions(
+    db: AsyncSession, bank_id: str, *, after: str | None, limit: int
+) -> list[ChatSession]:
+    stmt = (
+        select(ChatSession)
+        .where(ChatSession.bank_id == bank_id)
+        .order_by(ChatSession.session_id)
+        .limit(limit)
+    )
     if after is not None:
-        stmt = stmt.where(Session.session_id > after)
+        stmt = stmt.where(ChatSession.session_id > after)
     return list((await db.scalars(stmt)).all())
 
 
@@ -206,8 +213,8 @@ async def list_events(
     return list((await db.scalars(stmt)).all())
 
 
-async def close_session(db: AsyncSession, bank_id: str, session_id: str) -> Session | None:
-    session = await db.get(Session, (bank_id, session_id), with_for_update=True)
+async def close_session(db: AsyncSession, bank_id: str, session_id: str) -> ChatSession | None:
+    session = await db.get(ChatSession, (bank_id, session_id), with_for_update=True)
     if session is not None and session.status != "closed":
         session.status = "closed"
         session.closed_at = datetime.now(UTC)
@@ -229,8 +236,8 @@ async def set_quarantined(
     db: AsyncSession, bank_id: str, session_id: str, quarantined: list[dict[str, Any]]
 ) -> None:
     await db.execute(
-        update(Session)
-        .where(Session.bank_id == bank_id, Session.session_id == session_id)
+        update(ChatSession)
+        .where(ChatSession.bank_id == bank_id, ChatSession.session_id == session_id)
         .values(quarantined=quarantined)
     )
 
@@ -264,5 +271,7 @@ async def idle_undistilled_sessions(
 
 
 async def all_session_ids(db: AsyncSession, bank_id: str) -> list[str]:
-    stmt = select(Session.session_id).where(Session.bank_id == bank_id).order_by(Session.session_id)
+    stmt = (
+        select(ChatSession.session_id).where(ChatSession.bank_id == bank_id).order_by(ChatSession.session_id)
+    )
     return list((await db.scalars(stmt)).all())

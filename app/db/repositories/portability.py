@@ -19,13 +19,13 @@ from sqlalchemy.orm import aliased
 
 from app.db.models import (
     Bank,
+    ChatSession,
     Entity,
     Event,
     MemoryEntity,
     MemoryHistory,
     MemoryUnit,
     Relation,
-    Session,
 )
 from app.db.models.base import table_of
 
@@ -67,7 +67,11 @@ def _columns(model: type[Any], names: str) -> list[Any]:
 
 def sessions(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[Any]]]:
     names = "session_id status last_seq distilled_seq metadata_ created_at last_event_at closed_at"
-    stmt = select(*_columns(Session, names)).where(Session.bank_id == bank_id).order_by(Session.session_id)
+    stmt = (
+        select(*_columns(ChatSession, names))
+        .where(ChatSession.bank_id == bank_id)
+        .order_by(ChatSession.session_id)
+    )
     return _stream(conn, stmt)
 
 
@@ -168,7 +172,7 @@ def history(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[A
 
 TABLES = {
     "bank": table_of(Bank),
-    "session": table_of(Session),
+    "session": table_of(ChatSession),
     "event": table_of(Event),
     "memory": table_of(MemoryUnit),
     "entity": table_of(Entity),

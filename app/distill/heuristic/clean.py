@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from app.distill.heuristic import rules as R
-from app.memory.graph import EntityOut
+from app.entities.types import EntityOut
 from app.text import FILLER_EN, STOPWORDS_EN, has_cjk
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*")

@@ -14,16 +14,16 @@ from app.distill.heuristic import rules as R
 from app.distill.heuristic.clauses import Clause, split_clauses, states_something
 from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to, slot_value
 from app.distill.heuristic.entities import dedupe_entities, find_entities
-from app.distill.heuristic.events import is_life_event
 from app.distill.heuristic.kinds import clause_kind, is_request
+from app.distill.heuristic.life_events import is_life_event
 from app.distill.heuristic.parts import CHANNEL, KIND_RULES, episode_text, leftover_kind, linked, says_enough
 from app.distill.heuristic.parts import matches as _matches
 from app.distill.heuristic.person import WORD, first_person_to_speaker
 from app.distill.heuristic.relations import with_relations
-from app.distill.heuristic.tasks import detect_task
+from app.distill.heuristic.task_detector import detect_task
 from app.distill.heuristic.voice import attributed, listener_named
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
-from app.memory.graph import EntityOut, RelationOut, fits_a_name
+from app.entities.types import EntityOut, RelationOut, fits_a_name
 from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences, strip_invisible
 
 DEFAULT_SPEAKER = {
@@ -136,7 +136,7 @@ class HeuristicDistiller:
         return turn.occurred_at.astimezone(context.timezone)
 
     async def task(self, context: DistillContext, min_steps: int) -> TaskResult:
-        return TaskResult(detect_task(context, min_steps))  # app/distill/heuristic/tasks.py
+        return TaskResult(detect_task(context, min_steps))  # app/distill/heuristic/task_detector.py
 
     async def aclose(self) -> None:
         return None

@@ -8,7 +8,7 @@ import re
 
 from app.distill.heuristic import rules as R
 from app.distill.heuristic.relations import find_products
-from app.memory.graph import EntityOut, fits_a_name
+from app.entities.types import EntityOut, fits_a_name
 from app.text import STOPWORDS_EN
 
 _ID = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,6}-\d{3,}(?![0-9])")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from app.distill.heuristic import rules as R
 from app.distill.types import Candidate
-from app.memory.graph import EntityOut, RelationOut
+from app.entities.types import EntityOut, RelationOut
 from app.text import STOPWORDS_EN, has_cjk, pos_tag, split_sentences
 
 # --- names ------------------------------------------------------------------------------------------

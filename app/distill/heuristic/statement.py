@@ -13,7 +13,7 @@ from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.person import _inflect
 from app.distill.heuristic.relations import extract_relations
 from app.distill.types import Turn
-from app.memory.graph import EntityOut, RelationOut
+from app.entities.types import EntityOut, RelationOut
 from app.text import has_cjk
 
 _USER_EN = re.compile(r"^(?:the\s+)?user\b", re.IGNORECASE)

@@ -13,9 +13,9 @@ import re
 from app.distill.heuristic import clean
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.person import first_person_to_speaker
-from app.distill.tasks import TaskEpisode, TaskStep, shorten, tool_calls, tool_step
+from app.distill.task_episode import TaskEpisode, TaskStep, shorten, tool_calls, tool_step
 from app.distill.types import MAX_TASK_STEPS, DistillContext, Turn
-from app.memory.graph import EntityOut
+from app.entities.types import EntityOut
 from app.text import has_cjk, split_sentences
 
 # An assistant turn that reports something done (not an offer, a question or a promise).

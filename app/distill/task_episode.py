@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from app.db.repositories.tasks import TASK_TAG
+from app.db.repositories.task_ends import TASK_TAG
 from app.distill.types import CORE_KINDS, Candidate, TaskEpisode, TaskStep, Turn
 
 __all__ = ["TASK_TAG", "TaskEpisode", "TaskStep", "to_candidate"]

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.banks.config import ConfiguredBank
 from app.db.repositories import timeline as repo
 from app.errors import Invalid
-from app.events.service import as_aware
+from app.schemas.common import as_aware
 from app.schemas.timeline import TimelinePage, decode_position, parse_kinds
 
 
