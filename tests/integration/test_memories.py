@@ -199,7 +199,8 @@ async def test_forget_restore_and_purge_with_the_delete_policy(client: httpx.Asy
     )
     row = (
         await sql(
-            "SELECT content, search_text, claims::text AS claims, claim_attribute FROM memory_units WHERE id = :id",
+            "SELECT content, search_text, claims::text AS claims, claim_attribute"
+            " FROM memory_units WHERE id = :id",
             id=uuid.UUID(unit["id"]),
         )
     )[0]
