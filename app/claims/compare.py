@@ -3,6 +3,7 @@ type, said firmly; a change statement naming the old value identifies it whateve
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -92,6 +93,15 @@ def same_attribute(
     return "weak" if close >= WEAK_FRAME else "different"
 
 
+# An identifier: letters joined to three or more digits (an order, a ticket, a badge number). Two
+# clauses about different identifiers are about two things, whatever else they share.
+_IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,8}-?[0-9]{3,}(?![0-9])")
+
+
+def _identifiers(text: str) -> frozenset[str]:
+    return frozenset(m.group().upper().replace("-", "") for m in _IDENTIFIER.finditer(text))
+
+
 def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) -> Verdict:
     """What `new` (said later) does to `old`; `frame_similarity` is the cosine of the two frames'
     embeddings when the caller has an embedder."""
@@ -107,6 +117,9 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
         return Verdict("supersede", "names the value it replaces")
     if new.additive:
         return Verdict("keep", "adds to what is known")
+    old_ids, new_ids = _identifiers(old.text), _identifiers(new.text)
+    if old_ids and new_ids and not old_ids & new_ids and not new.change:
+        return Verdict("keep", "another thing (its identifier differs)")
     attribute = same_attribute(old, new, frame_similarity)
     if new.modality == "retired":
         # a retirement names what it ends ("the Visa", 滴答清单): a word of it in the old clause

@@ -64,8 +64,8 @@ async def transition(
         by_move.setdefault((frm, to), []).append(memory_id)
     if len(changes) > 1:  # row locks in one order (by id), whoever moves several units at once
         await lock_rows(db, [memory_id for memory_id, _, _ in changes])
-    # The unit's `status_changed_at` and its history row's `at` are one instant (read back from the
-    # update), so "what was active at T" agrees with the unit's own timestamp at T itself.
+    # On the database's clock the unit's `status_changed_at` and its history row's `at` are one instant
+    # (read back from the update), so "what was active at T" agrees with the unit's own timestamp at T.
     moved: dict[uuid.UUID, datetime] = {}
     for (frm, to), ids in by_move.items():
         rows = await db.execute(
@@ -88,8 +88,9 @@ async def transition(
                 "memory_id": memory_id,
                 "action": action,
                 "actor": actor,
-                "at": moved[memory_id],
                 "details": {**extra.get(memory_id, {}), "from": frm, "to": to},
+                # a task on a clock of its own stamps the unit, not its history (which stays in order)
+                **({"at": moved[memory_id]} if changed_at is None else {}),
             }
             for memory_id, frm, to in changes
             if memory_id in moved
