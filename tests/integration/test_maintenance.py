@@ -269,8 +269,9 @@ async def test_reembed_with_a_new_model_keeps_queries_answering(
     from tests.conftest import make_client
 
     bank = await make_bank(client)
+    # Six visits (happenings: none replaces another), so six units to re-embed.
     for i, city in enumerate(["Lisbon", "Oslo", "Kyoto", "Lima", "Accra", "Hanoi"]):
-        await put(client, bank, f"The user's sister lives in {city}.", ["fact.family"], ago(days=i + 1))
+        await put(client, bank, f"The user's sister visited {city}.", ["episode"], ago(days=i + 1))
     alt = LocalEmbedder("minilm-renamed", 384)  # the same weights under another name: a "new" model
     alt_app = create_app(get_settings().model_copy(update={"embedding_model": "minilm-renamed"}))
     async with (
