@@ -3,6 +3,7 @@ bare numbers, so that "55ms" and "250ms", Tuesday and Wednesday, 5000 and 8000å…
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -158,6 +159,12 @@ class Span:
 
 
 def _number(text: str) -> float | None:
+    """The value's number; None when it has none or none a float holds (a 400-digit run)."""
+    number = _reading(text)
+    return number if number is not None and math.isfinite(number) else None
+
+
+def _reading(text: str) -> float | None:
     match = _LEADING_NUM.search(text)
     if match is None:
         return None
