@@ -66,6 +66,7 @@ def decide(
     either side (`happenings`: those candidates' ids, and None for the new unit) conflicts only when
     the new statement names the old value: one visit never replaces another."""
     weak: ClaimDecision | None = None
+    retired: ClaimDecision | None = None
     for candidate_id, olds in candidates:
         strong_hits: dict[int, Verdict] = {}
         weak_hits: dict[int, Verdict] = {}
@@ -79,12 +80,19 @@ def decide(
                     continue
                 (strong_hits if v.strong else weak_hits).setdefault(i, v)
         if strong_hits:
-            first = strong_hits[min(strong_hits)]
-            return ClaimDecision(candidate_id, first.action, first.reason, frozenset(strong_hits))
+            replaced = [v for _, v in sorted(strong_hits.items()) if v.action == "supersede"]
+            first = replaced[0] if replaced else strong_hits[min(strong_hits)]
+            found = ClaimDecision(candidate_id, first.action, first.reason, frozenset(strong_hits))
+            if replaced:
+                return found
+            # A retirement by name only: a newer value of the same attribute elsewhere is the claim the
+            # statement replaces ("uses B, no longer A"), not a statement that merely mentions A.
+            retired = retired or found
+            continue
         if weak_hits and weak is None:
             first = weak_hits[min(weak_hits)]
             weak = ClaimDecision(candidate_id, first.action, first.reason, frozenset(weak_hits))
-    return weak
+    return retired or weak
 
 
 def _free_text(old: Claim, new: Claim) -> bool:

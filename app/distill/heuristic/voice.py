@@ -52,8 +52,12 @@ def attributed(content: str, speaker: str, language: str, role: str) -> str:
         says = "问：" if language == "zh" else "asks:"
     if language == "zh":
         return f"{speaker}{says}{content.removeprefix('说')}"
-    first = content.split(" ", 1)[0]
-    if first != "I" and (first.lower() in STOPWORDS_EN or first.lower() in _LOWER_OPENERS or _common(first)):
+    first, _, rest = content.partition(" ")
+    # a capitalised word followed by another is a name's ("Harbor Soft"), whatever it means alone
+    named = _common(first) and rest[:1].isupper()
+    if first != "I" and (
+        first.lower() in STOPWORDS_EN or first.lower() in _LOWER_OPENERS or (_common(first) and not named)
+    ):
         content = content[0].lower() + content[1:]
     return f"{speaker} {says} {content}"
 
