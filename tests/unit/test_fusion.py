@@ -48,14 +48,14 @@ def test_a_zero_weight_turns_a_channel_off() -> None:
 
 
 def test_decay_by_tag_and_importance_boost() -> None:
-    old = NOW - timedelta(days=10)
+    old = NOW - timedelta(days=400)
     hits = [
-        hit("semantic", A, 1, tags=["task_state"], valid_from=old),
+        hit("semantic", A, 1, tags=["episode"], valid_from=old),
         hit("semantic", B, 2, tags=["fact.work"], valid_from=old),
         hit("semantic", C, 3, tags=["fact.work"], valid_from=old, importance=1.0),
     ]
     scores = {u.memory_id: u.score for u in fuse(hits, "rrf", DEFAULT_WEIGHTS["rrf"], NOW)}
-    assert scores[A] < scores[B]  # a ten-day-old task state has decayed towards half
+    assert scores[A] < scores[B]  # an episode older than its half-life has decayed towards half (a fact not)
     assert scores[A] >= 0.5 * 0.9 * 0.99
     assert scores[C] > scores[B] * 0.9  # importance lifts a lower rank
 
