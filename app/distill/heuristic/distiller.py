@@ -10,21 +10,44 @@ from datetime import datetime
 from app.distill.dates import EN_PATTERN as DATE_EN
 from app.distill.dates import resolve_dates
 from app.distill.heuristic import clean
-from app.distill.heuristic import rules as R
 from app.distill.heuristic.clauses import Clause, split_clauses, states_something
 from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to, slot_value
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.kinds import clause_kind, is_request
 from app.distill.heuristic.life_events import is_life_event
+from app.distill.heuristic.noise import PROMISE
 from app.distill.heuristic.parts import CHANNEL, KIND_RULES, episode_text, leftover_kind, linked, says_enough
 from app.distill.heuristic.parts import matches as _matches
 from app.distill.heuristic.person import WORD, first_person_to_speaker
 from app.distill.heuristic.relations import with_relations
+from app.distill.heuristic.rules import (
+    DESCRIPTIVE_RELATIONS,
+    HEDGE_EN,
+    HEDGE_ZH,
+    PREFERENCE_TOPICS,
+    QUESTION_EN,
+    QUESTION_ZH,
+    Rule,
+)
+from app.distill.heuristic.slots import Slot
 from app.distill.heuristic.task_detector import detect_task
+from app.distill.heuristic.tuning import (
+    ASSISTANT_EPISODE,
+    CORRECTION_IMPORTANCE_BONUS,
+    ECHO_WINDOW,
+    EPISODE_MAX_CHARS,
+    HEDGE_FACTOR,
+    KIND_DEFAULTS,
+    MAX_SPLIT_CLAUSES,
+    MAX_SPLIT_SENTENCES,
+    MIN_CONTENT_CHARS_ZH,
+    MIN_CONTENT_WORDS_EN,
+    SLOT_WINDOW,
+)
 from app.distill.heuristic.voice import attributed, listener_named
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
 from app.entities.types import EntityOut, RelationOut, fits_a_name
-from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences, strip_invisible
+from app.text import FILLER_EN, FILLER_ZH, STOPWORDS_EN, has_cjk, split_sentences, strip_invisible
 
 DEFAULT_SPEAKER = {
     ("en", "user"): "The user",
@@ -50,7 +73,7 @@ def _speaker(turn: Turn, language: str) -> tuple[str, bool]:
 # mention names the speaker, later ones are pronouns, so the name does not crowd out the content.
 def _is_filler(sentence: str, language: str) -> bool:
     if language == "zh":
-        rest = R.FILLER_ZH.sub("", sentence)
+        rest = FILLER_ZH.sub("", sentence)
         return len(rest) < 2 and not any(c.isdigit() for c in rest)
     return all(w.lower() in FILLER_EN for w in WORD.findall(sentence))
 
@@ -65,20 +88,20 @@ def _is_short(sentence: str, language: str) -> bool:
 
 def _has_content(text: str, language: str) -> bool:
     if language == "zh":
-        rest = R.FILLER_ZH.sub("", text)
-        return len(rest) >= R.MIN_CONTENT_CHARS_ZH
+        rest = FILLER_ZH.sub("", text)
+        return len(rest) >= MIN_CONTENT_CHARS_ZH
     words = [w.lower() for w in WORD.findall(text)]
     content = [w for w in words if w not in STOPWORDS_EN and len(w) > 1]
     # two content words are enough with a number or a date: "The meeting is on Tuesday"
     specific = any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
-    return len(content) >= R.MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
+    return len(content) >= MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
 
 
 def _topic(text: str) -> str | None:
-    return next((tag for tag, pattern in R.PREFERENCE_TOPICS if pattern.search(text)), None)
+    return next((tag for tag, pattern in PREFERENCE_TOPICS if pattern.search(text)), None)
 
 
-def _tags(sentence: str, matches: list[tuple[R.Rule, re.Match[str]]]) -> list[str]:
+def _tags(sentence: str, matches: list[tuple[Rule, re.Match[str]]]) -> list[str]:
     tags: list[str] = []
     for rule, match in matches:
         tag = rule.tag
@@ -169,10 +192,10 @@ class HeuristicDistiller:
         question. `quoted`: a question of this turn the next turn's episode quotes, left out here."""
         if turn.role == "system":
             return [], False
-        recent = turns[max(0, index - R.SLOT_WINDOW - R.ECHO_WINDOW) : index]
+        recent = turns[max(0, index - SLOT_WINDOW - ECHO_WINDOW) : index]
         # in the turn's order: a unit, or a clause left for the episode (whether a question, where it sits)
         parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]] = []
-        said = " ".join(t.content for t in recent[-R.ECHO_WINDOW :] if t.role != turn.role)
+        said = " ".join(t.content for t in recent[-ECHO_WINDOW:] if t.role != turn.role)
         slot = open_slot(recent, turn)
         sentences = split_sentences(turn.content)
         for number, sentence in enumerate(sentences):
@@ -182,7 +205,7 @@ class HeuristicDistiller:
             clauses = split_clauses(sentence)
             # a short turn's plain clauses are its claims; a long one's are a narrative, where a sentence
             # is cut only when each of its clauses is a claim (else it stays whole, its context kept)
-            short = len(sentences) <= R.MAX_SPLIT_SENTENCES and len(clauses) <= R.MAX_SPLIT_CLAUSES
+            short = len(sentences) <= MAX_SPLIT_SENTENCES and len(clauses) <= MAX_SPLIT_CLAUSES
             context = (said, names, slot, quoted, short)
             cut = self._sentence_parts(turn, number, clauses, language, local_time, context)
             made = [unit for unit, *_ in cut if unit is not None]
@@ -212,7 +235,7 @@ class HeuristicDistiller:
         clauses: list[Clause],
         language: str,
         local_time: datetime,
-        context: tuple[str, set[str], R.Slot | None, str | None, bool],
+        context: tuple[str, set[str], Slot | None, str | None, bool],
     ) -> list[tuple[Candidate | None, bool, str, tuple[int, Clause]]]:
         """A sentence's clauses in order: each a unit (and whether it leans on its turn), or text left
         for the turn's episode (and whether it is a question)."""
@@ -223,7 +246,7 @@ class HeuristicDistiller:
             if _is_filler(claim, language):
                 continue
             where = (number, clause)
-            question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(claim) is not None
+            question = (QUESTION_ZH if language == "zh" else QUESTION_EN).search(claim) is not None
             first = clause is clauses[0]
             size = len(clauses)
             unit = self._clause_unit(
@@ -263,7 +286,7 @@ class HeuristicDistiller:
         claim = clause.text
         # a request opens its sentence ("Please …", "请…"); one inside a story is reported speech
         request = turn.role == "user" and (first or short) and is_request(claim, language)
-        if (question and not request) or (turn.role != "user" and R.PROMISE.match(claim)):
+        if (question and not request) or (turn.role != "user" and PROMISE.match(claim)):
             return None  # an assistant's "I'll look into it" is an offer, not a fact
         matches = _matches(claim, language, turn.role)
         if clause.correction and not request:
@@ -300,7 +323,7 @@ class HeuristicDistiller:
     def _noise(sentence: str, role: str, question: bool, said: str, names: set[str]) -> bool:
         """Small talk (either role), and what an assistant says without adding anything: its questions
         (the answer quotes them), offers, echoes of what the user said, talk with nothing specific."""
-        if clean.is_small_talk(sentence, names) or (role != "user" and R.PROMISE.match(sentence)):
+        if clean.is_small_talk(sentence, names) or (role != "user" and PROMISE.match(sentence)):
             return True  # small talk, or an assistant's offer to act ("I'll look into it")
         if role == "user":
             return False
@@ -319,17 +342,17 @@ class HeuristicDistiller:
         turn: Turn,
         sentence: str,
         language: str,
-        matches: list[tuple[R.Rule, re.Match[str]]],
+        matches: list[tuple[Rule, re.Match[str]]],
         local_time: datetime,
         hedged: bool = False,
     ) -> Candidate:
         rules = [rule for rule, _ in matches]
         tags = _tags(sentence, matches)
-        hedge = hedged or (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(sentence)
-        confidence = max(r.confidence for r in rules) * (R.HEDGE_FACTOR if hedge else 1.0)
+        hedge = hedged or (HEDGE_ZH if language == "zh" else HEDGE_EN).search(sentence)
+        confidence = max(r.confidence for r in rules) * (HEDGE_FACTOR if hedge else 1.0)
         importance = max(r.importance for r in rules)
         if "correction" in tags:
-            importance += R.CORRECTION_IMPORTANCE_BONUS
+            importance += CORRECTION_IMPORTANCE_BONUS
         speaker, named = _speaker(turn, language)
         content, dates = resolve_dates(clean.strip_wrapping(sentence), local_time)
         content = self._attributed(
@@ -346,7 +369,7 @@ class HeuristicDistiller:
             if not (rule.relation and fits_a_name(obj)):
                 continue
             entity = EntityOut(name=obj, type=rule.object_type)
-            if rule.relation in R.DESCRIPTIVE_RELATIONS and not clean.worth_a_node(entity):
+            if rule.relation in DESCRIPTIVE_RELATIONS and not clean.worth_a_node(entity):
                 continue  # "prefers 简洁的回答": a description, not a thing; the tag says it
             objects.append(entity)
             relations.append(RelationOut(subject=speaker, relation=rule.relation, object=obj))
@@ -372,10 +395,10 @@ class HeuristicDistiller:
         if not sentences or not _has_content(text, language):
             return []
         speaker, named = _speaker(turn, language)
-        confidence, importance = R.KIND_DEFAULTS["episode"] if turn.role == "user" else R.ASSISTANT_EPISODE
+        confidence, importance = KIND_DEFAULTS["episode"] if turn.role == "user" else ASSISTANT_EPISODE
         units = []
         for number, chunk in enumerate(
-            chunks(sentences, R.EPISODE_MAX_CHARS[language], "" if language == "zh" else " ")
+            chunks(sentences, EPISODE_MAX_CHARS[language], "" if language == "zh" else " ")
         ):
             content, dates = resolve_dates(chunk, local_time)
             content = self._attributed(
@@ -420,13 +443,13 @@ class HeuristicDistiller:
         return units
 
     def _slot_unit(
-        self, turn: Turn, claim: str, language: str, slot: R.Slot, local_time: datetime
+        self, turn: Turn, claim: str, language: str, slot: Slot, local_time: datetime
     ) -> Candidate | None:
         """A bare value said while `slot` is open fills it ("可以到8000" right after a budget)."""
         value = slot_value(claim, language, slot, local_time)
         if value is None:
             return None
-        hedge = (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(claim)
+        hedge = (HEDGE_ZH if language == "zh" else HEDGE_EN).search(claim)
         speaker, named = _speaker(turn, language)
         content, dates = resolve_dates(clean.strip_wrapping(claim), local_time)
         content = self._attributed(
@@ -444,7 +467,7 @@ class HeuristicDistiller:
         return Candidate(
             content=content,
             tags=[slot.tag],
-            confidence=round(slot.confidence * (R.HEDGE_FACTOR if hedge else 1.0), 3),
+            confidence=round(slot.confidence * (HEDGE_FACTOR if hedge else 1.0), 3),
             importance=slot.importance,
             source_seqs=[turn.seq],
             entities=dedupe_entities(entities),
