@@ -5,7 +5,7 @@
   relative to the best, 1 for a named entity, 0.5 one hop away and 0.25 two, rank within the time
   window, 1 for a tag match). Defaults 0.5 semantic, 0.3 tag, 0.2 temporal.
 - `recency` (either mode, default 0) adds weight · 0.5^(age / 30 days).
-Then: × a per-tag decay that never goes below half (half-lives in `HALF_LIFE_DAYS`; facts do not decay),
+Then: × a per-tag decay that never goes below half (half-lives in `tuning.py`; facts do not decay),
 × (0.9 + 0.2 · importance), × 1.15 for L3 (semantic-layer) units, × 1.5 for a task episode the tag
 channel found (a "how did we handle …" question). `min_score` applies to the result (`service.query`
 says to which units).
