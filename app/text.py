@@ -156,6 +156,11 @@ FILLER_EN = frozenset(
     is really glad happy to hear oh ah well again definitely totally absolutely amazing wonderful
     appreciate it's its the an and or but just""".split()
 )
+# ...and in Chinese, as a pattern taken out of a sentence (Chinese has no spaces between words).
+FILLER_ZH = re.compile(
+    r"你好|您好|嗨|哈喽|谢谢|多谢|感谢|好的|好吧|好啊|嗯+|哦+|噢|行|没问题|收到|明白|了解|知道了|哈+|再见|拜拜|不客气|"
+    r"早上好|晚上好|晚安|是的|对的|对|好|啊|呀|吧|了|呢|啦|[\s，。！？、~～…!?,.]"
+)
 STOPWORDS_EN = FILLER_EN | frozenset(
     """i me my we our you your he she they them his her their be am are was were been being have has had
     do does did to of in on at by with from as about into than then there here what which who when where

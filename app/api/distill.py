@@ -63,7 +63,8 @@ async def redistill(
     body: RedistillRequest, bank: WritableBankDep, db: SessionDep, settings: SettingsDep
 ) -> JobAccepted:
     """Replay distillation over the raw events of some (or all) sessions. The job's result is the
-    diff `{added, removed, unchanged}`; unless `dry_run`, new units replace the session's old ones
-    (which become `superseded`, history action `redistilled`)."""
+    diff `{added, removed, unchanged}`; unless `dry_run`, the added units are inserted (pending, then
+    resolved) and the live units the replay no longer produces are retired (`deleted`, history action
+    `redistilled`, restorable)."""
     job = await entry.request_redistill(db, settings, bank, body)
     return JobAccepted(job_id=job.id)

@@ -25,18 +25,16 @@ from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import lifecycle as lifecycle_repo
 from app.db.repositories import units as units_repo
 from app.db.repositories.lifecycle import Expiry
+from app.maintenance.tuning import (
+    GUARD_MIN_UNITS,
+    LIFECYCLE_BATCH,
+    PROMOTE_CONFIDENCE,
+    PROMOTE_IMPORTANCE,
+    PROMOTE_SOURCES,
+)
 from app.webhooks import emit as webhooks
 
-BATCH = 500
-PROMOTE_SOURCES = 3
-PROMOTE_CONFIDENCE = 0.9
-PROMOTE_IMPORTANCE = 0.7
 log = logging.getLogger(__name__)
-
-# A run that would archive more than the bank's `max_forget_share` of its active units (and at least
-# this many) archives nothing unless an admin forces it (`params.force`): a wrong clock or rule must
-# not erase a bank. Small banks are left to their rules.
-GUARD_MIN_UNITS = 20
 
 
 def job_now(job: Job) -> datetime:
@@ -63,7 +61,7 @@ class Run:
     sessionmaker: async_sessionmaker[AsyncSession]
     job: Job
     now: datetime
-    batch: int = BATCH
+    batch: int = LIFECYCLE_BATCH
     failed: dict[str, str] = field(default_factory=dict)
     refused: dict[str, dict[str, Any]] = field(default_factory=dict)
 

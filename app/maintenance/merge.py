@@ -17,14 +17,13 @@ from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import units as units_repo
 from app.maintenance.lifecycle import Run, bank_failure
+from app.maintenance.tuning import MERGE_NEIGHBOURS, MERGE_SIMILARITY
 from app.providers.embeddings import Embedder
 from app.resolve.conflicts import same_statement
 from app.resolve.service import lock_bank
 from app.resolve.service import merge as merge_into
 from app.text import search_text
 
-SIMILARITY = 0.90
-NEIGHBOURS = 10
 LOCAL_WEEKDAY, LOCAL_HOUR = 6, 3  # Sunday, 03:00–04:00 in the bank's time zone
 
 
@@ -82,11 +81,11 @@ async def _merge_cluster(
     await db.refresh(unit)
     if unit.status != "active" or not unit.tags:
         return 0, 0
-    near = await embeddings_repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
+    near = await embeddings_repo.neighbours(db, unit, embedder.model, MERGE_NEIGHBOURS)
     cluster = [unit] + [
         u
         for u, sim in near
-        if sim >= SIMILARITY and u.tags and u.tags[0] == unit.tags[0] and same_statement(u, unit)
+        if sim >= MERGE_SIMILARITY and u.tags and u.tags[0] == unit.tags[0] and same_statement(u, unit)
     ]
     if len(cluster) < 2:
         return 0, 0

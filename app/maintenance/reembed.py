@@ -11,9 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.repositories import embeddings as embeddings_repo
 from app.maintenance.lifecycle import Run
+from app.maintenance.tuning import REEMBED_BATCH
 from app.providers.embeddings import Embedder
-
-BATCH = 256
 
 
 async def ensure_index(run: Run, model: str, dim: int) -> None:
@@ -41,6 +40,6 @@ async def reembed(run: Run, embedder: Embedder) -> dict[str, Any]:
             )
         return len(units)
 
-    run.batch = min(run.batch, BATCH)
+    run.batch = min(run.batch, REEMBED_BATCH)
     done = await run.batches(step, {"task": "reembed", "model": embedder.model})
     return {"model": embedder.model, "dim": embedder.dim, "reembedded": done}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -18,36 +18,34 @@ from app.jobs import schedule as triggers
 from app.jobs.kinds import JobKind
 from app.jobs.queue import TaskQueue
 from app.jobs.unit_of_work import enqueue
+from app.maintenance.tuning import (
+    PENDING_AFTER_SECONDS,
+    RESEND_AFTER,
+    RESEND_UNSENT_AFTER,
+    SWEEP_BATCH,
+    TASK_END_HORIZON,
+)
 from app.webhooks import emit as webhooks
 
-BATCH = 500
-RESEND_AFTER = timedelta(seconds=60)
-# A job whose send failed (the broker was down) is resent at the next sweep. The grace covers a send
-# still in flight (bounded by TaskQueue's timeout); a send that lands anyway only duplicates a message.
-RESEND_UNSENT_AFTER = timedelta(seconds=5)
-PENDING_AFTER_SECONDS = 60
 DEFAULT_IDLE_SECONDS = int(BankConfig.model_fields["idle_distill_seconds"].default)
-# A session quiet for longer than this is not looked at for an ended task (sessions from before task
-# episodes existed are left alone instead of all being distilled again at once).
-TASK_END_HORIZON = 86400
 
 
 async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue, model: str) -> dict[str, Any]:
     """Requeue or fail overdue jobs, resend lost messages, and create the distillation of idle
     sessions and the resolution of pending units nobody resolved. Jobs created or requeued here are
     sent once this transaction commits (the job's unit of work)."""
-    idle = await events_repo.idle_undistilled_sessions(db, DEFAULT_IDLE_SECONDS, BATCH)
+    idle = await events_repo.idle_undistilled_sessions(db, DEFAULT_IDLE_SECONDS, SWEEP_BATCH)
     for bank_id, session_id in idle:
         await task_ends_repo.mark_task_end(db, bank_id, session_id)  # an idle session's task has ended
         await triggers.schedule_distill(db, bank_id, session_id)
     # Sessions distilled to their last turn that went quiet: their task ended too (its task episode).
     quiet = await task_ends_repo.idle_sessions_past_task_end(
-        db, DEFAULT_IDLE_SECONDS, TASK_END_HORIZON, BATCH
+        db, DEFAULT_IDLE_SECONDS, TASK_END_HORIZON, SWEEP_BATCH
     )
     for bank_id, session_id in quiet:
         await task_ends_repo.mark_task_end(db, bank_id, session_id)
         await triggers.schedule_distill(db, bank_id, session_id)
-    stale_pending = await units_repo.banks_with_stale_pending(db, PENDING_AFTER_SECONDS, BATCH)
+    stale_pending = await units_repo.banks_with_stale_pending(db, PENDING_AFTER_SECONDS, SWEEP_BATCH)
     for bank_id in stale_pending:
         await triggers.schedule_resolve(db, bank_id)
     # A changed HINDSIGHT_EMBEDDING_MODEL (or units written while the embedder was down).
@@ -55,7 +53,7 @@ async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue, model: str) -> 
     if missing_vectors:
         await triggers.schedule_maintenance(db, JobKind.REEMBED, {})
     failed, requeued = 0, 0
-    for overdue in await repo.overdue_running(db, BATCH):
+    for overdue in await repo.overdue_running(db, SWEEP_BATCH):
         if overdue.id == job.id:
             continue
         if overdue.attempts >= overdue.max_attempts:
@@ -71,7 +69,7 @@ async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue, model: str) -> 
     # message that arrives early claims the job as usual.
     resent = []
     stale_jobs = await repo.stale_queued(
-        db, datetime.now(UTC) - RESEND_AFTER, BATCH, unsent_grace=RESEND_UNSENT_AFTER
+        db, datetime.now(UTC) - RESEND_AFTER, SWEEP_BATCH, unsent_grace=RESEND_UNSENT_AFTER
     )
     for stale in stale_jobs:
         if queue.send_sync(stale.kind, stale.id):

@@ -5,7 +5,7 @@
   relative to the best, 1 for a named entity, 0.5 one hop away and 0.25 two, rank within the time
   window, 1 for a tag match). Defaults 0.5 semantic, 0.3 tag, 0.2 temporal.
 - `recency` (either mode, default 0) adds weight · 0.5^(age / 30 days).
-Then: × a per-tag decay that never goes below half (half-lives in `HALF_LIFE_DAYS`; facts do not decay),
+Then: × a per-tag decay that never goes below half (half-lives in `tuning.py`; facts do not decay),
 × (0.9 + 0.2 · importance), × 1.15 for L3 (semantic-layer) units, × 1.5 for a task episode the tag
 channel found (a "how did we handle …" question). `min_score` applies to the result (`service.query`
 says to which units).
@@ -28,34 +28,19 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from app.banks.config import NEVER_DECAY
 from app.db.repositories.query import CHANNEL_LIMIT, Hit
 from app.db.repositories.task_ends import TASK_TAG
-
-RRF_K = 60
-DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
-    "rrf": {"semantic": 1.0, "keyword": 1.0, "entity": 0.2, "temporal": 0.1, "tag": 0.3, "recency": 0.0},
-    "weighted": {"semantic": 0.5, "keyword": 0.0, "entity": 0.0, "temporal": 0.2, "tag": 0.3, "recency": 0.0},
-}
-HALF_LIFE_DAYS: dict[str, float | None] = {
-    # A step still to do matters until it is done (its TTL and the maintenance end it), not by its age:
-    # plans said weeks ahead were halved in a day.
-    "task_state": None,
-    "constraint": 180.0,
-    "correction": 180.0,
-    "preference": 365.0,
-    "episode": 365.0,
-    **dict.fromkeys(NEVER_DECAY, None),  # facts do not fade, here nor in the decay task
-    # A life event is never forgotten (no TTL, no decay task), but in an answer a recent one comes
-    # before an old one, as episodes do: most specific tag first.
-    "fact.event": 365.0,
-}
-DECAY_FLOOR = 0.5
-RECENCY_HALF_LIFE_DAYS = 30.0
-SEMANTIC_LAYER_BOOST = 1.15
-# A task episode the tag channel found (the query asks how a task was handled: "how did we …", "上次怎么
-# 处理") comes before the single facts of that task's turns: the question is about the whole task.
-TASK_QUESTION_BOOST = 1.5
+from app.query.tuning import (
+    DECAY_FLOOR,
+    DEFAULT_HALF_LIFE_DAYS,
+    DEFAULT_WEIGHTS,
+    HALF_LIFE_DAYS,
+    RECENCY_HALF_LIFE_DAYS,
+    REDUNDANT_FACTOR,
+    RRF_K,
+    SEMANTIC_LAYER_BOOST,
+    TASK_QUESTION_BOOST,
+)
 
 
 @dataclass
@@ -72,7 +57,7 @@ def _age_days(hit: Hit, now: datetime) -> float:
 
 def _decay(hit: Hit, now: datetime) -> float:
     tag = hit.tags[0] if hit.tags else "episode"
-    half_life = HALF_LIFE_DAYS.get(tag, HALF_LIFE_DAYS.get(tag.split(".", 1)[0], 365.0))
+    half_life = HALF_LIFE_DAYS.get(tag, HALF_LIFE_DAYS.get(tag.split(".", 1)[0], DEFAULT_HALF_LIFE_DAYS))
     if half_life is None:
         return 1.0
     return DECAY_FLOOR + (1 - DECAY_FLOOR) * math.pow(0.5, _age_days(hit, now) / half_life)
@@ -120,9 +105,6 @@ def fuse(hits: list[Hit], mode: str, weights: dict[str, float], now: datetime) -
             boost *= TASK_QUESTION_BOOST
         unit.score = round(unit.score * _decay(hit, now) * boost, 6)
     return sorted(fused.values(), key=lambda u: (-u.score, _best_rank(u), str(u.memory_id)))
-
-
-REDUNDANT_FACTOR = 0.4
 
 
 def diversify(ranked: list[Fused], hits: list[Hit]) -> list[Fused]:

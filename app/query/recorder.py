@@ -15,10 +15,9 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.repositories import query_log as repo
+from app.query.tuning import MAX_BUFFERED_READS
 
 log = logging.getLogger(__name__)
-
-MAX_BUFFERED = 10_000  # past this (database away), the oldest reads are dropped: they are statistics
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ class ReadRecorder:
     def record(
         self, bank_id: str, query: str, params: dict[str, Any], result_ids: list[uuid.UUID], took_ms: float
     ) -> None:
-        if len(self._reads) >= MAX_BUFFERED:
+        if len(self._reads) >= MAX_BUFFERED_READS:
             self._reads.pop(0)
             self.dropped += 1
         self._reads.append(Read(bank_id, query, params, result_ids, took_ms, datetime.now(UTC)))

@@ -37,18 +37,17 @@ from app.query.recorder import ReadRecorder
 from app.query.tags import infer_tags
 from app.query.timeparse import parse_time_filter
 from app.query.topic import SAYING, has_topic, without_phrase
+from app.query.tuning import MAX_NAME_CANDIDATES, SUBJECT_WEIGHT
 from app.schemas.common import as_aware
 from app.schemas.events import WorkingTurn
 from app.schemas.query import ChannelScore, QueryRequest, QueryResult, ScoredMemory, TimeFilterRead
 from app.text import STOPWORDS_EN, STOPWORDS_ZH, has_cjk, segment
 
 _LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
-MAX_NAME_CANDIDATES = 60
 # A question in the first person asks about the bank's user, whom units name "The user" / "用户" when
 # no name was given (the distiller's default speaker): the entity channel walks its relations.
 _FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our)\b|我", re.IGNORECASE)
 USER_NAMES = ("the user", "用户")
-SUBJECT_WEIGHT = 0.5  # of the whole question's vector beside the one without the bank's subjects
 FAR_PAST = datetime(1900, 1, 1, tzinfo=UTC)
 FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 HISTORY_STATUSES = frozenset({"superseded", "merged"})  # asking for these asks for a chain's past

@@ -9,9 +9,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from app.db.models import MemoryUnit
-
-SAME_SUBJECT_SIMILARITY = 0.6  # same tag, different values, and at least this close: an update
-CONDITIONAL_MARGIN = 0.1  # a unit this much less confident than the old one only adds, never replaces
+from app.resolve.tuning import CONDITIONAL_MARGIN, SAME_SUBJECT_SIMILARITY
 
 # Tags without a "value" of their own: never a conflict key. Life events accumulate ("went to a
 # choir rehearsal", then "went to a climbing gym"): a later one never replaces an earlier one.

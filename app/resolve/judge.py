@@ -21,6 +21,7 @@ import openai
 from pydantic import BaseModel, ConfigDict
 
 from app.providers.llm import InvalidReply, JSONChatClient, Reply, describe_error, fenced_json
+from app.resolve.tuning import JUDGE_MAX_RETRIES, JUDGE_TIMEOUT_CAP_SECONDS, MAX_REASON_CHARS
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_REASON_CHARS = 500
 EXPECTED = 'a JSON object {"replaces": true or false, "reason": "..."}'
 
 
@@ -149,8 +149,8 @@ class LLMJudge:
         return cls(
             JSONChatClient.from_settings(
                 settings,
-                timeout=min(settings.llm_timeout_seconds, 30.0),
-                max_retries=min(settings.llm_max_retries, 2),
+                timeout=min(settings.llm_timeout_seconds, JUDGE_TIMEOUT_CAP_SECONDS),
+                max_retries=min(settings.llm_max_retries, JUDGE_MAX_RETRIES),
             )
         )
 

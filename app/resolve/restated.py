@@ -17,9 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models import MemoryUnit
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import history as history_repo
+from app.resolve.tuning import RESTATING_NEIGHBOURS, RESTATING_SIMILARITY
 
-RESTATING_SIMILARITY = 0.45  # this close to the old unit (a one-clause value, short since issue 32)
-RESTATING_NEIGHBOURS = 20
 RESTATING_KINDS = ("episode",)  # typed units have their own chains; life events are not restatements
 VALUE_KINDS = ("constraint",)  # the values a restatement can carry: budgets, quantities, limits
 _NUMBER = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*")

@@ -50,15 +50,11 @@ from app.resolve.conflicts import (
 )
 from app.resolve.judge import Judge, JudgedUnit
 from app.resolve.restated import file_restatement, restated_head, retire_restatements
+from app.resolve.tuning import BATCH, LOCK_WAIT_SECONDS, MAX_CONFIDENCE, NEIGHBOURS, SIMILAR
 from app.webhooks import emit as webhooks
 
 log = logging.getLogger(__name__)
 
-BATCH = 100  # units per transaction: the bank's lock is held for one batch at a time
-LOCK_WAIT_SECONDS = 10.0
-NEIGHBOURS = 10
-SIMILAR = 0.80  # below: unrelated; between this and dedupe_threshold: a judge may decide
-MAX_CONFIDENCE = 0.99
 # What resolution did with a pending unit; `outdated`: it stated an older value than the active one.
 OUTCOMES = ("activated", "superseded", "merged", "outdated")
 

@@ -16,11 +16,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.distill.heuristic import clean
-from app.distill.heuristic import rules as R
 from app.distill.heuristic.context import slot_value
 from app.distill.heuristic.distiller import HeuristicDistiller
 from app.distill.heuristic.entities import find_entities
 from app.distill.heuristic.person import first_person_to_speaker
+from app.distill.heuristic.slots import SLOTS, Slot
 from app.distill.heuristic.statement import as_first_person, statement_graph
 from app.distill.types import Candidate, Turn
 from app.entities.types import NAME_MAX_CHARS
@@ -138,8 +138,8 @@ def test_the_statement_graph_of_any_text_is_bounded(text: str, tagged: list[str]
     assert subject is None or len(subject) <= len(text)
 
 
-@given(texts, st.sampled_from(["en", "zh"]), tags, st.sampled_from(R.SLOTS))
-def test_any_text_cleans_and_parses(text: str, language: str, tagged: list[str], slot: R.Slot) -> None:
+@given(texts, st.sampled_from(["en", "zh"]), tags, st.sampled_from(SLOTS))
+def test_any_text_cleans_and_parses(text: str, language: str, tagged: list[str], slot: Slot) -> None:
     """Invisible characters go and nothing else does; entities are names; claims and slots parse."""
     out = strip_invisible(text)
     assert visible(out)

@@ -8,9 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.db.repositories.query import Hit
-from app.query.fusion import DEFAULT_WEIGHTS, active_channels, effective_weights, fuse, on_topic, relevant
+from app.query.fusion import active_channels, effective_weights, fuse, on_topic, relevant
 from app.query.service import entity_candidates, keywords
 from app.query.tags import infer_tags
+from app.query.tuning import DEFAULT_WEIGHTS
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 A, B, C = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()

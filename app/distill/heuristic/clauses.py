@@ -12,8 +12,19 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from app.distill.heuristic import rules as R
+from app.distill.heuristic.noise import (
+    CORRECTION_OPENING_EN,
+    CORRECTION_OPENING_ZH,
+    HEDGE_OPENING_EN,
+    HEDGE_OPENING_ZH,
+    REFERS_BACK_EN,
+    REFERS_BACK_ZH,
+    WRAPPING_EN,
+    WRAPPING_ZH,
+)
 from app.distill.heuristic.person import _inflect
+from app.distill.heuristic.rules_en import EN_RULES
+from app.distill.heuristic.rules_zh import ZH_RULES
 from app.text import has_cjk
 
 
@@ -132,9 +143,9 @@ def _has_predicate_zh(text: str) -> bool:
 def _opening(sentence: str) -> tuple[int, bool, bool]:
     """Where the sentence's content starts after its markers, and whether they corrected or hedged."""
     zh = has_cjk(sentence)
-    wrapping = R.WRAPPING_ZH if zh else R.WRAPPING_EN
-    correction = R.CORRECTION_OPENING_ZH if zh else R.CORRECTION_OPENING_EN
-    hedge = R.HEDGE_OPENING_ZH if zh else R.HEDGE_OPENING_EN
+    wrapping = WRAPPING_ZH if zh else WRAPPING_EN
+    correction = CORRECTION_OPENING_ZH if zh else CORRECTION_OPENING_EN
+    hedge = HEDGE_OPENING_ZH if zh else HEDGE_OPENING_EN
     position, corrected, hedged = 0, False, False
     while True:
         rest = sentence[position:]
@@ -184,7 +195,7 @@ def _carry_en(first: str, second: str) -> str | None:
 
 
 def _matches_a_rule(text: str, zh: bool) -> bool:
-    return any(rule.pattern.search(text) for rule in (R.ZH_RULES if zh else R.EN_RULES) if not rule.loose)
+    return any(rule.pattern.search(text) for rule in (ZH_RULES if zh else EN_RULES) if not rule.loose)
 
 
 def split_clauses(sentence: str) -> list[Clause]:
@@ -198,7 +209,7 @@ def split_clauses(sentence: str) -> list[Clause]:
         text = body[text_start:end].strip()
         inner = _opening(text)[0]
         text = text[inner:]
-        refers_back = (R.REFERS_BACK_ZH if zh else R.REFERS_BACK_EN).search(text) is not None
+        refers_back = (REFERS_BACK_ZH if zh else REFERS_BACK_EN).search(text) is not None
         if spans and (not has_predicate(text) or (zh and _COPULA_ZH.match(text)) or refers_back):
             prev_start = spans[-1][0]
             spans[-1] = (prev_start, offset + end, body[prev_start - offset : end].strip())

@@ -9,9 +9,30 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from app.distill.heuristic import rules as R
+from app.distill.heuristic.noise import (
+    CLAIM_SPLIT_EN,
+    CLAIM_SPLIT_ZH,
+    DECISION_EN,
+    DECISION_ZH,
+    ECHO_FRAME_WORDS,
+    ECHO_FRAME_ZH,
+    ENCOURAGEMENT_EN,
+    NOT_NAMES,
+    PLEASANTRY_EN,
+    PLEASANTRY_ZH,
+    REACTION_EN,
+    REFERS_BACK_EN,
+    REFERS_BACK_ZH,
+    ROLE_WORDS,
+    SMALL_TALK_EN,
+    SMALL_TALK_ZH,
+    WRAPPING_EN,
+    WRAPPING_ZH,
+    ZH_NAMED_THING,
+)
+from app.distill.heuristic.tuning import ECHO_OVERLAP
 from app.entities.types import EntityOut
-from app.text import FILLER_EN, STOPWORDS_EN, has_cjk
+from app.text import FILLER_EN, FILLER_ZH, STOPWORDS_EN, has_cjk
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
@@ -22,7 +43,7 @@ def strip_wrapping(sentence: str) -> str:
     """The sentence without its leading greetings and discourse markers ("Actually, if …" → "If …",
     "不对，我更正一下，实际预算是6000" → "实际预算是6000"). The caller reads their meaning (a correction,
     a hedge) from the original sentence first. A sentence that is nothing but wrapping is left alone."""
-    pattern = R.WRAPPING_ZH if has_cjk(sentence) else R.WRAPPING_EN
+    pattern = WRAPPING_ZH if has_cjk(sentence) else WRAPPING_EN
     out = sentence
     while True:
         match = pattern.match(out)
@@ -40,7 +61,7 @@ def content_words(text: str, ignore: Iterable[str] = ()) -> list[str]:
     skip = {w.lower() for w in ignore}
     latin = [w.lower().strip(",.").split("'")[0] for w in _WORD.findall(text)]  # "that's" → "that"
     words = [w for w in latin if w not in STOPWORDS_EN and w not in skip and (len(w) > 1 or w.isdigit())]
-    for run in _CJK_RUN.findall(R.FILLER_ZH.sub(" ", text)):
+    for run in _CJK_RUN.findall(FILLER_ZH.sub(" ", text)):
         words += [run[i : i + 2] for i in range(max(1, len(run) - 1))]
     return words
 
@@ -48,24 +69,24 @@ def content_words(text: str, ignore: Iterable[str] = ()) -> list[str]:
 def is_small_talk(sentence: str, names: Iterable[str] = ()) -> bool:
     """Pleasantries with nothing to recall: "That's awesome, Noor!", "Glad you had fun", "太好了".
     Every content word is a word of small talk (or the name of someone in the conversation)."""
-    if R.PLEASANTRY_EN.search(sentence) or R.PLEASANTRY_ZH.search(sentence):
+    if PLEASANTRY_EN.search(sentence) or PLEASANTRY_ZH.search(sentence):
         return True
     if has_cjk(sentence):
-        return not R.SMALL_TALK_ZH.sub("", R.FILLER_ZH.sub("", sentence)).strip()
+        return not SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)).strip()
     if any(c.isdigit() for c in sentence):
         return False
-    reaction = R.REACTION_EN.search(sentence) or R.ENCOURAGEMENT_EN.search(strip_wrapping(sentence))
+    reaction = REACTION_EN.search(sentence) or ENCOURAGEMENT_EN.search(strip_wrapping(sentence))
     if reaction and not has_specifics(sentence, names):
         return True
     words = content_words(sentence, names)
-    return all(w in R.SMALL_TALK_EN or w in FILLER_EN for w in words)
+    return all(w in SMALL_TALK_EN or w in FILLER_EN for w in words)
 
 
 def has_specifics(sentence: str, names: Iterable[str] = ()) -> bool:
     """A number, an id, a date word, a name or a decision: what an assistant turn can add."""
-    if _NUMBER.search(sentence) or R.DECISION_EN.search(sentence) or R.DECISION_ZH.search(sentence):
+    if _NUMBER.search(sentence) or DECISION_EN.search(sentence) or DECISION_ZH.search(sentence):
         return True
-    skip = set(names) | R.NOT_NAMES
+    skip = set(names) | NOT_NAMES
     words = [w.strip(".,!?;:'\"()") for w in sentence.split()[1:]]  # the first word is capitalised anyway
     return any(w[:1].isupper() and w not in skip and w.lower() not in STOPWORDS_EN for w in words)
 
@@ -76,22 +97,22 @@ def is_echo(sentence: str, said: str, names: Iterable[str] = ()) -> bool:
     numbers = set(_NUMBER.findall(sentence))
     if not numbers <= set(_NUMBER.findall(said)):
         return False
-    words = set(content_words(R.ECHO_FRAME_ZH.sub(" ", strip_wrapping(sentence)), names)) - R.ECHO_FRAME_WORDS
+    words = set(content_words(ECHO_FRAME_ZH.sub(" ", strip_wrapping(sentence)), names)) - ECHO_FRAME_WORDS
     if not words:
         return bool(numbers)
     heard = set(content_words(said, names))
-    return len(words & heard) / len(words) >= R.ECHO_OVERLAP or (bool(numbers) and len(words) <= 2)
+    return len(words & heard) / len(words) >= ECHO_OVERLAP or (bool(numbers) and len(words) <= 2)
 
 
 def split_claims(sentence: str) -> list[str]:
     """ "I prefer short answers, and my order number is ORD-12345" → two claims; "I prefer a 14 inch
     screen and I need it by Friday" stays one (the second part points back: "it")."""
     zh = has_cjk(sentence)
-    pieces = (R.CLAIM_SPLIT_ZH if zh else R.CLAIM_SPLIT_EN).split(sentence)
+    pieces = (CLAIM_SPLIT_ZH if zh else CLAIM_SPLIT_EN).split(sentence)
     pieces = [p.strip(" ,，") for p in pieces if p and p.strip(" ,，")]
     if len(pieces) < 2:
         return [sentence]
-    refers_back = R.REFERS_BACK_ZH if zh else R.REFERS_BACK_EN
+    refers_back = REFERS_BACK_ZH if zh else REFERS_BACK_EN
     claims = [pieces[0]]
     for piece in pieces[1:]:
         if refers_back.search(piece):
@@ -105,10 +126,10 @@ def worth_a_node(entity: EntityOut, subject_words: Iterable[str] = ()) -> bool:
     """Role words and pronouns are the bank's subject, not an entity ("用户", "the user"); a lower-case
     phrase ("简洁的回答", "window seats") is a description, not a thing with a name."""
     name = entity.name.strip()
-    if name.lower() in R.ROLE_WORDS or name.lower() in {w.lower() for w in subject_words}:
+    if name.lower() in ROLE_WORDS or name.lower() in {w.lower() for w in subject_words}:
         return False
     if entity.type != "other":
         return True
     if has_cjk(name):
-        return bool(R.ZH_NAMED_THING.search(name))
+        return bool(ZH_NAMED_THING.search(name))
     return any(w[:1].isupper() or w[:1].isdigit() for w in name.split())

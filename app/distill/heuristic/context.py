@@ -9,8 +9,11 @@ from datetime import datetime
 
 from app.distill.dates import find_dates
 from app.distill.heuristic import clean
-from app.distill.heuristic import rules as R
 from app.distill.heuristic.entities import find_entities
+from app.distill.heuristic.noise import REFERS_BACK_EN, REFERS_BACK_ZH
+from app.distill.heuristic.rules import QUESTION_EN, QUESTION_ZH, Rule
+from app.distill.heuristic.slots import SLOT_AMOUNT, SLOTS, Slot
+from app.distill.heuristic.tuning import QUOTE_MAX_CHARS, SLOT_WINDOW
 from app.distill.types import Turn
 from app.text import has_cjk, pos_tag, split_sentences
 
@@ -20,28 +23,28 @@ ASIDE = re.compile(r"\([^()]*\)")
 _DESCRIPTIVE = ("preference", "fact.family", "fact.work", "fact.education", "fact.event")
 
 
-def leans_on_turn(claim: str, language: str, matches: list[tuple[R.Rule, re.Match[str]]]) -> bool:
+def leans_on_turn(claim: str, language: str, matches: list[tuple[Rule, re.Match[str]]]) -> bool:
     """Whether the claim is a mention rather than a claim of its own: found by loose rules only, or
     descriptive and pointing back at what the turn said before it."""
     if all(rule.loose for rule, _ in matches):
         return True
     if not all(rule.tag.startswith(_DESCRIPTIVE) or rule.tag == "fact" for rule, _ in matches):
         return False
-    return (R.REFERS_BACK_ZH if language == "zh" else R.REFERS_BACK_EN).search(claim) is not None
+    return (REFERS_BACK_ZH if language == "zh" else REFERS_BACK_EN).search(claim) is not None
 
 
-def open_slot(recent: list[Turn], turn: Turn) -> R.Slot | None:
+def open_slot(recent: list[Turn], turn: Turn) -> Slot | None:
     """The slot discussed in the last few turns (by anyone: "What is your budget?", "预算是5000")."""
-    for earlier in reversed(recent[-R.SLOT_WINDOW :]):
-        for slot in R.SLOTS:
+    for earlier in reversed(recent[-SLOT_WINDOW:]):
+        for slot in SLOTS:
             if slot.trigger.search(earlier.content):
                 return slot
     return None
 
 
-def slot_value(claim: str, language: str, slot: R.Slot, local_time: datetime) -> str | None:
+def slot_value(claim: str, language: str, slot: Slot, local_time: datetime) -> str | None:
     if slot.value == "amount":
-        match = R.SLOT_AMOUNT.search(claim)
+        match = SLOT_AMOUNT.search(claim)
         return match.group().strip() if match else None
     if slot.value == "date":
         dates = find_dates(claim, local_time)
@@ -56,10 +59,10 @@ def question_to(turn: Turn, previous: Turn | None) -> tuple[Turn, str] | None:
     if previous is None or (previous.speaker, previous.role) == (turn.speaker, turn.role):
         return None
     for sentence in reversed(split_sentences(previous.content)):
-        pattern = R.QUESTION_ZH if has_cjk(sentence) else R.QUESTION_EN
+        pattern = QUESTION_ZH if has_cjk(sentence) else QUESTION_EN
         if (
             pattern.search(sentence)
-            and len(sentence) <= R.QUOTE_MAX_CHARS
+            and len(sentence) <= QUOTE_MAX_CHARS
             and not clean.is_small_talk(sentence, {previous.speaker or "", turn.speaker or ""})
         ):
             return previous, sentence

@@ -3,54 +3,53 @@ sentence, first person resolved to the speaker, relative dates resolved against 
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from datetime import datetime
 
 from app.distill.dates import EN_PATTERN as DATE_EN
 from app.distill.dates import resolve_dates
 from app.distill.heuristic import clean
-from app.distill.heuristic import rules as R
+from app.distill.heuristic.candidates import (
+    attributed_content,
+    language_of,
+    slot_unit,
+    speaker_of,
+    typed_unit,
+)
 from app.distill.heuristic.clauses import Clause, split_clauses, states_something
-from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to, slot_value
+from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.kinds import clause_kind, is_request
 from app.distill.heuristic.life_events import is_life_event
+from app.distill.heuristic.noise import PROMISE
 from app.distill.heuristic.parts import CHANNEL, KIND_RULES, episode_text, leftover_kind, linked, says_enough
 from app.distill.heuristic.parts import matches as _matches
 from app.distill.heuristic.person import WORD, first_person_to_speaker
 from app.distill.heuristic.relations import with_relations
+from app.distill.heuristic.rules import QUESTION_EN, QUESTION_ZH
+from app.distill.heuristic.slots import Slot
 from app.distill.heuristic.task_detector import detect_task
-from app.distill.heuristic.voice import attributed, listener_named
+from app.distill.heuristic.tuning import (
+    ASSISTANT_EPISODE,
+    ECHO_WINDOW,
+    EPISODE_MAX_CHARS,
+    KIND_DEFAULTS,
+    MAX_SPLIT_CLAUSES,
+    MAX_SPLIT_SENTENCES,
+    MIN_CONTENT_CHARS_ZH,
+    MIN_CONTENT_WORDS_EN,
+    SLOT_WINDOW,
+)
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
-from app.entities.types import EntityOut, RelationOut, fits_a_name
-from app.text import FILLER_EN, STOPWORDS_EN, has_cjk, split_sentences, strip_invisible
-
-DEFAULT_SPEAKER = {
-    ("en", "user"): "The user",
-    ("en", "assistant"): "The assistant",
-    ("en", "tool"): "A tool",
-    ("zh", "user"): "用户",
-    ("zh", "assistant"): "助手",
-    ("zh", "tool"): "工具",
-}
-
-
-def _language(text: str) -> str:
-    return "zh" if has_cjk(text) else "en"
-
-
-def _speaker(turn: Turn, language: str) -> tuple[str, bool]:
-    if turn.speaker:
-        return turn.speaker, True
-    return DEFAULT_SPEAKER.get((language, turn.role), DEFAULT_SPEAKER[(language, "user")]), False
+from app.entities.types import EntityOut
+from app.text import FILLER_EN, FILLER_ZH, STOPWORDS_EN, split_sentences, strip_invisible
 
 
 # First person becomes placeholders (subject, possessive, object, reflexive), then words: the first
 # mention names the speaker, later ones are pronouns, so the name does not crowd out the content.
 def _is_filler(sentence: str, language: str) -> bool:
     if language == "zh":
-        rest = R.FILLER_ZH.sub("", sentence)
+        rest = FILLER_ZH.sub("", sentence)
         return len(rest) < 2 and not any(c.isdigit() for c in rest)
     return all(w.lower() in FILLER_EN for w in WORD.findall(sentence))
 
@@ -65,35 +64,13 @@ def _is_short(sentence: str, language: str) -> bool:
 
 def _has_content(text: str, language: str) -> bool:
     if language == "zh":
-        rest = R.FILLER_ZH.sub("", text)
-        return len(rest) >= R.MIN_CONTENT_CHARS_ZH
+        rest = FILLER_ZH.sub("", text)
+        return len(rest) >= MIN_CONTENT_CHARS_ZH
     words = [w.lower() for w in WORD.findall(text)]
     content = [w for w in words if w not in STOPWORDS_EN and len(w) > 1]
     # two content words are enough with a number or a date: "The meeting is on Tuesday"
     specific = any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
-    return len(content) >= R.MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
-
-
-def _topic(text: str) -> str | None:
-    return next((tag for tag, pattern in R.PREFERENCE_TOPICS if pattern.search(text)), None)
-
-
-def _tags(sentence: str, matches: list[tuple[R.Rule, re.Match[str]]]) -> list[str]:
-    tags: list[str] = []
-    for rule, match in matches:
-        tag = rule.tag
-        if tag == "preference":
-            # the topic of what is preferred ("hiking"), else of the whole sentence ("…every weekend")
-            tag = _topic(match.groupdict().get("obj") or "") or _topic(sentence) or tag
-        if tag not in tags:
-            tags.append(tag)
-    # the most specific tags win: "constraint" goes when "constraint.budget" is there, and the
-    # catch-all "fact" ("my X is Y") when anything else matched
-    tags = [t for t in tags if not any(o.startswith(t + ".") for o in tags)]
-    if len(tags) > 1 and "fact" in tags:
-        tags.remove("fact")
-    # a correction is tagged by what it corrects first, then `correction`
-    return sorted(tags, key=lambda t: t == "correction")
+    return len(content) >= MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
 
 
 class HeuristicDistiller:
@@ -169,20 +146,20 @@ class HeuristicDistiller:
         question. `quoted`: a question of this turn the next turn's episode quotes, left out here."""
         if turn.role == "system":
             return [], False
-        recent = turns[max(0, index - R.SLOT_WINDOW - R.ECHO_WINDOW) : index]
+        recent = turns[max(0, index - SLOT_WINDOW - ECHO_WINDOW) : index]
         # in the turn's order: a unit, or a clause left for the episode (whether a question, where it sits)
         parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]] = []
-        said = " ".join(t.content for t in recent[-R.ECHO_WINDOW :] if t.role != turn.role)
+        said = " ".join(t.content for t in recent[-ECHO_WINDOW:] if t.role != turn.role)
         slot = open_slot(recent, turn)
         sentences = split_sentences(turn.content)
         for number, sentence in enumerate(sentences):
-            language = _language(sentence)
+            language = language_of(sentence)
             if _is_filler(sentence, language):
                 continue
             clauses = split_clauses(sentence)
             # a short turn's plain clauses are its claims; a long one's are a narrative, where a sentence
             # is cut only when each of its clauses is a claim (else it stays whole, its context kept)
-            short = len(sentences) <= R.MAX_SPLIT_SENTENCES and len(clauses) <= R.MAX_SPLIT_CLAUSES
+            short = len(sentences) <= MAX_SPLIT_SENTENCES and len(clauses) <= MAX_SPLIT_CLAUSES
             context = (said, names, slot, quoted, short)
             cut = self._sentence_parts(turn, number, clauses, language, local_time, context)
             made = [unit for unit, *_ in cut if unit is not None]
@@ -203,7 +180,7 @@ class HeuristicDistiller:
             units[-1] = last.model_copy(update={"content": f"{last.content} {' '.join(leftover)}"})
             leftover = []
         found = linked(units + self._episodes(turn, leftover, local_time, asked))
-        return [with_relations(u, _speaker(turn, _language(u.content))[0]) for u in found], question_only
+        return [with_relations(u, speaker_of(turn, language_of(u.content))[0]) for u in found], question_only
 
     def _sentence_parts(
         self,
@@ -212,7 +189,7 @@ class HeuristicDistiller:
         clauses: list[Clause],
         language: str,
         local_time: datetime,
-        context: tuple[str, set[str], R.Slot | None, str | None, bool],
+        context: tuple[str, set[str], Slot | None, str | None, bool],
     ) -> list[tuple[Candidate | None, bool, str, tuple[int, Clause]]]:
         """A sentence's clauses in order: each a unit (and whether it leans on its turn), or text left
         for the turn's episode (and whether it is a question)."""
@@ -223,7 +200,7 @@ class HeuristicDistiller:
             if _is_filler(claim, language):
                 continue
             where = (number, clause)
-            question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(claim) is not None
+            question = (QUESTION_ZH if language == "zh" else QUESTION_EN).search(claim) is not None
             first = clause is clauses[0]
             size = len(clauses)
             unit = self._clause_unit(
@@ -235,7 +212,7 @@ class HeuristicDistiller:
                 parts.append((unit, loose, claim, where))
                 continue
             if slot is not None and not question and turn.role == "user":
-                filled = self._slot_unit(turn, claim, language, slot, local_time)
+                filled = slot_unit(turn, claim, language, slot, local_time)
                 if filled is not None:
                     parts.append((filled, False, claim, where))
                     continue
@@ -263,7 +240,7 @@ class HeuristicDistiller:
         claim = clause.text
         # a request opens its sentence ("Please …", "请…"); one inside a story is reported speech
         request = turn.role == "user" and (first or short) and is_request(claim, language)
-        if (question and not request) or (turn.role != "user" and R.PROMISE.match(claim)):
+        if (question and not request) or (turn.role != "user" and PROMISE.match(claim)):
             return None  # an assistant's "I'll look into it" is an offer, not a fact
         matches = _matches(claim, language, turn.role)
         if clause.correction and not request:
@@ -275,7 +252,7 @@ class HeuristicDistiller:
         ruled = [m for m in matches if not m[0].loose and m[0].tag != "correction"]
         if ruled and not (served and all(m[0].tag in CHANNEL for m in ruled)):
             if not (question and any(m[0].tag.startswith("constraint.quantity") for m in ruled)):
-                return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
+                return typed_unit(turn, claim, language, matches, local_time, clause.hedged)
         if self._noise(claim, turn.role, question, said, names) and not corrections:
             return None
         done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
@@ -285,22 +262,22 @@ class HeuristicDistiller:
             return None
         loose = [m for m in matches if m[0].loose and m[0].tag != "correction"]
         if loose and not request:
-            return self._typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
+            return typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
         # a compound's clauses are its claims in a short turn; in a long one they are a narrative
         if not (corrections or request or done or (clauses > 1 and short)):
             return None  # a plain sentence stays with its turn (its kind: _leftover_kind)
         if kind == "episode" and not corrections:
             return None  # advice given, a lesson covered: the turn's episode
         if corrections and (kind == "episode" or not states_something(claim)):
-            return self._typed_unit(turn, claim, language, corrections, local_time, clause.hedged)
+            return typed_unit(turn, claim, language, corrections, local_time, clause.hedged)
         matches = [KIND_RULES[kind], *corrections]
-        return self._typed_unit(turn, claim, language, matches, local_time, clause.hedged)
+        return typed_unit(turn, claim, language, matches, local_time, clause.hedged)
 
     @staticmethod
     def _noise(sentence: str, role: str, question: bool, said: str, names: set[str]) -> bool:
         """Small talk (either role), and what an assistant says without adding anything: its questions
         (the answer quotes them), offers, echoes of what the user said, talk with nothing specific."""
-        if clean.is_small_talk(sentence, names) or (role != "user" and R.PROMISE.match(sentence)):
+        if clean.is_small_talk(sentence, names) or (role != "user" and PROMISE.match(sentence)):
             return True  # small talk, or an assistant's offer to act ("I'll look into it")
         if role == "user":
             return False
@@ -309,82 +286,32 @@ class HeuristicDistiller:
         if (
             role == "assistant"
             and not question
-            and clause_kind(sentence, _language(sentence), role) == "task_state"
+            and clause_kind(sentence, language_of(sentence), role) == "task_state"
         ):
             return False  # a step done or still to do is news, named or not ("收货地址还需要您确认")
         return role == "assistant" and (question or not clean.has_specifics(sentence, names))
-
-    def _typed_unit(
-        self,
-        turn: Turn,
-        sentence: str,
-        language: str,
-        matches: list[tuple[R.Rule, re.Match[str]]],
-        local_time: datetime,
-        hedged: bool = False,
-    ) -> Candidate:
-        rules = [rule for rule, _ in matches]
-        tags = _tags(sentence, matches)
-        hedge = hedged or (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(sentence)
-        confidence = max(r.confidence for r in rules) * (R.HEDGE_FACTOR if hedge else 1.0)
-        importance = max(r.importance for r in rules)
-        if "correction" in tags:
-            importance += R.CORRECTION_IMPORTANCE_BONUS
-        speaker, named = _speaker(turn, language)
-        content, dates = resolve_dates(clean.strip_wrapping(sentence), local_time)
-        content = self._attributed(
-            first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named
-        )
-        entities = find_entities(sentence, language, tags)
-        entities += [EntityOut(name=d.text, type="date") for d in dates]
-        relations = []
-        objects = []  # typed by the rule that found them, ahead of the guesses from the text
-        for rule, match in matches:
-            obj = (match.groupdict().get("obj") or "").strip(" ,.'")
-            if rule.relation and not obj and rule.object_type == "amount":
-                obj = next((e.name for e in entities if e.type == "amount"), "")
-            if not (rule.relation and fits_a_name(obj)):
-                continue
-            entity = EntityOut(name=obj, type=rule.object_type)
-            if rule.relation in R.DESCRIPTIVE_RELATIONS and not clean.worth_a_node(entity):
-                continue  # "prefers 简洁的回答": a description, not a thing; the tag says it
-            objects.append(entity)
-            relations.append(RelationOut(subject=speaker, relation=rule.relation, object=obj))
-        entities = objects + entities
-        if named:
-            entities.insert(0, EntityOut(name=speaker, type="person"))
-        entities = [e for e in entities if clean.worth_a_node(e, () if named else (speaker,))]
-        return Candidate(
-            content=content,
-            tags=tags,
-            confidence=round(confidence, 3),
-            importance=round(min(importance, 1.0), 3),
-            source_seqs=[turn.seq],
-            entities=dedupe_entities(entities),
-            relations=relations,
-        )
 
     def _episodes(
         self, turn: Turn, sentences: list[str], local_time: datetime, asked: tuple[Turn, str] | None
     ) -> list[Candidate]:
         text = " ".join(sentences)
-        language = _language(text)
+        language = language_of(text)
         if not sentences or not _has_content(text, language):
             return []
-        speaker, named = _speaker(turn, language)
-        confidence, importance = R.KIND_DEFAULTS["episode"] if turn.role == "user" else R.ASSISTANT_EPISODE
+        speaker, named = speaker_of(turn, language)
+        confidence, importance = KIND_DEFAULTS["episode"] if turn.role == "user" else ASSISTANT_EPISODE
         units = []
         for number, chunk in enumerate(
-            chunks(sentences, R.EPISODE_MAX_CHARS[language], "" if language == "zh" else " ")
+            chunks(sentences, EPISODE_MAX_CHARS[language], "" if language == "zh" else " ")
         ):
             content, dates = resolve_dates(chunk, local_time)
-            content = self._attributed(
+            content = attributed_content(
                 first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named
             )
             seqs = [turn.seq]
             replying = asked if number == 0 else None  # the answer starts the turn; one quote is enough
             if replying is not None:
-                asker = _speaker(replying[0], language)[0]
+                asker = speaker_of(replying[0], language)[0]
                 content += (
                     f"（回复{asker}的问题“{replying[1]}”）"
                     if language == "zh"
@@ -418,48 +345,3 @@ class HeuristicDistiller:
                 )
             )
         return units
-
-    def _slot_unit(
-        self, turn: Turn, claim: str, language: str, slot: R.Slot, local_time: datetime
-    ) -> Candidate | None:
-        """A bare value said while `slot` is open fills it ("可以到8000" right after a budget)."""
-        value = slot_value(claim, language, slot, local_time)
-        if value is None:
-            return None
-        hedge = (R.HEDGE_ZH if language == "zh" else R.HEDGE_EN).search(claim)
-        speaker, named = _speaker(turn, language)
-        content, dates = resolve_dates(clean.strip_wrapping(claim), local_time)
-        content = self._attributed(
-            first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named
-        )
-        if not fits_a_name(value):
-            return None
-        kind = {"amount": "amount", "date": "date", "place": "place"}[slot.value]
-        entities = [EntityOut(name=value, type=kind)] + [EntityOut(name=d.text, type="date") for d in dates]
-        if named:
-            entities.insert(0, EntityOut(name=speaker, type="person"))
-        relations = (
-            [RelationOut(subject=speaker, relation=slot.relation, object=value)] if slot.relation else []
-        )
-        return Candidate(
-            content=content,
-            tags=[slot.tag],
-            confidence=round(slot.confidence * (R.HEDGE_FACTOR if hedge else 1.0), 3),
-            importance=slot.importance,
-            source_seqs=[turn.seq],
-            entities=dedupe_entities(entities),
-            relations=relations,
-        )
-
-    @staticmethod
-    def _attributed(
-        content: str, speaker: str, language: str, role: str = "user", named: bool = False
-    ) -> str:
-        """Every unit says whose it is, as the subject of a sentence: "The user says …", never "The user: …".
-        The listener is named for the roles (a named speaker's listener is not known)."""
-        return attributed(
-            content if named else listener_named(content, role, language), speaker, language, role
-        )
-
-
-# What kinds.py decides, as rules (no pattern of their own): the confidence and importance of each kind

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
-from app.distill.heuristic import rules as R
+from app.distill.heuristic.noise import NOT_NAMES
 from app.distill.heuristic.relations import find_products
+from app.distill.heuristic.tuning import ENTITY_CONTEXT_CHARS
 from app.entities.types import EntityOut, fits_a_name
 from app.text import STOPWORDS_EN
 
@@ -25,7 +26,7 @@ _NUMBER = re.compile(
 )
 # not part of a CamelCase or versioned name ("Cloud" of "CloudDesk"): those are products (relations.py)
 _PROPER = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*(?![\w])")
-_NOT_NAMES = R.NOT_NAMES
+_NOT_NAMES = NOT_NAMES
 _PLACE_BEFORE = re.compile(r"\b(?:in|from|near|to|visited|visit|visiting|around)\s+$", re.IGNORECASE)
 _PERSON_BEFORE = re.compile(
     r"\b(?:with|met|meet|friend|named|told|asked|called|saw|and|sister|brother|mom|dad|son|daughter|wife|"
@@ -33,7 +34,6 @@ _PERSON_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _ORG_AFTER = re.compile(r"^\s+(?:Inc|Corp|Ltd|LLC|University|College|Bank|Labs?|Group|Company)\b")
-_CONTEXT_CHARS = 40
 _ZH_POS_TYPES = {"nr": "person", "ns": "place", "nt": "organization", "nz": "product"}
 # jieba's dictionary tags some common words as names (过敏 "nr"); a Chinese name starts with a surname.
 _ZH_SURNAMES = frozenset(
@@ -90,8 +90,8 @@ def _found(sentence: str, language: str, tags: list[str]) -> list[tuple[str, str
             continue
         name = " ".join(words)
         # the few words around the name say what it is (and keep a long sentence's scan linear)
-        before = sentence[max(0, match.start() - _CONTEXT_CHARS) : match.start()]
-        after = sentence[match.end() : match.end() + _CONTEXT_CHARS]
+        before = sentence[max(0, match.start() - ENTITY_CONTEXT_CHARS) : match.start()]
+        after = sentence[match.end() : match.end() + ENTITY_CONTEXT_CHARS]
         if _ORG_AFTER.match(after) or _ORG_AFTER.match(" " + words[-1]):
             kind = "organization"
         elif _PLACE_BEFORE.search(before):

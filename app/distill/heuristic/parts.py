@@ -6,25 +6,28 @@ from __future__ import annotations
 
 import re
 
-from app.distill.heuristic import rules as R
 from app.distill.heuristic.clauses import Clause, split_clauses, states_something
 from app.distill.heuristic.entities import dedupe_entities
 from app.distill.heuristic.kinds import clause_kind
 from app.distill.heuristic.person import WORD
+from app.distill.heuristic.rules import EMPTY_OBJECTS, QUESTION_EN, QUESTION_ZH, Rule
+from app.distill.heuristic.rules_en import EN_RULES
+from app.distill.heuristic.rules_zh import ZH_RULES
+from app.distill.heuristic.tuning import MIN_CONTENT_CHARS_ZH
 from app.distill.types import Candidate
-from app.text import STOPWORDS_EN, split_sentences
+from app.text import FILLER_ZH, STOPWORDS_EN, split_sentences
 
 
-def matches(sentence: str, language: str, role: str) -> list[tuple[R.Rule, re.Match[str]]]:
+def matches(sentence: str, language: str, role: str) -> list[tuple[Rule, re.Match[str]]]:
     found = []
-    for rule in R.ZH_RULES if language == "zh" else R.EN_RULES:
+    for rule in ZH_RULES if language == "zh" else EN_RULES:
         if role not in rule.roles:
             continue
         match = rule.pattern.search(sentence)
         if match is None:
             continue
         obj = match.groupdict().get("obj")
-        if obj is not None and all(w in R.EMPTY_OBJECTS for w in re.findall(r"[\w']+", obj.lower())):
+        if obj is not None and all(w in EMPTY_OBJECTS for w in re.findall(r"[\w']+", obj.lower())):
             continue  # "I love it!" states no preference
         found.append((rule, match))
     return found
@@ -35,7 +38,7 @@ CHANNEL = frozenset({"fact.contact", "fact"})  # a rule's contact detail is a re
 
 def leftover_kind(chunk: str, language: str, role: str) -> str:
     """What a turn's leftover is: one clause is classified like any clause; several are an episode."""
-    question = (R.QUESTION_ZH if language == "zh" else R.QUESTION_EN).search(chunk)
+    question = (QUESTION_ZH if language == "zh" else QUESTION_EN).search(chunk)
     if role == "tool" and not question:
         return "fact"  # what a tool returns is data: ids, prices, states
     if (
@@ -57,7 +60,7 @@ def says_enough(clause: str, language: str) -> bool:
     """A clause's content: two words that are not stopwords (a digit counts: "the kids are 6 and 9"),
     or in Chinese as many characters as an episode needs."""
     if language == "zh":
-        return len(R.FILLER_ZH.sub("", clause)) >= R.MIN_CONTENT_CHARS_ZH
+        return len(FILLER_ZH.sub("", clause)) >= MIN_CONTENT_CHARS_ZH
     words = [w.lower() for w in WORD.findall(clause)]
     return len([w for w in words if w not in STOPWORDS_EN and (len(w) > 1 or w.isdigit())]) >= 2
 
@@ -65,10 +68,10 @@ def says_enough(clause: str, language: str) -> bool:
 _EMPTY = re.compile("")
 
 
-def _kind_rule(kind: str, confidence: float, importance: float) -> tuple[R.Rule, re.Match[str]]:
+def _kind_rule(kind: str, confidence: float, importance: float) -> tuple[Rule, re.Match[str]]:
     match = _EMPTY.match("")
     assert match is not None
-    return R.Rule(kind, _EMPTY, confidence, importance), match
+    return Rule(kind, _EMPTY, confidence, importance), match
 
 
 KIND_RULES = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from app.distill.heuristic import rules as R
+from app.distill.heuristic.noise import NOT_NAMES
 from app.distill.types import Candidate
 from app.entities.types import EntityOut, RelationOut
 from app.text import STOPWORDS_EN, has_cjk, pos_tag, split_sentences
@@ -45,7 +45,7 @@ _FIRST_PERSON_ZH = re.compile(r"(?:我们|咱们|我)(?:的)?(?:公司|团队|�
 
 def find_products(sentence: str) -> list[str]:
     """Products named in a sentence without a verb's help: "CloudDesk", "MySQL 8.0", "Python 3.12"."""
-    return [m.group() for m in _PRODUCT.finditer(sentence) if m.group().split()[0] not in R.NOT_NAMES]
+    return [m.group() for m in _PRODUCT.finditer(sentence) if m.group().split()[0] not in NOT_NAMES]
 
 
 # --- the verb table -----------------------------------------------------------------------------------
@@ -146,7 +146,7 @@ def _subject_en(before: str, speaker: str) -> str | None:
     if match is None:
         return None
     words = match.group(1).split()
-    while words and (words[0].removesuffix("s") in R.NOT_NAMES or words[0].lower() in STOPWORDS_EN):
+    while words and (words[0].removesuffix("s") in NOT_NAMES or words[0].lower() in STOPWORDS_EN):
         words = words[1:]  # "Today Acme uses …", "On Mondays Priya uses …"
     return " ".join(words) or None
 
@@ -165,7 +165,7 @@ def _relations_en(sentence: str, speaker: str) -> Iterator[tuple[str, str, str]]
                 objects.append(more.group(1))  # "depends on Postgres 16 and Redis"
                 rest = rest[more.end() :]
             for obj in objects:
-                if obj.split()[0] not in R.NOT_NAMES:  # "reports to Monday"
+                if obj.split()[0] not in NOT_NAMES:  # "reports to Monday"
                     yield subject, relation, obj
     for match in _HAS_ISSUE_EN.finditer(sentence):
         subject = _subject_en(sentence[: match.start()], speaker)

@@ -1,0 +1,166 @@
+"""What is not a claim, as tables (read by `clean.py`): wrapping and openings taken off a claim,
+pleasantries, small talk, reactions and offers that make no unit, echoes, sentences joining claims, and
+words that are never an entity's name."""
+
+from __future__ import annotations
+
+import re
+
+# Leading greetings and discourse markers: they frame the claim and go ("Actually, if …" → "If …").
+# Their meaning was read from the whole sentence first (the `correction` rule, the hedges).
+WRAPPING_EN = re.compile(
+    r"(?:(?:hi|hello|hey|hiya|wow|woah|whoa|aw+|ooh|omg|haha|yay|well|oh|ah|okay|ok|um+|uh+|hmm+|hm|er|erm|yes|"
+    r"yeah|yep|no|nope|sorry|anyway|anyways|btw|by the way|oh right|oh wait|i mean|you know|honestly|"
+    r"to be honest|basically|also|plus|so|and|but|actually|wait|correction|scratch that|let me correct "
+    r"(?:that|myself)|great|cool|thanks|thank you|alright|right|sure|one more thing|quick question|"
+    r"understood|got it|noted|of course|certainly|absolutely|perfect|"
+    r"(?:just )?to be clear)(?:,?\s+(?:there|[A-Z][a-z]+))?\s*[,!.:;-]+\s*"
+    r"|(?:actually|well|so|oh|also|anyway|by the way|btw|and|but|plus|um+|uh+|hmm+|basically|honestly)\s+)",
+    re.IGNORECASE,
+)
+# Openings that say the sentence corrects an earlier one (the unit gets the `correction` tag), and
+# hedges (a lower confidence): read, then taken off like any other wrapping.
+CORRECTION_OPENING_EN = re.compile(
+    r"(?:(?:sorry|oops|no|wait),?\s+)?(?:i meant|i mean(?=,)|correction|scratch that|let me correct"
+    r"(?: that| myself)?|i misspoke|make (?:that|it)|actually|wait(?=,?\s+(?:no|it'?s|my)\b)|"
+    r"no(?=,\s+it'?s\b))"
+    r"\s*[,!.:;-]*\s*",
+    re.IGNORECASE,
+)
+HEDGE_OPENING_EN = re.compile(
+    r"(?:maybe|perhaps|probably|possibly|hopefully|i think|i guess|i suppose|i believe|kind of|sort of)"
+    r"\s*[,]?\s+",
+    re.IGNORECASE,
+)
+WRAPPING_ZH = re.compile(
+    r"(?:(?:你好|您好|嗨|哈喽|[哦噢喔]?对了|话说|其实吧|其实|就是说|不对|说错了|我更正一下|更正一下|我纠正一下|纠正一下|"
+    r"顺便说一下|顺便|另外|此外|而且|并且|不过|但是)"
+    r"[，,。！!、：:\s]*"
+    r"|(?:嗯+|哦+|噢|喔|呃|额|哎|唉|诶|欸|啊|好的|好吧|好了|还有|然后|所以|那个|更正|喂|是的|对)[，,。！!、：:]+)"
+)
+CORRECTION_OPENING_ZH = re.compile(
+    r"(?:不对|说错了|我?更正一下|我?纠正一下|更正|纠正|其实|我是说|我的意思是|不好意思[，,]?(?=是|应该))[，,。！!、：:\s]*"
+)
+HEDGE_OPENING_ZH = re.compile(r"(?:可能|也许|大概|好像|我觉得|我想想|估计|或许)[，,]?")
+# Pleasantries, offers, apologies and closings (either role): no unit.
+PLEASANTRY_EN = re.compile(
+    r"^(?:how|what) (?:can|may|could) i (?:help|assist|do for)|\bhow (?:can|may) i (?:help|assist)\b|"
+    r"\b(?:is there )?anything else (?:i can|you(?:'d like| need| want))|\blet me know if\b|"
+    r"\b(?:i'?m |i am |i'?d be |i would be )?(?:happy|glad) to help\b|\bfeel free to\b|"
+    r"\bhope (?:this|that|it) helps\b|"
+    r"\bhave a (?:great|nice|good|wonderful) (?:day|one|time|weekend|evening)\b|"
+    r"^(?:you'?re|you are) (?:very |so )?welcome\b|^no (?:problem|worries)\b|"
+    r"^(?:i'?m |i am |so )?(?:really |very |so )?sorry (?:to hear|for (?:the|any)|about (?:the|that))|"
+    r"^(?:i )?apologi[sz]e\b|^my apologies\b|"
+    r"^(?:i )?(?:can|will|'ll) (?:gladly )?help you with (?:that|this)\b|"
+    r"^is there anything\b|^(?:i'?m |i am )?(?:here|always here) (?:to help|for you)\b|"
+    r"^see (?:you|ya)\b|^(?:talk|speak) (?:to you )?(?:soon|later|tomorrow)\b|"
+    r"\bthanks? (?:you )?for (?:contacting|reaching out to|calling|choosing|your patience)\b",
+    re.IGNORECASE,
+)
+PLEASANTRY_ZH = re.compile(
+    r"有什么(?:可以|能|需要)?(?:帮|为|帮助)(?:您|你)|还有(?:什么|其他)(?:可以|需要|能)|"
+    r"很高兴(?:为您|帮您|能帮|为你|帮你|认识)|(?:非常|很)?(?:抱歉|对不起)[，,]?(?:给您|让您|打扰)|祝您|祝你|"
+    r"随时(?:联系|告诉|找)|^不客气|^没关系|辛苦了|^好的[，,]?(?:已|我)(?:经)?(?:记录|记下|了解|明白|知道)|"
+    r"^(?:收到|明白|了解)了?$|^已(?:经)?(?:为您|帮您)?(?:记下|记录|修改|更新|收到|备注)了?[。！.!]?$"
+)
+# Words of small talk: a sentence made of nothing else says nothing ("That's awesome, Noor!").
+SMALL_TALK_EN = frozenset(
+    """awesome amazing great good nice cool wonderful fantastic beautiful gorgeous lovely incredible inspiring
+    impressive sweet fun glad happy proud excited thrilled sorry hear hearing heard sounds sound sounded
+    seems seem looks look like love loved totally agree true feel feeling hope hoping wish luck care mean
+    means lot lots kind words sharing share appreciate appreciated congrats congratulations wow woah whoa
+    yay omg brilliant super stunning cute neat talk talking chat chatting catch catching touch blast
+    interesting exciting fascinating enjoy enjoyed sure right yes totally seriously honestly truly
+    glad day week weekend lately recently doing going things stuff everything anything something news life
+    long time keep up work job well done wonder wonderful hey yeah ya y'all guys dear buddy pal man girl
+    cheers hug hugs xoxo wishing best stay safe soon see later tell know knew think thought really such
+    much so own us way ever even bit little always never too more most sharing glad hear take look""".split()
+)
+SMALL_TALK_ZH = re.compile(
+    r"太好了|太棒了|真不错|不错|真棒|好棒|厉害|加油|辛苦|谢谢|感谢|哈哈|好的|没问题|当然|是啊|对啊|确实|有道理|"
+    r"原来如此|这样啊|那就好|好主意|听起来|很好|挺好|非常|特别|真的|真|很|呀|啊|吧|呢|了|的|你|您|哇|棒"
+)
+# What an assistant turn can add beyond pleasantries: a decision, a recommendation, a result.
+DECISION_EN = re.compile(
+    r"\b(?:recommend(?:ed)?|suggest(?:ed)?|decided|chose|chosen|selected|approved|rejected|declined|denied|"
+    r"scheduled|booked|reserved|ordered|shipped|refund(?:ed)?|cancell?ed|will (?:ship|send|deliver|arrive|"
+    r"call|email)|found|results?|returned|error|failed|succeeded|total)\b",
+    re.IGNORECASE,
+)
+DECISION_ZH = re.compile(
+    r"推荐|建议|决定|选了|批准|拒绝|安排|预订|已经|已|结果|找到|失败|成功|共计|总价|报价"
+)
+# Words that frame an echo ("Got it, you mentioned …") without adding to it.
+ECHO_FRAME_WORDS = frozenset(
+    "got noted understood understand mentioned said told confirm confirming looking need needs want wants "
+    "within around about".split()
+)
+# ...and in Chinese ("好的，预算5000以内的电脑，已记录"): taken off before the overlap is counted
+ECHO_FRAME_ZH = re.compile(
+    r"已(?:经)?(?:记录|记下|记住|确认|收到|了解)|(?:帮您|为您)?记(?:录|下)|以内|以下|左右|您说|你说|提到"
+)
+
+# A sentence joining unrelated claims: one unit per claim ("…, and my order number is …", "…，另外…").
+CLAIM_SPLIT_EN = re.compile(
+    r",?(?<!\s)\s+(?:and|plus)\s+(?:also\s+)?(?=(?:my|our)\s)"  # from the first space of a run
+    r"|,\s*(?:and\s+)?(?:also|plus|by the way|btw|oh and)\s*,?\s+(?=(?:my|our|I|I'm|I've|I'd|we)\b)"
+    r"|,\s+and\s+(?=(?:I|I'm|I've|I'd|we)\b)",
+    re.IGNORECASE,
+)
+CLAIM_SPLIT_ZH = re.compile(r"[，,；;]\s*(?=另外|还有|对了|顺便|此外|而且我的|我的)")
+# A part that points back to the first one belongs with it ("… and I need it by Friday").
+REFERS_BACK_EN = re.compile(
+    r"\b(?:it|its|them|they|there|those|these|that one|this one|the same|too|either)\b", re.I
+)
+REFERS_BACK_ZH = re.compile(r"它|这个|那个|这些|那些|同样")
+
+# Words that name the bank's subject or a role, never an entity of a unit.
+ROLE_WORDS = frozenset(
+    {"the user", "user", "用户", "the assistant", "assistant", "助手", "a tool", "tool", "工具"}
+    | set("i me you we he she they 我 你 您 我们 他 她".split())
+)
+ZH_NAMED_THING = re.compile(r"《|[A-Z]")  # a title, a brand: a Chinese "other" entity worth a node
+NOT_NAMES = frozenset(
+    """I The A An My Our Your Hi Hello Hey Thanks Thank Yes No Ok Okay Sure Also But And So Then Well Oh
+    Actually Sorry Please Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
+    April May June July August September October November December It This That What When Where Who Why
+    How If Maybe Can Could Would Will Do Does Did Is Are Was Were We You He She They Just Great Good Nice
+    Wow Correction Let Not Today Tomorrow Yesterday Wait Probably Perhaps Hopefully Anyway Last
+    Next Call Got Noted Understood Happy Glad Certainly Absolutely Of Perfect Honestly Definitely Totally
+    Really Seriously Luckily Thankfully Unfortunately Finally Yup Yep Yeah Nah Nope Haha Lol""".split()
+)
+
+# An assistant's offer to act ("I'll look for hotels", "Let me check", "我会…", "我来…"): no claim yet
+PROMISE = re.compile(
+    r"^(?:I'll|I will|I can|let me|I'm going to|我会|我来|我这就|我马上|稍后|我可以)", re.IGNORECASE
+)
+# A reaction to what the other speaker said ("That's awesome!", "It sounds like you're doing impressive
+# work", "Your passion is inspiring"): an evaluation with nothing specific (no name, number or date).
+REACTION_EN = re.compile(
+    r"^(?:wow,? |oh,? |aw+,? )?(?:that'?s|that is|this is|it'?s|it is|what an?|how|sounds|it sounds|"
+    r"that sounds|"
+    r"you'?re|you are|you'?ve|you have|your|you)\b.*\b(?:awesome|amazing|great|good|nice|cool|wonderful|"
+    r"fantastic|beautiful|gorgeous|lovely|incredible|inspiring|impressive|sweet|fun|proud|exciting|"
+    r"interesting|brilliant|super|stunning|cute|neat|special|admirable|courageous|brave|strong|talented|"
+    r"awesome|rad|epic|dope|powerful|meaningful|touching|heartwarming|remarkable|outstanding)\b",
+    re.IGNORECASE,
+)
+# Encouragement and support between friends ("Keep it up!", "You got this", "I'm proud of you"), and
+# what is said to the other about themselves ("Your hard work will pay off"): small talk unless it
+# names something specific.
+ENCOURAGEMENT_EN = re.compile(
+    r"\bkeep (?:it up|me posted|you posted|on (?:trying|going|believing)|going|up the good work|pushing|"
+    r"at it|shining|rocking)\b|\byou(?:'ve)? got this\b|\bway to go\b|\bgood for you\b|"
+    r"\bbelieve in yourself\b|\bhave faith in (?:you|yourself)\b|\bproud of you\b|"
+    r"\b(?:i'?m|i am) (?:always )?here for you\b|\bthanks? (?:you )?(?:so much )?for (?:your|the) "
+    r"(?:support|kind words|sharing|encouragement|advice)|\blet me know\b|"
+    r"\bi (?:totally )?(?:get|understand) "
+    r"(?:it|that|you)\b|\bcan'?t wait\b|\bsounds like a plan\b|\bi couldn'?t agree more\b|\btake care\b|"
+    r"\bsorry (?:that|this) happened\b|\bhave (?:fun|a blast)\b|\bi'?m (?:so )?(?:happy|glad) for you\b|"
+    r"^(?:you|your|you'?re|you'?ve|you'?ll|you'?d)\b|^(?:(?:i'?m|so|really|i am)\s+)*glad\b|"
+    r"\bappreciate (?:your|the|it|you|that)\b|\bthanks? (?:you )?(?:so much )?for\b|\bhad a blast\b|"
+    r"\bis the best\b|\blife'?s too short\b|\bsounds like\b|^let'?s\b|\bmake a (?:real |big )?difference\b|"
+    r"^(?:nice one|good on you|well done|great job|good job|nice job|awesome job)\b|\bso talented\b",
+    re.IGNORECASE,
+)
