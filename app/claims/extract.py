@@ -31,6 +31,14 @@ _PRONOUN_LEAD = re.compile(
     r"^\s*(?:i|we|you|he|she|they|my|our|我|我们|你|他|她|他们)\b|^\s*(?:我|我们|你|他|她)", re.IGNORECASE
 )
 _PREFIX = re.compile(r"^\s*(?:correction|update|更正|纠正)\s*[:：]\s*", re.IGNORECASE)
+# A reported statement ("The user says …", 用户说…): the claim is what is reported; the reporting frame
+# would make every statement of one speaker look alike.
+_REPORTED = re.compile(
+    r"^\s*(?:(?:the )?(?:user|assistant)|[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)\s+"
+    r"(?:says|said|adds|added|mentions|mentioned|notes|noted|asks|asked|reports|reported)(?:\s+that)?\s*[:,]?\s+"
+    r"|^\s*(?:用户|助手|客服)(?:说|问|提到|表示|补充)(?:道)?[：:，,]?",
+    re.IGNORECASE,
+)
 # what a value-less clause's value follows when it has no typed value and no name: a copula
 _ZH_PIVOT = re.compile(r"是|用|成|为|变成|换成")
 _EN_PIVOT = re.compile(
@@ -49,6 +57,7 @@ def extract(
     corrected = any("correction" in t for t in tags)
     claims: list[Claim] = []
     for sentence in split_sentences(_ABBREVIATION.sub(r"\1", text)):
+        sentence = _REPORTED.sub("", sentence, count=1)
         prefixed = _PREFIX.match(sentence) is not None
         claims += _sentence(_PREFIX.sub("", sentence), lang, subject, corrected or prefixed)
     return claims

@@ -15,7 +15,7 @@ from app.claims.model import Value
 _NAME_KIND = {"manager": "person", "address.home": "place", "employer": "organisation"}
 _PLACEHOLDER = re.compile(r"⟨[a-z]+⟩")
 _EN_PRONOUNS = {"we": "i", "us": "me", "our": "my", "ours": "mine", "ourselves": "myself", "i'm": "i am"}
-_ZH_PRONOUNS = re.compile(r"我们|咱们")
+_ZH_PRONOUNS = re.compile(r"我们|咱们|用户")  # 用户: the speaker, as the distiller writes it
 _EN_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 _CAPITALISED = re.compile(r"(?<=[a-z,;:] )(?!I\b)[A-Z][a-z][\w\-]*(?:\s+[A-Z][a-z][\w\-]*)*")
 

@@ -41,7 +41,7 @@ EN_PEOPLE = frozenset(
     colleague coworker friend neighbour neighbor roommate flatmate boyfriend girlfriend fiance fiancee
     in-laws mother-in-law father-in-law""".split()
 )
-EN_SELF = frozenset("i me my mine myself we us our ours ourselves".split())
+EN_SELF = frozenset("i me my mine myself we us our ours ourselves user user's".split())  # "the user": the speaker
 # words that carry no attribute: function words, discourse markers, change and hedge words, generic
 # adjectives ("new", "monthly") that do not tell one attribute from another
 EN_NOISE = frozenset(
@@ -85,9 +85,9 @@ ZH_PEOPLE = (
     "老婆 老公 妻子 丈夫 爱人 媳妇 儿子 女儿 孩子 父母 爸爸 妈妈 爸 妈 父亲 母亲 哥哥 姐姐 弟弟 妹妹 "
     "爷爷 奶奶 外公 外婆 同事 朋友 室友 邻居 男朋友 女朋友 婆婆 公公 岳父 岳母 隔壁"
 ).split()
-ZH_SELF = ("我们", "我", "咱们")
+ZH_SELF = ("我们", "我", "咱们", "用户")  # 用户: the speaker, as the distiller writes it
 ZH_NOISE = frozenset(
-    "的 了 是 在 我 我们 你 他 她 它 这 那 个 一 一个 一台 一辆 有 和 与 "
+    "的 了 是 在 我 我们 用户 你 他 她 它 这 那 个 一 一个 一台 一辆 有 和 与 "
     "也 还 都 就 会 要 想 能 可以 把 被 给 "
     ""
     "对 从 到 跟 说 下 现在 最近 已经 其实 如果 要是 的话 可能 也许 或许 吧 呢 啊 啦 呀 嘛 哦 了 过 着 "
