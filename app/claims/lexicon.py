@@ -41,7 +41,8 @@ EN_PEOPLE = frozenset(
     colleague coworker friend neighbour neighbor roommate flatmate boyfriend girlfriend fiance fiancee
     in-laws mother-in-law father-in-law""".split()
 )
-EN_SELF = frozenset("i me my mine myself we us our ours ourselves user user's".split())  # "the user": the speaker
+# the speaker, "the user" as the distiller writes it included
+EN_SELF = frozenset("i me my mine myself we us our ours ourselves user user's".split())
 # words that carry no attribute: function words, discourse markers, change and hedge words, generic
 # adjectives ("new", "monthly") that do not tell one attribute from another
 EN_NOISE = frozenset(
