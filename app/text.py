@@ -296,4 +296,7 @@ def pos_words(text: str) -> list[tuple[str, str]]:
     import jieba.posseg
 
     _jieba()
-    return [(p.word, p.flag) for p in jieba.posseg.cut(text) if p.word.strip()]
+    # the HMM (words the dictionary lacks) only on a clause's length: on long runs of rare characters
+    # it costs seconds (see HMM_CHARS_PER_CALL); predicates are dictionary words
+    hmm = len(text) <= HMM_CHARS_PER_CALL
+    return [(p.word, p.flag) for p in jieba.posseg.cut(text, HMM=hmm) if p.word.strip()]

@@ -84,9 +84,8 @@ async def decide(
 
 
 def is_happening(unit: MemoryUnit) -> bool:
-    """An episode (what happened once): true of its moment, never replaced by another. A life event
-    is not one here: moving house is an event that changes a lasting state (where one lives)."""
-    return any(t == "episode" or t.startswith("episode.") for t in unit.tags[:1])
+    """A one-time happening (an episode, a life event): true of its moment, never replaced by another."""
+    return any(t == "episode" or t.startswith(("episode.", "fact.event")) for t in unit.tags[:1])
 
 
 async def split_off(
