@@ -121,7 +121,7 @@ async def _query_vector(embedder: Embedder, query: str, subjects: list[str]) -> 
     """The query's vector; when it names the bank's own subjects, mostly what it asks about them: the
     vector of the question without the names plus SUBJECT_WEIGHT of the question's own. A small
     embedding model weighs a person's name above everything else a short question says ("What does
-    Melanie do to destress?" finds Melanie's shortest units first, not the one about de-stressing),
+    Priya do to relax?" finds Priya's shortest units first, not the one about relaxing),
     while every unit of such a bank names them; the name still leans the vector to its person."""
     bare = without_names(query, subjects)
     if bare == query:

@@ -219,8 +219,9 @@ async def test_maintenance_never_waits_behind_a_long_redistill(dev: Dev) -> None
         response = await dev.client.post("/v1/banks/long-replay/redistill", json={"distiller": "llm"})
         assert response.status_code == 202, response.text
     redistill = response.json()["job_id"]
-    running = "running"
-    await wait_for(lambda: _jobs(dev, "distill.redistill", running, "long-replay"), within=180, interval=0.1)
+    await wait_for(
+        lambda: _jobs(dev, "distill.redistill", "running", "long-replay"), within=180, interval=0.1
+    )
 
     expire = await dev.client.post("/v1/admin/maintenance/expire", json={"bank_id": "tidied"})
     assert expire.status_code == 202, expire.text

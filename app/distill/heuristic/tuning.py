@@ -13,7 +13,7 @@ KIND_DEFAULTS = {"episode": (0.8, 0.3)}
 # An assistant's turn is less sure and weighs less than the user's: it says what it did, not who the user is.
 ASSISTANT_EPISODE = (0.7, 0.2)
 # A longer turn becomes several episode units of about the same length, cut at sentence ends: a unit of a
-# few sentences is about one thing, and ten still fit a prompt (English set on LoCoMo dev recall,
+# few sentences is about one thing, and ten still fit a prompt (English set by retrieval recall,
 # docs/benchmarks.md; Chinese has no retrieval benchmark to set it by).
 EPISODE_MAX_CHARS = {"en": 250, "zh": 600}
 # A sentence of more clauses than this is a narrative: its plain statements stay one episode.
