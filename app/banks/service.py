@@ -7,22 +7,27 @@ import hmac
 import secrets
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.banks.config import BankConfig, ConfiguredBank
+from app.banks.config import ConfiguredBank
 from app.db.commit_hooks import after_commit
 from app.db.models import ApiKey, Bank
 from app.db.repositories import banks as repo
 from app.db.repositories import events as events_repo
 from app.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
-from app.events.working_memory import WorkingMemory
-from app.schemas.banks import BankCreate, BankUpdate, KeyCreate
+from app.schemas.banks import BankConfig, BankCreate, BankUpdate, KeyCreate
 
 KEY_PREFIX = "hs_"
+
+
+class SessionBuffers(Protocol):
+    """Where sessions' recent turns are buffered outside the database (`app.events.working_memory`)."""
+
+    async def drop(self, bank_id: str, session_ids: list[str]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -134,7 +139,7 @@ async def stats(db: AsyncSession, bank: ConfiguredBank) -> dict[str, Any]:
     return await repo.bank_stats(db, bank.id)
 
 
-async def purge_bank(db: AsyncSession, bank_id: str, buffer: WorkingMemory) -> None:
+async def purge_bank(db: AsyncSession, bank_id: str, buffer: SessionBuffers) -> None:
     """Delete every row of the bank; once that commits, drop its sessions' working memory in Redis."""
     session_ids = await events_repo.all_session_ids(db, bank_id)
     if not await repo.purge_bank(db, bank_id):

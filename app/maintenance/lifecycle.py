@@ -17,14 +17,14 @@ from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.banks.config import DEFAULT_TTL_DAYS, BankConfig
+from app.banks.config import NEVER_DECAY, VALID_TIME_KINDS
 from app.db.models import Job
 from app.db.repositories import banks as banks_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import lifecycle as lifecycle_repo
 from app.db.repositories import units as units_repo
-from app.db.repositories.lifecycle import Expiry
+from app.db.repositories.lifecycle import Expiry, Fading
 from app.maintenance.tuning import (
     GUARD_MIN_UNITS,
     LIFECYCLE_BATCH,
@@ -32,6 +32,7 @@ from app.maintenance.tuning import (
     PROMOTE_IMPORTANCE,
     PROMOTE_SOURCES,
 )
+from app.schemas.banks import DEFAULT_TTL_DAYS, BankConfig
 from app.webhooks import emit as webhooks
 
 log = logging.getLogger(__name__)
@@ -203,7 +204,15 @@ async def _forget(
 def _expiry_rules(config: BankConfig) -> list[Expiry]:
     """Past `expires_at`, then each tag kind's TTL (the bank's over the defaults; None: kept)."""
     ttl = {**DEFAULT_TTL_DAYS, **config.ttl_days}
-    return [Expiry(), *(Expiry(kind, days) for kind, days in ttl.items() if days is not None)]
+    return [
+        Expiry(),
+        *(Expiry(kind, days, _valid_time(kind)) for kind, days in ttl.items() if days is not None),
+    ]
+
+
+def _valid_time(tag: str) -> bool:
+    """Whether units under `tag` age in valid time: a time-bound kind, or a tag under one."""
+    return any(tag == kind or tag.startswith(kind + ".") for kind in VALID_TIME_KINDS)
 
 
 async def expire(run: Run) -> dict[str, Any]:
@@ -252,16 +261,15 @@ async def decay(run: Run) -> dict[str, Any]:
     heard them)` fell under the bank's threshold → `archived` (out of retrieval unless asked for).
     Policy `never` keeps them."""
 
+    def fading(config: BankConfig) -> Fading:
+        return Fading(run.now, config.decay_lambda, config.decay_threshold, NEVER_DECAY)
+
     async def count(db: AsyncSession, bank_id: str, config: BankConfig) -> int:
-        return await lifecycle_repo.count_faded(
-            db, bank_id, run.now, config.decay_lambda, config.decay_threshold
-        )
+        return await lifecycle_repo.count_faded(db, bank_id, fading(config))
 
     def steps(bank_id: str, config: BankConfig) -> list[Step]:
         async def step(db: AsyncSession) -> int:
-            units = await lifecycle_repo.lock_faded(
-                db, bank_id, run.now, config.decay_lambda, config.decay_threshold, run.batch
-            )
+            units = await lifecycle_repo.lock_faded(db, bank_id, fading(config), run.batch)
             return await _retire(
                 db,
                 bank_id,

@@ -7,7 +7,6 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.banks.config import BankConfig
 from app.db.models import Job
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
@@ -25,6 +24,7 @@ from app.maintenance.tuning import (
     SWEEP_BATCH,
     TASK_END_HORIZON,
 )
+from app.schemas.banks import MAX_IDLE_SECONDS, BankConfig
 from app.webhooks import emit as webhooks
 
 DEFAULT_IDLE_SECONDS = int(BankConfig.model_fields["idle_distill_seconds"].default)
@@ -34,13 +34,15 @@ async def sweep(db: AsyncSession, job: Job, *, queue: TaskQueue, model: str) -> 
     """Requeue or fail overdue jobs, resend lost messages, and create the distillation of idle
     sessions and the resolution of pending units nobody resolved. Jobs created or requeued here are
     sent once this transaction commits (the job's unit of work)."""
-    idle = await events_repo.idle_undistilled_sessions(db, DEFAULT_IDLE_SECONDS, SWEEP_BATCH)
+    idle = await events_repo.idle_undistilled_sessions(
+        db, DEFAULT_IDLE_SECONDS, MAX_IDLE_SECONDS, SWEEP_BATCH
+    )
     for bank_id, session_id in idle:
         await task_ends_repo.mark_task_end(db, bank_id, session_id)  # an idle session's task has ended
         await triggers.schedule_distill(db, bank_id, session_id)
     # Sessions distilled to their last turn that went quiet: their task ended too (its task episode).
     quiet = await task_ends_repo.idle_sessions_past_task_end(
-        db, DEFAULT_IDLE_SECONDS, TASK_END_HORIZON, SWEEP_BATCH
+        db, DEFAULT_IDLE_SECONDS, MAX_IDLE_SECONDS, TASK_END_HORIZON, SWEEP_BATCH
     )
     for bank_id, session_id in quiet:
         await task_ends_repo.mark_task_end(db, bank_id, session_id)

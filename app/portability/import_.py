@@ -24,7 +24,6 @@ from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.banks.config import BankConfig
 from app.claims.stored import columns, load_all, read_claims
 from app.db.models import Job
 from app.db.repositories import banks as banks_repo
@@ -34,6 +33,7 @@ from app.jobs import service as jobs
 from app.jobs.kinds import JobKind
 from app.jobs.unit_of_work import enqueue
 from app.keys import composite_key
+from app.schemas.banks import BankConfig
 from app.schemas.portability import (
     COUNTED,
     LINE,

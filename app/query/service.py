@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
-from app.banks.config import BankConfig, ConfiguredBank
+from app.banks.config import ConfiguredBank
 from app.db.engine import autocommit
 from app.db.repositories import events as events_repo
 from app.db.repositories import graph as graph_repo
@@ -38,6 +38,7 @@ from app.query.tags import infer_tags
 from app.query.timeparse import parse_time_filter
 from app.query.topic import SAYING, has_topic, without_phrase
 from app.query.tuning import MAX_NAME_CANDIDATES, SUBJECT_WEIGHT
+from app.schemas.banks import BankConfig
 from app.schemas.common import as_aware
 from app.schemas.events import WorkingTurn
 from app.schemas.query import ChannelScore, QueryRequest, QueryResult, ScoredMemory, TimeFilterRead

@@ -24,7 +24,6 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.banks.config import BankConfig
 from app.claims import Claim
 from app.db.models import Job, MemoryUnit
 from app.db.repositories import banks as banks_repo
@@ -51,6 +50,7 @@ from app.resolve.conflicts import (
 from app.resolve.judge import Judge, JudgedUnit
 from app.resolve.restated import file_restatement, restated_head, retire_restatements
 from app.resolve.tuning import BATCH, LOCK_WAIT_SECONDS, MAX_CONFIDENCE, NEIGHBOURS, SIMILAR
+from app.schemas.banks import BankConfig
 from app.webhooks import emit as webhooks
 
 log = logging.getLogger(__name__)

@@ -23,12 +23,12 @@ def _units(candidates: list[object]) -> list[Unit]:
 
 async def distill_all(conversations: list[Conversation]) -> dict[str, list[Unit]]:
     """The units each conversation leaves, by conversation id."""
-    from app.banks.config import BankConfig
     from app.distill.heuristic.distiller import HeuristicDistiller
     from app.distill.store import redact_candidate
     from app.distill.taxonomy import bank_taxonomy
     from app.distill.types import DistillContext, Turn
     from app.redact import redact
+    from app.schemas.banks import BankConfig
 
     config = BankConfig()
     distiller = HeuristicDistiller()

@@ -149,7 +149,7 @@ def test_date_span_is_the_days_a_date_entity_names(stack: Stack) -> None:
 
 
 async def test_configs_stored_before_the_bounds_are_clamped(scratch_url: str) -> None:
-    from app.banks.config import MAX_IDLE_SECONDS, MAX_TTL_DAYS, BankConfig
+    from app.schemas.banks import MAX_IDLE_SECONDS, MAX_TTL_DAYS, BankConfig
 
     await asyncio.to_thread(upgrade, scratch_url, "0002")
     with _connect(scratch_url) as conn, conn.cursor() as cur:

@@ -11,7 +11,6 @@ from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.banks.config import MAX_IDLE_SECONDS
 from app.db.models import ChatSession, Event
 
 
@@ -254,7 +253,7 @@ IDLE_LAST_EVENT = """e.created_at < now() - make_interval(secs => LEAST(
 
 
 async def idle_undistilled_sessions(
-    db: AsyncSession, default_idle_seconds: int, limit: int
+    db: AsyncSession, default_idle_seconds: int, max_idle_seconds: int, limit: int
 ) -> list[tuple[str, str]]:
     """Sessions with undistilled events whose last append is older than the bank's
     `idle_distill_seconds` (server time of the last event, not the client's `occurred_at`)."""
@@ -265,7 +264,7 @@ async def idle_undistilled_sessions(
             ORDER BY e.created_at
             LIMIT :limit
         """),
-        {"default_idle": default_idle_seconds, "max_idle": MAX_IDLE_SECONDS, "limit": limit},
+        {"default_idle": default_idle_seconds, "max_idle": max_idle_seconds, "limit": limit},
     )
     return [(row[0], row[1]) for row in rows]
 

@@ -13,11 +13,10 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.banks.config import NEVER_DECAY, VALID_TIME_KINDS
 from app.db.repositories.units import tag_prefix_sql
 
-# Kinds that do not fade (as in retrieval's decay, app/query/fusion.py).
-NO_DECAY = "split_part(m.tags[1], '.', 1) IN (" + ", ".join(f"'{kind}'" for kind in NEVER_DECAY) + ")"
+# Units of a kind that does not fade (`:never_decay`, as in retrieval's decay, app/query/fusion.py).
+NO_DECAY = "split_part(m.tags[1], '.', 1) = ANY(CAST(:never_decay AS text[]))"
 
 # Bank time: when the bank learned the unit, last used it in an answer or last heard it again (GREATEST
 # skips NULLs). Not `valid_from`: an import or backfill of old conversations starts fresh.
@@ -33,10 +32,30 @@ _FADED = (
 @dataclass(frozen=True)
 class Expiry:
     """One expiry rule: past the unit's own `expires_at` (no tag), or a unit under `tag` (a tag or
-    one under it) said more than `days` ago."""
+    one under it) more than `days` old: in valid time for a time-bound kind, else in bank time."""
 
     tag: str | None = None
     days: float = 0.0
+    valid_time: bool = False
+
+
+@dataclass(frozen=True)
+class Fading:
+    """The decay rule at `now`: a unit of a kind not in `never_decay` whose `importance · exp(-λ · days
+    since the bank last used or heard it)` is under `threshold`."""
+
+    now: datetime
+    decay_lambda: float
+    threshold: float
+    never_decay: tuple[str, ...]
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "now": self.now,
+            "lam": self.decay_lambda,
+            "threshold": self.threshold,
+            "never_decay": list(self.never_decay),
+        }
 
 
 async def _lock_units(
@@ -58,8 +77,7 @@ def _expiry_sql(rule: Expiry) -> tuple[str, dict[str, Any]]:
         return "m.expires_at <= CAST(:now AS timestamptz)", {}
     sql, params = tag_prefix_sql("m", "ttl", [rule.tag])
     params["days"] = rule.days
-    time_bound = any(rule.tag == k or rule.tag.startswith(k + ".") for k in VALID_TIME_KINDS)
-    clock = VALID_TIME if time_bound else BANK_TIME
+    clock = VALID_TIME if rule.valid_time else BANK_TIME
     age = f"{clock} <= CAST(:now AS timestamptz) - make_interval(secs => :days * 86400)"
     return f"{sql} AND {age}", params
 
@@ -78,15 +96,14 @@ async def lock_expired(
 
 
 async def lock_faded(
-    db: AsyncSession, bank_id: str, now: datetime, decay_lambda: float, threshold: float, limit: int
+    db: AsyncSession, bank_id: str, fading: Fading, limit: int
 ) -> list[tuple[uuid.UUID, str]]:
-    """The bank's active episodic units (facts excepted) whose `importance · exp(-λ · days since last
-    use)` is under `threshold` at `now`."""
+    """Lock the bank's active episodic units that `fading` says have faded."""
     return await _lock_units(
         db,
         f"m.bank_id = :bank AND m.status = 'active' AND m.layer = 'episodic'"
         f" AND NOT ({NO_DECAY}) AND {_FADED}",
-        {"bank": bank_id, "now": now, "lam": decay_lambda, "threshold": threshold},
+        {"bank": bank_id, **fading.params()},
         limit,
     )
 
@@ -131,14 +148,12 @@ async def count_expired(db: AsyncSession, bank_id: str, rules: list[Expiry], now
     )
 
 
-async def count_faded(
-    db: AsyncSession, bank_id: str, now: datetime, decay_lambda: float, threshold: float
-) -> int:
+async def count_faded(db: AsyncSession, bank_id: str, fading: Fading) -> int:
     return await _count_units(
         db,
         f"m.bank_id = :bank AND m.status = 'active' AND m.layer = 'episodic'"
         f" AND NOT ({NO_DECAY}) AND {_FADED}",
-        {"bank": bank_id, "now": now, "lam": decay_lambda, "threshold": threshold},
+        {"bank": bank_id, **fading.params()},
     )
 
 

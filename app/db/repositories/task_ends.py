@@ -9,7 +9,6 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.banks.config import MAX_IDLE_SECONDS
 from app.db.repositories.events import IDLE_LAST_EVENT, IDLE_SESSIONS
 
 TASK_TAG = "episode.task"
@@ -85,7 +84,7 @@ async def link_task_episodes(db: AsyncSession, bank_id: str, session_id: str) ->
 
 
 async def idle_sessions_past_task_end(
-    db: AsyncSession, default_idle_seconds: int, horizon_seconds: int, limit: int
+    db: AsyncSession, default_idle_seconds: int, max_idle_seconds: int, horizon_seconds: int, limit: int
 ) -> list[tuple[str, str]]:
     """Sessions distilled to their last turn, idle past the bank's `idle_distill_seconds` (server time
     of the last event) but not longer than `horizon_seconds`, with turns since their last task end:
@@ -101,7 +100,7 @@ async def idle_sessions_past_task_end(
         """),
         {
             "default_idle": default_idle_seconds,
-            "max_idle": MAX_IDLE_SECONDS,
+            "max_idle": max_idle_seconds,
             "horizon": horizon_seconds,
             "limit": limit,
         },
