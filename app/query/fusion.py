@@ -28,9 +28,10 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from app.db.repositories.query import CHANNEL_LIMIT, Hit
 from app.db.repositories.task_ends import TASK_TAG
+from app.query.channels import Hit
 from app.query.tuning import (
+    CHANNEL_LIMIT,
     DECAY_FLOOR,
     DEFAULT_HALF_LIFE_DAYS,
     DEFAULT_WEIGHTS,

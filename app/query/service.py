@@ -18,26 +18,19 @@ from app.db.engine import autocommit
 from app.db.repositories import events as events_repo
 from app.db.repositories import graph as graph_repo
 from app.db.repositories import units as units_repo
-from app.db.repositories.channels import run_channels
-from app.db.repositories.query import (
-    CHANNEL_LIMIT,
-    ChannelInputs,
-    Filters,
-    Hit,
-    common_entity_names,
-    size_window,
-)
+from app.db.repositories.query import ChannelInputs, Filters
 from app.events.service import working_memory
 from app.events.working_memory import WorkingMemory
 from app.memory.reads import read_models
 from app.providers.embeddings import Embedder
+from app.query.channels import LIMITS, Hit, common_entity_names, run_channels, size_window
 from app.query.context import build_context, with_recent_turns
 from app.query.fusion import Fused, active_channels, diversify, effective_weights, fuse, on_topic, relevant
 from app.query.recorder import ReadRecorder
 from app.query.tags import infer_tags
 from app.query.timeparse import parse_time_filter
 from app.query.topic import SAYING, has_topic, without_phrase
-from app.query.tuning import MAX_NAME_CANDIDATES, SUBJECT_WEIGHT
+from app.query.tuning import CHANNEL_LIMIT, MAX_NAME_CANDIDATES, SUBJECT_WEIGHT
 from app.schemas.banks import BankConfig
 from app.schemas.common import as_aware
 from app.schemas.events import WorkingTurn
@@ -208,6 +201,7 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
         dim=dim,
         vector=None,
         keywords=keywords(topic_query) if "keyword" in channels else [],
+        limits=LIMITS,
         entity_names=entity_candidates(req.query, req.entities) if "entity" in channels else [],
         entity_wanted=[graph_repo.canonical(e) for e in req.entities or []],
         entity_walked=walked_names(req.query) if "entity" in channels else [],

@@ -1,5 +1,4 @@
-"""Retrieval's numeric tuning, each value with why it is what it is (the channels' own limits are
-read with the request in app/db/repositories/query.py)."""
+"""Retrieval's numeric tuning, each value with why it is what it is."""
 
 from __future__ import annotations
 
@@ -50,3 +49,25 @@ MAX_NAME_CANDIDATES = 60
 SUBJECT_WEIGHT = 0.5
 # Reads buffered while the database is away; past this the oldest are dropped: they are statistics.
 MAX_BUFFERED_READS = 10_000
+
+# --- the channels' statement (app/db/repositories/channels.py) -------------------------------------------
+# Hits per channel: enough for fusion to find agreement between channels, few enough for one round trip.
+CHANNEL_LIMIT = 50
+# A time window of at most this many units (said in it) is a set the channels are driven by; a larger
+# one is a condition on each row their own indexes find (see `channels._where`).
+SMALL_WINDOW_UNITS = 2000
+# The semantic channel's candidates in a larger window (see `channels._semantic`).
+WINDOW_CANDIDATES = 500
+# An entity named in more units than this says little about any one of them (the bank's own user,
+# the two people of a conversation): the entity channel leaves it out unless the request names it.
+COMMON_ENTITY_MENTIONS = 50
+# The entity channel's walk over relations keeps this many neighbours per hop (the most recently
+# related): a hub (the bank's user relates to everything it said) cannot pull in the whole bank.
+HOP_NEIGHBOURS = 20
+# A word in more units than this (in a large bank: "want", "order") costs more to rank than it tells;
+# the keyword channel leaves it out.
+COMMON_WORD_UNITS = 1000
+# Counting a word's or a name's units is a bitmap scan each, so each API process remembers the answer
+# per (bank, word) this long: a bank's vocabulary changes slowly.
+VOCABULARY_TTL_SECONDS = 600
+VOCABULARY_CACHE_SIZE = 100_000

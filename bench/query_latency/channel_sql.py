@@ -94,8 +94,8 @@ async def measure_sql(
     from app.db.engine import create_engine
 
     # The statement builder itself (EXPLAIN needs the SQL text run_channels would send).
-    from app.db.repositories.channels import build_statement, run_channels
-    from app.db.repositories.query import rare_words, size_window
+    from app.db.repositories.channels import build_statement
+    from app.query.channels import rare_words, run_channels, size_window
 
     settings = Settings(env="test", database_url=url, admin_key="bench-admin-key-unused")
     engine = create_engine(settings, pool_size=1)  # the app's connection settings (hnsw.*) and driver

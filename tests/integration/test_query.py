@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.db.repositories import query as query_repo
+from app.query import channels as query_channels
 from tests.conftest import assert_problem
 from tests.factories import make_bank, ok, say, write
 
@@ -87,7 +87,7 @@ async def test_last_week_only_returns_units_from_last_week(
     client: httpx.AsyncClient, window: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if window == "large":  # the window as a condition on each row, not a set of its units
-        monkeypatch.setattr(query_repo, "SMALL_WINDOW_UNITS", -1)
+        monkeypatch.setattr(query_channels, "SMALL_WINDOW_UNITS", -1)
     bank = await make_bank(client)
     inside = await write_at(
         client, bank, "The user went hiking in the Alps.", ["episode"], "2026-11-25T10:00:00Z"

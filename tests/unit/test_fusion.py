@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.db.repositories.query import Hit
+from app.query.channels import Hit
 from app.query.fusion import active_channels, effective_weights, fuse, on_topic, relevant
 from app.query.service import entity_candidates, keywords
 from app.query.tags import infer_tags

@@ -14,8 +14,7 @@ bank's units that pass the request's filters, using its own index:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import text
@@ -24,17 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db.models.memory import MEMORY_STATUSES
 from app.db.repositories.embeddings import check_model_name
 from app.db.repositories.history import active_as_of_sql
-from app.db.repositories.query import (
-    CHANNEL_LIMIT,
-    COMMON_ENTITY_MENTIONS,
-    HOP_NEIGHBOURS,
-    WINDOW_CANDIDATES,
-    ChannelInputs,
-    Filters,
-    Hit,
-    rare_words,
-    size_window,
-)
+from app.db.repositories.query import ChannelInputs, ChannelLimits, Filters
 from app.db.repositories.units import tag_prefix_sql
 
 # Date entities whose span of days (`entities.date_span`, see the schema) meets the time filter: their
@@ -131,26 +120,28 @@ def _prelude(f: Filters, params: dict[str, Any]) -> list[str]:
 _COLUMNS = "m.importance, m.layer, m.tags, m.valid_from, m.created_at, m.source_event_ids"
 
 
-def _rare(entity_id: str) -> str:
-    """The entity is linked to at most COMMON_ENTITY_MENTIONS units (counting stops there)."""
+def _rare(entity_id: str, limits: ChannelLimits) -> str:
+    """The entity is linked to at most `limits.common_mentions` units (counting stops there)."""
+    common = limits.common_mentions
     return (
         f"(SELECT count(*) FROM (SELECT 1 FROM memory_entities ce WHERE ce.entity_id = {entity_id}"
-        f" LIMIT {COMMON_ENTITY_MENTIONS + 1}) c) <= {COMMON_ENTITY_MENTIONS}"
+        f" LIMIT {common + 1}) c) <= {common}"
     )
 
 
 def _ranked(channel: str, order: str) -> str:
-    # Ranked here, over at most CHANNEL_LIMIT rows, not inside the CTE (that would rank the whole bank).
+    # Ranked here, over at most `limits.rows` rows, not inside the CTE (that would rank the whole bank).
     return (
         f"SELECT '{channel}' AS channel, row_number() OVER (ORDER BY {order}, id) AS rank, * FROM {channel}"
     )
 
 
-def _newest_of_window(f: Filters, params: dict[str, Any], condition: str) -> str:
+def _newest_of_window(f: Filters, c: ChannelInputs, params: dict[str, Any], condition: str) -> str:
     """The newest units of the window that meet `condition`: a backward walk of the valid_from index
     within the window, and the newest of the units about a day in it — bounded by the window, never a
     walk of the bank nor a sort of the whole window."""
     unwindowed = f"{_where(f, params, window=False)} AND {condition}"
+    limit = c.limits.rows
     return f"""
         SELECT * FROM (
             (SELECT m.id, extract(epoch FROM m.valid_from) AS score, {_COLUMNS}
@@ -158,16 +149,16 @@ def _newest_of_window(f: Filters, params: dict[str, Any], condition: str) -> str
              WHERE {unwindowed} AND m.valid_from >= CAST(:time_from AS timestamptz)
                AND m.valid_from < CAST(:time_to AS timestamptz)
              ORDER BY m.valid_from DESC
-             LIMIT {CHANNEL_LIMIT})
+             LIMIT {limit})
             UNION
             (SELECT m.id, extract(epoch FROM coalesce(m.valid_from, m.created_at)) AS score, {_COLUMNS}
              FROM memory_units m
              WHERE {unwindowed} AND m.id IN (SELECT memory_id FROM date_units)
              ORDER BY coalesce(m.valid_from, m.created_at) DESC
-             LIMIT {CHANNEL_LIMIT})
+             LIMIT {limit})
         ) arms
         ORDER BY score DESC
-        LIMIT {CHANNEL_LIMIT}
+        LIMIT {limit}
     """
 
 
@@ -185,14 +176,14 @@ def _semantic(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) 
         # A small window's units by exact distance, read from the vectors' table alone (an HNSW
         # scan filtered to a few units of the bank would visit most of the graph); the units' other
         # filters then on the nearest few.
-        near = f"e.memory_id IN (SELECT id FROM time_units) ORDER BY {distance} LIMIT {2 * CHANNEL_LIMIT}"
+        near = f"e.memory_id IN (SELECT id FROM time_units) ORDER BY {distance} LIMIT {2 * c.limits.rows}"
     elif f.window and not f.small_window:
-        # A large window: the bank's nearest WINDOW_CANDIDATES by the HNSW index, then the window and
+        # A large window: the bank's nearest `limits.window_candidates` by the HNSW index, then the window and
         # the other filters. (Filtering inside the scan would need each candidate's unit, and the
         # planner, misjudging the window's share, then sorts the whole bank instead.) The window's
         # share of these candidates is about its share of the bank: a window of a few thousand units
         # in a large bank gets few semantic hits, the other channels' still.
-        near = f"TRUE ORDER BY {distance} LIMIT {WINDOW_CANDIDATES}"
+        near = f"TRUE ORDER BY {distance} LIMIT {c.limits.window_candidates}"
     else:
         near = None
     if near:
@@ -207,7 +198,7 @@ def _semantic(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) 
         FROM semantic_near n JOIN memory_units m ON m.id = n.id
         WHERE m.id = ANY(ARRAY(SELECT id FROM semantic_near)) AND {_where(f, params, window=not exact)}
         ORDER BY n.distance
-        LIMIT {CHANNEL_LIMIT}
+        LIMIT {c.limits.rows}
     ),"""
     # The HNSW scan, iterative: it keeps going until enough rows pass the filters (a small
     # window's units with other filters: the window's set drives).
@@ -217,7 +208,7 @@ def _semantic(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) 
         FROM memory_embeddings e JOIN memory_units m ON m.id = e.memory_id
         WHERE e.model = '{c.model}' AND e.bank_id = :bank AND {where}
         ORDER BY {distance}
-        LIMIT {CHANNEL_LIMIT}
+        LIMIT {c.limits.rows}
     ),"""
 
 
@@ -235,21 +226,21 @@ def _keyword(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) -
             FROM unnest(CAST(:keywords AS text[])) AS w(word)
             WHERE NOT EXISTS (
                 SELECT 1 FROM entities ke
-                WHERE ke.bank_id = :bank AND ke.canonical_name = w.word AND NOT {_rare("ke.id")})
+                WHERE ke.bank_id = :bank AND ke.canonical_name = w.word AND NOT {_rare("ke.id", c.limits)})
         ) q
         WHERE m.search @@ q.tsq AND {where}
         ORDER BY score DESC, m.valid_from DESC NULLS LAST
-        LIMIT {CHANNEL_LIMIT}
+        LIMIT {c.limits.rows}
     ),"""
 
 
 _KNOWN_AFTER_HOP1 = "(SELECT canonical_name FROM seeds UNION ALL SELECT canonical_name FROM hop1) k"
 
 
-def _neighbours(seeds: str, known: str, status: str) -> str:
+def _neighbours(seeds: str, known: str, status: str, limits: ChannelLimits) -> str:
     """The canonical names one relation away from the entities `seeds`, through relations of units
     that pass `status` (a superseded unit's relation no longer holds), not among the names `known`,
-    rare enough, the HOP_NEIGHBOURS most recently related."""
+    rare enough, the `limits.hop_neighbours` most recently related."""
     arms = " UNION ALL ".join(
         f"""SELECT r.{end} AS id, r.created_at FROM relations r JOIN memory_units rm ON rm.id = r.memory_id
             WHERE r.bank_id = :bank AND r.{start} = ANY(ARRAY(SELECT id FROM {seeds})) AND {status}"""
@@ -257,10 +248,10 @@ def _neighbours(seeds: str, known: str, status: str) -> str:
     )
     return f"""
         SELECT e.canonical_name FROM ({arms}) h JOIN entities e ON e.id = h.id
-        WHERE e.canonical_name <> ALL(ARRAY(SELECT canonical_name FROM {known})) AND {_rare("e.id")}
+        WHERE e.canonical_name <> ALL(ARRAY(SELECT canonical_name FROM {known})) AND {_rare("e.id", limits)}
         GROUP BY e.canonical_name
         ORDER BY max(h.created_at) DESC
-        LIMIT {HOP_NEIGHBOURS}"""
+        LIMIT {limits.hop_neighbours}"""
 
 
 def _entity(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) -> str | None:
@@ -274,27 +265,28 @@ def _entity(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) ->
     params["entity_wanted"] = c.entity_wanted
     params["entity_walked"] = c.entity_walked
     status = "rm.id IN (SELECT id FROM as_of_active)" if f.as_of is not None else _status(f, params, "rm")
+    rare_seed = _rare("ne.id", c.limits)
     return f"""
     seeds AS MATERIALIZED (
         SELECT ne.id, ne.canonical_name,
                ne.canonical_name = ANY(CAST(:entity_wanted AS text[]))
-               OR (ne.canonical_name = ANY(CAST(:entity_names AS text[])) AND {_rare("ne.id")}) AS own
+               OR (ne.canonical_name = ANY(CAST(:entity_names AS text[])) AND {rare_seed}) AS own
         FROM entities ne
         WHERE ne.bank_id = :bank
           AND ne.canonical_name = ANY(CAST(:entity_names AS text[]) || CAST(:entity_walked AS text[]))
     ),
-    hop1_names AS MATERIALIZED ({_neighbours("seeds", "seeds", status)}
+    hop1_names AS MATERIALIZED ({_neighbours("seeds", "seeds", status, c.limits)}
     ),
     hop1 AS MATERIALIZED (
         SELECT e.id, e.canonical_name FROM entities e
         WHERE e.bank_id = :bank AND e.canonical_name = ANY(ARRAY(SELECT canonical_name FROM hop1_names))
     ),
-    hop2_names AS MATERIALIZED ({_neighbours("hop1", _KNOWN_AFTER_HOP1, status)}
+    hop2_names AS MATERIALIZED ({_neighbours("hop1", _KNOWN_AFTER_HOP1, status, c.limits)}
     ),
     hop2 AS MATERIALIZED (
         SELECT e.id FROM entities e
         WHERE e.bank_id = :bank AND e.canonical_name = ANY(ARRAY(SELECT canonical_name FROM hop2_names))
-          AND {_rare("e.id")}
+          AND {_rare("e.id", c.limits)}
     ),
     entity_links AS MATERIALIZED (
         SELECT me.memory_id AS id,
@@ -304,7 +296,7 @@ def _entity(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) ->
         FROM memory_entities me
         WHERE me.entity_id = ANY(ARRAY(
             SELECT id FROM seeds WHERE own
-            UNION SELECT id FROM hop1 h1 WHERE {_rare("h1.id")}
+            UNION SELECT id FROM hop1 h1 WHERE {_rare("h1.id", c.limits)}
             UNION SELECT id FROM hop2))
         GROUP BY me.memory_id
     ),
@@ -314,7 +306,7 @@ def _entity(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) ->
         FROM memory_units m JOIN entity_links l ON l.id = m.id
         WHERE m.id = ANY(ARRAY(SELECT id FROM entity_links)) AND {where}
         ORDER BY l.score DESC, m.valid_from DESC NULLS LAST
-        LIMIT {CHANNEL_LIMIT}
+        LIMIT {c.limits.rows}
     ),"""
 
 
@@ -322,14 +314,14 @@ def _temporal(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) 
     """The newest units of the time window, or of the bank without one."""
     if f.window:
         return f"""
-    temporal AS MATERIALIZED ({_newest_of_window(f, params, "TRUE")}),"""
+    temporal AS MATERIALIZED ({_newest_of_window(f, c, params, "TRUE")}),"""
     return f"""
     temporal AS MATERIALIZED (
         SELECT m.id, extract(epoch FROM coalesce(m.valid_from, m.created_at)) AS score, {_COLUMNS}
         FROM memory_units m
         WHERE {where}
         ORDER BY coalesce(m.valid_from, m.created_at) DESC
-        LIMIT {CHANNEL_LIMIT}
+        LIMIT {c.limits.rows}
     ),"""
 
 
@@ -341,14 +333,14 @@ def _tag(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) -> st
     params.update(tag_params)
     if f.window:
         return f"""
-    tag AS MATERIALIZED ({_newest_of_window(f, params, inferred)}),"""
+    tag AS MATERIALIZED ({_newest_of_window(f, c, params, inferred)}),"""
     return f"""
     tag AS MATERIALIZED (
         SELECT m.id, extract(epoch FROM coalesce(m.valid_from, m.created_at)) AS score, {_COLUMNS}
         FROM memory_units m
         WHERE {where} AND {inferred}
         ORDER BY coalesce(m.valid_from, m.created_at) DESC
-        LIMIT {CHANNEL_LIMIT}
+        LIMIT {c.limits.rows}
     ),"""
 
 
@@ -382,21 +374,11 @@ def build_statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str
     return "WITH" + "".join(ctes).rstrip(",") + "\n" + body
 
 
-async def run_channels(db: AsyncSession, f: Filters, c: ChannelInputs) -> list[Hit]:
-    """Every channel's hits, ranked within their channel, in one round trip (up to three when the
-    bank's common words are not known yet or the time window is not sized)."""
-    f = await size_window(db, f)
-    if "keyword" in c.channels and c.keywords:
-        c = replace(c, keywords=await rare_words(db, f.bank_id, c.keywords))
+async def channel_rows(db: AsyncSession, f: Filters, c: ChannelInputs) -> Sequence[Any]:
+    """Every channel's rows, ranked within their channel, in one round trip: (channel, rank, id,
+    score, importance, layer, tags, valid_from, created_at, source_event_ids)."""
     params: dict[str, Any] = {"bank": f.bank_id}
     sql = build_statement(f, c, params)
     if not sql:
         return []
-    rows = (await db.execute(text(sql), params)).all()
-    # Unpacked by position (the order of `_ranked` and `_COLUMNS`): ~250 rows a query.
-    return [
-        Hit(
-            channel, memory_id, int(rank), float(score), importance, layer, tags, valid_from, created, sources
-        )
-        for channel, rank, memory_id, score, importance, layer, tags, valid_from, created, sources in rows
-    ]
+    return (await db.execute(text(sql), params)).all()
