@@ -18,8 +18,10 @@ from app.api.deps import (
 )
 from app.banks.service import Principal, require_admin
 from app.db.models import MEMORY_STATUSES
+from app.distill.entry import statement_graph
 from app.errors import BadRequest, Invalid
 from app.memory import reads, service
+from app.memory.write import Writer
 from app.schemas.common import AwareTimestamp, Limit, SafeText, Slug, decode_cursor
 from app.schemas.memories import (
     MemoryAccepted,
@@ -36,6 +38,10 @@ router = APIRouter(prefix="/v1/banks/{bank_id}/memories", tags=["memories"], res
 
 def actor(principal: Principal) -> str:
     return "api:admin" if principal.is_admin else f"api:key:{principal.key_id}"
+
+
+def writer(principal: Principal) -> Writer:
+    return Writer.direct(actor(principal), statement_graph)
 
 
 @router.post(
@@ -60,7 +66,7 @@ async def write_memory(
     """Write a unit directly. It is stored `pending` and resolved in the background (202 with the
     resolution job); with `?wait=true` it is resolved in this request (at most ~10 s) → 201 with the
     unit as resolved: `active`, `merged` into an older twin, or active and superseding an older value."""
-    unit, job = await service.write(db, embedder, settings, bank, body, actor(principal), wait=wait)
+    unit, job = await service.write(db, embedder, settings, bank, body, writer(principal), wait=wait)
     if wait:
         response.status_code = status.HTTP_201_CREATED
     return MemoryAccepted(memory=await reads.read_model(db, unit), job_id=job.id if job else None)
@@ -152,7 +158,7 @@ async def update_memory(
 ) -> MemoryRead:
     """Change a unit: a new unit with the changes supersedes it (history action `updated`); 409
     unless the unit is active."""
-    unit = await service.update(db, embedder, bank, memory_id, body, actor(principal))
+    unit = await service.update(db, embedder, bank, memory_id, body, writer(principal))
     return await reads.read_model(db, unit)
 
 

@@ -75,8 +75,6 @@ async def task_candidates(
         candidate = to_candidate(result.episode, seqs, min_steps=config.episode_min_steps, extra_tags=tags)
         if candidate is None:
             continue
-        if config.redact:
-            candidate = store.redact_candidate(candidate)
         if candidate.confidence >= config.min_confidence:
             found.append(candidate)
     return found

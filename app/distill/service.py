@@ -20,7 +20,7 @@ from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import task_ends as task_ends_repo
 from app.db.repositories import units as units_repo
 from app.distill import episodes, quarantine
-from app.distill.store import DistillRuntime, locked_session, redact_candidate, store_units, to_turns
+from app.distill.store import DistillRuntime, as_stored, locked_session, store_units, to_turns
 from app.distill.taxonomy import bank_taxonomy
 from app.distill.types import Candidate, DistillContext, Distiller, RelatedUnit
 from app.jobs.schedule import schedule_resolve
@@ -84,8 +84,7 @@ async def _candidates(
         taxonomy=bank_taxonomy(config.tags),
     )
     result, quarantined = await quarantine.distill_isolating(distiller, context)
-    candidates = [redact_candidate(c) for c in result.candidates] if config.redact else result.candidates
-    kept = [c for c in candidates if c.confidence >= config.min_confidence]
+    kept = [c for c in result.candidates if c.confidence >= config.min_confidence]
     return kept, len(result.candidates) - len(kept), result.usage, quarantined
 
 
@@ -210,21 +209,28 @@ async def redistill(distill_runtime: DistillRuntime, job: Job) -> dict[str, Any]
             candidates += await episodes.replayed_task_candidates(
                 distiller, bank, session, events, candidates, usage
             )
+            # Compared and listed as they are stored: secrets masked (the write path masks the added).
+            stored = [as_stored(bank.config, c) for c in candidates]
             # Compared with everything the session's distillations stand by, whatever resolution or a
             # user did with it since: a unit resolution superseded or merged, or a user forgot, is
             # still this replay's output, not something to add again (a no-op replay changes nothing
             # and never resurrects an old value). Only live units the replay no longer produces go.
             old = await units_repo.session_units(db, bank_id, session_id)
             old_by_sig = {_signature(u.content, list(u.tags)): u for u in old}
-            new_by_sig = {_signature(c.content, c.tags): c for c in candidates}
-            added = [c for sig, c in new_by_sig.items() if sig not in old_by_sig]
+            new_by_sig = {
+                _signature(s.content, s.tags): (s, c) for s, c in zip(stored, candidates, strict=True)
+            }
+            added = [pair for sig, pair in new_by_sig.items() if sig not in old_by_sig]
             removed = [
                 u for sig, u in old_by_sig.items() if sig not in new_by_sig and u.status in LIVE_STATUSES
             ]
             unchanged = [u for sig, u in old_by_sig.items() if sig in new_by_sig]
             counts.update(added=len(added), removed=len(removed), unchanged=len(unchanged), sessions=1)
             for name, items in (
-                ("added", [{"session_id": session_id, "content": c.content, "tags": c.tags} for c in added]),
+                (
+                    "added",
+                    [{"session_id": session_id, "content": s.content, "tags": s.tags} for s, _ in added],
+                ),
                 ("removed", [_unit_summary(u) for u in removed]),
                 ("unchanged", [_unit_summary(u) for u in unchanged]),
             ):
@@ -239,7 +245,7 @@ async def redistill(distill_runtime: DistillRuntime, job: Job) -> dict[str, Any]
                 bank,
                 session_id,
                 events,
-                added,
+                [c for _, c in added],
                 distiller=distiller,
                 job=job,
                 salt=f"/{job.id}",

@@ -32,6 +32,7 @@ from app.mcp.arguments import (
 )
 from app.memory import reads
 from app.memory import service as memory
+from app.memory.write import Writer
 from app.pages import service as pages
 from app.query import service as query_service
 from app.schemas.memories import MemoryCreate, MemoryPatch, MemoryRead
@@ -102,6 +103,10 @@ def actor(principal: Principal) -> str:
     return "mcp:admin" if principal.is_admin else f"mcp:key:{principal.key_id}"
 
 
+def writer(principal: Principal) -> Writer:
+    return Writer.direct(actor(principal), distill.statement_graph)
+
+
 async def _bank(db: AsyncSession, principal: Principal, bank_id: str | None, scope: str) -> ConfiguredBank:
     """The bank named, or the key's own; another bank's answers "not found", as in the REST API."""
     if bank_id is None:
@@ -118,7 +123,7 @@ async def memory_write(s: Services, principal: Principal, args: WriteArguments) 
     )
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "write")
-        unit, _ = await memory.write(db, s.embedder, s.settings, bank, body, actor(principal), wait=True)
+        unit, _ = await memory.write(db, s.embedder, s.settings, bank, body, writer(principal), wait=True)
         return _result(_unit(await reads.read_model(db, unit)))
 
 
@@ -143,7 +148,7 @@ async def memory_update(s: Services, principal: Principal, args: UpdateArguments
     )
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "write")
-        unit = await memory.update(db, s.embedder, bank, args.memory_id, patch, actor(principal))
+        unit = await memory.update(db, s.embedder, bank, args.memory_id, patch, writer(principal))
         return _result(_unit(await reads.read_model(db, unit)))
 
 

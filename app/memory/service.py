@@ -3,141 +3,62 @@ superseding the old), forgetting by the bank's policy, restore and purge. Reads 
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
-from app.claims.stored import columns as claim_columns
-from app.claims.stored import read_claims
 from app.config import Settings
 from app.db.models import Job, MemoryUnit
-from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import graph as graph_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import units as units_repo
-from app.distill.entry import statement_graph
-from app.entities.types import EntityOut, RelationOut
+from app.entities.types import EntityOut
 from app.errors import Conflict
 from app.jobs.schedule import schedule_resolve
-from app.memory.graph import store_graph
 from app.memory.reads import get
+from app.memory.write import UnitWrite, Writer, write_units
 from app.providers.embeddings import Embedder
-from app.redact import is_redacted, redact
 from app.resolve.judge import judge_for
 from app.resolve.service import lock_bank, resolve_pending, supersede
 from app.schemas.common import as_aware
-from app.schemas.memories import (
-    MemoryCreate,
-    MemoryPatch,
-)
-from app.text import search_text
+from app.schemas.memories import MemoryCreate, MemoryPatch
 from app.webhooks import emit as webhooks
 
 DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` bank
 
 
-async def _insert(
-    db: AsyncSession,
-    embedder: Embedder,
-    bank: ConfiguredBank,
-    *,
-    content: str,
-    tags: list[str],
-    confidence: float,
-    importance: float,
-    valid_from: datetime,
-    session_id: str | None,
-    metadata: dict[str, Any],
-    entities: list[EntityOut],
-    actor: str,
-    status: str,
-    extract: bool = False,
-) -> MemoryUnit:
-    """A unit written through the API (not distilled), with its vector, entities and a history row.
-    Secrets are masked first when the bank redacts (the default), so no vector or index sees them.
-    `extract`: the content's entities and relations are found as in a distilled turn (besides those
-    given), so resolution compares a direct write like a distilled unit ("works at Globex" supersedes
-    "works at Acme"). Its claims are read from the content and tags in every case."""
-    if bank.config.redact:
-        content = redact(content)
-        entities = [e.model_copy(update={"name": redact(e.name)}) for e in entities]
-    relations: list[RelationOut] = []
-    if extract:
-        found, relations = await statement_graph(content, tags)
-        given = {e.name.lower() for e in entities}
-        entities = entities + [e for e in found if e.name.lower() not in given]
-    entities = [e for e in entities if not is_redacted(e.name)]
-    relations = [r for r in relations if not (is_redacted(r.subject) or is_redacted(r.object))]
-    unit_id = uuid.uuid4()
-    [vector] = await embedder.embed([content])
-    searched = await asyncio.to_thread(search_text, content)  # jieba: CPU work, off the event loop
-    claims = await asyncio.to_thread(read_claims, content, tags)
-    await units_repo.insert_units(
-        db,
-        [
-            {
-                "id": unit_id,
-                "bank_id": bank.id,
-                "content": content,
-                "search_text": searched,
-                "tags": tags,
-                "confidence": confidence,
-                "importance": importance,
-                "status": status,
-                "session_id": session_id,
-                "valid_from": valid_from,
-                "distiller": "api",
-                "embedding_model": embedder.model,
-                "metadata": metadata,
-                **claim_columns(claims),
-            }
-        ],
-    )
-    await embeddings_repo.insert_embeddings(db, bank.id, embedder.model, {unit_id: vector})
-    await store_graph(db, bank.id, [(unit_id, entities, relations, confidence)])
-    await history_repo.add_history(
-        db,
-        [
-            {
-                "bank_id": bank.id,
-                "memory_id": unit_id,
-                "action": "created",
-                "actor": actor,
-                "details": {"to": status},
-            }
-        ],
-    )
-    unit = await units_repo.get_unit(db, unit_id)
-    assert unit is not None
-    return unit
-
-
 async def create(
-    db: AsyncSession, embedder: Embedder, bank: ConfiguredBank, body: MemoryCreate, actor: str
+    db: AsyncSession, embedder: Embedder, bank: ConfiguredBank, body: MemoryCreate, writer: Writer
 ) -> MemoryUnit:
-    """A direct write: inserted `pending`; resolution decides what becomes of it."""
-    tz = bank.timezone
-    return await _insert(
+    """Insert a direct write `pending`; resolution decides what becomes of it."""
+    return await _write_one(
         db,
         embedder,
         bank,
-        content=body.content,
-        tags=body.tags,
-        confidence=body.confidence,
-        importance=body.importance,
-        valid_from=as_aware(body.occurred_at, tz) if body.occurred_at else datetime.now(UTC),
-        session_id=body.session_id,
-        metadata=body.metadata,
-        entities=[EntityOut(name=e.name, type=e.type) for e in body.entities],
-        actor=actor,
-        status="pending",
-        extract=True,
+        writer,
+        UnitWrite(
+            content=body.content,
+            tags=body.tags,
+            confidence=body.confidence,
+            importance=body.importance,
+            valid_from=as_aware(body.occurred_at, bank.timezone) if body.occurred_at else datetime.now(UTC),
+            session_id=body.session_id,
+            metadata=body.metadata,
+            entities=[EntityOut(name=e.name, type=e.type) for e in body.entities],
+        ),
     )
+
+
+async def _write_one(
+    db: AsyncSession, embedder: Embedder, bank: ConfiguredBank, writer: Writer, write: UnitWrite
+) -> MemoryUnit:
+    [unit_id] = await write_units(db, embedder, bank, [write], writer)
+    unit = await units_repo.get_unit(db, unit_id)
+    assert unit is not None
+    return unit
 
 
 async def write(
@@ -146,7 +67,7 @@ async def write(
     settings: Settings,
     bank: ConfiguredBank,
     body: MemoryCreate,
-    actor: str,
+    writer: Writer,
     *,
     wait: bool,
 ) -> tuple[MemoryUnit, Job | None]:
@@ -155,7 +76,7 @@ async def write(
     is configured) → (unit as resolved: active, merged into a twin, or superseding an older value, None)."""
     if wait:  # the bank's lock before any row this write touches: the order every status change takes
         await lock_bank(db, bank.id)
-    unit = await create(db, embedder, bank, body, actor)
+    unit = await create(db, embedder, bank, body, writer)
     if not wait:
         job, _ = await schedule_resolve(db, bank.id)
         return unit, job
@@ -171,21 +92,18 @@ async def update(
     bank: ConfiguredBank,
     memory_id: uuid.UUID,
     body: MemoryPatch,
-    actor: str,
+    writer: Writer,
 ) -> MemoryUnit:
-    """A new unit with the changes supersedes the old one (history action `updated`). Only the
-    chain's active head can be updated. Its claims, entities and relations are read from the new
-    content; a changed content keeps none of the old unit's entities."""
+    """Supersede the chain's active head with a new unit holding the changes (history action
+    `updated`). Its claims, entities and relations are read from the new content; a changed content
+    keeps none of the old unit's entities."""
     await lock_bank(db, bank.id)
     old = await get(db, bank, memory_id, for_update=True)
     if old.status != "active":
         raise Conflict(f"Memory {memory_id} is {old.status}; only an active unit can be updated.")
     changed = body.content is not None and body.content != old.content
     entities = {} if changed else await graph_repo.entities_of(db, [old.id])
-    new = await _insert(
-        db,
-        embedder,
-        bank,
+    write = UnitWrite(
         content=body.content if body.content is not None else old.content,
         tags=body.tags if body.tags is not None else list(old.tags),
         confidence=body.confidence if body.confidence is not None else old.confidence,
@@ -194,12 +112,10 @@ async def update(
         session_id=old.session_id,
         metadata=dict(old.metadata_),
         entities=[EntityOut(name=e["name"], type=e["type"]) for e in entities.get(old.id, [])],
-        actor=actor,
-        status="pending",
-        extract=True,
     )
+    new = await _write_one(db, embedder, bank, writer, write)
     await units_repo.copy_sources(db, old, new)
-    await supersede(db, old, new, reason="update", actor=actor, action="updated")
+    await supersede(db, old, new, reason="update", actor=writer.actor, action="updated")
     await db.refresh(new)
     return new
 

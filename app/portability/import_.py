@@ -33,6 +33,7 @@ from app.jobs import service as jobs
 from app.jobs.kinds import JobKind
 from app.jobs.unit_of_work import enqueue
 from app.keys import composite_key
+from app.memory.write import search_texts
 from app.schemas.banks import BankConfig
 from app.schemas.portability import (
     COUNTED,
@@ -48,7 +49,6 @@ from app.schemas.portability import (
     RelationLine,
     SessionLine,
 )
-from app.text import search_text
 
 BATCH = 500
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -109,11 +109,6 @@ def parse(number: int, raw: bytes) -> Any:
             field_name = ".".join(map(str, first["loc"][2:])) or "(the line)"
             detail = f"Line {number}, field {field_name}: {first['msg']}"
         raise Invalid(detail, errors=errors) from exc
-
-
-def search_texts(contents: list[str]) -> list[str]:
-    """The search text of each content (CPU work: run it on a thread)."""
-    return [search_text(content) for content in contents]
 
 
 def _constraint(exc: IntegrityError) -> str:

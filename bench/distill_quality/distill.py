@@ -24,7 +24,7 @@ def _units(candidates: list[object]) -> list[Unit]:
 async def distill_all(conversations: list[Conversation]) -> dict[str, list[Unit]]:
     """The units each conversation leaves, by conversation id."""
     from app.distill.heuristic.distiller import HeuristicDistiller
-    from app.distill.store import redact_candidate
+    from app.distill.store import as_stored
     from app.distill.taxonomy import bank_taxonomy
     from app.distill.types import DistillContext, Turn
     from app.redact import redact
@@ -50,6 +50,6 @@ async def distill_all(conversations: list[Conversation]) -> dict[str, list[Unit]
         assert timezone is not None  # the suite's dates carry their offset (suite.parse_conversation)
         context = DistillContext("distill-suite", conv.id, turns, timezone, [], bank_taxonomy(config.tags))
         result = await distiller.distill(context)
-        candidates = [redact_candidate(c) for c in result.candidates] if config.redact else result.candidates
-        out[conv.id] = _units([c for c in candidates if c.confidence >= config.min_confidence])
+        kept = [c for c in result.candidates if c.confidence >= config.min_confidence]
+        out[conv.id] = _units([as_stored(config, c) for c in kept])
     return out

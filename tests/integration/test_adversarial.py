@@ -354,7 +354,9 @@ async def test_resolution_of_a_backlog_releases_the_bank_lock_between_batches(
 ) -> None:
     """Each batch is a transaction of its own, so the lock is free between two batches."""
     from app.db.repositories import jobs as jobs_repo
+    from app.distill.entry import statement_graph
     from app.memory import service as memory
+    from app.memory.write import Writer
     from app.resolve import service as resolution
     from app.schemas.memories import MemoryCreate
 
@@ -368,7 +370,7 @@ async def test_resolution_of_a_backlog_releases_the_bank_lock_between_batches(
         bank = ConfiguredBank.of(row)
         for i in range(5):  # pending units nobody was asked to resolve yet
             body = MemoryCreate(content=f"Ida visited city number {i}.", tags=["fact.location"])
-            await memory.create(db, app.state.embedder, bank, body, "test")
+            await memory.create(db, app.state.embedder, bank, body, Writer.direct("test", statement_graph))
         job, _ = await jobs_repo.create_job(
             db, kind="resolve.bank", bank_id=bank_id, params={}, dedupe_key=None, max_attempts=1
         )
