@@ -17,11 +17,12 @@ from app.jobs.queue import TaskQueue
 from app.jobs.unit_of_work import UnitOfWork
 from app.providers.embeddings import Embedder
 from app.query.recorder import ReadRecorder
-from app.query.service import QueryDeps
 
 
 @dataclass(frozen=True)
 class Services:
+    """The API process's one bundle; a query takes it as its `QueryDeps`."""
+
     settings: Settings
     sessionmaker: async_sessionmaker[AsyncSession]
     embedder: Embedder
@@ -37,13 +38,9 @@ class Services:
         return cls(**{field.name: getattr(app.state, field.name) for field in fields(cls)})
 
     @property
-    def query_deps(self) -> QueryDeps:
-        return QueryDeps(
-            embedder=self.embedder,
-            working_memory=self.working_memory,
-            recorder=self.recorder,
-            working_memory_turns=self.settings.working_memory_max_turns,
-        )
+    def working_memory_turns(self) -> int:
+        """How many recent turns a query's working memory shows."""
+        return self.settings.working_memory_max_turns
 
     def session(
         self, maker: async_sessionmaker[AsyncSession] | None = None

@@ -118,6 +118,24 @@ async def write(client: httpx.AsyncClient, bank: str, content: str, tags: list[s
     return unit
 
 
+# --- the worker's distillation, in the test process -------------------------------------------------
+
+
+@dataclass
+class InProcessDistill:
+    """What a distillation uses of a worker (`app.distill.store.DistillRuntime`), and the unit of work
+    its jobs run in, in the test process with a distiller of the test's choice."""
+
+    sessionmaker: Any
+    embedder: Any
+    only: Any  # the distiller, whichever name the job asks for
+    work: Any
+    working_memory: Any = None
+
+    def distiller(self, name: str | None) -> Any:
+        return self.only
+
+
 # --- webhooks: a receiver on loopback, hooks and their deliveries over the HTTP API -------------------
 
 

@@ -17,7 +17,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from app.config import Settings, get_settings
 from app.db.engine import create_engine, create_sessionmaker
 from app.distill.service import create_distiller
-from app.distill.store import DistillRuntime
 from app.distill.types import Distiller
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
@@ -31,6 +30,9 @@ T = TypeVar("T")
 
 @dataclass
 class WorkerRuntime:
+    """The worker process's one bundle: settings, loop, engine, unit of work and the providers its
+    jobs use, made on first use. A distillation takes it as its `DistillRuntime`."""
+
     pid: int
     settings: Settings
     loop: asyncio.AbstractEventLoop
@@ -42,6 +44,7 @@ class WorkerRuntime:
     _embedder: Embedder | None = None
     _distillers: dict[str, Distiller] = field(default_factory=dict)
     _judge: LLMJudge | None = None
+    _working_memory: WorkingMemory | None = None
 
     @property
     def job_deadline(self) -> timedelta:
@@ -67,17 +70,16 @@ class WorkerRuntime:
             self._judge = LLMJudge.from_settings(self.settings)
         return self._judge
 
-    def distill_runtime(self) -> DistillRuntime:
-        return DistillRuntime(
-            sessionmaker=self.sessionmaker,
-            embedder=self.embedder,
-            distiller=self.distiller,
-            working_memory=WorkingMemory(
+    @property
+    def working_memory(self) -> WorkingMemory:
+        """The sessions' recent turns in Redis, which a distillation trims."""
+        if self._working_memory is None:
+            self._working_memory = WorkingMemory(
                 self.redis,
                 max_turns=self.settings.working_memory_max_turns,
                 ttl_seconds=self.settings.working_memory_ttl_seconds,
-            ),
-        )
+            )
+        return self._working_memory
 
     async def aclose(self) -> None:
         for distiller in self._distillers.values():

@@ -16,7 +16,7 @@ from app.jobs import service as jobs
 from app.jobs.kinds import JobKind
 from app.jobs.schedule import maintenance_key
 from app.maintenance import lifecycle
-from app.maintenance.lifecycle import Run, job_now
+from app.maintenance.lifecycle import MaintenanceRun, job_now
 from app.maintenance.merge import merge
 from app.maintenance.reembed import reembed
 from app.maintenance.summary import LLMSummarizer
@@ -33,24 +33,25 @@ TASK_OPTIONS: dict[str, Any] = {
 }
 
 
+async def _job_uuid(worker_runtime: WorkerRuntime, kind: str, job_id: str | None) -> uuid.UUID:
+    """The job's id; without one (a beat tick), make the job, or take over the unfinished one holding
+    the dedupe key (the claim in jobs.run skips a healthy running copy but revives one whose worker died)."""
+    if job_id is not None:
+        return uuid.UUID(job_id)
+    async with worker_runtime.work.session() as db:
+        job, _ = await jobs.create(db, kind, dedupe_key=maintenance_key(kind, {}))
+    return job.id
+
+
 def _run(kind: str, job_id: str | None, handler: jobs.JobHandler) -> str:
-    """Run a job by id; without one (a beat tick), find or make the job of this kind first."""
+    """Run the job (by id, or the beat tick's of this kind) in this process's event loop."""
     worker_runtime = get_runtime()
-    return worker_runtime.run(_run_async(worker_runtime, kind, job_id, handler))
 
+    async def run() -> str:
+        job_uuid = await _job_uuid(worker_runtime, kind, job_id)
+        return await jobs.run(worker_runtime.work, job_uuid, handler, deadline=worker_runtime.job_deadline)
 
-async def _run_async(
-    worker_runtime: WorkerRuntime, kind: str, job_id: str | None, handler: jobs.JobHandler
-) -> str:
-    if job_id is None:
-        # A beat tick: make the job, or take over the unfinished one holding the dedupe key. The
-        # claim in jobs.run skips a healthy running copy but revives one whose worker died.
-        async with worker_runtime.work.session() as db:
-            job, _ = await jobs.create(db, kind, dedupe_key=maintenance_key(kind, {}))
-        job_uuid = job.id
-    else:
-        job_uuid = uuid.UUID(job_id)
-    return await jobs.run(worker_runtime.work, job_uuid, handler, deadline=worker_runtime.job_deadline)
+    return worker_runtime.run(run())
 
 
 @shared_task(name=JobKind.SWEEP, **TASK_OPTIONS)
@@ -60,28 +61,28 @@ def sweep_task(job_id: str | None = None) -> str:
     async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
         return await sweep(db, job, queue=worker_runtime.queue, model=worker_runtime.settings.embedding_model)
 
-    return _run(JobKind.SWEEP, job_id, handler)
+    async def run() -> str:
+        job_uuid = await _job_uuid(worker_runtime, JobKind.SWEEP, job_id)
+        return await jobs.run_in_session(
+            worker_runtime.work, job_uuid, handler, deadline=worker_runtime.job_deadline
+        )
+
+    return worker_runtime.run(run())
 
 
 @shared_task(name=JobKind.DISTILL, **TASK_OPTIONS)
 def distill_session_task(job_id: str) -> str:
-    async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
-        return await distill.distill_session(get_runtime().distill_runtime(), job)
-
-    return _run(JobKind.DISTILL, job_id, handler)
+    return _run(JobKind.DISTILL, job_id, lambda job: distill.distill_session(get_runtime(), job))
 
 
 @shared_task(name=JobKind.REDISTILL, **TASK_OPTIONS)
 def redistill_task(job_id: str) -> str:
-    async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
-        return await distill.redistill(get_runtime().distill_runtime(), job)
-
-    return _run(JobKind.REDISTILL, job_id, handler)
+    return _run(JobKind.REDISTILL, job_id, lambda job: distill.redistill(get_runtime(), job))
 
 
 @shared_task(name=JobKind.RESOLVE, **TASK_OPTIONS)
 def resolve_bank_task(job_id: str) -> str:
-    async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
+    async def handler(job: Job) -> dict[str, Any]:
         worker_runtime = get_runtime()
         judge = worker_runtime.judge
         return await resolve_bank(
@@ -94,11 +95,10 @@ def resolve_bank_task(job_id: str) -> str:
     return _run(JobKind.RESOLVE, job_id, handler)
 
 
-def _maintenance(kind: str, job_id: str | None, work: Callable[[Run], Awaitable[dict[str, Any]]]) -> str:
-    async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
-        return await work(Run(get_runtime().sessionmaker, job, job_now(job)))
-
-    return _run(kind, job_id, handler)
+def _maintenance(
+    kind: str, job_id: str | None, work: Callable[[MaintenanceRun], Awaitable[dict[str, Any]]]
+) -> str:
+    return _run(kind, job_id, lambda job: work(MaintenanceRun(get_runtime().sessionmaker, job, job_now(job))))
 
 
 @shared_task(name=JobKind.EXPIRE, **TASK_OPTIONS)
@@ -118,11 +118,9 @@ def promote_task(job_id: str | None = None) -> str:
 
 @shared_task(name=JobKind.MERGE, **TASK_OPTIONS)
 def merge_task(job_id: str | None = None) -> str:
-    async def work(run: Run) -> dict[str, Any]:
+    async def work(run: MaintenanceRun) -> dict[str, Any]:
         worker_runtime = get_runtime()
-        if (
-            not worker_runtime.settings.judge_enabled
-        ):  # no LLM in use: the most complete member stays as it is
+        if not worker_runtime.settings.judge_enabled:  # no LLM in use: the most complete member stays
             return await merge(run, worker_runtime.embedder)
         summarizer = LLMSummarizer.from_settings(worker_runtime.settings)
         try:

@@ -53,7 +53,7 @@ async def get_unit_of_work(request: Request) -> UnitOfWork:
 
 
 async def get_query_deps(request: Request) -> QueryDeps:
-    return Services.of(request.app).query_deps
+    return Services.of(request.app)
 
 
 async def get_embedder(request: Request) -> Embedder:

@@ -12,18 +12,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from app.banks.config import ConfiguredBank
-from app.banks.service import configured_bank
 from app.db.models import ChatSession, Event, Job
 from app.db.repositories import events as events_repo
 from app.db.repositories import task_ends as task_ends_repo
-from app.db.repositories.locks import xact_lock
 from app.distill import store
 from app.distill.task_episode import domain_tags, to_candidate
 from app.distill.taxonomy import bank_taxonomy
 from app.distill.types import Candidate, DistillContext, Distiller
-from app.jobs import service as jobs
 from app.jobs.schedule import schedule_resolve
-from app.keys import composite_key
 from app.redact import redact
 
 TASK_WINDOW = 200  # turns before a task's end that are read for it: a task is the stretch's tail
@@ -113,11 +109,7 @@ async def write_task_episodes(
     so the next distillation of the session tries again)."""
     stage = TaskStage()
     async with distill_runtime.sessionmaker() as db, db.begin():
-        key = composite_key("distill", bank_id, session_id)
-        if not await xact_lock(db, key, store.LOCK_WAIT_SECONDS):
-            raise jobs.RetryableError(f"session {session_id!r} is being distilled by another job")
-        bank = await configured_bank(db, bank_id)
-        session = await events_repo.get_session(db, bank_id, session_id)
+        bank, session = await store.locked_session(db, bank_id, session_id)
         if bank is None or session is None:
             return stage
         meta = dict(session.metadata_)

@@ -5,9 +5,8 @@ secrets). The session stage (`service`) and the task stage (`episodes`) both wri
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, time, tzinfo
+from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -27,14 +26,21 @@ from app.schemas.banks import BankConfig
 LOCK_WAIT_SECONDS = 30.0  # a follow-up job waits this long for the session's running distillation
 
 
-@dataclass
-class DistillRuntime:
-    """What a distillation needs from the worker process that runs it."""
+class DistillRuntime(Protocol):
+    """What a distillation uses of the worker process that runs it (`worker.runtime.WorkerRuntime`)."""
 
-    sessionmaker: async_sessionmaker[AsyncSession]
-    embedder: Embedder
-    distiller: Callable[[str | None], Distiller]  # by name; None is the configured default
-    working_memory: WorkingMemory | None = None
+    @property
+    def sessionmaker(self) -> async_sessionmaker[AsyncSession]: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    @property
+    def working_memory(self) -> WorkingMemory | None: ...
+
+    def distiller(self, name: str | None) -> Distiller:
+        """The distiller of this name; None: the configured default."""
+        ...
 
 
 def to_turns(events: list[Event]) -> list[Turn]:

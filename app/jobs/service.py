@@ -24,7 +24,11 @@ from app.webhooks import emit as webhooks
 
 log = logging.getLogger(__name__)
 
-JobHandler = Callable[[AsyncSession, Job], Awaitable[dict[str, Any] | None]]
+JobResult = dict[str, Any] | None
+# A job's work: given the job, it opens the transactions it needs (a distillation, one per batch).
+JobHandler = Callable[[Job], Awaitable[JobResult]]
+# A job's work done in the job's own transaction, committed with its `succeeded` mark (the sweep).
+SessionJobHandler = Callable[[AsyncSession, Job], Awaitable[JobResult]]
 
 
 class RetryableError(Exception):
@@ -97,6 +101,13 @@ async def wait_searchable(db: AsyncSession, job: Job, within: float) -> tuple[Jo
 
 
 async def run(work: UnitOfWork, job_id: uuid.UUID, handler: JobHandler, *, deadline: timedelta) -> str:
+    """Claim, run and finish one job (see `run_in_session`); the handler opens its own transactions."""
+    return await run_in_session(work, job_id, lambda _db, job: handler(job), deadline=deadline)
+
+
+async def run_in_session(
+    work: UnitOfWork, job_id: uuid.UUID, handler: SessionJobHandler, *, deadline: timedelta
+) -> str:
     """Claim, run and finish one job, its handler in one unit of work with the `succeeded` mark (the
     jobs it creates are sent once that commits). Returns the job's final status, or `skipped` when
     another worker holds it or it is already done (duplicated and redelivered messages end here)."""

@@ -55,7 +55,7 @@ def bank_failure(exc: BaseException) -> bool:
 
 
 @dataclass
-class Run:
+class MaintenanceRun:
     """One maintenance task over every bank (or the one in `params.bank_id`). A bank whose own data
     makes the task fail is recorded in `failed` and skipped; the other banks proceed."""
 
@@ -115,7 +115,7 @@ class Run:
         return result
 
 
-async def _guarded(run: Run, bank_id: str, config: BankConfig, would: int, active: int) -> bool:
+async def _guarded(run: MaintenanceRun, bank_id: str, config: BankConfig, would: int, active: int) -> bool:
     """True when the run must leave this bank alone: it would forget too much of it at once."""
     if run.job.params.get("force") or would < GUARD_MIN_UNITS or would <= config.max_forget_share * active:
         return False
@@ -152,7 +152,9 @@ async def _retire(
     return len(units)
 
 
-async def _delete_past_grace(run: Run, bank_id: str, config: BankConfig, counts: Counter[str]) -> None:
+async def _delete_past_grace(
+    run: MaintenanceRun, bank_id: str, config: BankConfig, counts: Counter[str]
+) -> None:
     """Policy `delete`: archived units are deleted once their grace period is over."""
     if config.forgetting_policy != "delete":
         return
@@ -178,7 +180,7 @@ Step = Callable[[AsyncSession], Awaitable[int]]
 
 
 async def _forget(
-    run: Run,
+    run: MaintenanceRun,
     task: str,
     count: Callable[[AsyncSession, str, BankConfig], Awaitable[int]],
     steps: Callable[[str, BankConfig], list[Step]],
@@ -215,7 +217,7 @@ def _valid_time(tag: str) -> bool:
     return any(tag == kind or tag.startswith(kind + ".") for kind in VALID_TIME_KINDS)
 
 
-async def expire(run: Run) -> dict[str, Any]:
+async def expire(run: MaintenanceRun) -> dict[str, Any]:
     """Units older than their tag's TTL (or past `expires_at`) → `expired`, then `archived`:
     restorable, out of the default context, found by queries about their time. Ages count in bank
     time except for time-bound kinds (see `lifecycle_repo`). Policy `delete` deletes archived units
@@ -256,7 +258,7 @@ async def expire(run: Run) -> dict[str, Any]:
     return await _forget(run, "expire", count, steps)
 
 
-async def decay(run: Run) -> dict[str, Any]:
+async def decay(run: MaintenanceRun) -> dict[str, Any]:
     """Episodic units (facts excepted) whose `importance · exp(-λ · days since the bank last used or
     heard them)` fell under the bank's threshold → `archived` (out of retrieval unless asked for).
     Policy `never` keeps them."""
@@ -286,7 +288,7 @@ async def decay(run: Run) -> dict[str, Any]:
     return await _forget(run, "decay", count, steps)
 
 
-async def promote(run: Run) -> dict[str, Any]:
+async def promote(run: MaintenanceRun) -> dict[str, Any]:
     """Active L2 units confirmed by ≥ 3 sources, or with confidence ≥ 0.9 and importance ≥ 0.7,
     become L3 (semantic-layer) knowledge."""
     per_bank: dict[str, Counter[str]] = {}

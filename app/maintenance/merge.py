@@ -16,7 +16,7 @@ from app.db.models import MemoryUnit
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import units as units_repo
-from app.maintenance.lifecycle import Run, bank_failure
+from app.maintenance.lifecycle import MaintenanceRun, bank_failure
 from app.maintenance.tuning import MERGE_NEIGHBOURS, MERGE_SIMILARITY
 from app.providers.embeddings import Embedder
 from app.resolve.conflicts import same_statement
@@ -27,7 +27,7 @@ from app.text import search_text
 LOCAL_WEEKDAY, LOCAL_HOUR = 6, 3  # Sunday, 03:00–04:00 in the bank's time zone
 
 
-def _due(run: Run, timezone: str) -> bool:
+def _due(run: MaintenanceRun, timezone: str) -> bool:
     if run.job.params.get("bank_id") or run.job.params.get("force"):
         return True
     local = run.now.astimezone(ZoneInfo(timezone))
@@ -42,7 +42,9 @@ class Summarizer(Protocol):
     async def summarize(self, statements: list[str]) -> str | None: ...
 
 
-async def merge(run: Run, embedder: Embedder, summarizer: Summarizer | None = None) -> dict[str, Any]:
+async def merge(
+    run: MaintenanceRun, embedder: Embedder, summarizer: Summarizer | None = None
+) -> dict[str, Any]:
     per_bank: dict[str, Counter[str]] = {}
     for bank_id, config in await run.banks():
         if not _due(run, config.timezone):
@@ -58,7 +60,7 @@ async def merge(run: Run, embedder: Embedder, summarizer: Summarizer | None = No
 
 
 async def _merge_bank(
-    run: Run, bank_id: str, counts: Counter[str], embedder: Embedder, summarizer: Summarizer | None
+    run: MaintenanceRun, bank_id: str, counts: Counter[str], embedder: Embedder, summarizer: Summarizer | None
 ) -> None:
     after = None
     while True:

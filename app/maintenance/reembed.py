@@ -10,18 +10,18 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.repositories import embeddings as embeddings_repo
-from app.maintenance.lifecycle import Run
+from app.maintenance.lifecycle import MaintenanceRun
 from app.maintenance.tuning import REEMBED_BATCH
 from app.providers.embeddings import Embedder
 
 
-async def ensure_index(run: Run, model: str, dim: int) -> None:
+async def ensure_index(run: MaintenanceRun, model: str, dim: int) -> None:
     """The model's partial HNSW index, built CONCURRENTLY (writes go on meanwhile)."""
     async with run.sessionmaker() as db:
         await embeddings_repo.ensure_hnsw_index(db, model, dim)
 
 
-async def reembed(run: Run, embedder: Embedder) -> dict[str, Any]:
+async def reembed(run: MaintenanceRun, embedder: Embedder) -> dict[str, Any]:
     await ensure_index(run, embedder.model, embedder.dim)
 
     async def step(db: AsyncSession) -> int:

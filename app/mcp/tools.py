@@ -138,7 +138,7 @@ async def memory_query(s: Services, principal: Principal, args: QueryArguments) 
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "read")
         async with s.read_session(db) as reads:
-            return _query_result(await query_service.query(reads, s.query_deps, bank, request))
+            return _query_result(await query_service.query(reads, s, bank, request))
 
 
 async def memory_update(s: Services, principal: Principal, args: UpdateArguments) -> CallToolResult:

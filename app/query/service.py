@@ -9,6 +9,7 @@ import time
 import uuid
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
@@ -47,12 +48,20 @@ FAR_FUTURE = datetime(9999, 1, 1, tzinfo=UTC)
 HISTORY_STATUSES = frozenset({"superseded", "merged"})  # asking for these asks for a chain's past
 
 
-@dataclass
-class QueryDeps:
-    embedder: Embedder
-    working_memory: WorkingMemory
-    recorder: ReadRecorder
-    working_memory_turns: int
+class QueryDeps(Protocol):
+    """What a query uses of the API process (`app.services.Services`)."""
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    @property
+    def working_memory(self) -> WorkingMemory: ...
+
+    @property
+    def recorder(self) -> ReadRecorder: ...
+
+    @property
+    def working_memory_turns(self) -> int: ...
 
 
 def _words(query: str) -> list[str]:

@@ -174,7 +174,7 @@ class Claim:
     now: datetime
 
 
-class Run:
+class DeliveryRun:
     """One delivery run: claims due heads one at a time and sends them concurrently, at most
     `policy.concurrency` at once and `policy.per_bank` for one bank, so hooks whose receivers hang
     hold their own slots only. While sends are in flight it keeps looking for work that fell due
@@ -275,10 +275,10 @@ async def deliver_due(
     prune: bool | None = None,
 ) -> Report:
     """Send every delivery due now (of `bank_id`'s hooks, or of all), each attempt recorded in its own
-    transaction, at most RUN_LIMIT, several at once (`Run`). `prune` (default: on a run over all
+    transaction, at most RUN_LIMIT, several at once (`DeliveryRun`). `prune` (default: on a run over all
     banks) also deletes deliveries past their retention."""
     async with client(policy) as http:
-        run = Run(sessionmaker, http, policy, bank_id, clock)
+        run = DeliveryRun(sessionmaker, http, policy, bank_id, clock)
         await run()
     if bank_id is None if prune is None else prune:
         async with sessionmaker() as db, db.begin():

@@ -7,13 +7,34 @@ from __future__ import annotations
 import cProfile
 import pstats
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 
 from bench.distill.conversation import BATCH
 from bench.harness import services
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+    from app.distill.types import Distiller
+    from app.events.working_memory import WorkingMemory
+    from app.providers.embeddings import Embedder
+
+
+@dataclass
+class InProcess:
+    """What a distillation uses of a worker (`app.distill.store.DistillRuntime`), in this process."""
+
+    sessionmaker: async_sessionmaker[AsyncSession]
+    embedder: Embedder
+    only: Distiller
+    working_memory: WorkingMemory | None = None
+
+    def distiller(self, name: str | None) -> Distiller:
+        return self.only
 
 
 async def profile_in_process(
@@ -26,7 +47,6 @@ async def profile_in_process(
     from app.db.engine import create_engine, create_sessionmaker
     from app.db.models import Bank
     from app.distill import service as distill
-    from app.distill.store import DistillRuntime
     from app.events import service as events
     from app.events.working_memory import WorkingMemory
     from app.jobs import service as jobs
@@ -81,11 +101,7 @@ async def profile_in_process(
     embedder_s = 0.0
     heuristic = distill.create_distiller(settings)
     await heuristic.distill(_warm_context())  # jieba's dictionary, dateparser's tables
-    runtime = DistillRuntime(
-        sessionmaker=maker,
-        embedder=embedder,
-        distiller=lambda name: heuristic,
-    )
+    runtime = InProcess(sessionmaker=maker, embedder=embedder, only=heuristic)
     job_rows = []
     async with maker() as db, db.begin():
         for sid, _ in sessions:

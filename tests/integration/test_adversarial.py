@@ -117,7 +117,9 @@ async def test_a_long_job_finishes_when_it_ends_not_when_its_transaction_began(a
 
     async with app.state.sessionmaker() as db, db.begin():
         job, _ = await jobs.create(db, "maintenance.sweep", dedupe_key=None)
-    assert await jobs.run(app.state.work, job.id, slow, deadline=timedelta(seconds=30)) == "succeeded"
+    assert (
+        await jobs.run_in_session(app.state.work, job.id, slow, deadline=timedelta(seconds=30)) == "succeeded"
+    )
     async with app.state.sessionmaker() as db:
         done = await jobs_repo.get_job(db, job.id)
     assert done is not None

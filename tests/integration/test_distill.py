@@ -17,7 +17,7 @@ import redis.asyncio as aioredis
 from app.config import get_settings
 from app.events.working_memory import working_memory_key
 from tests.conftest import Stack, assert_problem, wait_for
-from tests.factories import CONVERSATION, events, finished_job, make_bank, units
+from tests.factories import CONVERSATION, InProcessDistill, events, finished_job, make_bank, units
 from tests.fake_openai import error, reply
 
 
@@ -246,7 +246,6 @@ async def in_process(stack: Stack, app: Any) -> AsyncIterator[Any]:
     from app.config import get_settings
     from app.db.engine import create_engine, create_sessionmaker
     from app.distill.service import create_distiller
-    from app.distill.store import DistillRuntime
     from app.providers.embeddings import OpenAIEmbedder
 
     settings = get_settings()
@@ -255,9 +254,7 @@ async def in_process(stack: Stack, app: Any) -> AsyncIterator[Any]:
     distillers = {name: create_distiller(settings, name) for name in ("heuristic", "llm")}
 
     def runtime(name: str) -> Any:
-        rt = DistillRuntime(create_sessionmaker(engine), embedder, lambda _: distillers[name])
-        rt.work = app.state.work  # type: ignore[attr-defined]  # the unit of work its jobs run in
-        return rt
+        return InProcessDistill(create_sessionmaker(engine), embedder, distillers[name], app.state.work)
 
     yield runtime
     stack.llm.state.chat_script = [reply('{"units": []}')]
@@ -278,9 +275,7 @@ async def run_distill_job(rt: Any, bank: str, *, dedupe: bool = True) -> tuple[u
             job, _ = await schedule_distill(db, bank, "s")
         else:  # a second job for the same session, as a duplicated trigger without the dedupe key would make
             job, _ = await jobs.create(db, JobKind.DISTILL, bank_id=bank, params={"session_id": "s"})
-    status = await jobs.run(
-        rt.work, job.id, lambda _db, j: distill_session(rt, j), deadline=timedelta(seconds=60)
-    )
+    status = await jobs.run(rt.work, job.id, lambda j: distill_session(rt, j), deadline=timedelta(seconds=60))
     return job.id, status
 
 

@@ -34,7 +34,7 @@ async def maintenance_job(app: Any, kind: str, bank: str) -> Any:
 
 
 def killed_after_one_batch(run_type: Any) -> Any:
-    """A Run whose process dies right after its first committed batch that changed something."""
+    """A MaintenanceRun whose process dies right after its first committed batch that changed something."""
 
     class Killed(run_type):  # type: ignore[misc,valid-type]
         async def batches(self, step: Any, progress: dict[str, Any]) -> int:
@@ -232,7 +232,7 @@ async def test_a_task_killed_half_way_resumes(
     client: httpx.AsyncClient, app: Any, sql: Any, task: str, unit: dict[str, Any], done: Any
 ) -> None:
     from app.maintenance import lifecycle
-    from app.maintenance.lifecycle import Run
+    from app.maintenance.lifecycle import MaintenanceRun
 
     bank = await make_bank(client)
     extra = {k: v for k, v in unit.items() if k not in ("tags", "at")}
@@ -250,12 +250,12 @@ async def test_a_task_killed_half_way_resumes(
     job = await maintenance_job(app, f"maintenance.{task}", bank)
     work = getattr(lifecycle, task)
     with pytest.raises(asyncio.CancelledError):
-        await work(killed_after_one_batch(Run)(app.state.sessionmaker, job, NOW, batch=2))
+        await work(killed_after_one_batch(MaintenanceRun)(app.state.sessionmaker, job, NOW, batch=2))
     assert sum(map(done, await memories(client, bank))) == 2
-    result = await work(Run(app.state.sessionmaker, job, NOW, batch=2))
+    result = await work(MaintenanceRun(app.state.sessionmaker, job, NOW, batch=2))
     assert sum(result["banks"][bank].values()) == 3
     assert sum(map(done, await memories(client, bank))) == 5
-    assert (await work(Run(app.state.sessionmaker, job, NOW, batch=2)))["banks"] == {}
+    assert (await work(MaintenanceRun(app.state.sessionmaker, job, NOW, batch=2)))["banks"] == {}
 
 
 async def test_reembed_with_a_new_model_keeps_queries_answering(
@@ -263,7 +263,7 @@ async def test_reembed_with_a_new_model_keeps_queries_answering(
 ) -> None:
     from app.config import get_settings
     from app.main import create_app
-    from app.maintenance.lifecycle import Run
+    from app.maintenance.lifecycle import MaintenanceRun
     from app.maintenance.reembed import reembed
     from app.providers.embeddings import LocalEmbedder
     from tests.conftest import make_client
@@ -286,7 +286,7 @@ async def test_reembed_with_a_new_model_keeps_queries_answering(
         assert "semantic" not in top["scores"]
 
         job = await maintenance_job(app, "maintenance.reembed", bank)
-        task = asyncio.create_task(reembed(Run(app.state.sessionmaker, job, NOW, batch=2), alt))
+        task = asyncio.create_task(reembed(MaintenanceRun(app.state.sessionmaker, job, NOW, batch=2), alt))
         answered = 0
         while not task.done():
             during = await client.post(f"/v1/banks/{bank}/query", json={"query": "sister Oslo"})
@@ -382,7 +382,7 @@ async def test_merge_writes_an_llm_summary_when_an_llm_is_configured(
 ) -> None:
     import json
 
-    from app.maintenance.lifecycle import Run
+    from app.maintenance.lifecycle import MaintenanceRun
     from app.maintenance.merge import merge
     from app.maintenance.summary import LLMSummarizer
     from app.providers.llm import JSONChatClient
@@ -395,7 +395,7 @@ async def test_merge_writes_an_llm_summary_when_an_llm_is_configured(
     summarizer = LLMSummarizer(JSONChatClient(base_url=stack.llm_url, api_key="k", model="m", max_retries=1))
     job = await maintenance_job(app, "maintenance.merge", bank)
     try:
-        result = await merge(Run(app.state.sessionmaker, job, NOW), app.state.embedder, summarizer)
+        result = await merge(MaintenanceRun(app.state.sessionmaker, job, NOW), app.state.embedder, summarizer)
     finally:
         await summarizer.aclose()
         stack.llm.state.chat_script = [reply('{"units": []}')]
@@ -411,7 +411,7 @@ async def test_merge_writes_an_llm_summary_when_an_llm_is_configured(
 async def test_reembed_killed_half_way_resumes_and_a_second_run_does_nothing(
     client: httpx.AsyncClient, app: Any
 ) -> None:
-    from app.maintenance.lifecycle import Run
+    from app.maintenance.lifecycle import MaintenanceRun
     from app.maintenance.reembed import reembed
 
     bank = await make_bank(client)
@@ -422,10 +422,14 @@ async def test_reembed_killed_half_way_resumes_and_a_second_run_does_nothing(
     embedder = app.state.embedder
     renamed = type("Renamed", (), {"model": "minilm-second-name", "dim": 384, "embed": embedder.embed})()
     with pytest.raises(asyncio.CancelledError):
-        await reembed(killed_after_one_batch(Run)(app.state.sessionmaker, job, NOW, batch=2), renamed)
-    rest = await reembed(Run(app.state.sessionmaker, job, NOW, batch=2), renamed)
+        await reembed(
+            killed_after_one_batch(MaintenanceRun)(app.state.sessionmaker, job, NOW, batch=2), renamed
+        )
+    rest = await reembed(MaintenanceRun(app.state.sessionmaker, job, NOW, batch=2), renamed)
     assert rest["reembedded"] == 3
-    assert (await reembed(Run(app.state.sessionmaker, job, NOW, batch=2), renamed))["reembedded"] == 0
+    assert (await reembed(MaintenanceRun(app.state.sessionmaker, job, NOW, batch=2), renamed))[
+        "reembedded"
+    ] == 0
 
 
 async def test_a_banks_maintenance_request_gets_its_own_job_while_a_global_one_waits(

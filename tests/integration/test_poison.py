@@ -13,7 +13,7 @@ import pytest
 
 from app.distill.types import DistillContext, DistillResult, TaskResult
 from tests.conftest import Stack
-from tests.factories import finished_job, make_bank, ok, units
+from tests.factories import InProcessDistill, finished_job, make_bank, ok, units
 
 BIDI = "\u202e\u2066" * 200
 # What a hostile user appends: long digit runs, a phone-like run, a 600-letter company, repeated ids.
@@ -122,15 +122,12 @@ async def failing_runtime(stack: Stack, app: Any) -> AsyncIterator[Any]:
     """The worker's distillation code in this process, with a distiller that fails on one turn."""
     from app.config import get_settings
     from app.db.engine import create_engine, create_sessionmaker
-    from app.distill.store import DistillRuntime
     from app.providers.embeddings import OpenAIEmbedder
 
     engine = create_engine(get_settings(), pool_size=4)
     embedder = OpenAIEmbedder("fake-embedding", 384, stack.llm_url, "key")
     distiller = FailsOnMarker("POISON")
-    rt = DistillRuntime(create_sessionmaker(engine), embedder, lambda _: distiller)
-    rt.work = app.state.work  # type: ignore[attr-defined]  # the unit of work its jobs run in
-    yield rt
+    yield InProcessDistill(create_sessionmaker(engine), embedder, distiller, app.state.work)
     await embedder.aclose()
     await engine.dispose()
 
@@ -142,9 +139,7 @@ async def run_distill_job(rt: Any, bank: str) -> dict[str, Any]:
 
     async with rt.sessionmaker() as db, db.begin():
         job, _ = await schedule_distill(db, bank, "s")
-    status = await jobs.run(
-        rt.work, job.id, lambda _db, j: distill_session(rt, j), deadline=timedelta(seconds=60)
-    )
+    status = await jobs.run(rt.work, job.id, lambda j: distill_session(rt, j), deadline=timedelta(seconds=60))
     assert status == "succeeded"
     return {"id": str(job.id)}
 

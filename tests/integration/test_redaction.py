@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 
 from app.events.working_memory import working_memory_key
 from tests.conftest import Stack, wait_for
-from tests.factories import finished_job, make_bank, write
+from tests.factories import InProcessDistill, finished_job, make_bank, write
 from tests.fake_openai import chat_bodies, reply, script
 
 PASSWORD, CARD, KEY = "hunter2", "4111 1111 1111 1111", "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t"
@@ -160,16 +160,13 @@ async def llm_runtime(stack: Stack, app: Any) -> AsyncIterator[Any]:
     from app.config import get_settings
     from app.db.engine import create_engine, create_sessionmaker
     from app.distill.service import create_distiller
-    from app.distill.store import DistillRuntime
     from app.providers.embeddings import OpenAIEmbedder
 
     settings = get_settings()
     engine = create_engine(settings, pool_size=2)
     embedder = OpenAIEmbedder("fake-embedding", 384, stack.llm_url, "key")
     distiller = create_distiller(settings, "llm")
-    rt = DistillRuntime(create_sessionmaker(engine), embedder, lambda _: distiller)
-    rt.work = app.state.work  # type: ignore[attr-defined]  # the unit of work its jobs run in
-    yield rt
+    yield InProcessDistill(create_sessionmaker(engine), embedder, distiller, app.state.work)
     script(stack.llm, reply('{"units": []}'))
     await distiller.aclose()
     await embedder.aclose()
@@ -205,7 +202,7 @@ async def test_the_llm_gets_masked_turns_fenced_as_data_and_its_units_are_masked
     status = await jobs.run(
         llm_runtime.work,
         job.id,
-        lambda _db, j: distill_session(llm_runtime, j),
+        lambda j: distill_session(llm_runtime, j),
         deadline=timedelta(seconds=30),
     )
     assert status == "succeeded"

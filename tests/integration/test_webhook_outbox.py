@@ -113,7 +113,7 @@ async def test_a_job_that_fails_for_good_is_told_in_its_failing_transaction(
     bank = await make_bank(client)
     hook = await create_hook(client, bank, "http://127.0.0.1:9/none", ["job.failed"])
 
-    async def broken(_: Any, __: Any) -> dict[str, Any]:
+    async def broken(_: Any) -> dict[str, Any]:
         raise ValueError("the distiller's answer made no sense")
 
     async with sessionmaker() as db, db.begin():
