@@ -25,7 +25,7 @@ from app.distill.taxonomy import bank_taxonomy
 from app.distill.types import Candidate, DistillContext, Distiller, RelatedUnit
 from app.jobs.schedule import schedule_resolve
 from app.redact import redact
-from app.resolve.service import lock_bank
+from app.resolve.lock import lock_bank
 from app.text import strip_invisible
 from app.webhooks import emit as webhooks
 

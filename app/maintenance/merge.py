@@ -20,7 +20,7 @@ from app.maintenance.lifecycle import MaintenanceRun, bank_failure
 from app.maintenance.tuning import MERGE_NEIGHBOURS, MERGE_SIMILARITY
 from app.providers.embeddings import Embedder
 from app.resolve.conflicts import same_statement
-from app.resolve.service import lock_bank
+from app.resolve.lock import lock_bank
 from app.resolve.service import merge as merge_into
 from app.text import search_text
 

@@ -22,7 +22,8 @@ from app.memory.reads import get
 from app.memory.write import UnitWrite, Writer, write_units
 from app.providers.embeddings import Embedder
 from app.resolve.judge import judge_for
-from app.resolve.service import lock_bank, resolve_pending, supersede
+from app.resolve.lock import lock_bank
+from app.resolve.service import resolve_pending, supersede
 from app.schemas.common import as_aware
 from app.schemas.memories import MemoryCreate, MemoryPatch
 from app.webhooks import emit as webhooks

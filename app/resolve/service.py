@@ -9,10 +9,7 @@ twin. Decisions, in order (DESIGN.md "Conflict detection"):
    unit leaves its still-true clauses in a residual unit), else by the older rules (`conflicts.py`);
 4. otherwise → active.
 
-One bank is resolved by one transaction at a time (an advisory lock), so two workers can never both
-activate two units that contradict each other. Every other change of a unit's status by a user or a
-job (PATCH, a direct write with `?wait=true`, DELETE, restore, purge, a redistill) takes the same lock
-first, then the units' rows in id order: one order, so no two of them wait for each other.
+One bank is resolved by one transaction at a time, under the bank's lock (`lock.py`).
 """
 
 from __future__ import annotations
@@ -31,10 +28,7 @@ from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import graph as graph_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import units as units_repo
-from app.db.repositories.locks import xact_lock
-from app.errors import Conflict, Unavailable
-from app.jobs.service import RetryableError
-from app.keys import composite_key
+from app.errors import Conflict
 from app.providers.embeddings import Embedder
 from app.resolve import by_claim
 from app.resolve.claims import ClaimDecision, hedged_over_firm, names_attribute, residue
@@ -48,8 +42,9 @@ from app.resolve.conflicts import (
     same_statement,
 )
 from app.resolve.judge import Judge, JudgedUnit
+from app.resolve.lock import lock_bank
 from app.resolve.restated import file_restatement, restated_head, retire_restatements
-from app.resolve.tuning import BATCH, LOCK_WAIT_SECONDS, MAX_CONFIDENCE, NEIGHBOURS, SIMILAR
+from app.resolve.tuning import BATCH, MAX_CONFIDENCE, NEIGHBOURS, SIMILAR
 from app.schemas.banks import BankConfig
 from app.webhooks import emit as webhooks
 
@@ -57,15 +52,6 @@ log = logging.getLogger(__name__)
 
 # What resolution did with a pending unit; `outdated`: it stated an older value than the active one.
 OUTCOMES = ("activated", "superseded", "merged", "outdated")
-
-
-class BankBusy(RetryableError, Unavailable):
-    """The bank's units are being decided on by someone else: a job retries later, a request answers
-    503 with `Retry-After` (never a 500)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.headers["Retry-After"] = "2"
 
 
 async def resolve_bank(
@@ -89,13 +75,6 @@ async def resolve_bank(
             counts[outcome] += n
         if sum(batch.values()) < BATCH:
             return counts
-
-
-async def lock_bank(db: AsyncSession, bank_id: str) -> None:
-    """Serialise changes of one bank's unit statuses for this transaction; taken before any of its
-    rows is locked or written (a 503 with `Retry-After` when it stays busy past LOCK_WAIT_SECONDS)."""
-    if not await xact_lock(db, composite_key("resolve", bank_id), LOCK_WAIT_SECONDS):
-        raise BankBusy(f"Bank {bank_id!r} is busy resolving its memory; retry shortly.")
 
 
 async def resolve_pending(

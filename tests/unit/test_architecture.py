@@ -1,12 +1,14 @@
-"""The layout rules of issue 15 as tests that fail when an import breaks them: the import-linter
+"""The layout rules of issues 15 and 30 as tests that fail when the code breaks them: the import-linter
 contracts of pyproject.toml (only `app.distill.entry` is imported from `app.distill` by the other
-domains, bench/ is never imported by the app, no cycle between sibling packages), no import cycle
-between modules, SQLAlchemy's statement API (in app/ and worker/) and the OpenAI client only where
-they belong."""
+domains, bench/ is never imported by the app, no cycle between sibling packages, none whitelisted), no
+import cycle between modules, SQLAlchemy's statement API (in app/ and worker/) and the OpenAI client
+only where they belong, commits only in the unit of work, and no module of app/ or worker/ over 400
+lines."""
 
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import grimp
@@ -99,3 +101,22 @@ def test_only_the_unit_of_work_commits() -> None:
         for where in _commit_calls(path)
     }
     assert calls == COMMIT_ALLOWED
+
+
+MAX_MODULE_LINES = 400  # split a module by responsibility before it grows past this (STYLE.md)
+
+
+def test_no_module_is_over_400_lines() -> None:
+    lengths = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for package in ("app", "worker")
+        for path in sorted((ROOT / package).rglob("*.py"))
+    }
+    assert {module: n for module, n in lengths.items() if n > MAX_MODULE_LINES} == {}
+
+
+def test_no_package_cycle_is_whitelisted() -> None:
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    acyclic = [c for c in contracts["contracts"] if c["type"] == "acyclic_siblings"]
+    assert acyclic
+    assert [c.get("ignore_imports", []) for c in acyclic] == [[] for _ in acyclic]
