@@ -1,7 +1,7 @@
 """The configuration reference, generated from the code at every docs build (an MkDocs hook), so it cannot
 drift: the environment settings from `app.config.Settings` (a field's meaning is its `description`, else
 the comment on or right above its line in app/config.py) and the bank config from
-`app.banks.config.BankConfig` (its JSON schema's descriptions, the same the OpenAPI document shows)."""
+`app.schemas.banks.BankConfig` (its JSON schema's descriptions, the same the OpenAPI document shows)."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def settings_rows() -> list[tuple[str, str, str, str]]:
 
 def bank_config_rows() -> list[tuple[str, str, str, str]]:
     """(key, default, type, meaning) of every bank config key, from the same JSON schema as the API's."""
-    from app.banks.config import BankConfig
+    from app.schemas.banks import BankConfig
 
     schema = BankConfig.model_json_schema()
     rows = []
@@ -151,7 +151,7 @@ def render() -> str:
             "### Bank config",
             "",
             "Keys of a bank's `config` (`POST /v1/banks`; `PATCH /v1/banks/{bank_id}` merges into the "
-            "current one; unknown keys are refused with 422; generated from `app/banks/config.py`).",
+            "current one; unknown keys are refused with 422; generated from `app/schemas/banks.py`).",
             "",
             _table(("key", "default", "type", "meaning"), bank_config_rows()),
             "",
