@@ -24,7 +24,7 @@ from app.services import Services
 
 
 async def get_db(request: Request) -> AsyncIterator[AsyncSession]:
-    """The request's unit of work: committed here, once, and only here (never by a route or a service),
+    """Open the request's unit of work: committed here, once, and only here (never by a route or a service),
     then the jobs it created are sent. Its scope is the route function's (`SessionDep`), so the commit
     comes before the response is sent: what a 2xx acknowledges is durable."""
     reads_only = getattr(request.state, "reads_only", False)
@@ -70,7 +70,7 @@ SessionDep = Annotated[AsyncSession, Depends(get_db, scope="function")]
 
 
 async def get_read_db(request: Request, db: SessionDep) -> AsyncIterator[AsyncSession]:
-    """The session of a read route's data: on the read replica when one is configured and answers,
+    """Give a read route its session: on the read replica when one is configured and answers,
     else the request's own (primary) session. The caller's key and bank are read on the primary
     (`SessionDep`), so a key revoked or a bank created a moment ago is seen at once."""
     reads: ReadRouting = request.app.state.reads

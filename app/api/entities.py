@@ -34,7 +34,7 @@ async def list_entities(
     limit: Limit = 100,
     cursor: str | None = None,
 ) -> EntityPage:
-    """The bank's entities (people, places, organisations, ids…) by name, with how many units
+    """List the bank's entities (people, places, organisations, ids…) by name, with how many units
     mention each; `q` finds them by a case-insensitive part of the name."""
     return await entities.entity_page(
         db, bank.id, q=q, type_=type_, after=decode_entity_cursor(cursor), limit=limit
@@ -55,5 +55,5 @@ async def get_entity(
     ] = None,
     limit: Annotated[int, Query(ge=1, le=500, description="At most this many relations and units.")] = 50,
 ) -> EntityDetailRead:
-    """One entity with its relations (as subject or object) and the newest units that mention it."""
+    """Get one entity with its relations (as subject or object) and the newest units that mention it."""
     return await entities.entity(db, bank.id, entity_id, statuses=parse_statuses(statuses), limit=limit)

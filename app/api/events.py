@@ -62,7 +62,7 @@ async def list_sessions(
 
 @router.get("/{session_id}", response_model=SessionRead, dependencies=[Depends(reads_only)])
 async def get_session(session_id: Slug, bank: BankDep, db: ReadSessionDep) -> SessionRead:
-    """A session's status and its `last_seq` / `distilled_seq` watermarks."""
+    """Get a session's status and its `last_seq` / `distilled_seq` watermarks."""
     return SessionRead.model_validate(await sessions.get_session(db, bank.id, session_id))
 
 
@@ -77,7 +77,7 @@ async def get_working_memory(
     settings: SettingsDep,
     limit: Annotated[int | None, Query(ge=1, le=1000)] = None,
 ) -> WorkingMemoryRead:
-    """The session's turns not yet distilled (newest `limit`, default the buffer size), so an agent
+    """Read the session's turns not yet distilled (newest `limit`, default the buffer size), so an agent
     never loses its last few turns while distillation runs."""
     return await sessions.read_working_memory(
         db, buffer, bank.id, session_id, limit or settings.working_memory_max_turns
@@ -95,7 +95,7 @@ async def list_events(
     limit: Limit = 100,
     cursor: str | None = None,
 ) -> EventPage:
-    """The session's events in seq order, after `after_seq` (or the cursor)."""
+    """List the session's events in seq order, after `after_seq` (or the cursor)."""
     after = decode_cursor(cursor, "seq", int)
     rows = await sessions.list_events(db, bank.id, session_id, after_seq=after or after_seq, limit=limit)
     next_cursor = encode_cursor("seq", rows[-1].seq) if len(rows) == limit else None

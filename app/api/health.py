@@ -21,7 +21,7 @@ router = APIRouter(tags=["operations"])
 # A request that carries a bearer key spends a rate-limit token, here as anywhere.
 @router.get("/healthz", responses=problem_responses(429))
 async def healthz() -> dict[str, str]:
-    """The process is up."""
+    """Answer while the process is up."""
     return {"status": "ok"}
 
 
@@ -33,8 +33,8 @@ async def _check(name: str, checks: dict[str, Any], probe: Any) -> None:
 
 
 async def _queues(state: Any) -> dict[str, dict[str, Any]]:
-    """Per queue: jobs waiting, the age of the oldest (lag) and the live workers consuming it. A
-    backlog does not make the API unready (it still takes events); it shows here and in /stats."""
+    """Count per queue the jobs waiting, the age of the oldest (lag) and the live workers consuming it.
+    A backlog does not make the API unready (it still takes events); it shows here and in /stats."""
     backlog: dict[str, dict[str, Any]] = {
         name: {"queued": 0, "lag_seconds": 0.0, "workers": 0} for name in QUEUES
     }
@@ -54,7 +54,7 @@ async def _queues(state: Any) -> dict[str, dict[str, Any]]:
 
 @router.get("/readyz", responses=problem_responses(429, 503))
 async def readyz(request: Request) -> Response:
-    """Ready when PostgreSQL and Redis answer and a worker sent a heartbeat recently; the body shows
+    """Answer ready when PostgreSQL and Redis answer and a worker sent a heartbeat recently; the body shows
     each queue's backlog, lag and workers, and the read replica (`read_replica`: null when none is
     configured, else its status, where reads go and its replay lag)."""
     state = request.app.state

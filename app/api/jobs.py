@@ -19,7 +19,7 @@ MaintenanceTask = Literal["decay", "expire", "merge", "promote", "reembed", "swe
 
 @router.get("/v1/jobs/{job_id}", response_model=JobRead, responses=problem_responses(404))
 async def get_job(job_id: uuid.UUID, db: SessionDep, principal: PrincipalDep) -> JobRead:
-    """A background job's status, progress, result or error."""
+    """Get a background job's status, progress, result or error."""
     job = await jobs.get_visible(db, principal, job_id)
     return JobRead.model_validate(job).model_copy(update={"searchable": await jobs.searchable(db, job)})
 

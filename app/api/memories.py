@@ -113,7 +113,7 @@ async def list_memories(
     limit: Limit = 100,
     cursor: str | None = None,
 ) -> MemoryPage:
-    """The bank's units, newest first, filtered."""
+    """List the bank's units, newest first, filtered."""
     return await reads.list_page(
         db,
         bank,
@@ -131,13 +131,13 @@ async def list_memories(
 
 @router.get("/{memory_id}", response_model=MemoryRead, dependencies=[Depends(reads_only)])
 async def get_memory(memory_id: uuid.UUID, bank: BankDep, db: ReadSessionDep) -> MemoryRead:
-    """One unit, with the text of the turns it was distilled from."""
+    """Get one unit, with the text of the turns it was distilled from."""
     return await reads.read_one(db, bank, memory_id)
 
 
 @router.get("/{memory_id}/history", response_model=MemoryHistoryRead, dependencies=[Depends(reads_only)])
 async def memory_history(memory_id: uuid.UUID, bank: BankDep, db: ReadSessionDep) -> MemoryHistoryRead:
-    """A unit's past: its whole supersede chain both ways, what was merged into it, and every
+    """Show a unit's past: its whole supersede chain both ways, what was merged into it, and every
     action on it (who, when, why)."""
     return await reads.history(db, bank, memory_id)
 

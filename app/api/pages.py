@@ -13,13 +13,13 @@ router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["entities"], responses=IN
 
 
 def _json(page: KnowledgePage) -> Response:
-    """A page is hundreds of lines: serialised once, by pydantic (not validated and encoded again)."""
+    """Serialise a page (hundreds of lines) once, by pydantic, not validated and encoded again."""
     return Response(page.model_dump_json(), media_type="application/json")
 
 
 @router.get("/entities/{entity_id}/page", response_model=KnowledgePage, dependencies=[Depends(reads_only)])
 async def entity_page(entity_id: uuid.UUID, bank: BankDep, db: ReadSessionDep) -> Response:
-    """The entity's knowledge page: what is true of it now (active units), grouped by tag, L3 first and
+    """Show the entity's knowledge page: what is true of it now (active units), grouped by tag, L3 first and
     newest first, superseded and forgotten values left out, every line citing its unit; `markdown`
     renders the same page."""
     return _json(await pages.entity_page(db, bank, entity_id))
@@ -27,6 +27,6 @@ async def entity_page(entity_id: uuid.UUID, bank: BankDep, db: ReadSessionDep) -
 
 @router.get("/profile", response_model=KnowledgePage, dependencies=[Depends(reads_only)])
 async def profile(bank: BankDep, db: ReadSessionDep) -> Response:
-    """The knowledge page of the bank's main subject (the user): the bank's `config.subject`, else the
+    """Show the knowledge page of the bank's main subject (the user): the bank's `config.subject`, else the
     speaker of most user turns, else the units that name no person."""
     return _json(await pages.profile(db, bank))

@@ -42,7 +42,7 @@ async def get_timeline(
     limit: Limit = 100,
     cursor: str | None = None,
 ) -> TimelinePage:
-    """The "memory replay" view: every write and read of the bank in ascending time order — appended
+    """Replay the bank's memory: every write and read of the bank in ascending time order — appended
     turns (`event`), unit transitions from the history (`memory`: created, activated, superseded,
     merged, deleted, purged, …), queries with the ids they returned (`query`), and background jobs
     (`job`, once at creation and once more when finished). A timestamp without an offset is read in

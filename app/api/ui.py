@@ -45,7 +45,7 @@ router = APIRouter(tags=["console"], responses=AUTHENTICATED)
 
 @router.get("/v1/whoami", response_model=Whoami)
 async def whoami(principal: PrincipalDep) -> Whoami:
-    """Which key this is: the admin key, or a bank key with its bank and scopes (no secret in it)."""
+    """Say which key this is: the admin key, or a bank key with its bank and scopes (no secret in it)."""
     if principal.is_admin:
         return Whoami(admin=True, bank_id=None, scopes=["read", "write"])
     return Whoami(admin=False, bank_id=principal.bank_id, scopes=sorted(principal.scopes))

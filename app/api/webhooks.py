@@ -33,13 +33,13 @@ async def create_webhook(
 async def list_webhooks(
     bank: BankDep, db: SessionDep, limit: Limit = 100, cursor: str | None = None
 ) -> WebhookPage:
-    """The bank's webhooks (without their secrets)."""
+    """List the bank's webhooks (without their secrets)."""
     return await service.webhook_page(db, bank, cursor=cursor, limit=limit)
 
 
 @router.get("/{webhook_id}", response_model=WebhookRead)
 async def get_webhook(webhook_id: uuid.UUID, bank: BankDep, db: SessionDep) -> WebhookRead:
-    """One webhook (without its secret)."""
+    """Get one webhook (without its secret)."""
     return WebhookRead.model_validate(await service.get(db, bank, webhook_id))
 
 
@@ -54,6 +54,6 @@ async def delete_webhook(webhook_id: uuid.UUID, bank: WritableBankDep, db: Sessi
 async def list_deliveries(
     webhook_id: uuid.UUID, bank: BankDep, db: SessionDep, limit: Limit = 100, cursor: str | None = None
 ) -> DeliveryPage:
-    """The webhook's deliveries, newest first: status, attempts, the last response code, latency
+    """List the webhook's deliveries, newest first: status, attempts, the last response code, latency
     and error (response bodies are never stored)."""
     return await service.delivery_page(db, bank, webhook_id, cursor=cursor, limit=limit)

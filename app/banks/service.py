@@ -63,7 +63,7 @@ def require_admin(principal: Principal) -> None:
 
 
 async def authorized_bank(db: AsyncSession, principal: Principal, bank_id: str, scope: str) -> ConfiguredBank:
-    """The bank, if this caller may act on it with `scope`; another bank's key gets 404, never 403.
+    """Get the bank, if this caller may act on it with `scope`; another bank's key gets 404, never 403.
     Its config is parsed here, once for the request."""
     if not principal.is_admin and principal.bank_id != bank_id:
         raise NotFound(f"Bank {bank_id!r} not found.")
@@ -76,7 +76,7 @@ async def authorized_bank(db: AsyncSession, principal: Principal, bank_id: str, 
 
 
 async def configured_bank(db: AsyncSession, bank_id: str) -> ConfiguredBank | None:
-    """The bank with its config parsed (a request's or a job's one read of it), or None."""
+    """Read the bank with its config parsed (a request's or a job's one read of it), or None."""
     row = await repo.get_bank(db, bank_id)
     return ConfiguredBank.of(row) if row is not None else None
 

@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 
 async def reflect(db: AsyncSession, bank: ConfiguredBank, session_id: str) -> Job:
-    """The session's distillation job (404 for no such session). Concurrent calls share one job; a
+    """Request the session's distillation (404 for no such session). Concurrent calls share one job; a
     queued one found under its key is sent again, in case a broker outage lost its message. A reflect
     ends the session's task: its task episode is written (app/distill/episodes.py)."""
     await get_session(db, bank.id, session_id)
@@ -50,7 +50,7 @@ async def reflect_and_wait(
 async def request_redistill(
     db: AsyncSession, settings: Settings, bank: ConfiguredBank, body: RedistillRequest
 ) -> Job:
-    """A replay job over the named sessions (all when none is named); 404 names the missing ones."""
+    """Request a replay of the named sessions (all when none is named); 404 names the missing ones."""
     if body.distiller == "llm" and not llm_configured(settings):
         raise Invalid("The LLM distiller is not configured (set HINDSIGHT_LLM_BASE_URL).")
     if body.session_ids is not None:
@@ -61,7 +61,7 @@ async def request_redistill(
 
 
 async def statement_graph(content: str, tags: list[str]) -> tuple[list[EntityOut], list[RelationOut]]:
-    """The relations of a self-contained statement (a direct write) and the entities they join, by the
+    """Find the relations of a self-contained statement (a direct write) and the entities they join, by the
     heuristic distiller's rules (offline, in the request; on a thread: jieba and the rules are CPU work)."""
     from app.distill.heuristic.statement import statement_graph as find
 

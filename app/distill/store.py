@@ -48,7 +48,7 @@ def to_turns(events: list[Event]) -> list[Turn]:
 
 
 def as_stored(config: BankConfig, candidate: Candidate) -> Candidate:
-    """The candidate as the write path stores it in a bank of this config (app/memory/write.py)."""
+    """Return the candidate as the write path stores it in a bank of this config (app/memory/write.py)."""
     content, entities, relations = stored_form(
         config, candidate.content, candidate.entities, candidate.relations
     )

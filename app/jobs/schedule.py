@@ -46,7 +46,7 @@ async def _schedule(
 async def schedule_distill(
     db: AsyncSession, bank_id: str, session_id: str, *, resend_queued: bool = False
 ) -> tuple[Job, bool]:
-    """The session's distillation job, in the caller's transaction (concurrent triggers share one)."""
+    """Schedule the session's distillation in the caller's transaction (concurrent triggers share one)."""
     key = ("distill", bank_id, session_id)
     return await _schedule(
         db, JobKind.DISTILL, bank_id, key, {"session_id": session_id}, resend_queued=resend_queued
@@ -54,14 +54,14 @@ async def schedule_distill(
 
 
 async def schedule_resolve(db: AsyncSession, bank_id: str) -> tuple[Job, bool]:
-    """The bank's resolution job, in the caller's transaction."""
+    """Schedule the bank's resolution in the caller's transaction."""
     return await _schedule(db, JobKind.RESOLVE, bank_id, ("resolve", bank_id))
 
 
 async def schedule_redistill(
     db: AsyncSession, bank_id: str, session_ids: list[str] | None, distiller: str | None, dry_run: bool
 ) -> Job:
-    """A replay of the bank's sessions (each request its own job), in the caller's transaction."""
+    """Schedule a replay of the bank's sessions (each request its own job) in the caller's transaction."""
     job, created = await jobs.create(
         db,
         JobKind.REDISTILL,
@@ -89,13 +89,13 @@ def maintenance_key(kind: str, params: dict[str, Any]) -> str:
 async def schedule_maintenance(
     db: AsyncSession, kind: JobKind, params: dict[str, Any], *, resend_queued: bool = False
 ) -> tuple[Job, bool]:
-    """A maintenance run, one unfinished job per task and scope, in the caller's transaction."""
+    """Schedule a maintenance run, one unfinished job per task and scope, in the caller's transaction."""
     job, created = await jobs.create(db, kind, params=params, dedupe_key=maintenance_key(kind, params))
     _send(db, job, created, resend_queued=resend_queued)
     return job, created
 
 
 async def run_maintenance_now(db: AsyncSession, kind: JobKind, params: dict[str, Any]) -> Job:
-    """An admin's maintenance run: the task's unfinished job for this scope, sent once committed."""
+    """Run maintenance for an admin: the task's unfinished job for this scope, sent once committed."""
     job, _ = await schedule_maintenance(db, kind, params, resend_queued=True)
     return job

@@ -56,7 +56,7 @@ async def create(
 
 
 async def get_visible(db: AsyncSession, principal: Principal, job_id: uuid.UUID) -> Job:
-    """A job the caller may see: any for the admin key, its bank's for a bank key; else 404."""
+    """Get a job the caller may see: any for the admin key, its bank's for a bank key; else 404."""
     job = await repo.get_job(db, job_id)
     if job is None or not (principal.is_admin or job.bank_id == principal.bank_id):
         raise NotFound(f"Job {job_id} not found.")

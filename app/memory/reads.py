@@ -71,7 +71,7 @@ async def read_model(db: AsyncSession, unit: MemoryUnit, *, with_events: bool = 
 
 
 async def read_one(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID) -> MemoryRead:
-    """One unit, with the text of the turns it was distilled from."""
+    """Read one unit, with the text of the turns it was distilled from."""
     return await read_model(db, await get(db, bank, memory_id), with_events=True)
 
 
@@ -95,7 +95,7 @@ async def list_page(
     limit: int,
     **filters: Unpack[UnitFilters],
 ) -> MemoryPage:
-    """The bank's units, newest first, filtered, a page at a time."""
+    """List the bank's units, newest first, filtered, a page at a time."""
     units = await units_repo.list_units(db, bank.id, after=after, limit=limit, **filters)
     return MemoryPage(
         memories=await read_models(db, units),

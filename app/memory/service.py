@@ -72,7 +72,7 @@ async def write(
     *,
     wait: bool,
 ) -> tuple[MemoryUnit, Job | None]:
-    """A direct write. Without `wait` the unit stays `pending` and the bank's resolution job
+    """Write a unit directly. Without `wait` the unit stays `pending` and the bank's resolution job
     is sent → (unit, job); with `wait` it is resolved in this transaction (with the LLM judge when one
     is configured) → (unit as resolved: active, merged into a twin, or superseding an older value, None)."""
     if wait:  # the bank's lock before any row this write touches: the order every status change takes

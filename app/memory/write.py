@@ -88,7 +88,7 @@ def _without_masked(
 def stored_form(
     config: BankConfig, content: str, entities: list[EntityOut], relations: list[RelationOut]
 ) -> tuple[str, list[EntityOut], list[RelationOut]]:
-    """What is stored of a unit's text and graph in a bank of this config: secrets masked when it
+    """Return what is stored of a unit's text and graph in a bank of this config: secrets masked when it
     redacts (the default), and no name that was nothing but a secret."""
     if config.redact:
         content = redact(content)
@@ -111,7 +111,7 @@ async def _as_stored(config: BankConfig, write: UnitWrite, writer: Writer) -> Un
 
 
 def identity_key(write: UnitWrite, salt: str) -> str | None:
-    """The write's identity completed with a digest of what it says and its tags (as stored)."""
+    """Complete the write's identity with a digest of what it says and its tags (as stored)."""
     if write.identity is None:
         return None
     digest = hashlib.sha256(f"{write.content}\x00{'|'.join(write.tags)}".encode()).hexdigest()[:20]
@@ -119,7 +119,7 @@ def identity_key(write: UnitWrite, salt: str) -> str | None:
 
 
 def search_texts(contents: list[str]) -> list[str]:
-    """The search text of each content (jieba segments Chinese: CPU work, run it on a thread)."""
+    """Build the search text of each content (jieba segments Chinese: CPU work, run it on a thread)."""
     return [search_text(content) for content in contents]
 
 

@@ -50,7 +50,7 @@ class Hit:
 
 
 async def rare_words(db: AsyncSession, bank_id: str, words: list[str]) -> list[str]:
-    """`words` without those in more than COMMON_WORD_UNITS of the bank's units."""
+    """Leave out of `words` those in more than COMMON_WORD_UNITS of the bank's units."""
     unknown = [w for w in words if (bank_id, w) not in _common_words]
     if unknown:
         for word, common in (await repo.common_words(db, bank_id, unknown, COMMON_WORD_UNITS)).items():
@@ -70,7 +70,7 @@ async def common_entity_names(db: AsyncSession, bank_id: str, names: list[str]) 
 
 
 async def size_window(db: AsyncSession, f: Filters) -> Filters:
-    """`f` with its window counted (up to SMALL_WINDOW_UNITS + 1 units), which sets how the channels
+    """Count the units of `f`'s window (up to SMALL_WINDOW_UNITS + 1), which sets how the channels
     apply it."""
     if not f.window or f.small_window is not None:
         return f
@@ -79,7 +79,7 @@ async def size_window(db: AsyncSession, f: Filters) -> Filters:
 
 
 async def run_channels(db: AsyncSession, f: Filters, c: ChannelInputs) -> list[Hit]:
-    """Every channel's hits, ranked within their channel, in one round trip (up to three when the
+    """Run every channel, its hits ranked within it, in one round trip (up to three when the
     bank's common words are not known yet or the time window is not sized)."""
     f = await size_window(db, f)
     if "keyword" in c.channels and c.keywords:

@@ -358,7 +358,7 @@ _CHANNELS: tuple[tuple[str, _Builder, str], ...] = (
 
 
 def build_statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str:
-    """The one statement of the channels `c` asks for ("" when none has anything to look for)."""
+    """Build the one statement of the channels `c` asks for ("" when none has anything to look for)."""
     check_model_name(c.model)
     ctes = _prelude(f, params)
     where = _where(f, params)
@@ -375,7 +375,7 @@ def build_statement(f: Filters, c: ChannelInputs, params: dict[str, Any]) -> str
 
 
 async def channel_rows(db: AsyncSession, f: Filters, c: ChannelInputs) -> Sequence[Any]:
-    """Every channel's rows, ranked within their channel, in one round trip: (channel, rank, id,
+    """Read every channel's rows, ranked within their channel, in one round trip: (channel, rank, id,
     score, importance, layer, tags, valid_from, created_at, source_event_ids)."""
     params: dict[str, Any] = {"bank": f.bank_id}
     sql = build_statement(f, c, params)

@@ -85,7 +85,7 @@ def _expiry_sql(rule: Expiry) -> tuple[str, dict[str, Any]]:
 async def lock_expired(
     db: AsyncSession, bank_id: str, rule: Expiry, now: datetime, limit: int
 ) -> list[tuple[uuid.UUID, str]]:
-    """The bank's active units that `rule` says have expired at `now`."""
+    """Lock the bank's active units that `rule` says have expired at `now`."""
     sql, params = _expiry_sql(rule)
     return await _lock_units(
         db,
@@ -133,7 +133,7 @@ async def count_active(db: AsyncSession, bank_id: str) -> int:
 
 
 async def count_expired(db: AsyncSession, bank_id: str, rules: list[Expiry], now: datetime) -> int:
-    """How many of the bank's active units any of `rules` says have expired at `now`."""
+    """Count the bank's active units that any of `rules` says have expired at `now`."""
     clauses, params = [], {"bank": bank_id, "now": now}
     for i, rule in enumerate(rules):
         sql, rule_params = _expiry_sql(rule)
@@ -160,7 +160,7 @@ async def count_faded(db: AsyncSession, bank_id: str, fading: Fading) -> int:
 async def lock_archived_past_grace(
     db: AsyncSession, bank_id: str, now: datetime, grace_days: float, limit: int
 ) -> list[tuple[uuid.UUID, str]]:
-    """The bank's units archived (by expiry or decay) more than `grace_days` before `now`."""
+    """Lock the bank's units archived (by expiry or decay) more than `grace_days` before `now`."""
     return await _lock_units(
         db,
         "m.bank_id = :bank AND m.status = 'archived'"

@@ -55,7 +55,7 @@ class ChannelInputs:
 
 
 async def common_words(db: AsyncSession, bank_id: str, words: list[str], limit: int) -> dict[str, bool]:
-    """Each of `words`: whether it is in more than `limit` of the bank's units (counting stops there)."""
+    """Tell of each of `words` whether it is in more than `limit` of the bank's units."""
     rows = await db.execute(
         text(f"""
             SELECT w.word, (SELECT count(*) FROM (
@@ -70,8 +70,7 @@ async def common_words(db: AsyncSession, bank_id: str, words: list[str], limit: 
 
 
 async def common_entities(db: AsyncSession, bank_id: str, names: list[str], limit: int) -> dict[str, bool]:
-    """Each of `names` (canonical): whether an entity of the bank of that name is linked to more than
-    `limit` units."""
+    """Tell of each of `names` (canonical) whether a bank entity of that name has more than `limit` units."""
     rows = await db.execute(
         text(f"""
             SELECT w.name, EXISTS (
@@ -87,7 +86,7 @@ async def common_entities(db: AsyncSession, bank_id: str, names: list[str], limi
 
 
 async def count_window(db: AsyncSession, f: Filters, limit: int) -> int:
-    """The active units said in the filters' window, counted up to `limit` (on the valid_from index)."""
+    """Count the active units said in the filters' window, up to `limit` (on the valid_from index)."""
     count = await db.scalar(
         text(f"""
             SELECT count(*) FROM (
