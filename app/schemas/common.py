@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Annotated, Any, Self, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 
@@ -88,6 +89,17 @@ def _check_derived_instant(value: datetime) -> datetime:
 
 
 SafeText = Annotated[str, AfterValidator(_check_text)]
+
+
+def _known_timezone(value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"unknown time zone {value!r}") from exc
+    return value
+
+
+TimeZoneName = Annotated[str, AfterValidator(_known_timezone)]  # an IANA name: "UTC", "Europe/Berlin"
 JsonObject = Annotated[dict[str, Any], AfterValidator(_check_json)]
 # Timestamps a client sends: RFC 3339 in the years 1000–8999 (aware, or naive = the bank's timezone).
 Timestamp = Annotated[datetime, AfterValidator(_check_instant)]
