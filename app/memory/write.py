@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks.config import ConfiguredBank
 from app.claims.stored import columns as claim_columns
-from app.claims.stored import read_claims
+from app.claims.stored import load_all, read_claims
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import units as units_repo
@@ -123,8 +123,18 @@ def search_texts(contents: list[str]) -> list[str]:
     return [search_text(content) for content in contents]
 
 
+def claim_columns_of(
+    content: str, tags: list[str], given: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Read a unit's claim columns from its content and tags, unless `given` claims (an import's) all load."""
+    claims = load_all(given) if given is not None else []
+    if given is None or len(claims) != len(given):
+        claims = read_claims(content, tags)
+    return claim_columns(claims)
+
+
 def _claims(writes: list[UnitWrite]) -> list[dict[str, Any]]:
-    return [claim_columns(read_claims(w.content, w.tags)) for w in writes]
+    return [claim_columns_of(w.content, w.tags) for w in writes]
 
 
 async def write_units(

@@ -24,7 +24,6 @@ from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.claims.stored import columns, load_all, read_claims
 from app.db.models import Job
 from app.db.repositories import banks as banks_repo
 from app.db.repositories import portability as repo
@@ -33,7 +32,7 @@ from app.jobs import service as jobs
 from app.jobs.kinds import JobKind
 from app.jobs.unit_of_work import enqueue
 from app.keys import composite_key
-from app.memory.write import search_texts
+from app.memory.write import claim_columns_of, search_texts
 from app.schemas.banks import BankConfig
 from app.schemas.portability import (
     COUNTED,
@@ -358,14 +357,10 @@ class Importer:
 
 
 def _with_claims(rows: list[dict[str, Any]]) -> None:
-    """Each unit's claim columns: its line's claims as given, or (an older export, or claims this
-    version cannot read) read again from its content and tags."""
+    """Set each unit's claim columns: its line's claims as given, or (an older export, or claims this
+    version cannot read) read again from its content and tags, as every write reads them."""
     for row in rows:
-        given = row["claims"]
-        claims = load_all(given) if given is not None else []
-        if given is None or len(claims) != len(given):
-            claims = read_claims(row["content"], row["tags"])
-        row.update(columns(claims))
+        row.update(claim_columns_of(row["content"], row["tags"], row["claims"]))
 
 
 async def import_bank(
