@@ -36,6 +36,7 @@ from app.distill.heuristic.tuning import (
     KIND_DEFAULTS,
     MAX_SPLIT_CLAUSES,
     MAX_SPLIT_SENTENCES,
+    MAX_SPLIT_WORDS,
     MIN_CONTENT_CHARS_ZH,
     MIN_CONTENT_WORDS_EN,
     SLOT_WINDOW,
@@ -60,6 +61,16 @@ def _is_short(sentence: str, language: str) -> bool:
         return False
     words = WORD.findall(sentence)
     return len(words) <= 2 and not any(w.isdigit() for w in words)
+
+
+def _states_claims(text: str, sentences: list[str], service: bool) -> bool:
+    """A short turn states claims (its plain clauses are units); a long one tells a story. `service`:
+    the turn is said to an assistant (see `_turn`)."""
+    if not service:
+        return len(sentences) == 1
+    language = language_of(text)
+    size = len(FILLER_ZH.sub("", text)) if language == "zh" else len(WORD.findall(text))
+    return len(sentences) <= MAX_SPLIT_SENTENCES and size <= MAX_SPLIT_WORDS[language]
 
 
 def _has_content(text: str, language: str) -> bool:
@@ -152,6 +163,10 @@ class HeuristicDistiller:
         said = " ".join(t.content for t in recent[-ECHO_WINDOW:] if t.role != turn.role)
         slot = open_slot(recent, turn)
         sentences = split_sentences(turn.content)
+        # said to an assistant (one answers in the conversation), a short turn states claims to remember;
+        # between people, talk is a story told, and only a one-sentence turn's clauses are claims
+        service = any(t.role != "user" for t in turns)
+        claims_turn = _states_claims(turn.content, sentences, service)
         for number, sentence in enumerate(sentences):
             language = language_of(sentence)
             if _is_filler(sentence, language):
@@ -159,15 +174,15 @@ class HeuristicDistiller:
             clauses = split_clauses(sentence)
             # a short turn's plain clauses are its claims; a long one's are a narrative, where a sentence
             # is cut only when each of its clauses is a claim (else it stays whole, its context kept)
-            short = len(sentences) <= MAX_SPLIT_SENTENCES and len(clauses) <= MAX_SPLIT_CLAUSES
-            context = (said, names, slot, quoted, short)
+            short = claims_turn and len(clauses) <= MAX_SPLIT_CLAUSES
+            context = (said, names, slot, quoted, short, short and service)
             cut = self._sentence_parts(turn, number, clauses, language, local_time, context)
             made = [unit for unit, *_ in cut if unit is not None]
             if not short and len(clauses) > 1 and made and len(made) < len(cut):
                 whole = Clause(sentence, 0, len(sentence), clauses[0].correction, clauses[0].hedged)
                 cut = self._sentence_parts(turn, number, [whole], language, local_time, context)
             parts += cut
-        if any(unit is None for unit, *_ in parts):
+        if any(unit is None for unit, *_ in parts) and not (claims_turn and service):
             # a mention in a turn that says more stays in the turn's episode, in its place
             parts = [(None, False, t, w) if u and loose else (u, loose, t, w) for u, loose, t, w in parts]
         units = [unit for unit, _, _, _ in parts if unit is not None]
@@ -189,11 +204,11 @@ class HeuristicDistiller:
         clauses: list[Clause],
         language: str,
         local_time: datetime,
-        context: tuple[str, set[str], Slot | None, str | None, bool],
+        context: tuple[str, set[str], Slot | None, str | None, bool, bool],
     ) -> list[tuple[Candidate | None, bool, str, tuple[int, Clause]]]:
         """A sentence's clauses in order: each a unit (and whether it leans on its turn), or text left
         for the turn's episode (and whether it is a question)."""
-        said, names, slot, quoted, short = context
+        said, names, slot, quoted, short, stated = context
         parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]] = []
         for clause in clauses:
             claim = clause.text
@@ -204,7 +219,7 @@ class HeuristicDistiller:
             first = clause is clauses[0]
             size = len(clauses)
             unit = self._clause_unit(
-                turn, clause, language, question, local_time, said, names, size, short, first
+                turn, clause, language, question, local_time, said, names, size, (short, stated), first
             )
             if unit is not None:
                 found = _matches(claim, language, turn.role)
@@ -232,12 +247,13 @@ class HeuristicDistiller:
         said: str,
         names: set[str],
         clauses: int,
-        short: bool,
+        shape: tuple[bool, bool],
         first: bool = True,
     ) -> Candidate | None:
         """The clause's unit: tagged by the rules that recognise it, else by what it is (kinds.py); None
         for a question that asks nothing to be done, and for what stays in the turn's episode."""
         claim = clause.text
+        short, stated = shape  # a short turn's clause; a claim stated to an assistant
         # a request opens its sentence ("Please …", "请…"); one inside a story is reported speech
         request = turn.role == "user" and (first or short) and is_request(claim, language)
         if (question and not request) or (turn.role != "user" and PROMISE.match(claim)):
@@ -246,7 +262,7 @@ class HeuristicDistiller:
         if clause.correction and not request:
             matches.append(KIND_RULES["correction"])
         corrections = [m for m in matches if m[0].tag == "correction"]
-        kind = clause_kind(claim, language, turn.role)
+        kind = clause_kind(claim, language, turn.role, stated=stated)
         # a request about how to be served is a preference, whatever channel words a rule saw in it
         served = request and kind == "preference"
         ruled = [m for m in matches if not m[0].loose and m[0].tag != "correction"]
@@ -264,7 +280,7 @@ class HeuristicDistiller:
         if loose and not request:
             return typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
         # a compound's clauses are its claims in a short turn; in a long one they are a narrative
-        if not (corrections or request or done or (clauses > 1 and short)):
+        if not (corrections or request or done or stated or (clauses > 1 and short)):
             return None  # a plain sentence stays with its turn (its kind: _leftover_kind)
         if kind == "episode" and not corrections:
             return None  # advice given, a lesson covered: the turn's episode

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from app.text import STOPWORDS_EN
+
 _EN = re.IGNORECASE
 
 # How the user wants to be served: speed, channel, tone, format, the way a thing is done
@@ -118,8 +120,10 @@ def _past_verb(word: str) -> bool:
 
 
 def _is_past(text: str) -> bool:
+    """A happening in the past tense: a past verb among the first words (a past copula describes: "it
+    was tough" is no event)."""
     words = re.findall(r"[A-Za-z]+", text)
-    return any(_past_verb(w) for w in words[1:6])
+    return any(_past_verb(w) for w in words[1:6] if w.lower() not in ("was", "were"))
 
 
 def is_request(text: str, language: str) -> bool:
@@ -129,11 +133,21 @@ def is_request(text: str, language: str) -> bool:
     return REQUEST_EN.search(text) is not None or _imperative(text)
 
 
-def clause_kind(text: str, language: str, role: str) -> str:
-    """The kind of a clause no rule recognised, with a subtag where the clause names it."""
-    if language == "zh":
-        return _zh(text, role)
-    return _en(text, role)
+def clause_kind(text: str, language: str, role: str, stated: bool = False) -> str:
+    """The kind of a clause no rule recognised, with a subtag where the clause names it. `stated`: the
+    clause is a claim the turn makes (a short turn's), so a plain statement is a `fact` unless it is a
+    remark; in a story a plain statement is a fact only with the shape of a lasting state."""
+    kind = _zh(text, role) if language == "zh" else _en(text, role)
+    if kind == "episode" and stated and not is_remark(text, language) and not _discussed(text, role):
+        return "fact"
+    return kind
+
+
+def _discussed(text: str, role: str) -> bool:
+    """What was covered or advised: the turn's episode, never a fact."""
+    return bool(
+        DISCUSSED_EN.search(text) or DISCUSSED_ZH.search(text) or (role == "assistant" and ADVICE.search(text))
+    )
 
 
 def _en(text: str, role: str) -> str:
@@ -195,17 +209,32 @@ STATE_EN = re.compile(
 )
 FEELING_EN = re.compile(
     r"\b(?:so|really|very|super|pretty|quite|too)?\s*(?:excited|happy|glad|proud|thrilled|tired|sad|grateful|"
-    r"thankful|lucky|stressed|nervous|sorry|blessed|busy|curious|sure|bored|relieved|inspired|amazed)\b",
+    r"thankful|lucky|stressed|nervous|sorry|blessed|busy|curious|sure|bored|relieved|inspired|amazed|"
+    r"determined|loving|enjoying|hating|worth it|fun|tough|hard|great|amazing|awesome|nice|cool|"
+    r"wonderful|crazy|scary|fine)\b",
     _EN,
 )
 STATE_ZH = re.compile(
     r"^(?:我们|我的|我)[^，。]{0,6}?(?:是|有|在|叫|姓|用|住|属于|患|得了|对.{1,6}过敏|身体)"
 )
-FEELING_ZH = re.compile(r"开心|高兴|激动|难过|累|兴奋|感谢|幸运|紧张|好奇")
+FEELING_ZH = re.compile(r"开心|高兴|激动|难过|累|兴奋|感谢|幸运|紧张|好奇|挺好|不错|太好|好玩|辛苦|挺紧|很紧|麻烦")
 _SPECIFIC_EN = re.compile(r"\d|\b[A-Z]{2,}\b|(?<=[a-z,] )[A-Z][a-z]+")
 _SPECIFIC_ZH = re.compile(
     r"[0-9A-Za-z]|[一两二三四五六七八九十百千万]+[个次天年月周岁份台元块号点]|[二三四五六七八九十]{2,}"
 )
+
+
+def is_remark(text: str, language: str) -> bool:
+    """A remark on what was said rather than a claim: a feeling or an evaluation with nothing specific
+    in it ("It was tough", "I'm loving it", "所以时间挺紧的"). It stays with the clause it remarks on."""
+    if language == "zh":
+        if _SPECIFIC_ZH.search(text) or DISCUSSED_ZH.search(text) or REQUEST_ZH.search(text):
+            return False
+        return FEELING_ZH.search(text) is not None
+    if _SPECIFIC_EN.search(text) or DISCUSSED_EN.search(text) or REQUEST_EN.search(text) or _imperative(text):
+        return False
+    words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOPWORDS_EN and len(w) > 2]
+    return FEELING_EN.search(text) is not None and len(words) <= 3 and _en(text, "user") in ("fact", "episode")
 
 
 def _lasting_en(text: str, role: str) -> bool:
