@@ -270,7 +270,16 @@ def split_clauses(sentence: str) -> list[Clause]:
         # "…and loved it", "…, getting others involved": a verb with no subject of its own continues the
         # clause before (an imperative after a comma or semicolon is a clause: "…, send me the invoice")
         bare = not zh and _opens_with_verb_en(text, imperative=bool(re.search(r"[,;]", joiner)))
-        if spans and (not has_predicate(text) or (zh and _COPULA_ZH.match(text)) or refers_back or bare or remark):
+        # a condition or a time after its clause ("…, since I moved", "…，如果可以的话") modifies it
+        subordinate = _SUBORDINATE.match(text) is not None
+        if spans and (
+            not has_predicate(text)
+            or (zh and _COPULA_ZH.match(text))
+            or refers_back
+            or bare
+            or remark
+            or subordinate
+        ):
             prev_start = spans[-1][0]
             spans[-1] = (prev_start, offset + end, body[prev_start - offset : end].strip())
             continue
