@@ -182,8 +182,13 @@ def _inflected_verb(word: str) -> bool:
     return bool(lemmas) and lemmas[0] != lower and not lower.endswith("ing")
 
 
+# Words that make a Chinese predicate whatever jieba tags the word beside them: an adverb of aspect or
+# negation before it ("又卡纸了", "也用不了"), a modal ("8点可以"), an aspect particle after it ("卡纸了")
+_PREDICATE_MARK_ZH = re.compile(r"又|也|还|都|不|没|已经|正在|可以|能|会|要|得|了$|了[，。！？,.!?]|过[，。]")
+
+
 def _has_predicate_zh(text: str) -> bool:
-    if _PRONOUN_ZH.match(text):
+    if _PRONOUN_ZH.match(text) or _PREDICATE_MARK_ZH.search(text):
         return True
     from app.text import pos_words
 

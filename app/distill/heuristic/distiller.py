@@ -22,7 +22,15 @@ from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.kinds import clause_kind, is_request
 from app.distill.heuristic.life_events import is_life_event
 from app.distill.heuristic.noise import PROMISE
-from app.distill.heuristic.parts import CHANNEL, KIND_RULES, episode_text, leftover_kind, linked, says_enough
+from app.distill.heuristic.parts import (
+    CHANNEL,
+    KIND_RULES,
+    episode_text,
+    kind_rule,
+    leftover_kind,
+    linked,
+    says_enough,
+)
 from app.distill.heuristic.parts import matches as _matches
 from app.distill.heuristic.person import WORD, first_person_to_speaker
 from app.distill.heuristic.relations import with_relations
@@ -82,6 +90,18 @@ def _has_content(text: str, language: str) -> bool:
     # two content words are enough with a number or a date: "The meeting is on Tuesday"
     specific = any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
     return len(content) >= MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
+
+
+_SERVICE_KINDS = ("preference", "task_state", "constraint")
+
+
+def _kind_first(unit: Candidate, kind: str) -> Candidate:
+    """A rule that names what a fact is about (an id, an address, a relative) tags a fact; a clause that
+    is a step to do, a wish about how to be served or a limit is that first ("my address is still to be
+    confirmed": a `task_state`, tagged `fact.location` after it)."""
+    if kind.split(".", 1)[0] not in _SERVICE_KINDS or not unit.tags[0].startswith("fact"):
+        return unit
+    return unit.model_copy(update={"tags": [kind, *(t for t in unit.tags if t != kind)]})
 
 
 class HeuristicDistiller:
@@ -268,7 +288,8 @@ class HeuristicDistiller:
         ruled = [m for m in matches if not m[0].loose and m[0].tag != "correction"]
         if ruled and not (served and all(m[0].tag in CHANNEL for m in ruled)):
             if not (question and any(m[0].tag.startswith("constraint.quantity") for m in ruled)):
-                return typed_unit(turn, claim, language, matches, local_time, clause.hedged)
+                unit = typed_unit(turn, claim, language, matches, local_time, clause.hedged)
+                return _kind_first(unit, kind) if stated else unit
         if self._noise(claim, turn.role, question, said, names) and not corrections:
             return None
         done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
@@ -278,7 +299,8 @@ class HeuristicDistiller:
             return None
         loose = [m for m in matches if m[0].loose and m[0].tag != "correction"]
         if loose and not request:
-            return typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
+            unit = typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
+            return _kind_first(unit, kind) if stated else unit
         # a compound's clauses are its claims in a short turn; in a long one they are a narrative
         if not (corrections or request or done or stated or (clauses > 1 and short)):
             return None  # a plain sentence stays with its turn (its kind: _leftover_kind)
@@ -286,7 +308,7 @@ class HeuristicDistiller:
             return None  # advice given, a lesson covered: the turn's episode
         if corrections and (kind == "episode" or not states_something(claim)):
             return typed_unit(turn, claim, language, corrections, local_time, clause.hedged)
-        matches = [KIND_RULES[kind], *corrections]
+        matches = [kind_rule(kind), *corrections]
         return typed_unit(turn, claim, language, matches, local_time, clause.hedged)
 
     @staticmethod

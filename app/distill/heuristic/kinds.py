@@ -24,6 +24,18 @@ MANNER_ZH = re.compile(
     r"简洁|简短|详细|快|尽快|马上|立刻|直接|邮箱|邮件|电话|短信|微信|语气|格式|中文|英文|正式|口语|而不是|就行|就好|"
     r"别打|不要打"
 )
+# What a statement about serving the speaker names: replies, updates, the way or time to reach them
+# ("Replies need to be fast", "mornings are the best time to call me", "回复要快")
+SERVED_EN = re.compile(
+    r"^(?:the |your |any |all )?(?:replies|reply|answers?|responses?|updates?|messages?|notifications?|"
+    r"reminders?|summaries|summary|explanations?)\b|\b(?:best|easiest|only) (?:time|way|day|channel) to "
+    r"(?:call|reach|contact|text|email|message)\b|\b(?:call|reach|contact|text|email|message) me\b",
+    _EN,
+)
+SERVED_ZH = re.compile(r"^(?:你的|您的)?(?:回复|回答|答复|消息|通知|提醒|解释)|(?:联系|打电话给|通知|提醒)我")
+# A dated obligation: an exam, a deadline, an interview (a limit in time, not a step)
+OBLIGATION_EN = re.compile(r"\b(?:exam|test|deadline|due|interview|hearing|defen[cs]e)\b", _EN)
+OBLIGATION_ZH = re.compile(r"考试|截止|期限|面试|答辩|到期")
 # A request to the listener (in either language) or an imperative: a step to do, or a wish about service
 REQUEST_EN = re.compile(
     r"^(?:please|kindly|could you|can you|would you|will you|i'd like you to|i need you to|"
@@ -73,7 +85,8 @@ PLAN_EN = re.compile(
 PLAN_ZH = re.compile(r"打算|计划|准备|要去|将要|即将|下周|下个月|明天|后天|今晚|下次|春节|周末要|要把")
 PENDING_EN = re.compile(
     r"\b(?:still (?:waiting|need|to be|pending|have to|has to)|not yet|yet to|to be confirmed|needs? to|"
-    r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b",
+    r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b|"
+    r"\b(?:not|n't|never)\b[^,;]{0,30}\byet\b",
     _EN,
 )
 PENDING_ZH = re.compile(
@@ -87,7 +100,7 @@ DONE_EN = re.compile(
 )
 DONE_ZH = re.compile(
     r"已(?:经)?(?:为您|帮您|给您)?[^，。]{0,4}(?:创建|签发|开通|修改|写好|申请|上传|提交|安排|完成|支付|发货|确认|处理|"
-    r"解决|取消|验证|预订|退款)|(?:上传|提交|写好|办好|发出|签发|创建)了"
+    r"解决|取消|验证|预订|退款|退回|寄出|发出|到账|生效|更换|预约|登记|办理|重置)|(?:上传|提交|写好|办好|发出|签发|创建)了"
 )
 DISCUSSED_EN = re.compile(r"\b(?:covered|discussed|talked about|went over|reviewed|practi[cs]ed)\b", _EN)
 DISCUSSED_ZH = re.compile(r"讲了|学了|讨论了|复习了|练了")
@@ -102,6 +115,15 @@ CONSTRAINT_EN = re.compile(
     _EN,
 )
 CONSTRAINT_ZH = re.compile(r"只能|不能|请不了|不可以|最多|不超过|必须|规定")
+# "I need financing", "we need a van": a requirement (a limit); "I need to renew …": a step to do
+NEED_EN = re.compile(r"^(?:I|we)(?: really| still| also| just)? need(?:s)?\b(?! you\b)", _EN)
+DATE_WORD_EN = re.compile(
+    r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next|january|"
+    r"february|march|april|may|june|july|august|september|october|november|december)\b",
+    _EN,
+)
+DATE_WORD_ZH = re.compile(r"\d|[一二三四五六七八九十]+[月号日]|周[一二三四五六日天]|星期|明天|后天|下周|下个月")
+OTHER_SUBJECT_ZH = re.compile(r"^(?:她|他|它|他们|她们|我(?:的)?(?:妹妹|姐姐|哥哥|弟弟|妈妈|爸爸|父母|老婆|老公|儿子|女儿|孩子|朋友|同事))")
 PAST_TIME_EN = re.compile(
     r"\b(?:yesterday|last (?:week|month|year|night|time)|ago|this morning|earlier|just now|recently)\b", _EN
 )
@@ -151,6 +173,12 @@ def _discussed(text: str, role: str) -> bool:
 
 
 def _en(text: str, role: str) -> str:
+    if role == "user" and SERVED_EN.search(text) and not REQUEST_EN.search(text) and not _imperative(text):
+        return "preference"
+    if role == "user" and OBLIGATION_EN.search(text) and DATE_WORD_EN.search(text):
+        return "constraint.time"
+    if role == "user" and NEED_EN.search(text):
+        return "task_state" if TASK_VERB_EN.search(text) else "constraint"
     if role == "user":
         if REQUEST_EN.search(text) or _imperative(text):
             return "preference" if MANNER_EN.search(text) else "task_state"
@@ -177,6 +205,10 @@ def _imperative(text: str) -> bool:
 
 
 def _zh(text: str, role: str) -> str:
+    if role == "user" and SERVED_ZH.search(text) and not REQUEST_ZH.search(text):
+        return "preference"
+    if role == "user" and OBLIGATION_ZH.search(text) and DATE_WORD_ZH.search(text):
+        return "constraint.time"
     if role == "user":
         if REQUEST_ZH.search(text):
             return "preference" if MANNER_ZH.search(text) else "task_state"
@@ -186,7 +218,8 @@ def _zh(text: str, role: str) -> str:
             return "task_state" if TASK_VERB_ZH.search(text) and not MANNER_ZH.search(text) else "preference"
         if MANNER_ZH.search(text) and re.search(r"发|联系|回复|通知", text):
             return "preference"
-    if PENDING_ZH.search(text) or (role == "user" and PLAN_ZH.search(text)):
+    others = OTHER_SUBJECT_ZH.match(text) is not None  # "她下个月结婚": her plan, not the speaker's step
+    if PENDING_ZH.search(text) or (role == "user" and PLAN_ZH.search(text) and not others):
         return "task_state"
     if DONE_ZH.search(text):
         return "task_state"

@@ -87,6 +87,14 @@ KIND_RULES = {
 }
 
 
+def kind_rule(kind: str) -> tuple[Rule, re.Match[str]]:
+    """The rule a clause's kind tags it with ("constraint.time": a constraint's confidence, its tag)."""
+    if kind in KIND_RULES:
+        return KIND_RULES[kind]
+    base, _ = KIND_RULES[kind.split(".", 1)[0]]
+    return _kind_rule(kind, base.confidence, base.importance)
+
+
 def linked(units: list[Candidate]) -> list[Candidate]:
     """The parts of one turn keep what links them: each carries the ids and names the others hold, so a
     question about one part (the complaint) brings the other along (its order number)."""
