@@ -163,6 +163,8 @@ def states_something(text: str) -> bool:
     words = _WORD_EN.findall(text)
     if not words:
         return False
+    if words[0].lower() == "no" and len(words) >= 2:
+        return True  # an elliptic negation: "…, no balloon payment"
     if words[0].lower() in _PRONOUN_SUBJECTS_EN or re.match(r"^(?:there|it)\b", text, re.I):
         return True
     return any(w.lower() in _AUX_EN or _inflected_verb(w) for w in words)

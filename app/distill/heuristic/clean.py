@@ -71,6 +71,18 @@ def is_small_talk(sentence: str, names: Iterable[str] = ()) -> bool:
     Every content word is a word of small talk (or the name of someone in the conversation)."""
     if PLEASANTRY_EN.search(sentence) or PLEASANTRY_ZH.search(sentence):
         return True
+    opened = strip_wrapping(sentence)
+    if opened is not sentence and (PLEASANTRY_EN.search(opened) or PLEASANTRY_ZH.search(opened)):
+        return True  # "Gracias, see you next week!"
+    greeting = GREETING.match(sentence)
+    if greeting and greeting.end() < len(sentence):
+        from app.distill.heuristic.clauses import states_something
+
+        rest = sentence[greeting.end() :].strip(" .!?。！？")
+        if len(rest) <= 20 and not states_something(rest) and not any(c.isdigit() for c in rest):
+            return True
+    if META_EN.search(opened) and not any(c.isdigit() for c in sentence):
+        return True
     if has_cjk(sentence):
         return not SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)).strip()
     if any(c.isdigit() for c in sentence):
@@ -80,6 +92,29 @@ def is_small_talk(sentence: str, names: Iterable[str] = ()) -> bool:
         return True
     words = content_words(sentence, names)
     return all(w in SMALL_TALK_EN or w in FILLER_EN for w in words)
+
+
+# A turn about the conversation itself: it announces a question, asks for a session ("Quick question
+# about billing", "Ready for another session?", "I have a few questions for you")
+META_EN = re.compile(
+    r"^(?:(?:i (?:have|got)|got|just) )?(?:a |one |another |a few |some |two |a couple of )?(?:quick |small )?"
+    r"(?:questions?|query|queries)(?: for you| about| on| regarding|$)|\bready for (?:another|a|the|our) "
+    r"(?:session|lesson|class|chat)\b",
+    re.IGNORECASE,
+)
+# A greeting followed by a name or a title only ("你好，IT小助手", "Hi Dr. Moss"): a vocative, no claim
+GREETING = re.compile(r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|你好|您好|嗨|哈喽|早上好|晚上好)\b[,，!！\s]*", re.I)
+
+
+def is_informative(sentence: str, names: Iterable[str] = ()) -> bool:
+    """Says something of its own: three content words that are not small talk (English), or seven
+    characters once filler, small talk and pronouns are out (Chinese). An assistant's statement of this
+    size is a fact it brings ("CloudDesk has a known bug"), not a pleasantry."""
+    if has_cjk(sentence):
+        rest = re.sub(r"我们|我|你们|您|你|[，。！？、,.!?\s]", "", SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)))
+        return len(rest) >= 7
+    words = [w for w in content_words(sentence, names) if w not in SMALL_TALK_EN and w not in FILLER_EN]
+    return len(words) >= 3
 
 
 def has_specifics(sentence: str, names: Iterable[str] = ()) -> bool:

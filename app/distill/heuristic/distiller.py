@@ -180,7 +180,10 @@ class HeuristicDistiller:
         recent = turns[max(0, index - SLOT_WINDOW - ECHO_WINDOW) : index]
         # in the turn's order: a unit, or a clause left for the episode (whether a question, where it sits)
         parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]] = []
-        said = " ".join(t.content for t in recent[-ECHO_WINDOW:] if t.role != turn.role)
+        # an echo restates what the user said (an assistant confirming a tool's finding adds its word)
+        said = " ".join(
+            t.content for t in recent[-ECHO_WINDOW:] if t.role != turn.role and "user" in (t.role, turn.role)
+        )
         slot = open_slot(recent, turn)
         sentences = split_sentences(turn.content)
         # said to an assistant (one answers in the conversation), a short turn states claims to remember;
@@ -294,7 +297,9 @@ class HeuristicDistiller:
             return None
         done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
         if not (request or done or corrections) and (
-            _is_short(claim, language) or not says_enough(claim, language) or not states_something(claim)
+            (_is_short(claim, language) and not stated)  # a stated "I'm diabetic" is a claim
+            or not says_enough(claim, language)
+            or not states_something(claim)
         ):
             return None
         loose = [m for m in matches if m[0].loose and m[0].tag != "correction"]
@@ -327,7 +332,8 @@ class HeuristicDistiller:
             and clause_kind(sentence, language_of(sentence), role) == "task_state"
         ):
             return False  # a step done or still to do is news, named or not ("收货地址还需要您确认")
-        return role == "assistant" and (question or not clean.has_specifics(sentence, names))
+        informative = clean.has_specifics(sentence, names) or clean.is_informative(sentence, names)
+        return role == "assistant" and (question or not informative)
 
     def _episodes(
         self, turn: Turn, sentences: list[str], local_time: datetime, asked: tuple[Turn, str] | None

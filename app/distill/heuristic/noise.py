@@ -12,7 +12,7 @@ WRAPPING_EN = re.compile(
     r"(?:(?:hi|hello|hey|hiya|wow|woah|whoa|aw+|ooh|omg|haha|yay|well|oh|ah|okay|ok|um+|uh+|hmm+|hm|er|erm|yes|"
     r"yeah|yep|no|nope|sorry|anyway|anyways|btw|by the way|oh right|oh wait|i mean|you know|honestly|"
     r"to be honest|basically|also|plus|so|and|but|actually|wait|correction|scratch that|let me correct "
-    r"(?:that|myself)|great|cool|thanks|thank you|alright|right|sure|one more thing|quick question|"
+    r"(?:that|myself)|gracias|merci|danke|ciao|cheers|just so you know|for the record|fyi|great|cool|thanks|thank you|alright|right|sure|one more thing|quick question|"
     r"understood|got it|noted|of course|certainly|absolutely|perfect|"
     r"(?:just )?to be clear)(?:,?\s+(?:there|[A-Z][a-z]+))?\s*[,!.:;-]+\s*"
     r"|(?:actually|well|so|oh|also|anyway|by the way|btw|and|but|plus|um+|uh+|hmm+|basically|honestly)\s+)",
