@@ -88,7 +88,7 @@ def is_small_talk(sentence: str, names: Iterable[str] = ()) -> bool:
     if any(c.isdigit() for c in sentence):
         return False
     reaction = REACTION_EN.search(sentence) or ENCOURAGEMENT_EN.search(strip_wrapping(sentence))
-    if reaction and not has_specifics(sentence, names):
+    if reaction and not has_specifics(sentence, names) and not is_informative(sentence, names):
         return True
     words = content_words(sentence, names)
     return all(w in SMALL_TALK_EN or w in FILLER_EN for w in words)
@@ -103,7 +103,9 @@ META_EN = re.compile(
     re.IGNORECASE,
 )
 # A greeting followed by a name or a title only ("你好，IT小助手", "Hi Dr. Moss"): a vocative, no claim
-GREETING = re.compile(r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|你好|您好|嗨|哈喽|早上好|晚上好)\b[,，!！\s]*", re.I)
+GREETING = re.compile(
+    r"^(?:(?:hi|hello|hey|good (?:morning|afternoon|evening))\b|你好|您好|嗨|哈喽|早上好|晚上好)[,，!！\s]*", re.I
+)
 
 
 def is_informative(sentence: str, names: Iterable[str] = ()) -> bool:

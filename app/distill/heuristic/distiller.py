@@ -285,6 +285,8 @@ class HeuristicDistiller:
         if clause.correction and not request:
             matches.append(KIND_RULES["correction"])
         corrections = [m for m in matches if m[0].tag == "correction"]
+        if not corrections and clean.is_small_talk(claim, names):
+            return None  # "Got it, I've updated your preferences": whatever a rule sees in it
         kind = clause_kind(claim, language, turn.role, stated=stated)
         # a request about how to be served is a preference, whatever channel words a rule saw in it
         served = request and kind == "preference"

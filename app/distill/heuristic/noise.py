@@ -36,7 +36,8 @@ WRAPPING_ZH = re.compile(
     r"(?:(?:你好|您好|嗨|哈喽|[哦噢喔]?对了|话说|其实吧|其实|就是说|不对|说错了|我更正一下|更正一下|我纠正一下|纠正一下|"
     r"顺便说一下|顺便|另外|此外|而且|并且|不过|但是)"
     r"[，,。！!、：:\s]*"
-    r"|(?:嗯+|哦+|噢|喔|呃|额|哎|唉|诶|欸|啊|好的|好吧|好了|还有|然后|所以|那个|更正|喂|是的|对)[，,。！!、：:]+)"
+    r"|(?:嗯+|哦+|噢|喔|呃|额|哎|唉|诶|欸|啊|好的|好吧|好了|还有|然后|所以|那个|更正|喂|是的|对|明白了?|了解了?|收到|"
+    r"没问题|好)[，,。！!、：:]+)"
 )
 CORRECTION_OPENING_ZH = re.compile(
     r"(?:不对|说错了|我?更正一下|我?纠正一下|更正|纠正|其实|我是说|我的意思是|不好意思[，,]?(?=是|应该))[，,。！!、：:\s]*"
@@ -55,14 +56,22 @@ PLEASANTRY_EN = re.compile(
     r"^(?:i )?(?:can|will|'ll) (?:gladly )?help you with (?:that|this)\b|"
     r"^is there anything\b|^(?:i'?m |i am )?(?:here|always here) (?:to help|for you)\b|"
     r"^see (?:you|ya)\b|^(?:talk|speak) (?:to you )?(?:soon|later|tomorrow)\b|"
-    r"\bthanks? (?:you )?for (?:contacting|reaching out to|calling|choosing|your patience)\b",
+    r"\bthanks? (?:you )?for (?:contacting|reaching out to|calling|choosing|your patience)\b|"
+    r"^(?:this is|you'?ve reached|welcome to) .{1,30}\b(?:support|customer service|help ?desk|team)\b|"
+    # wishes, and the note that what the user said was recorded ("I've updated your preferences")
+    r"^(?:i )?hope (?:the|your|you|it|this|everything)\b|^enjoy (?:your|the)\b|^good luck\b|"
+    r"^have (?:fun|a (?:safe|great|good|nice|lovely))\b|"
+    r"\b(?:updated|noted|saved|recorded|logged|made a note of)\b.{0,24}\b(?:preferences?|profile|notes?|"
+    r"details|info(?:rmation)?|records?|file)\b|^(?:noted|i'?ve noted|i'?ve made a note of) (?:that|it)\b",
     re.IGNORECASE,
 )
 PLEASANTRY_ZH = re.compile(
     r"有什么(?:可以|能|需要)?(?:帮|为|帮助)(?:您|你)|还有(?:什么|其他)(?:可以|需要|能)|"
     r"很高兴(?:为您|帮您|能帮|为你|帮你|认识)|(?:非常|很)?(?:抱歉|对不起)[，,]?(?:给您|让您|打扰)|祝您|祝你|"
     r"随时(?:联系|告诉|找)|^不客气|^没关系|辛苦了|^好的[，,]?(?:已|我)(?:经)?(?:记录|记下|了解|明白|知道)|"
-    r"^(?:收到|明白|了解)了?$|^已(?:经)?(?:为您|帮您)?(?:记下|记录|修改|更新|收到|备注)了?[。！.!]?$"
+    r"^(?:收到|明白|了解)了?$|^已(?:经)?(?:为您|帮您)?(?:记下|记录|修改|更新|收到|备注)了?[。！.!]?$|"
+    r"^这里是.{1,12}(?:客服|助手|服务|中心)|^我是.{0,10}(?:客服|助手)|"
+    r"(?:更新|记录|记下|备注|保存)(?:好)?了?(?:您|你)的(?:偏好|资料|信息|要求|习惯)"
 )
 # Words of small talk: a sentence made of nothing else says nothing ("That's awesome, Noor!").
 SMALL_TALK_EN = frozenset(
@@ -75,11 +84,15 @@ SMALL_TALK_EN = frozenset(
     glad day week weekend lately recently doing going things stuff everything anything something news life
     long time keep up work job well done wonder wonderful hey yeah ya y'all guys dear buddy pal man girl
     cheers hug hugs xoxo wishing best stay safe soon see later tell know knew think thought really such
-    much so own us way ever even bit little always never too more most sharing glad hear take look""".split()
+    much so own us way ever even bit little always never too more most sharing glad hear take look
+    understand understood frustrating frustration annoying inconvenience patience wait waiting question
+    questions ask asked asking customers choice option options help helping walk through process happen
+    happens happened sense worry worries""".split()
 )
 SMALL_TALK_ZH = re.compile(
     r"太好了|太棒了|真不错|不错|真棒|好棒|厉害|加油|辛苦|谢谢|感谢|哈哈|好的|没问题|当然|是啊|对啊|确实|有道理|"
-    r"原来如此|这样啊|那就好|好主意|听起来|很好|挺好|非常|特别|真的|真|很|呀|啊|吧|呢|了|的|你|您|哇|棒"
+    r"原来如此|这样啊|那就好|好主意|听起来|很好|挺好|非常|特别|真的|真|很|呀|啊|吧|呢|了|的|你|您|哇|棒|"
+    r"理解|心情|着急|不便|耐心|等待|重视|这种情况|确实|让人"
 )
 # What an assistant turn can add beyond pleasantries: a decision, a recommendation, a result.
 DECISION_EN = re.compile(
@@ -133,7 +146,11 @@ NOT_NAMES = frozenset(
 
 # An assistant's offer to act ("I'll look for hotels", "Let me check", "我会…", "我来…"): no claim yet
 PROMISE = re.compile(
-    r"^(?:I'll|I will|I can|let me|I'm going to|我会|我来|我这就|我马上|稍后|我可以)", re.IGNORECASE
+    r"^(?:I'll|I will|I can|let me|I'm going to|(?:I'm |I am |I'd be )?(?:happy|glad) to|我会|我来|我这就|我马上|"
+    r"稍后|我可以)"
+    r"|\b(?:will|'ll) (?:let you know|notify you|get back to you|keep you (?:posted|updated)|update you)\b"
+    r"|(?:会|将)[^，。]{0,8}(?:通知|联系|告知|回复|答复)(?:您|你)|^(?:下次|以后|之后)?(?:会|将)(?:优先|尽快|及时)?(?:安排|处理)",
+    re.IGNORECASE,
 )
 # A reaction to what the other speaker said ("That's awesome!", "It sounds like you're doing impressive
 # work", "Your passion is inspiring"): an evaluation with nothing specific (no name, number or date).
