@@ -84,7 +84,7 @@ def is_small_talk(sentence: str, names: Iterable[str] = ()) -> bool:
     if META_EN.search(opened) and not any(c.isdigit() for c in sentence):
         return True
     if has_cjk(sentence):
-        return not SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)).strip()
+        return not SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)).strip(" ，。！？、,.!?~…")
     if any(c.isdigit() for c in sentence):
         return False
     reaction = REACTION_EN.search(sentence) or ENCOURAGEMENT_EN.search(strip_wrapping(sentence))

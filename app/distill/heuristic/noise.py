@@ -45,6 +45,8 @@ CORRECTION_OPENING_ZH = re.compile(
 HEDGE_OPENING_ZH = re.compile(r"(?:可能|也许|大概|好像|我觉得|我想想|估计|或许)[，,]?")
 # Pleasantries, offers, apologies and closings (either role): no unit.
 PLEASANTRY_EN = re.compile(
+    r"^(?:go ahead|hold on|one moment|just a (?:moment|sec(?:ond)?|minute)|let me (?:think|check)|"
+    r"i'?ll (?:wait|think about it))\b|"
     r"^(?:how|what) (?:can|may|could) i (?:help|assist|do for)|\bhow (?:can|may) i (?:help|assist)\b|"
     r"\b(?:is there )?anything else (?:i can|you(?:'d like| need| want))|\blet me know if\b|"
     r"\b(?:i'?m |i am |i'?d be |i would be )?(?:happy|glad) to help\b|\bfeel free to\b|"
@@ -87,12 +89,14 @@ SMALL_TALK_EN = frozenset(
     much so own us way ever even bit little always never too more most sharing glad hear take look
     understand understood frustrating frustration annoying inconvenience patience wait waiting question
     questions ask asked asking customers choice option options help helping walk through process happen
-    happens happened sense worry worries""".split()
+    happens happened sense worry worries hold on ahead works think moment minute second""".split()
 )
 SMALL_TALK_ZH = re.compile(
     r"太好了|太棒了|真不错|不错|真棒|好棒|厉害|加油|辛苦|谢谢|感谢|哈哈|好的|没问题|当然|是啊|对啊|确实|有道理|"
     r"原来如此|这样啊|那就好|好主意|听起来|很好|挺好|非常|特别|真的|真|很|呀|啊|吧|呢|了|的|你|您|哇|棒|"
-    r"理解|心情|着急|不便|耐心|等待|重视|这种情况|确实|让人"
+    r"理解|心情|着急|不便|耐心|等待|重视|这种情况|确实|让人|"
+    # managing the conversation: agreeing, deferring, waiting, thanking ("就按你说的办", "稍等，我找一下")
+    r"就这样|就按|说的办|考虑一下|再想想|等(?:你|您)的?消息|稍等|等一下|找一下|麻烦(?:你|您)|帮助|那就|这样|再|那|我|行|可以"
 )
 # What an assistant turn can add beyond pleasantries: a decision, a recommendation, a result.
 DECISION_EN = re.compile(
