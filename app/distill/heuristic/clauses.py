@@ -266,8 +266,11 @@ def split_clauses(sentence: str) -> list[Clause]:
     for start, text_start, end in _cut(body, zh):
         joiner, previous_end = body[previous_end:text_start], end
         text = body[text_start:end].strip()
-        inner = _opening(text)[0]
+        inner, inner_corrected, _ = _opening(text)
+        corrected = corrected or inner_corrected  # "…说错了，应该是三个人": the sentence corrects
         text = text[inner:]
+        if not text.strip(" ,，.。:：;；!！"):
+            continue  # nothing but a correction's wording ("我更正一下之前的说法，")
         # a part pointing back ("…and it leaks", "…，它很好用") is a remark on the clause before unless it
         # makes a claim of its own ("…, and it has to integrate with Gmail", "…, it's now 0770 900123")
         refers_back = (REFERS_BACK_ZH if zh else REFERS_BACK_EN).search(text) is not None and (

@@ -22,8 +22,9 @@ WRAPPING_EN = re.compile(
 # hedges (a lower confidence): read, then taken off like any other wrapping.
 CORRECTION_OPENING_EN = re.compile(
     r"(?:(?:sorry|oops|no|wait),?\s+)?(?:i meant|i mean(?=,)|correction|scratch that|let me correct"
-    r"(?: that| myself)?|i misspoke|make (?:that|it)|actually|wait(?=,?\s+(?:no|it'?s|my)\b)|"
-    r"no(?=,\s+it'?s\b))"
+    r"(?: that| myself| what i said(?: earlier| before)?)?|i misspoke(?: earlier| before)?|i was wrong|"
+    r"my (?:mistake|bad)|i said \w+(?: \w+)? (?:before|earlier)(?:,? but)?|i got (?:it|that) wrong|"
+    r"make (?:that|it)|actually|wait(?=,?\s+(?:no|it'?s|my|the)\b)|no(?=,\s+(?:it'?s|the|my)\b))"
     r"\s*[,!.:;-]*\s*",
     re.IGNORECASE,
 )
@@ -40,7 +41,9 @@ WRAPPING_ZH = re.compile(
     r"没问题|好)[，,。！!、：:]+)"
 )
 CORRECTION_OPENING_ZH = re.compile(
-    r"(?:不对|说错了|我?更正一下|我?纠正一下|更正|纠正|其实|我是说|我的意思是|不好意思[，,]?(?=是|应该))[，,。！!、：:\s]*"
+    r"(?:(?:不好意思|抱歉)[，,]?)?(?:不对|(?:刚才|之前|前面)?我?(?:说错了|记错了|搞错了|写错了)|"
+    r"我?(?:更正|纠正)一下(?:(?:之前|刚才|前面)的?(?:说法|信息)?)?|更正|纠正|其实|实际上|实际(?=[\u4e00-\u9fff]{2})|我是说|我的意思是|"
+    r"不好意思[，,]?(?=是|应该))[，,。！!、：:\s]*"
 )
 HEDGE_OPENING_ZH = re.compile(r"(?:可能|也许|大概|好像|我觉得|我想想|估计|或许)[，,]?")
 # Pleasantries, offers, apologies and closings (either role): no unit.
