@@ -3,6 +3,7 @@ sentence, first person resolved to the speaker, relative dates resolved against 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import datetime
 
@@ -19,7 +20,7 @@ from app.distill.heuristic.candidates import (
 from app.distill.heuristic.clauses import Clause, split_clauses, states_something
 from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to
 from app.distill.heuristic.entities import dedupe_entities, find_entities
-from app.distill.heuristic.kinds import clause_kind, is_request
+from app.distill.heuristic.kinds import clause_kind, discussed, is_request
 from app.distill.heuristic.life_events import is_life_event
 from app.distill.heuristic.noise import PROMISE
 from app.distill.heuristic.parts import (
@@ -93,6 +94,7 @@ def _has_content(text: str, language: str) -> bool:
 
 
 _SERVICE_KINDS = ("preference", "task_state", "constraint")
+_ASSISTANT_SELF = re.compile(r"^(?:I|I'm|I am|I'd|me too|我(?!们))(?:\b|(?=[\u4e00-\u9fff]))", re.IGNORECASE)
 
 
 def _kind_first(unit: Candidate, kind: str) -> Candidate:
@@ -328,11 +330,12 @@ class HeuristicDistiller:
             return False
         if said and clean.is_echo(sentence, said, names):
             return True
-        if (
-            role == "assistant"
-            and not question
-            and clause_kind(sentence, language_of(sentence), role) == "task_state"
+        kind = clause_kind(sentence, language_of(sentence), role)
+        if role == "assistant" and _ASSISTANT_SELF.match(sentence) and kind != "task_state" and not discussed(
+            sentence, role
         ):
+            return True  # the assistant about itself ("I prefer window seats too"): no news
+        if role == "assistant" and not question and kind == "task_state":
             return False  # a step done or still to do is news, named or not ("收货地址还需要您确认")
         informative = clean.has_specifics(sentence, names) or clean.is_informative(sentence, names)
         return role == "assistant" and (question or not informative)

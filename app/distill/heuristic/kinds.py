@@ -160,12 +160,12 @@ def clause_kind(text: str, language: str, role: str, stated: bool = False) -> st
     clause is a claim the turn makes (a short turn's), so a plain statement is a `fact` unless it is a
     remark; in a story a plain statement is a fact only with the shape of a lasting state."""
     kind = _zh(text, role) if language == "zh" else _en(text, role)
-    if kind == "episode" and stated and not is_remark(text, language) and not _discussed(text, role):
+    if kind == "episode" and stated and not is_remark(text, language) and not discussed(text, role):
         return "fact"
     return kind
 
 
-def _discussed(text: str, role: str) -> bool:
+def discussed(text: str, role: str) -> bool:
     """What was covered or advised: the turn's episode, never a fact."""
     return bool(
         DISCUSSED_EN.search(text) or DISCUSSED_ZH.search(text) or (role == "assistant" and ADVICE.search(text))
