@@ -66,14 +66,18 @@ def content_words(text: str, ignore: Iterable[str] = ()) -> list[str]:
     return words
 
 
+def is_pleasantry(sentence: str) -> bool:
+    """A pleasantry, an offer, an apology or a closing, wherever it opens ("Gracias, see you next week!")."""
+    opened = strip_wrapping(sentence)
+    return any(p.search(s) for p in (PLEASANTRY_EN, PLEASANTRY_ZH) for s in (sentence, opened))
+
+
 def is_small_talk(sentence: str, names: Iterable[str] = ()) -> bool:
     """Pleasantries with nothing to recall: "That's awesome, Noor!", "Glad you had fun", "太好了".
     Every content word is a word of small talk (or the name of someone in the conversation)."""
-    if PLEASANTRY_EN.search(sentence) or PLEASANTRY_ZH.search(sentence):
+    if is_pleasantry(sentence):
         return True
     opened = strip_wrapping(sentence)
-    if opened is not sentence and (PLEASANTRY_EN.search(opened) or PLEASANTRY_ZH.search(opened)):
-        return True  # "Gracias, see you next week!"
     greeting = GREETING.match(sentence)
     if greeting and greeting.end() < len(sentence):
         from app.distill.heuristic.clauses import states_something
@@ -88,7 +92,7 @@ def is_small_talk(sentence: str, names: Iterable[str] = ()) -> bool:
     if any(c.isdigit() for c in sentence):
         return False
     reaction = REACTION_EN.search(sentence) or ENCOURAGEMENT_EN.search(strip_wrapping(sentence))
-    if reaction and not has_specifics(sentence, names) and not is_informative(sentence, names):
+    if reaction and not has_specifics(sentence, names):
         return True
     words = content_words(sentence, names)
     return all(w in SMALL_TALK_EN or w in FILLER_EN for w in words)

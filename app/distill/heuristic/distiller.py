@@ -94,6 +94,14 @@ def _has_content(text: str, language: str) -> bool:
 
 
 _SERVICE_KINDS = ("preference", "task_state", "constraint")
+
+
+def _small_talk(text: str, role: str, names: set[str]) -> bool:
+    """Small talk; what an assistant tells the user about themselves is news when it says enough ("You
+    solved all three practice problems"), a pleasantry when not ("You're welcome")."""
+    if not clean.is_small_talk(text, names):
+        return False
+    return role == "user" or clean.is_pleasantry(text) or not clean.is_informative(text, names)
 _ASSISTANT_SELF = re.compile(r"^(?:I|I'm|I am|I'd|me too|我(?!们))(?:\b|(?=[\u4e00-\u9fff]))", re.IGNORECASE)
 
 
@@ -287,7 +295,7 @@ class HeuristicDistiller:
         if clause.correction and not request:
             matches.append(KIND_RULES["correction"])
         corrections = [m for m in matches if m[0].tag == "correction"]
-        if not corrections and clean.is_small_talk(claim, names):
+        if not corrections and _small_talk(claim, turn.role, names):
             return None  # "Got it, I've updated your preferences": whatever a rule sees in it
         kind = clause_kind(claim, language, turn.role, stated=stated)
         # a request about how to be served is a preference, whatever channel words a rule saw in it
@@ -324,7 +332,7 @@ class HeuristicDistiller:
     def _noise(sentence: str, role: str, question: bool, said: str, names: set[str]) -> bool:
         """Small talk (either role), and what an assistant says without adding anything: its questions
         (the answer quotes them), offers, echoes of what the user said, talk with nothing specific."""
-        if clean.is_small_talk(sentence, names) or (role != "user" and PROMISE.match(sentence)):
+        if _small_talk(sentence, role, names) or (role != "user" and PROMISE.match(sentence)):
             return True  # small talk, or an assistant's offer to act ("I'll look into it")
         if role == "user":
             return False

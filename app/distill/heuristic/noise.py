@@ -182,7 +182,7 @@ ENCOURAGEMENT_EN = re.compile(
     r"\bi (?:totally )?(?:get|understand) "
     r"(?:it|that|you)\b|\bcan'?t wait\b|\bsounds like a plan\b|\bi couldn'?t agree more\b|\btake care\b|"
     r"\bsorry (?:that|this) happened\b|\bhave (?:fun|a blast)\b|\bi'?m (?:so )?(?:happy|glad) for you\b|"
-    r"^(?:you|your|you'?re|you'?ve|you'?ll|you'?d)\b|^(?:(?:i'?m|so|really|i am)\s+)*glad\b|"
+    r"^(?:you|your(?! (?:order|account|refund|booking|ticket|plan|subscription|package|parcel|appointment|payment|card|password|request|application|claim|reservation|flight|visa|invoice|delivery|device|laptop|phone|certificate|license|licence|policy|test drive|replacement)\b)|you'?re|you'?ve|you'?ll|you'?d)\b|^(?:(?:i'?m|so|really|i am)\s+)*glad\b|"
     r"\bappreciate (?:your|the|it|you|that)\b|\bthanks? (?:you )?(?:so much )?for\b|\bhad a blast\b|"
     r"\bis the best\b|\blife'?s too short\b|\bsounds like\b|^let'?s\b|\bmake a (?:real |big )?difference\b|"
     r"^(?:nice one|good on you|well done|great job|good job|nice job|awesome job)\b|\bso talented\b",
