@@ -83,6 +83,14 @@ _COPULA_ZH = re.compile(r"^(?:不是|是|而是|也就是)")
 _LEAD_SUBJECT_ZH = re.compile(r"^(我们|我|咱们|他们|她们|他|她)(?=[\u4e00-\u9fff])")
 
 
+@lru_cache(maxsize=16384)
+def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    """lemminflect's lemmas of a lower-case word by part of speech (cached: a hot spot)."""
+    from lemminflect import getAllLemmas
+
+    return dict(getAllLemmas(word))
+
+
 @lru_cache(maxsize=8192)
 def _can_be_verb(word: str) -> bool:
     lower = word.lower()
@@ -129,9 +137,7 @@ def _opens_with_verb_en(text: str, imperative: bool) -> bool:
     if not words or words[0].lower() in _PRONOUN_OPENERS_EN or words[0].lower() in ("no", "please"):
         return False
     first = words[0].lower()
-    from lemminflect import getAllLemmas
-
-    lemmas = getAllLemmas(first)
+    lemmas = _lemmas(first)
     if "VERB" not in lemmas:
         return False
     if first.endswith("ing") or _inflected_verb(first):

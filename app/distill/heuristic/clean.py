@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from app.distill.heuristic.noise import (
     CLAIM_SPLIT_EN,
@@ -73,6 +74,12 @@ def is_pleasantry(sentence: str) -> bool:
 
 
 def is_small_talk(sentence: str, names: Iterable[str] = ()) -> bool:
+    """Pleasantries with nothing to recall (see `_small_talk`; cached, a clause is asked about twice)."""
+    return _small_talk(sentence, frozenset(names))
+
+
+@lru_cache(maxsize=4096)
+def _small_talk(sentence: str, names: frozenset[str]) -> bool:
     """Pleasantries with nothing to recall: "That's awesome, Noor!", "Glad you had fun", "太好了".
     Every content word is a word of small talk (or the name of someone in the conversation)."""
     if is_pleasantry(sentence):
