@@ -106,7 +106,8 @@ def _format(value: datetime, period: str, language: str = "en") -> tuple[date, s
     day = value.date()
     if period == "week":
         monday = day - timedelta(days=day.weekday())
-        return monday, f"{monday.isoformat()}那一周" if language == "zh" else f"the week of {monday.isoformat()}"
+        week = f"{monday.isoformat()}那一周" if language == "zh" else f"the week of {monday.isoformat()}"
+        return monday, week
     if period == "month":
         return day.replace(day=1), f"{day:%Y-%m}"
     if period == "year":

@@ -72,9 +72,9 @@ export.").
 - constraint: limits the agent must respect, with a sub-tag where one fits: constraint.budget (money \
 limits), constraint.time (deadlines, availability, a dated exam), constraint.quantity (counts, sizes), or \
 another sub-tag from the taxonomy.
-- task_state: a step done or still to do, by anyone: "the refund was approved", "the order shipped", "my \
-address is still to be confirmed", "I still have to upload the payslips", "已完成", "还需要您确认"; a request \
-to the assistant to do something ("could you move my appointment to Friday?") is a step to do.
+- task_state: a step done or still to do, by anyone: "the refund was approved", "the order shipped", \
+"my address is still to be confirmed", "I still have to upload the payslips", "已完成", "还需要您确认"; a \
+request to the assistant to do something ("could you move my appointment to Friday?") is a step to do.
 - correction: the speaker corrects something said earlier ("actually", "I meant", "不对", "更正").
 - fact.event: a life event, experience, plan or change, with the date it happened when the text gives \
 one ("I adopted a puppy last week", "we moved to Denver in May", "我上个月搬到了成都"): a dated fact, not an \
@@ -114,8 +114,8 @@ sentence makes sense on its own months later.
 worth it." when "it" is a repair): a remark on a claim stays with that claim. A guess about the other \
 speaker ("That must have been awesome", "You must be so proud") is no constraint.
 - ATOMIC: clauses with a predicate of their own are one unit each, whatever joins them (and, but, also, \
-plus, so, a comma, a semicolon, 另外, 而且, 还有, 并且), each with the turn's seq; a shared subject is carried \
-into each: "I'm vegetarian and allergic to nuts" is two units; "I prefer short answers, and my order \
+plus, so, a comma, a semicolon, 另外, 而且, 还有, 并且), each with the turn's seq; a shared subject is \
+carried into each: "I'm vegetarian and allergic to nuts" is two units; "I prefer short answers, and my order \
 number is ORD-12345" is two (preference.style, fact.id); "我喜欢简洁的回答，另外我的订单号是ORD-12345" is \
 two. The parts of one turn keep what links them: each names the id or the person they share ("The user \
 complains about a shipping delay on order ORD-12345." and "The user's order number is ORD-12345.").

@@ -295,7 +295,7 @@ async def test_the_prompt_says_the_distillation_rules_with_counter_examples(
         "ATOMIC",
         "我喜欢简洁的回答，另外我的订单号是ORD-12345",  # one unit per claim
         "I'm vegetarian and allergic to nuts",  # a clause per unit, the shared subject carried
-        "ORD-12345.\").",  # split parts keep the id that links them
+        'ORD-12345.").',  # split parts keep the id that links them
         "CLEAN",
         "不对，我更正一下，实际预算是6000",  # the wrapping goes, the correction stays a tag
         "SLOTS ACROSS TURNS",

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from app.distill.heuristic.kinds import clause_kind, is_remark
 from app.distill.heuristic.noise import (
     CORRECTION_OPENING_EN,
     CORRECTION_OPENING_ZH,
@@ -22,7 +23,6 @@ from app.distill.heuristic.noise import (
     WRAPPING_EN,
     WRAPPING_ZH,
 )
-from app.distill.heuristic.kinds import clause_kind, is_remark
 from app.distill.heuristic.person import _inflect
 from app.distill.heuristic.rules_en import EN_RULES
 from app.distill.heuristic.rules_zh import ZH_RULES

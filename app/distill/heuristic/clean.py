@@ -108,14 +108,16 @@ def _small_talk(sentence: str, names: frozenset[str]) -> bool:
 # A turn about the conversation itself: it announces a question, asks for a session ("Quick question
 # about billing", "Ready for another session?", "I have a few questions for you")
 META_EN = re.compile(
-    r"^(?:(?:i (?:have|got)|got|just) )?(?:a |one |another |a few |some |two |a couple of )?(?:quick |small )?"
+    r"^(?:(?:i (?:have|got)|got|just) )?(?:a |one |another |a few |some |two |a couple of )?"
+    r"(?:quick |small )?"
     r"(?:questions?|query|queries)(?: for you| about| on| regarding|$)|\bready for (?:another|a|the|our) "
     r"(?:session|lesson|class|chat)\b",
     re.IGNORECASE,
 )
 # A greeting followed by a name or a title only ("你好，IT小助手", "Hi Dr. Moss"): a vocative, no claim
 GREETING = re.compile(
-    r"^(?:(?:hi|hello|hey|good (?:morning|afternoon|evening))\b|你好|您好|嗨|哈喽|早上好|晚上好)[,，!！\s]*", re.I
+    r"^(?:(?:hi|hello|hey|good (?:morning|afternoon|evening))\b|你好|您好|嗨|哈喽|早上好|晚上好)[,，!！\s]*",
+    re.I,
 )
 
 
@@ -124,10 +126,19 @@ def is_informative(sentence: str, names: Iterable[str] = ()) -> bool:
     characters once filler, small talk and pronouns are out (Chinese). An assistant's statement of this
     size is a fact it brings ("CloudDesk has a known bug"), not a pleasantry."""
     if has_cjk(sentence):
-        rest = re.sub(r"我们|我|你们|您|你|[，。！？、,.!?\s]", "", SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)))
+        said = SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence))
+        rest = re.sub(r"我们|我|你们|您|你|[，。！？、,.!?\s]", "", said)
         return len(rest) >= 7
     words = [w for w in content_words(sentence, names) if w not in SMALL_TALK_EN and w not in FILLER_EN]
     return len(words) >= 3
+
+
+def is_small_talk_from(text: str, role: str, names: Iterable[str] = ()) -> bool:
+    """Small talk said by `role`; what an assistant tells the user about their things is news when it
+    says enough ("You solved all three practice problems"), a pleasantry when not ("You're welcome")."""
+    if not is_small_talk(text, names):
+        return False
+    return role == "user" or is_pleasantry(text) or not is_informative(text, names)
 
 
 def has_specifics(sentence: str, names: Iterable[str] = ()) -> bool:

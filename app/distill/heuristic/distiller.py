@@ -27,6 +27,7 @@ from app.distill.heuristic.parts import (
     CHANNEL,
     KIND_RULES,
     episode_text,
+    kind_first,
     kind_rule,
     leftover_kind,
     linked,
@@ -93,25 +94,7 @@ def _has_content(text: str, language: str) -> bool:
     return len(content) >= MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
 
 
-_SERVICE_KINDS = ("preference", "task_state", "constraint")
-
-
-def _small_talk(text: str, role: str, names: set[str]) -> bool:
-    """Small talk; what an assistant tells the user about themselves is news when it says enough ("You
-    solved all three practice problems"), a pleasantry when not ("You're welcome")."""
-    if not clean.is_small_talk(text, names):
-        return False
-    return role == "user" or clean.is_pleasantry(text) or not clean.is_informative(text, names)
 _ASSISTANT_SELF = re.compile(r"^(?:I|I'm|I am|I'd|me too|我(?!们))(?:\b|(?=[\u4e00-\u9fff]))", re.IGNORECASE)
-
-
-def _kind_first(unit: Candidate, kind: str) -> Candidate:
-    """A rule that names what a fact is about (an id, an address, a relative) tags a fact; a clause that
-    is a step to do, a wish about how to be served or a limit is that first ("my address is still to be
-    confirmed": a `task_state`, tagged `fact.location` after it)."""
-    if kind.split(".", 1)[0] not in _SERVICE_KINDS or not unit.tags[0].startswith("fact"):
-        return unit
-    return unit.model_copy(update={"tags": [kind, *(t for t in unit.tags if t != kind)]})
 
 
 class HeuristicDistiller:
@@ -295,7 +278,7 @@ class HeuristicDistiller:
         if clause.correction and not request:
             matches.append(KIND_RULES["correction"])
         corrections = [m for m in matches if m[0].tag == "correction"]
-        if not corrections and _small_talk(claim, turn.role, names):
+        if not corrections and clean.is_small_talk_from(claim, turn.role, names):
             return None  # "Got it, I've updated your preferences": whatever a rule sees in it
         kind = clause_kind(claim, language, turn.role, stated=stated)
         # a request about how to be served is a preference, whatever channel words a rule saw in it
@@ -304,7 +287,7 @@ class HeuristicDistiller:
         if ruled and not (served and all(m[0].tag in CHANNEL for m in ruled)):
             if not (question and any(m[0].tag.startswith("constraint.quantity") for m in ruled)):
                 unit = typed_unit(turn, claim, language, matches, local_time, clause.hedged)
-                return _kind_first(unit, kind) if stated else unit
+                return kind_first(unit, kind) if stated else unit
         if self._noise(claim, turn.role, question, said, names) and not corrections:
             return None
         done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
@@ -317,7 +300,7 @@ class HeuristicDistiller:
         loose = [m for m in matches if m[0].loose and m[0].tag != "correction"]
         if loose and not request:
             unit = typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
-            return _kind_first(unit, kind) if stated else unit
+            return kind_first(unit, kind) if stated else unit
         # a compound's clauses are its claims in a short turn; in a long one they are a narrative
         if not (corrections or request or done or stated or (clauses > 1 and short)):
             return None  # a plain sentence stays with its turn (its kind: _leftover_kind)
@@ -332,15 +315,18 @@ class HeuristicDistiller:
     def _noise(sentence: str, role: str, question: bool, said: str, names: set[str]) -> bool:
         """Small talk (either role), and what an assistant says without adding anything: its questions
         (the answer quotes them), offers, echoes of what the user said, talk with nothing specific."""
-        if _small_talk(sentence, role, names) or (role != "user" and PROMISE.match(sentence)):
+        if clean.is_small_talk_from(sentence, role, names) or (role != "user" and PROMISE.match(sentence)):
             return True  # small talk, or an assistant's offer to act ("I'll look into it")
         if role == "user":
             return False
         if said and clean.is_echo(sentence, said, names):
             return True
         kind = clause_kind(sentence, language_of(sentence), role)
-        if role == "assistant" and _ASSISTANT_SELF.match(sentence) and kind != "task_state" and not discussed(
-            sentence, role
+        if (
+            role == "assistant"
+            and _ASSISTANT_SELF.match(sentence)
+            and kind != "task_state"
+            and not discussed(sentence, role)
         ):
             return True  # the assistant about itself ("I prefer window seats too"): no news
         if role == "assistant" and not question and kind == "task_state":

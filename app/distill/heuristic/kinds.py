@@ -122,8 +122,12 @@ DATE_WORD_EN = re.compile(
     r"february|march|april|may|june|july|august|september|october|november|december)\b",
     _EN,
 )
-DATE_WORD_ZH = re.compile(r"\d|[一二三四五六七八九十]+[月号日]|周[一二三四五六日天]|星期|明天|后天|下周|下个月")
-OTHER_SUBJECT_ZH = re.compile(r"^(?:她|他|它|他们|她们|我(?:的)?(?:妹妹|姐姐|哥哥|弟弟|妈妈|爸爸|父母|老婆|老公|儿子|女儿|孩子|朋友|同事))")
+DATE_WORD_ZH = re.compile(
+    r"\d|[一二三四五六七八九十]+[月号日]|周[一二三四五六日天]|星期|明天|后天|下周|下个月"
+)
+OTHER_SUBJECT_ZH = re.compile(
+    r"^(?:她|他|它|他们|她们|我(?:的)?(?:妹妹|姐姐|哥哥|弟弟|妈妈|爸爸|父母|老婆|老公|儿子|女儿|孩子|朋友|同事))"
+)
 PAST_TIME_EN = re.compile(
     r"\b(?:yesterday|last (?:week|month|year|night|time)|ago|this morning|earlier|just now|recently)\b", _EN
 )
@@ -167,9 +171,8 @@ def clause_kind(text: str, language: str, role: str, stated: bool = False) -> st
 
 def discussed(text: str, role: str) -> bool:
     """What was covered or advised: the turn's episode, never a fact."""
-    return bool(
-        DISCUSSED_EN.search(text) or DISCUSSED_ZH.search(text) or (role == "assistant" and ADVICE.search(text))
-    )
+    advice = role == "assistant" and ADVICE.search(text) is not None
+    return bool(DISCUSSED_EN.search(text) or DISCUSSED_ZH.search(text) or advice)
 
 
 def _en(text: str, role: str) -> str:
@@ -250,7 +253,9 @@ FEELING_EN = re.compile(
 STATE_ZH = re.compile(
     r"^(?:我们|我的|我)[^，。]{0,6}?(?:是|有|在|叫|姓|用|住|属于|患|得了|对.{1,6}过敏|身体)"
 )
-FEELING_ZH = re.compile(r"开心|高兴|激动|难过|累|兴奋|感谢|幸运|紧张|好奇|挺好|不错|太好|好玩|辛苦|挺紧|很紧|麻烦")
+FEELING_ZH = re.compile(
+    r"开心|高兴|激动|难过|累|兴奋|感谢|幸运|紧张|好奇|挺好|不错|太好|好玩|辛苦|挺紧|很紧|麻烦"
+)
 _SPECIFIC_EN = re.compile(r"\d|\b[A-Z]{2,}\b|(?<=[a-z,] )[A-Z][a-z]+")
 _SPECIFIC_ZH = re.compile(
     r"[0-9A-Za-z]|[一两二三四五六七八九十百千万]+[个次天年月周岁份台元块号点]|[二三四五六七八九十]{2,}"
@@ -267,7 +272,8 @@ def is_remark(text: str, language: str) -> bool:
     if _SPECIFIC_EN.search(text) or DISCUSSED_EN.search(text) or REQUEST_EN.search(text) or _imperative(text):
         return False
     words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOPWORDS_EN and len(w) > 2]
-    return FEELING_EN.search(text) is not None and len(words) <= 3 and _en(text, "user") in ("fact", "episode")
+    feeling = FEELING_EN.search(text) is not None
+    return feeling and len(words) <= 3 and _en(text, "user") in ("fact", "episode")
 
 
 def _lasting_en(text: str, role: str) -> bool:

@@ -12,7 +12,8 @@ WRAPPING_EN = re.compile(
     r"(?:(?:hi|hello|hey|hiya|wow|woah|whoa|aw+|ooh|omg|haha|yay|well|oh|ah|okay|ok|um+|uh+|hmm+|hm|er|erm|yes|"
     r"yeah|yep|no|nope|sorry|anyway|anyways|btw|by the way|oh right|oh wait|i mean|you know|honestly|"
     r"to be honest|basically|also|plus|so|and|but|actually|wait|correction|scratch that|let me correct "
-    r"(?:that|myself)|gracias|merci|danke|ciao|cheers|just so you know|for the record|fyi|great|cool|thanks|thank you|alright|right|sure|one more thing|quick question|"
+    r"(?:that|myself)|gracias|merci|danke|ciao|cheers|just so you know|for the record|fyi|"
+    r"great|cool|thanks|thank you|alright|right|sure|one more thing|quick question|"
     r"understood|got it|noted|of course|certainly|absolutely|perfect|"
     r"(?:just )?to be clear)(?:,?\s+(?:there|[A-Z][a-z]+))?\s*[,!.:;-]+\s*"
     r"|(?:actually|well|so|oh|also|anyway|by the way|btw|and|but|plus|um+|uh+|hmm+|basically|honestly)\s+)",
@@ -153,8 +154,8 @@ NOT_NAMES = frozenset(
 
 # An assistant's offer to act ("I'll look for hotels", "Let me check", "我会…", "我来…"): no claim yet
 PROMISE = re.compile(
-    r"^(?:I'll|I will|I can|let me|I'm going to|(?:I'm |I am |I'd be )?(?:happy|glad) to|我会|我来|我这就|我马上|"
-    r"稍后|我可以)"
+    r"^(?:I'll|I will|I can|let me|I'm going to|(?:I'm |I am |I'd be )?(?:happy|glad) to|"
+    r"我会|我来|我这就|我马上|稍后|我可以)"
     r"|\b(?:will|'ll) (?:let you know|notify you|get back to you|keep you (?:posted|updated)|update you)\b"
     r"|(?:会|将)[^，。]{0,8}(?:通知|联系|告知|回复|答复)(?:您|你)|^(?:下次|以后|之后)?(?:会|将)(?:优先|尽快|及时)?(?:安排|处理)",
     re.IGNORECASE,
@@ -170,6 +171,12 @@ REACTION_EN = re.compile(
     r"awesome|rad|epic|dope|powerful|meaningful|touching|heartwarming|remarkable|outstanding)\b",
     re.IGNORECASE,
 )
+# What the assistant tells the user about their own things is no encouragement ("Your refund was approved")
+_SERVICE_OBJECTS = (
+    "order|account|refund|booking|ticket|plan|subscription|package|parcel|appointment|payment|card|password|"
+    "request|application|claim|reservation|flight|visa|invoice|delivery|device|laptop|phone|certificate|"
+    "license|licence|policy|test drive|replacement"
+)
 # Encouragement and support between friends ("Keep it up!", "You got this", "I'm proud of you"), and
 # what is said to the other about themselves ("Your hard work will pay off"): small talk unless it
 # names something specific.
@@ -182,7 +189,8 @@ ENCOURAGEMENT_EN = re.compile(
     r"\bi (?:totally )?(?:get|understand) "
     r"(?:it|that|you)\b|\bcan'?t wait\b|\bsounds like a plan\b|\bi couldn'?t agree more\b|\btake care\b|"
     r"\bsorry (?:that|this) happened\b|\bhave (?:fun|a blast)\b|\bi'?m (?:so )?(?:happy|glad) for you\b|"
-    r"^(?:you|your(?! (?:order|account|refund|booking|ticket|plan|subscription|package|parcel|appointment|payment|card|password|request|application|claim|reservation|flight|visa|invoice|delivery|device|laptop|phone|certificate|license|licence|policy|test drive|replacement)\b)|you'?re|you'?ve|you'?ll|you'?d)\b|^(?:(?:i'?m|so|really|i am)\s+)*glad\b|"
+    r"^(?:you|your(?! (?:" + _SERVICE_OBJECTS + r")\b)|you'?re|you'?ve|you'?ll|you'?d)\b|"
+    r"^(?:(?:i'?m|so|really|i am)\s+)*glad\b|"
     r"\bappreciate (?:your|the|it|you|that)\b|\bthanks? (?:you )?(?:so much )?for\b|\bhad a blast\b|"
     r"\bis the best\b|\blife'?s too short\b|\bsounds like\b|^let'?s\b|\bmake a (?:real |big )?difference\b|"
     r"^(?:nice one|good on you|well done|great job|good job|nice job|awesome job)\b|\bso talented\b",
