@@ -55,7 +55,9 @@ ZH_PATTERN = re.compile(
 # Past tense in the sentence: a bare "Friday" or "March" then means the last one, not the next.
 # A participle after "be" is not past: "it has to be delivered by Friday".
 _PAST_EN = re.compile(
-    r"\b(?:was|were|went|did|had|met|saw|ago|last|yesterday|(?<!\b(?:be|is) )(?<!\bare )\w{2,}(?<!e)ed)\b",
+    r"\b(?:was|were|went|did|had|met|saw|ago|last|yesterday|came|got|took|made|left|bought|sent|told|said|"
+    r"gave|found|broke|fell|ran|paid|lost|drove|flew|wrote|spoke|ate|began|brought|thought|felt|kept|sold|"
+    r"spent|won|(?<!\b(?:be|is) )(?<!\bare )\w{2,}(?<!e)ed)\b",
     re.I,
 )
 _PAST_ZH = re.compile(r"[了过]|昨|前天|上(?:周|个|星期|礼拜)")

@@ -272,7 +272,7 @@ class HeuristicDistiller:
         short, stated = shape  # a short turn's clause; a claim stated to an assistant
         # a request opens its sentence ("Please …", "请…"); one inside a story is reported speech
         request = turn.role == "user" and (first or short) and is_request(claim, language)
-        if (question and not request) or (turn.role != "user" and PROMISE.match(claim)):
+        if (question and not request) or (turn.role != "user" and PROMISE.search(claim)):
             return None  # an assistant's "I'll look into it" is an offer, not a fact
         matches = _matches(claim, language, turn.role)
         if clause.correction and not request:
@@ -315,7 +315,7 @@ class HeuristicDistiller:
     def _noise(sentence: str, role: str, question: bool, said: str, names: set[str]) -> bool:
         """Small talk (either role), and what an assistant says without adding anything: its questions
         (the answer quotes them), offers, echoes of what the user said, talk with nothing specific."""
-        if clean.is_small_talk_from(sentence, role, names) or (role != "user" and PROMISE.match(sentence)):
+        if clean.is_small_talk_from(sentence, role, names) or (role != "user" and PROMISE.search(sentence)):
             return True  # small talk, or an assistant's offer to act ("I'll look into it")
         if role == "user":
             return False

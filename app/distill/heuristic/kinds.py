@@ -86,7 +86,7 @@ PLAN_ZH = re.compile(r"打算|计划|准备|要去|将要|即将|下周|下个�
 PENDING_EN = re.compile(
     r"\b(?:still (?:waiting|need|to be|pending|have to|has to)|not yet|yet to|to be confirmed|needs? to|"
     r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b|"
-    r"\b(?:not|n't|never)\b[^,;]{0,30}\byet\b",
+    r"(?:\bnot|n't|\bnever)\b[^,;]{0,30}\byet\b",
     _EN,
 )
 PENDING_ZH = re.compile(
