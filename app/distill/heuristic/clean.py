@@ -37,6 +37,7 @@ from app.text import FILLER_EN, FILLER_ZH, STOPWORDS_EN, has_cjk
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.\w|(?<!\w)@\w{2,}")
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
@@ -145,6 +146,8 @@ def has_specifics(sentence: str, names: Iterable[str] = ()) -> bool:
     """A number, an id, a date word, a name or a decision: what an assistant turn can add."""
     if _NUMBER.search(sentence) or DECISION_EN.search(sentence) or DECISION_ZH.search(sentence):
         return True
+    if _ADDRESS.search(sentence):
+        return True  # an e-mail address, a handle
     skip = set(names) | NOT_NAMES
     words = [w.strip(".,!?;:'\"()") for w in sentence.split()[1:]]  # the first word is capitalised anyway
     return any(w[:1].isupper() and w not in skip and w.lower() not in STOPWORDS_EN for w in words)
