@@ -63,6 +63,9 @@ def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, claus
         ("I still have to sign the lease.", "task_state"),
         ("我弟弟下个月订婚。", "fact"),  # someone else's plan is no step of the speaker's
         ("The printer on floor 4 shows error E-52.", "fact"),  # a lasting state
+        ("The movers will come on Friday.", "task_state"),  # still to happen
+        ("简单一点的方案就行。", "preference"),  # how the user likes it done
+        ("我的会员号是VIP-20931。", "fact"),  # 会员 is no modal 会
     ],
 )
 def test_the_kind_comes_from_what_the_clause_is(text: str, kind: str) -> None:

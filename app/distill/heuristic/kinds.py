@@ -115,6 +115,19 @@ CONSTRAINT_EN = re.compile(
     _EN,
 )
 CONSTRAINT_ZH = re.compile(r"只能|不能|请不了|不可以|最多|不超过|必须|规定")
+# What is still to happen: a future tense, a schedule ("will", "is scheduled for", "将", "预计")
+FUTURE_EN = re.compile(
+    r"\b(?:will|'ll|(?:is|are|am|'s|'re|'m) going to|(?:is|are) (?:scheduled|booked|set|due) (?:for|on|to))\b"
+    r"(?! (?:never|always)\b)",
+    _EN,
+)
+FUTURE_ZH = re.compile(
+    r"将(?!近)|预计|安排在|定于|"
+    r"(?<![不也开机社学体聚约大年晚宴])会(?![员议计话所长场费谈面见晤])(?=[\u4e00-\u9fff]{2})"
+)
+HEDGE_ZH_EN = re.compile(r"\b(?:if|maybe|might|perhaps|probably)\b|如果|可能|也许|大概", _EN)
+# A way the user likes things done, in Chinese ("最好周六上午", "发邮件比较好", "简单点就行")
+PREFER_ZH = re.compile(r"最好|比较好|更好|为好|就行|就好|更喜欢|偏向")
 # "I need financing", "we need a van": a requirement (a limit); "I need to renew …": a step to do
 NEED_EN = re.compile(r"^(?:I|we)(?: really| still| also| just)? need(?:s)?\b(?! you\b)", _EN)
 DATE_WORD_EN = re.compile(
@@ -164,6 +177,13 @@ def clause_kind(text: str, language: str, role: str, stated: bool = False) -> st
     clause is a claim the turn makes (a short turn's), so a plain statement is a `fact` unless it is a
     remark; in a story a plain statement is a fact only with the shape of a lasting state."""
     kind = _zh(text, role) if language == "zh" else _en(text, role)
+    if stated and kind in ("fact", "episode", "fact.event") and not is_remark(text, language):
+        # said to an assistant, what is still to happen is a step ahead ("the technician will come on
+        # Friday", "预计3个工作日内退回"); a way the user likes things done is a preference ("最好周六上午")
+        if (FUTURE_ZH if language == "zh" else FUTURE_EN).search(text) and not HEDGE_ZH_EN.search(text):
+            return "task_state"
+        if language == "zh" and role == "user" and PREFER_ZH.search(text):
+            return "preference"
     if kind == "episode" and stated and not is_remark(text, language) and not discussed(text, role):
         return "fact"
     return kind
