@@ -75,8 +75,9 @@ async def store_units(
     job: Job,
     salt: str = "",
 ) -> list[uuid.UUID]:
-    """Write the candidates citing turns of `events` as `pending` units (app/memory/write.py); a unit
-    whose identity exists already is skipped. Returns the new ids."""
+    """Write the candidates citing turns of `events` as new units (app/memory/write.py); a unit whose
+    identity exists already is skipped. Returns the new ids. Shared memory: a unit is its source turns'
+    agent's, and waits as `proposed` when one of them was proposed."""
     by_seq = {e.seq: e for e in events}
     writes = []
     for c in candidates:
@@ -91,6 +92,8 @@ async def store_units(
                 confidence=c.confidence,
                 importance=c.importance,
                 valid_from=valid_from(c, min(e.occurred_at for e in sources), bank.timezone),
+                status="proposed" if any(e.proposed for e in sources) else "pending",
+                agent_id=sources[-1].agent_id,
                 session_id=session_id,
                 metadata=c.metadata,
                 entities=c.entities,

@@ -32,9 +32,17 @@ DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` ba
 
 
 async def create(
-    db: AsyncSession, embedder: Embedder, bank: ConfiguredBank, body: MemoryCreate, writer: Writer
+    db: AsyncSession,
+    embedder: Embedder,
+    bank: ConfiguredBank,
+    body: MemoryCreate,
+    writer: Writer,
+    *,
+    propose: bool = False,
 ) -> MemoryUnit:
-    """Insert a direct write `pending`; resolution decides what becomes of it."""
+    """Insert a direct write `pending`; resolution decides what becomes of it. With `propose` it
+    waits as `proposed` for a review, with no valid time unless the write names one."""
+    untimed = None if propose else datetime.now(UTC)
     return await _write_one(
         db,
         embedder,
@@ -45,7 +53,9 @@ async def create(
             tags=body.tags,
             confidence=body.confidence,
             importance=body.importance,
-            valid_from=as_aware(body.occurred_at, bank.timezone) if body.occurred_at else datetime.now(UTC),
+            valid_from=as_aware(body.occurred_at, bank.timezone) if body.occurred_at else untimed,
+            status="proposed" if propose else "pending",
+            agent_id=writer.agent_id,
             session_id=body.session_id,
             metadata=body.metadata,
             entities=[EntityOut(name=e.name, type=e.type) for e in body.entities],
@@ -71,10 +81,14 @@ async def write(
     writer: Writer,
     *,
     wait: bool,
+    propose: bool = False,
 ) -> tuple[MemoryUnit, Job | None]:
     """Write a unit directly. Without `wait` the unit stays `pending` and the bank's resolution job
     is sent → (unit, job); with `wait` it is resolved in this transaction (with the LLM judge when one
-    is configured) → (unit as resolved: active, merged into a twin, or superseding an older value, None)."""
+    is configured) → (unit as resolved: active, merged into a twin, or superseding an older value, None).
+    With `propose` it waits as `proposed` and nothing is resolved → (unit, None)."""
+    if propose:  # shared memory: changes nothing until a review accepts it
+        return await create(db, embedder, bank, body, writer, propose=True), None
     if wait:  # the bank's lock before any row this write touches: the order every status change takes
         await lock_bank(db, bank.id)
     unit = await create(db, embedder, bank, body, writer)
@@ -94,12 +108,16 @@ async def update(
     memory_id: uuid.UUID,
     body: MemoryPatch,
     writer: Writer,
+    *,
+    propose: bool = False,
 ) -> MemoryUnit:
     """Supersede the chain's active head with a new unit holding the changes (history action
     `updated`). Its claims, entities and relations are read from the new content; a changed content
-    keeps none of the old unit's entities."""
-    await lock_bank(db, bank.id)
-    old = await get(db, bank, memory_id, for_update=True)
+    keeps none of the old unit's entities. With `propose` the new unit waits as `proposed`
+    (`proposed_update_of` the old one) and the old one stays as it is."""
+    if not propose:  # shared memory: a proposal changes no status, so it takes no lock
+        await lock_bank(db, bank.id)
+    old = await get(db, bank, memory_id, for_update=not propose)
     if old.status != "active":
         raise Conflict(f"Memory {memory_id} is {old.status}; only an active unit can be updated.")
     changed = body.content is not None and body.content != old.content
@@ -109,19 +127,27 @@ async def update(
         tags=body.tags if body.tags is not None else list(old.tags),
         confidence=body.confidence if body.confidence is not None else old.confidence,
         importance=body.importance if body.importance is not None else old.importance,
-        valid_from=datetime.now(UTC),
+        valid_from=None if propose else datetime.now(UTC),
+        status="proposed" if propose else "pending",
+        agent_id=writer.agent_id,
+        proposed_update_of=old.id if propose else None,
         session_id=old.session_id,
         metadata=dict(old.metadata_),
         entities=[EntityOut(name=e["name"], type=e["type"]) for e in entities.get(old.id, [])],
     )
     new = await _write_one(db, embedder, bank, writer, write)
     await units_repo.copy_sources(db, old, new)
-    await supersede(db, old, new, reason="update", actor=writer.actor, action="updated")
+    if not propose:
+        await supersede(
+            db, old, new, reason="update", actor=writer.actor, action="updated", agent_id=writer.agent_id
+        )
     await db.refresh(new)
     return new
 
 
-async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
+async def forget(
+    db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str, *, agent_id: str | None = None
+) -> MemoryUnit:
     """Soft delete by the bank's forgetting policy: `delete` → `deleted` (restorable), `downweight` →
     still active at a fifth of its importance, `never` → refused (only a purge erases)."""
     policy = bank.config.forgetting_policy
@@ -141,6 +167,7 @@ async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, a
                     "memory_id": unit.id,
                     "action": "downweighted",
                     "actor": actor,
+                    "agent_id": agent_id,
                     "details": {
                         "importance": unit.importance * DOWNWEIGHT_FACTOR,
                         "from": unit.status,
@@ -151,14 +178,22 @@ async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, a
         )
         await webhooks.memories_forgotten(db, bank.id, [unit.id], status=unit.status, action="downweighted")
     else:
-        await history_repo.transition_unit(db, unit, "deleted", action="deleted", actor=actor)
+        await history_repo.transition_unit(
+            db, unit, "deleted", action="deleted", actor=actor, agent_id=agent_id
+        )
         await webhooks.memories_forgotten(db, bank.id, [unit.id], status="deleted", action="deleted")
     await db.refresh(unit)
     return unit
 
 
 async def restore(
-    db: AsyncSession, embedder: Embedder, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str
+    db: AsyncSession,
+    embedder: Embedder,
+    bank: ConfiguredBank,
+    memory_id: uuid.UUID,
+    actor: str,
+    *,
+    agent_id: str | None = None,
 ) -> MemoryUnit:
     """Undo a forget: back to the status it had (or its importance); a unit that was in force goes
     through resolution again."""
@@ -176,6 +211,7 @@ async def restore(
                     "memory_id": unit.id,
                     "action": "restored",
                     "actor": actor,
+                    "agent_id": agent_id,
                     "details": {"from": unit.status, "to": unit.status},
                 }
             ],
@@ -184,13 +220,18 @@ async def restore(
         back = unit.previous_status or "active"
         if back not in ("active", "pending"):
             await history_repo.transition(
-                db, bank.id, [(unit.id, "deleted", back)], action="restored", actor=actor
+                db, bank.id, [(unit.id, "deleted", back)], action="restored", actor=actor, agent_id=agent_id
             )
         else:
             # The bank may have learned a newer value meanwhile: a unit coming back to life is resolved
             # again (it supersedes, becomes history, merges or activates), never simply re-activated.
             await history_repo.transition(
-                db, bank.id, [(unit.id, "deleted", "pending")], action="restored", actor=actor
+                db,
+                bank.id,
+                [(unit.id, "deleted", "pending")],
+                action="restored",
+                actor=actor,
+                agent_id=agent_id,
             )
             await resolve_pending(
                 db, bank.id, embedder=embedder, only=[unit.id], actor_details={"restored": True}
@@ -201,7 +242,9 @@ async def restore(
     return unit
 
 
-async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
+async def purge(
+    db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str, *, agent_id: str | None = None
+) -> MemoryUnit:
     """Erase content, vectors and graph links for good; the history keeps a tombstone."""
     await lock_bank(db, bank.id)
     unit = await get(db, bank, memory_id, for_update=True)
@@ -214,6 +257,7 @@ async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, ac
         action="purged",
         actor=actor,
         details={"tombstone": True},
+        agent_id=agent_id,
     )
     await webhooks.memory_purged(db, bank.id, unit.id)
     await db.refresh(unit)

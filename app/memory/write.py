@@ -43,8 +43,10 @@ class UnitWrite:
     tags: list[str]
     confidence: float
     importance: float
-    valid_from: datetime
-    status: str = "pending"
+    valid_from: datetime | None  # None: a proposal naming no time, stamped when accepted
+    status: str = "pending"  # or `proposed` (shared memory: waits for a review)
+    agent_id: str | None = None  # shared memory: the agent whose unit it is
+    proposed_update_of: uuid.UUID | None = None  # a proposed PATCH's target
     session_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     entities: list[EntityOut] = field(default_factory=list)
@@ -65,14 +67,15 @@ class Writer:
 
     distiller: str  # "api", or the distiller's version
     actor: str
+    agent_id: str | None = None  # a direct write's agent (shared memory); distilled units have their turns'
     salt: str = ""  # added to each identity: a replay's units are its own, not an earlier run's
     reads_claims: bool = False  # now, or (distilled units) when resolution first takes the unit
     find_graph: GraphFinder | None = None  # a direct write's graph, read from its content
 
     @classmethod
-    def direct(cls, actor: str, find_graph: GraphFinder) -> Writer:
+    def direct(cls, actor: str, find_graph: GraphFinder, agent_id: str | None = None) -> Writer:
         """Write units through the API: claims and graph read from the content now."""
-        return cls("api", actor, reads_claims=True, find_graph=find_graph)
+        return cls("api", actor, agent_id, reads_claims=True, find_graph=find_graph)
 
 
 def _without_masked(
@@ -170,6 +173,8 @@ async def write_units(
             "confidence": w.confidence,
             "importance": w.importance,
             "status": w.status,
+            "agent_id": w.agent_id,
+            "proposed_update_of": w.proposed_update_of,
             "session_id": w.session_id,
             "source_seqs": w.source_seqs,
             "source_event_ids": w.source_event_ids,
@@ -210,6 +215,7 @@ async def write_units(
                 "memory_id": r["id"],
                 "action": "created",
                 "actor": writer.actor,
+                "agent_id": w.agent_id,
                 "details": {**w.details, "to": w.status},
             }
             for r, w in new

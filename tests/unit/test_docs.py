@@ -11,8 +11,8 @@ from types import ModuleType
 
 import yaml
 
-from app.banks.config import BankConfig
 from app.config import Settings
+from app.schemas.banks import BankConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

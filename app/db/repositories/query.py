@@ -19,6 +19,7 @@ class Filters:
     as_of: datetime | None = None
     tags: list[str] | None = None
     entities: list[str] | None = None  # canonical names
+    agents: list[str] | None = None  # only units these agents wrote
     time_from: datetime | None = None
     time_to: datetime | None = None
     # The window holds few units, a set that drives the channels (see `channels._where`); None: not
