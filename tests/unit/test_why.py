@@ -97,8 +97,8 @@ def test_another_attribute_is_named_by_its_words_and_history_both_ways() -> None
     )
     assert sentence(unit, said, UTC, zh=False, mask=False) == (
         "Said by Ana in chat-1, turn 7, on 2026-11-20: 'Ana moved to Porto.'; replaces 'Ana works in "
-        "Lisbon at a bakery near the river, five days…' said on 2026-11-13; replaced by an erased statement on "
-        "2026-11-20; confirmed 2 more times."
+        "Lisbon at a bakery near the river, five days…' said on 2026-11-13; replaced by an erased "
+        "statement on 2026-11-20; confirmed 2 more times."
     )
 
 
