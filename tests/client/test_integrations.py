@@ -21,10 +21,10 @@ from tests.client.conftest import new_bank
 from tests.conftest import ADMIN_KEY
 from tests.fake_openai import chat_bodies, reply, script, tool_call
 
-# The integrations carry CONTRACT.md §5's five tools; the read-only `memory_profile` (issue 17) and
-# `memory_query_v2` (issue 33) are the MCP server's only, for now. The server's deprecation of
-# `memory_query` is about MCP tool names: the integrations are versioned with the client package, so they
-# carry the tool's own description, without the server's deprecation note.
+# The integrations carry the MCP server's five write and query tools; the read-only `memory_profile`
+# (issue 17) and `memory_query_v2` (issue 33) are the MCP server's only, for now. The server's deprecation
+# of `memory_query` is about MCP tool names: the integrations are versioned with the client package, so
+# they carry the tool's own description, without the server's deprecation note.
 SERVER_ONLY = {"memory_profile", "memory_query_v2"}
 
 
