@@ -568,6 +568,7 @@ export interface components {
             redact: boolean;
             /** @default false */
             redact_raw_events: boolean;
+            rerank?: components["schemas"]["RerankConfig"];
             subject?: string | null;
             tags?: string[];
             /** @default UTC */
@@ -576,6 +577,11 @@ export interface components {
                 [key: string]: number | null;
             };
             weights?: components["schemas"]["ChannelWeights"] | null;
+            /**
+             * @default auto
+             * @enum {string}
+             */
+            why_language: "auto" | "en" | "zh";
         };
         BankCreate: {
             bank_id: string;
@@ -960,6 +966,7 @@ export interface components {
             updated_at: string;
             valid_from: string | null;
             valid_to: string | null;
+            why?: string | null;
         };
         PageEntityRead: {
             id: string | null;
@@ -1001,6 +1008,8 @@ export interface components {
         };
         QueryRequest: {
             as_of?: string | null;
+            /** @default false */
+            context_why: boolean;
             entities?: string[] | null;
             /** @default false */
             explain: boolean;
@@ -1010,6 +1019,7 @@ export interface components {
             min_similarity?: number | null;
             now?: string | null;
             query: string;
+            rerank?: boolean | null;
             session_id?: string | null;
             /**
              * @default [
@@ -1029,6 +1039,11 @@ export interface components {
         QueryResult: {
             context: string;
             memories: components["schemas"]["ScoredMemory"][];
+            /**
+             * @default skipped (not configured)
+             * @enum {string}
+             */
+            rerank: "applied" | "skipped (not configured)" | "skipped (disabled)" | "skipped (no topic)" | "skipped (no candidates)" | "skipped (budget)" | "skipped (error)";
             time_filter: components["schemas"]["TimeFilterRead"] | null;
             took_ms: number;
             working_memory: components["schemas"]["WorkingTurn"][];
@@ -1054,6 +1069,12 @@ export interface components {
             relation: string;
             subject: components["schemas"]["RelationEnd"];
         };
+        RerankConfig: {
+            budget_ms?: number | null;
+            /** @default true */
+            enabled: boolean;
+            top_n?: number | null;
+        };
         ScoredMemory: {
             access_count: number;
             bank_id: string;
@@ -1076,6 +1097,7 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            rerank_score?: number | null;
             score: number;
             scores?: {
                 [key: string]: components["schemas"]["ChannelScore"];
@@ -1091,6 +1113,7 @@ export interface components {
             updated_at: string;
             valid_from: string | null;
             valid_to: string | null;
+            why?: string | null;
         };
         SessionClosed: {
             /** Format: date-time */
