@@ -27,6 +27,7 @@ class MemoryV2(BaseModel):
     created_at: datetime = Field(description="When it was stored.")
     supersedes: uuid.UUID | None = Field(description="The older value it replaced, if any.")
     superseded_by: uuid.UUID | None = Field(description="The newer value that replaced it, if any.")
+    agent_id: str | None = Field(description="The agent that wrote it (shared memory), if known.")
     score: float = Field(description="Its fused relevance score.")
     why: str | None = Field(description="Why it is remembered: its source and history in one sentence.")
 

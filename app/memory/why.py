@@ -97,13 +97,17 @@ def _turns_zh(seqs: Sequence[int]) -> str:
     return f"第 {listed} 轮" + (f"等 {len(seqs)} 轮" if more else "")
 
 
-def _door(created_by: str | None, zh: bool) -> str:
-    """How a direct write came in, from its creator (`api:…`, `mcp:…`)."""
+def _door(created_by: str | None, agent: str | None, zh: bool) -> str:
+    """How a direct write came in, by its creator (`api:…`, `mcp:…`), and the agent if one was named."""
+    door = "directly"
     if created_by and created_by.startswith("mcp:"):
-        return "通过 MCP 写入" if zh else "Written through MCP"
-    if created_by and created_by.startswith("api:"):
-        return "通过 API 写入" if zh else "Written through the API"
-    return "直接写入" if zh else "Written directly"
+        door = "through MCP"
+    elif created_by and created_by.startswith("api:"):
+        door = "through the API"
+    if zh:
+        where = {"directly": "直接", "through MCP": "通过 MCP ", "through the API": "通过 API "}[door]
+        return f"由 {agent} {where}写入" if agent else f"{where}写入"
+    return f"Written by {agent} {door}" if agent else f"Written {door}"
 
 
 def _day(at: datetime, tz: tzinfo) -> str:
@@ -123,7 +127,7 @@ def _origin(unit: WhyUnit, facts: Provenance | None, tz: tzinfo, zh: bool, mask:
         who = facts.speaker or ROLE_EN.get(facts.role or "", facts.role or "someone")
         return f"Said by {who} in {session}, {_turns_en(seqs)}, on {_day(facts.occurred_at, tz)}: '{words}'"
     if direct:
-        door = _door(facts.created_by if facts else None, zh)
+        door = _door(facts.created_by if facts else None, getattr(unit, "agent_id", None), zh)
         return f"{_day(said, tz)} {door}" if zh else f"{door} on {_day(said, tz)}"
     return f"{_day(said, tz)} 存入" if zh else f"Stored on {_day(said, tz)}"
 

@@ -32,6 +32,8 @@ TOOLS = {
     "memory_forget",
     "memory_reflect",
     "memory_profile",
+    "memory_proposals",  # shared memory: the proposals waiting for a review, and reviewing one
+    "memory_review",
 }
 # memory_query v1's memories, as they were before v2 (deprecated, unchanged until its window ends)
 V1_UNIT_KEYS = {
@@ -46,6 +48,7 @@ V1_UNIT_KEYS = {
     "merged_into",
     "created_at",
     "claim",
+    "agent_id",
     "score",
 }
 
@@ -155,6 +158,8 @@ def check_tools(tools: list[Tool]) -> dict[str, Tool]:
     assert hints["memory_query"].read_only_hint is True
     assert hints["memory_query_v2"].read_only_hint is True
     assert hints["memory_profile"].read_only_hint is True
+    assert hints["memory_proposals"].read_only_hint is True
+    assert hints["memory_review"].read_only_hint is False
     assert hints["memory_forget"].destructive_hint is True
     assert hints["memory_forget"].idempotent_hint is True
     for name in ("memory_write", "memory_update", "memory_forget", "memory_reflect"):
@@ -170,6 +175,8 @@ def check_tools(tools: list[Tool]) -> dict[str, Tool]:
         "memory_forget": {"memory_id"},
         "memory_reflect": {"session_id"},
         "memory_profile": set(),
+        "memory_proposals": set(),
+        "memory_review": {"memory_id", "decision"},
     }
     query = by_name["memory_query"].input_schema["properties"]
     assert query["top_k"]["type"] == "integer"

@@ -40,6 +40,7 @@ class Unit:
     valid_from: datetime | None = D2
     created_at: datetime = D2
     id: uuid.UUID = field(default_factory=uuid.uuid4)
+    agent_id: str | None = None
 
 
 def facts(turn: str | None = None, **kwargs: Any) -> Provenance:
@@ -121,6 +122,13 @@ def test_direct_writes_by_door_and_stored_units() -> None:
         "2026-11-20 通过 API 写入。"
     )
     assert sentence(written, None, UTC, zh=False, mask=False) == "Written directly on 2026-11-20."
+    by_agent = Unit("The wifi is Harbour.", distiller="api", source=Source(None, []), agent_id="planner")
+    assert sentence(by_agent, facts(None, created_by="mcp:key:1"), UTC, zh=False, mask=False) == (
+        "Written by planner through MCP on 2026-11-20."
+    )
+    assert sentence(by_agent, facts(None, created_by="api:key:2"), UTC, zh=True, mask=False) == (
+        "2026-11-20 由 planner 通过 API 写入。"
+    )
     imported = Unit(
         "Old fact.", distiller="heuristic-1", source=Source(None, []), valid_from=None, created_at=D1
     )
