@@ -16,7 +16,9 @@ from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
 from app.jobs.unit_of_work import UnitOfWork
 from app.providers.embeddings import Embedder
+from app.providers.rerank import HttpReranker
 from app.query.recorder import ReadRecorder
+from app.query.rerank import RerankDeps
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class Services:
     recorder: ReadRecorder
     reads: ReadRouting
     work: UnitOfWork
+    reranker: HttpReranker | None  # None: no HINDSIGHT_RERANK_URL
 
     @classmethod
     def of(cls, app: Starlette) -> Services:
@@ -41,6 +44,13 @@ class Services:
     def working_memory_turns(self) -> int:
         """How many recent turns a query's working memory shows."""
         return self.settings.working_memory_max_turns
+
+    @property
+    def rerank(self) -> RerankDeps:
+        """The rerank provider (None: not configured) and the service's defaults for it."""
+        return RerankDeps(
+            provider=self.reranker, top_n=self.settings.rerank_top_n, budget_ms=self.settings.rerank_budget_ms
+        )
 
     def session(
         self, maker: async_sessionmaker[AsyncSession] | None = None
