@@ -6,10 +6,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PLACEHOLDER_KEYS = frozenset({"", "changeme", "change-me", "admin", "secret", "dev-admin-key"})
+
+
+class ModelPrice(BaseModel):
+    """What a model costs per million tokens, in `llm_price_currency`."""
+
+    prompt: float = Field(ge=0)
+    completion: float = Field(ge=0)
 
 
 class Settings(BaseSettings):
@@ -40,6 +47,24 @@ class Settings(BaseSettings):
     llm_timeout_seconds: float = Field(default=60.0, gt=0)
     llm_max_retries: int = Field(default=3, ge=0)  # 429 / 5xx / timeouts, with backoff (Retry-After honoured)
     llm_judge: bool | None = None  # conflict judge for ambiguous pairs; default: on with the LLM distiller
+    # A model per operation (`HINDSIGHT_LLM_MODEL_DISTILL`, …); None: `llm_model`. A bank's `llm_models`
+    # config overrides these for its own calls.
+    llm_model_distill: str | None = None
+    llm_model_judge: str | None = None
+    llm_model_summarise: str | None = None
+    # The global daily budget, over every bank (UTC days): tokens, and money when prices are set; past
+    # it every bank distils with the heuristic distiller and the judge and summariser are skipped.
+    llm_daily_tokens: int | None = Field(default=None, ge=0)
+    llm_daily_cost: float | None = Field(default=None, ge=0)
+    # Prices per million tokens by model, e.g. {"gpt-4o-mini": {"prompt": 0.15, "completion": 0.6}}; a
+    # model without a price has no cost in the usage reports (and counts only against token budgets).
+    llm_prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    llm_price_currency: str = "USD"
+
+    def llm_model_for(self, operation: str) -> str:
+        """The operation's model (`distill`, `judge`, `summarise`), else the default one."""
+        chosen: str | None = getattr(self, f"llm_model_{operation}", None)
+        return chosen or self.llm_model
 
     @property
     def judge_enabled(self) -> bool:

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.banks.config import BankConfig, ConfiguredBank
+from app.banks.config import ADMIN_ONLY_KEYS, BankConfig, ConfiguredBank
 from app.db.commit_hooks import after_commit
 from app.db.models import ApiKey, Bank
 from app.db.repositories import banks as repo
@@ -85,7 +85,12 @@ async def create_bank(db: AsyncSession, data: BankCreate) -> Bank:
     return bank
 
 
-async def update_bank(db: AsyncSession, bank: Bank, data: BankUpdate) -> Bank:
+async def update_bank(db: AsyncSession, bank: Bank, data: BankUpdate, *, by_admin: bool = True) -> Bank:
+    """Rename the bank or merge `data.config` into its config. A bank key may not change what the
+    bank's LLM calls may spend or use (`ADMIN_ONLY_KEYS`): 403."""
+    touched = sorted(ADMIN_ONLY_KEYS & set(data.config or {}))
+    if touched and not by_admin:
+        raise Forbidden(f"Only the admin key may change {', '.join(touched)}.")
     if data.name is not None:
         bank.name = data.name
     if data.config is not None:

@@ -9,7 +9,7 @@ import contextlib
 import hashlib
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, time, tzinfo
 from typing import Any
 
@@ -31,6 +31,7 @@ from app.memory.graph import store_graph
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
 from app.text import search_text
+from app.usage.budget import Budget
 
 LOCK_WAIT_SECONDS = 30.0  # a follow-up job waits this long for the session's running distillation
 
@@ -43,6 +44,7 @@ class DistillRuntime:
     embedder: Embedder
     distiller: Callable[[str | None], Distiller]  # by name; None is the configured default
     working_memory: WorkingMemory | None = None
+    budget: Budget = field(default_factory=Budget)  # the service's LLM budget and prices
 
 
 def to_turns(events: list[Event]) -> list[Turn]:

@@ -36,6 +36,7 @@ from app.schemas.memories import (
     MemoryPatch,
 )
 from app.text import search_text
+from app.usage.ledger import Ledger
 from app.webhooks import emit as webhooks
 
 DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` bank
@@ -159,7 +160,7 @@ async def write(
     if not wait:
         job, _ = await schedule_resolve(db, bank.id)
         return unit, job
-    async with judge_for(settings) as judge:
+    async with judge_for(settings, Ledger.beside(db)) as judge:
         await resolve_pending(db, bank.id, embedder=embedder, judge=judge, only=[unit.id], config=bank.config)
     await db.refresh(unit)
     return unit, None
