@@ -71,6 +71,7 @@ def create_fake_openai(dim: int = 384, count: Callable[[str], int] = count_words
     app.state.requests = []
     app.state.chat_script = [ChatStep()]
     app.state.usage_sent = Counter()
+    app.state.usage_sent_last = 0  # the last answer's total tokens
     app.state.usage_by_model = {}
 
     @app.post("/v1/chat/completions")
@@ -98,6 +99,7 @@ def create_fake_openai(dim: int = 384, count: Callable[[str], int] = count_words
         if step.usage:
             sent = {"calls": 1, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
             app.state.usage_sent.update(sent)
+            app.state.usage_sent_last = prompt_tokens + completion_tokens
             app.state.usage_by_model.setdefault(body["model"], Counter()).update(sent)
         message: dict[str, Any] = {"role": "assistant", "content": content}
         finish_reason = step.finish_reason
@@ -182,6 +184,38 @@ def fenced_prompt(fake: FastAPI, tag: str, secret: str) -> tuple[str, str, Any]:
     inside, after = rest.split(f"</{tag}>")
     assert secret not in before + after
     return system["content"], before, json.loads(inside)
+
+
+def fenced(body: dict[str, Any], tag: str) -> Any:
+    """The JSON inside a request's `<tag>` fence (the distiller's turns, the judge's units); None without."""
+    text = str(body["messages"][-1]["content"])
+    if f"<{tag}>" not in text:
+        return None
+    return json.loads(text.split(f"<{tag}>", 1)[1].split(f"</{tag}>", 1)[0])
+
+
+async def mirror(body: dict[str, Any]) -> str:
+    """A stand-in model that answers what the service asks: the distiller one fact per turn (the turn's
+    words, said by its speaker), the judge "does not replace", the task stage "no task"."""
+    schema = (body.get("response_format") or {}).get("json_schema") or {}
+    if schema.get("name") == "conflict_verdict":
+        return json.dumps({"replaces": False, "reason": "both can be true"})
+    if schema.get("name") == "memory_units":
+        units = [
+            {
+                "content": f"{turn['speaker']} said: {turn['content']}",
+                "tags": ["fact"],
+                "confidence": 0.9,
+                "importance": 0.5,
+                "source_seqs": [turn["seq"]],
+                "entities": [],
+                "relations": [],
+                "supersedes": None,
+            }
+            for turn in fenced(body, "turns") or []
+        ]
+        return json.dumps({"units": units}, ensure_ascii=False)
+    return json.dumps({"task": None})
 
 
 def script(fake: FastAPI, *steps: ChatStep) -> None:

@@ -22,7 +22,7 @@ EVENTS = (
 
 
 def _events_check(events: str) -> None:
-    op.drop_constraint("ck_webhooks_events", "webhooks", type_="check")
+    op.drop_constraint(op.f("ck_webhooks_events"), "webhooks", type_="check")
     op.create_check_constraint(
         op.f("ck_webhooks_events"), "webhooks", f"events <@ ARRAY[{events}]::text[] AND cardinality(events) > 0"
     )

@@ -168,8 +168,10 @@ async def distill_session(distill_runtime: DistillRuntime, job: Job) -> dict[str
         result["quarantined"] = quarantined
     if usage:
         result["usage"] = dict(usage)
-    if fallback is not None or tasks.fallback is not None:
-        result["fallback"] = fallback or tasks.fallback
+    if fallback is not None:
+        result["fallback"] = fallback
+    if tasks.fallback is not None and tasks.units:
+        result["task_episodes_fallback"] = tasks.fallback
     return result
 
 

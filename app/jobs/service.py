@@ -109,7 +109,7 @@ async def run(work: UnitOfWork, job_id: uuid.UUID, handler: JobHandler, *, deadl
         with charging(job.bank_id, job.id):  # the LLM calls the job makes go on its bank's bill
             async with work.session() as db:
                 result = await handler(db, job)
-            await repo.finish(db, job.id, status="succeeded", result=result or {})
+                await repo.finish(db, job.id, status="succeeded", result=result or {})
     except Exception as exc:
         retry = isinstance(exc, RetryableError) and job.attempts < job.max_attempts
         log.warning(

@@ -75,13 +75,13 @@ async def _merge_bank(
     while True:
         async with run.sessionmaker() as db, db.begin():
             await lock_bank(db, bank_id)  # merging races resolution otherwise
-            summary = summarizer
-            if summary is not None and await summary.budget.exhausted(db, bank_id, config, "summarise"):
-                summary = None  # a spent budget: the most complete member keeps its own text
+            writer = summarizer
+            if writer is not None and await writer.budget.exhausted(db, bank_id, config, "summarise"):
+                writer = None  # a spent budget: the most complete member keeps its own text
             model = config.llm_model("summarise")
             units = await units_repo.active_after(db, bank_id, after, run.batch)
             for unit in units:
-                merged, summarized = await _merge_cluster(db, unit, embedder, summary, model)
+                merged, summarized = await _merge_cluster(db, unit, embedder, writer, model)
                 counts["merged"] += merged
                 counts["summarized"] += summarized
             after = units[-1].id if units else None

@@ -27,6 +27,7 @@ from app.jobs.schedule import schedule_resolve
 from app.memory.graph import store_graph
 from app.memory.reads import get
 from app.providers.embeddings import Embedder
+from app.providers.metering import charging
 from app.redact import is_redacted, redact
 from app.resolve.judge import judge_for
 from app.resolve.service import lock_bank, resolve_pending, supersede
@@ -161,7 +162,10 @@ async def write(
         job, _ = await schedule_resolve(db, bank.id)
         return unit, job
     async with judge_for(settings, Ledger.beside(db)) as judge:
-        await resolve_pending(db, bank.id, embedder=embedder, judge=judge, only=[unit.id], config=bank.config)
+        with charging(bank.id):  # the judge's calls go on the bank's bill (no job: this request's)
+            await resolve_pending(
+                db, bank.id, embedder=embedder, judge=judge, only=[unit.id], config=bank.config
+            )
     await db.refresh(unit)
     return unit, None
 
