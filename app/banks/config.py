@@ -51,9 +51,9 @@ class LLMModels(Schema):
     """The bank's own model per LLM operation; an omitted one is the service's
     (`HINDSIGHT_LLM_MODEL_<OPERATION>`, else `HINDSIGHT_LLM_MODEL`)."""
 
-    distill: ModelName | None = None
-    judge: ModelName | None = None
-    summarise: ModelName | None = None
+    distill: ModelName | None = Field(default=None, description="The LLM distiller's model for this bank.")
+    judge: ModelName | None = Field(default=None, description="The conflict judge's model for this bank.")
+    summarise: ModelName | None = Field(default=None, description="The merge summary's model for this bank.")
 
 
 class BankConfig(Schema):
