@@ -1,5 +1,5 @@
-"""Resolution: every `pending` unit becomes `active`, `superseded`-by-it, or `merged` into an older
-twin. Decisions, in order (DESIGN.md "Conflict detection"):
+"""Resolution: every `pending` unit becomes `active`, `superseded`-by-it, or `merged` into an older twin.
+Decisions, in order (docs/architecture.md, "Claims and conflict detection"):
 
 1. the distiller said `supersedes` → the head of that unit's chain is superseded;
 2. a near-duplicate (cosine ≥ the bank's `dedupe_threshold`, same numbers, same polarity) → merged

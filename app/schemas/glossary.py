@@ -148,7 +148,7 @@ BY_FIELD: dict[str, str] = {
     "`session_id`).",
     "QueryRequest.working_memory": "With `session_id`: add the session's turns not yet distilled.",
     "QueryRequest.weights": "Per-channel weights for this query (over the bank's).",
-    "BankConfig.weights": "The bank's per-channel weights (see *Query* in the README).",
+    "BankConfig.weights": "The bank's per-channel weights (see docs/guides/query.md).",
     "MemoryAccepted.memory": "The unit: `pending` (resolution runs in the background), or as resolved "
     "with `?wait=true`.",
     "BankConfig.timezone": 'Where a timestamp without an offset is read, and where "today" is (IANA name).',

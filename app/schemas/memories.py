@@ -56,8 +56,8 @@ ValueType = Literal["amount", "quantity", "number", "date", "weekday", "time", "
 
 
 class ClaimRead(ReadSchema):
-    """What the unit states (DESIGN.md "Claims"): two units conflict when subject and attribute match
-    and the values differ."""
+    """What the unit states: two units conflict when subject and attribute match and the values
+    differ."""
 
     subject: str = Field(description="Who or what it is about: `user` (the speaker) or an entity's name.")
     attribute: str = Field(

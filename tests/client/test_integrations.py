@@ -21,8 +21,8 @@ from tests.client.conftest import new_bank
 from tests.conftest import ADMIN_KEY
 from tests.fake_openai import chat_bodies, reply, script, tool_call
 
-# The integrations carry CONTRACT.md §5's five tools; the read-only `memory_profile` (issue 17) is the
-# MCP server's only, for now.
+# The integrations carry the MCP server's five write and query tools; the read-only `memory_profile`
+# (issue 17) is the MCP server's only, for now.
 SERVER_ONLY = {"memory_profile"}
 
 

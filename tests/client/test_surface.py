@@ -1,5 +1,5 @@
-"""Every method of CONTRACT §5 once against the live stack over HTTP, with the sync client and with the
-async one; a real Celery worker runs the jobs."""
+"""Every method of the client's surface (docs/guides/clients.md) once against the live stack over
+HTTP, with the sync client and with the async one; a real Celery worker runs the jobs."""
 
 from __future__ import annotations
 

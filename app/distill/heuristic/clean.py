@@ -1,8 +1,8 @@
-"""What makes a sentence a unit and not a transcript line (DESIGN.md "What a unit is: distilled, not
-transcribed"): the conversational wrapping taken off ("Actually,", "不对，我更正一下，"), small talk and the
-assistant's offers, apologies, confirmations and echoes recognised as noise, a sentence joining
-unrelated claims cut into one claim each, and the entities worth a node. The word lists are tables in
-`rules.py`; both distillers (heuristic and LLM) clean their units with these functions."""
+"""What makes a sentence a unit and not a transcript line (docs/architecture.md, "What a unit is"): the
+conversational wrapping taken off ("Actually,", "不对，我更正一下，"), small talk and the assistant's offers,
+apologies, confirmations and echoes recognised as noise, a sentence joining unrelated claims cut into one
+claim each, and the entities worth a node. The word lists are tables in `rules.py`; both distillers (heuristic
+and LLM) clean their units with these functions."""
 
 from __future__ import annotations
 

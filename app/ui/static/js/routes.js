@@ -1,4 +1,4 @@
-// Deep links of the console (CONTRACT.md §6) → a view and its parameters. Pure: unit-tested.
+// Deep links of the console (docs/guides/console.md) → a view and its parameters. Pure: unit-tested.
 
 const ROUTES = [
   ["login", /^\/ui\/login\/?$/],
