@@ -49,19 +49,19 @@ class Settings(BaseSettings):
     llm_timeout_seconds: float = Field(default=60.0, gt=0)  # per LLM call
     llm_max_retries: int = Field(default=3, ge=0)  # 429 / 5xx / timeouts, with backoff (Retry-After honoured)
     llm_judge: bool | None = None  # conflict judge for ambiguous pairs; default: on with the LLM distiller
-    # A model per operation (`HINDSIGHT_LLM_MODEL_DISTILL`, …); None: `llm_model`. A bank's `llm_models`
-    # config overrides these for its own calls.
+    # The LLM distiller's model (`HINDSIGHT_LLM_MODEL_DISTILL`); None: `llm_model`. A bank's own
+    # `llm_models` config overrides each operation's model for its calls.
     llm_model_distill: str | None = None
-    llm_model_judge: str | None = None
-    llm_model_summarise: str | None = None
-    # The global daily budget, over every bank (UTC days): tokens, and money when prices are set; past
-    # it every bank distils with the heuristic distiller and the judge and summariser are skipped.
+    llm_model_judge: str | None = None  # the conflict judge's model; None: `llm_model`
+    llm_model_summarise: str | None = None  # the merge summary's model; None: `llm_model`
+    # The global daily LLM budget in tokens, over every bank (UTC days); past it every bank distils
+    # with the heuristic distiller and the judge and the merge summary are skipped until the day ends.
     llm_daily_tokens: int | None = Field(default=None, ge=0)
-    llm_daily_cost: float | None = Field(default=None, ge=0)
-    # Prices per million tokens by model, e.g. {"gpt-4o-mini": {"prompt": 0.15, "completion": 0.6}}; a
-    # model without a price has no cost in the usage reports (and counts only against token budgets).
+    llm_daily_cost: float | None = Field(default=None, ge=0)  # the same budget in money (needs prices)
+    # Prices per million tokens by model, as JSON: {"gpt-4o-mini": {"prompt": 0.15, "completion": 0.6}};
+    # a model without a price has no cost in the usage reports (and counts only against token budgets).
     llm_prices: dict[str, ModelPrice] = Field(default_factory=dict)
-    llm_price_currency: str = "USD"
+    llm_price_currency: str = "USD"  # the price table's currency, named in the usage reports
 
     def llm_model_for(self, operation: str) -> str:
         """The operation's model (`distill`, `judge`, `summarise`), else the default one."""

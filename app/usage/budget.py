@@ -5,7 +5,8 @@ tokens into money.
 A budget is spent once the day's tokens (or cost) reach it; the work that finds it spent does without the
 LLM for that bank (the distiller falls back to the heuristic one, the judge and the merge summary are
 skipped) until the day ends. The first finder of a bank's day writes it down and tells the bank's hooks
-(`budget.exhausted`), in its own transaction: once a day, and not at all if that work rolls back.
+(`budget.exhausted`) in that work's transaction: once a day (a finder that rolls back tells nothing; the
+next one does).
 """
 
 from __future__ import annotations
