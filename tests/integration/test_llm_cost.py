@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -369,3 +369,60 @@ async def test_the_judge_is_asked_on_its_model_charged_to_the_bank_and_skipped_o
     assert [u["status"] for u in await units(sql, spent)] == ["active", "active"]
     [noted] = await sql("SELECT budget FROM llm_budget_exhaustions WHERE bank_id = :bank", bank=spent)
     assert noted["budget"] == "bank"
+
+
+async def test_a_replay_with_the_llm_refuses_while_the_budget_is_spent(
+    admin: httpx.AsyncClient, llm_worker: Any
+) -> None:
+    bank = await make_bank(admin, distill_every_n_turns=1000, llm_daily_tokens=0)
+    distilled = await distil(admin, bank, ["My budget is 5000 dollars."])
+    assert distilled["result"]["fallback"]["limit_tokens"] == 0  # a zero budget: no LLM at all
+    replay = ok(await admin.post(f"/v1/banks/{bank}/redistill", json={"dry_run": True}), 202)
+    refused = await finished_job(admin, replay["job_id"])
+    assert refused["status"] == "failed"
+    assert "ReplayOverBudget" in refused["error"]
+    assert "heuristic distiller" in refused["error"]
+    body = {"dry_run": True, "distiller": "heuristic"}
+    heuristic = ok(await admin.post(f"/v1/banks/{bank}/redistill", json=body), 202)
+    assert (await finished_job(admin, heuristic["job_id"]))["status"] == "succeeded"
+
+
+async def test_the_global_budget_counts_every_bank_and_is_told_once_per_bank(
+    admin: httpx.AsyncClient, cost_app: Any, sql: Any
+) -> None:
+    from app.banks.config import BankConfig
+    from app.db.repositories import usage as usage_repo
+    from app.usage.budget import Budget, day_of
+
+    spender, other = await make_bank(admin), await make_bank(admin, llm_daily_tokens=10**9)
+    await create_hook(admin, other, "http://127.0.0.1:9/hook", ["budget.exhausted"])
+    config = BankConfig(llm_daily_tokens=10**9)
+    async with cost_app.state.sessionmaker() as db, db.begin():
+        _, start, _ = day_of(datetime.now(UTC))
+        already = sum(p + c for p, c in (await usage_repo.spent_by_model(db, start)).values())
+    budget = Budget(daily_tokens=already + 1000)  # what this test spends decides it
+    add = (
+        "INSERT INTO llm_calls (bank_id, operation, model, prompt_tokens, completion_tokens, estimated,"
+        " latency_ms, outcome) VALUES (:bank, 'distill', 'm', :tokens, 0, false, 10, 'ok')"
+    )
+    await sql(add, bank=spender, tokens=600)
+    async with cost_app.state.sessionmaker() as db, db.begin():
+        assert await budget.exhausted(db, other, config, "judge") is None
+    await sql(add, bank=spender, tokens=400)  # everyone's day reaches the global budget
+    for _ in range(2):
+        async with cost_app.state.sessionmaker() as db, db.begin():
+            status = await budget.exhausted(db, other, config, "judge")
+        assert status is not None
+        spent = status.exhausted
+        assert spent is not None
+        assert (spent.budget, spent.limit_tokens) == ("global", already + 1000)
+        assert spent.tokens >= already + 1000
+        assert not status.bank.spent  # the bank's own budget is whole: the global one stopped it
+    [noted] = await sql("SELECT budget FROM llm_budget_exhaustions WHERE bank_id = :bank", bank=other)
+    assert noted["budget"] == "global"
+    told = await sql(
+        "SELECT payload FROM webhook_deliveries WHERE bank_id = :bank AND event = 'budget.exhausted'",
+        bank=other,
+    )
+    assert [t["payload"]["data"]["budget"] for t in told] == ["global"]
+    assert [t["payload"]["data"]["operation"] for t in told] == ["judge"]
