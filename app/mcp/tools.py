@@ -4,32 +4,34 @@ result with `isError`, never a protocol error or a 500."""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
+from mcp.types import CallToolResult, Tool, ToolAnnotations
 from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.banks import service as banks
-from app.banks.config import ConfiguredBank
 from app.banks.service import Principal
 from app.distill import entry as distill
-from app.errors import AppError, Invalid, database_unavailable, transient_conflict
+from app.errors import AppError, database_unavailable, transient_conflict
+from app.mcp import review
 from app.mcp.arguments import (
     ForgetArguments,
     ProfileArguments,
+    ProposalsArguments,
     QueryArguments,
     ReflectArguments,
+    ReviewArguments,
     ToolArguments,
     UpdateArguments,
     WriteArguments,
     flat_schema,
 )
+from app.mcp.calls import actor, error_result
+from app.mcp.calls import bank_for as _bank
+from app.mcp.calls import result as _result
 from app.memory import reads
 from app.memory import service as memory
 from app.pages import service as pages
@@ -42,15 +44,6 @@ log = logging.getLogger(__name__)
 
 
 # --- results ---------------------------------------------------------------------------------------------
-
-
-def _result(data: dict[str, Any], text: str | None = None) -> CallToolResult:
-    body = text if text is not None else json.dumps(data, ensure_ascii=False)
-    return CallToolResult(content=[TextContent(type="text", text=body)], structured_content=data)
-
-
-def error_result(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
 def _unit(model: MemoryRead) -> dict[str, Any]:
@@ -68,6 +61,7 @@ def _unit(model: MemoryRead) -> dict[str, Any]:
             "merged_into",
             "created_at",
             "claim",
+            "agent_id",
         },
     )
     return data
@@ -98,17 +92,8 @@ def _query_result(result: QueryResult) -> CallToolResult:
 # --- tools -----------------------------------------------------------------------------------------------
 
 
-def actor(principal: Principal) -> str:
-    return "mcp:admin" if principal.is_admin else f"mcp:key:{principal.key_id}"
-
-
-async def _bank(db: AsyncSession, principal: Principal, bank_id: str | None, scope: str) -> ConfiguredBank:
-    """The bank named, or the key's own; another bank's answers "not found", as in the REST API."""
-    if bank_id is None:
-        if principal.bank_id is None:
-            raise Invalid("bank_id is required with the admin key.")
-        bank_id = principal.bank_id
-    return await banks.authorized_bank(db, principal, bank_id, scope)
+# Shared memory: a propose-only key writes proposals (docs/guides/shared-memory.md).
+CONTRIBUTE = ("write", "propose")
 
 
 async def memory_write(s: Services, principal: Principal, args: WriteArguments) -> CallToolResult:
@@ -117,8 +102,18 @@ async def memory_write(s: Services, principal: Principal, args: WriteArguments) 
         args.model_dump(include={"content", "tags", "importance"}, exclude_none=True)
     )
     async with s.session() as db:
-        bank = await _bank(db, principal, args.bank_id, "write")
-        unit, _ = await memory.write(db, s.embedder, s.settings, bank, body, actor(principal), wait=True)
+        bank = await _bank(db, principal, args.bank_id, CONTRIBUTE)
+        unit, _ = await memory.write(
+            db,
+            s.embedder,
+            s.settings,
+            bank,
+            body,
+            actor(principal),
+            wait=True,
+            agent_id=principal.agent_id,
+            propose=principal.proposes_only,
+        )
         return _result(_unit(await reads.read_model(db, unit)))
 
 
@@ -142,8 +137,17 @@ async def memory_update(s: Services, principal: Principal, args: UpdateArguments
         args.model_dump(include={"content", "tags", "importance", "confidence"}, exclude_none=True)
     )
     async with s.session() as db:
-        bank = await _bank(db, principal, args.bank_id, "write")
-        unit = await memory.update(db, s.embedder, bank, args.memory_id, patch, actor(principal))
+        bank = await _bank(db, principal, args.bank_id, CONTRIBUTE)
+        unit = await memory.update(
+            db,
+            s.embedder,
+            bank,
+            args.memory_id,
+            patch,
+            actor(principal),
+            agent_id=principal.agent_id,
+            propose=principal.proposes_only,
+        )
         return _result(_unit(await reads.read_model(db, unit)))
 
 
@@ -151,14 +155,14 @@ async def memory_forget(s: Services, principal: Principal, args: ForgetArguments
     """DELETE /v1/banks/{bank_id}/memories/{id}: by the bank's forgetting policy (never a purge)."""
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "write")
-        unit = await memory.forget(db, bank, args.memory_id, actor(principal))
+        unit = await memory.forget(db, bank, args.memory_id, actor(principal), agent_id=principal.agent_id)
         return _result(_unit(await reads.read_model(db, unit)))
 
 
 async def memory_reflect(s: Services, principal: Principal, args: ReflectArguments) -> CallToolResult:
     """POST /v1/banks/{bank_id}/sessions/{session_id}/distill: the job, sent after commit."""
     async with s.session() as db:
-        bank = await _bank(db, principal, args.bank_id, "write")
+        bank = await _bank(db, principal, args.bank_id, CONTRIBUTE)
         job = await distill.reflect(db, bank, args.session_id)
         return _result({"job_id": str(job.id), "session_id": args.session_id, "status": job.status})
 
@@ -253,6 +257,22 @@ TOOLS: dict[str, ToolSpec] = {
             ProfileArguments,
             memory_profile,
             _hints("Profile", read_only=True, destructive=False, idempotent=True),
+        ),
+        ToolSpec(
+            "memory_proposals",
+            "Call to see the memories other agents proposed that wait for a review (accept or reject them "
+            "with memory_review).",
+            ProposalsArguments,
+            review.memory_proposals,
+            _hints("Proposals", read_only=True, destructive=False, idempotent=True),
+        ),
+        ToolSpec(
+            "memory_review",
+            "Call to accept or reject a proposed memory by id (from memory_proposals). Accepted, it is "
+            "resolved against what the bank knows; rejected, it is never recalled. Needs the review scope.",
+            ReviewArguments,
+            review.memory_review,
+            _hints("Review a proposal", read_only=False, destructive=False, idempotent=False),
         ),
     )
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, TypedDict, Unpack
+from typing import Any, NotRequired, TypedDict, Unpack
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -85,6 +85,7 @@ class UnitFilters(TypedDict):
     since: datetime | None
     until: datetime | None
     as_of: datetime | None  # only units active at that instant
+    agent_id: NotRequired[str | None]  # only units this agent wrote
 
 
 async def list_page(

@@ -199,6 +199,7 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
         as_of=as_aware(req.as_of, tz) if req.as_of else None,
         tags=req.tags,
         entities=[graph_repo.canonical(e) for e in req.entities] if req.entities else None,
+        agents=req.agents or None,
         time_from=time_filter.from_ if time_filter else None,
         time_to=time_filter.to if time_filter else None,
     )

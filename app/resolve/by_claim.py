@@ -122,6 +122,7 @@ async def split_off(
                 "embedding_model": embedder.model,
                 "metadata": {**old.metadata_, "split_from": str(old.id)},
                 **unit_claims.columns(keep),
+                "agent_id": old.agent_id,  # still the old unit's author's words
             }
         ],
     )

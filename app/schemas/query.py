@@ -6,14 +6,15 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
-from app.db.models import MEMORY_STATUSES
+from app.db.models import MEMORY_STATUSES, REVIEW_STATUSES
 from app.schemas.banks import ChannelWeights
 from app.schemas.common import TAG_PATTERN, ReadSchema, SafeText, Schema, Slug, Timestamp
 from app.schemas.events import WorkingTurn
 from app.schemas.memories import MemoryRead
 
 Status = Literal["pending", "active", "superseded", "merged", "expired", "archived", "deleted"]
-assert set(Status.__args__) == set(MEMORY_STATUSES)  # type: ignore[attr-defined]
+# Proposals and refusals are never retrieved (docs/guides/shared-memory.md).
+assert set(Status.__args__) == set(MEMORY_STATUSES) - set(REVIEW_STATUSES)  # type: ignore[attr-defined]
 
 CHANNELS = ("semantic", "keyword", "entity", "temporal", "tag")
 
@@ -39,6 +40,12 @@ class QueryRequest(Schema):
         default=None, max_length=50, description="Only units that mention one of these entities."
     )
     session_id: Slug | None = Field(default=None, description="The session whose working memory to add.")
+    agents: list[Slug] | None = Field(
+        default=None,
+        max_length=50,
+        description="Only units written by these agents (their `agent_id`); shared memory.",
+        examples=[["planner", "researcher"]],
+    )
     time_range: TimeRange | None = None
     as_of: Timestamp | None = Field(default=None, description="Answer with what was active at this instant.")
     statuses: list[Status] = Field(default=["active"], min_length=1)

@@ -22,8 +22,8 @@ from tests.conftest import ADMIN_KEY
 from tests.fake_openai import chat_bodies, reply, script, tool_call
 
 # The integrations carry the MCP server's five write and query tools; the read-only `memory_profile`
-# (issue 17) is the MCP server's only, for now.
-SERVER_ONLY = {"memory_profile"}
+# (issue 17) and the review tools of shared memory (issue 33) are the MCP server's only, for now.
+SERVER_ONLY = {"memory_profile", "memory_proposals", "memory_review"}
 
 
 def mcp_tools() -> dict[str, dict[str, Any]]:

@@ -24,7 +24,16 @@ from mcp.types import CallToolResult, TextContent, Tool
 from tests.conftest import ADMIN_KEY, ROOT, Stack, wait_for
 from tests.factories import finished_job, make_bank
 
-TOOLS = {"memory_write", "memory_query", "memory_update", "memory_forget", "memory_reflect", "memory_profile"}
+TOOLS = {
+    "memory_write",
+    "memory_query",
+    "memory_update",
+    "memory_forget",
+    "memory_reflect",
+    "memory_profile",
+    "memory_proposals",  # shared memory: the proposals waiting for a review, and reviewing one
+    "memory_review",
+}
 
 
 @pytest.fixture(scope="module")
@@ -120,6 +129,8 @@ def check_tools(tools: list[Tool]) -> dict[str, Tool]:
     hints = {name: tool.annotations for name, tool in by_name.items() if tool.annotations}
     assert hints["memory_query"].read_only_hint is True
     assert hints["memory_profile"].read_only_hint is True
+    assert hints["memory_proposals"].read_only_hint is True
+    assert hints["memory_review"].read_only_hint is False
     assert hints["memory_forget"].destructive_hint is True
     assert hints["memory_forget"].idempotent_hint is True
     for name in ("memory_write", "memory_update", "memory_forget", "memory_reflect"):
@@ -134,6 +145,8 @@ def check_tools(tools: list[Tool]) -> dict[str, Tool]:
         "memory_forget": {"memory_id"},
         "memory_reflect": {"session_id"},
         "memory_profile": set(),
+        "memory_proposals": set(),
+        "memory_review": {"memory_id", "decision"},
     }
     query = by_name["memory_query"].input_schema["properties"]
     assert query["top_k"]["type"] == "integer"

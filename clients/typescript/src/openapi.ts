@@ -226,6 +226,22 @@ export interface paths {
         patch: operations["update_memory_v1_banks__bank_id__memories__memory_id__patch"];
         trace?: never;
     };
+    "/v1/banks/{bank_id}/memories/{memory_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["accept_memory_v1_banks__bank_id__memories__memory_id__accept_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/banks/{bank_id}/memories/{memory_id}/history": {
         parameters: {
             query?: never;
@@ -236,6 +252,22 @@ export interface paths {
         get: operations["memory_history_v1_banks__bank_id__memories__memory_id__history_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banks/{bank_id}/memories/{memory_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["reject_memory_v1_banks__bank_id__memories__memory_id__reject_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -519,6 +551,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AppendRequest: {
+            agent_id?: string | null;
             events: components["schemas"]["EventIn"][];
         };
         AppendResult: {
@@ -726,6 +759,7 @@ export interface components {
             speaker?: string | null;
         };
         EventItem: {
+            agent_id?: string | null;
             /** Format: date-time */
             at: string;
             content: string;
@@ -749,6 +783,7 @@ export interface components {
             next_cursor: string | null;
         };
         EventRead: {
+            agent_id?: string | null;
             content: string;
             /** Format: date-time */
             created_at: string;
@@ -759,6 +794,8 @@ export interface components {
             };
             /** Format: date-time */
             occurred_at: string;
+            /** @default false */
+            proposed: boolean;
             role: string;
             seq: number;
             session_id: string;
@@ -767,6 +804,7 @@ export interface components {
         HistoryAction: {
             action: string;
             actor: string;
+            agent_id?: string | null;
             /** Format: date-time */
             at: string;
             details: {
@@ -828,6 +866,7 @@ export interface components {
             status: "queued" | "running" | "succeeded" | "failed";
         };
         KeyCreate: {
+            agent_id?: string | null;
             name?: string | null;
             /**
              * @default [
@@ -835,9 +874,10 @@ export interface components {
              *       "write"
              *     ]
              */
-            scopes: ("read" | "write")[];
+            scopes: ("read" | "write" | "propose" | "review")[];
         };
         KeyCreated: {
+            agent_id?: string | null;
             bank_id: string;
             /** Format: date-time */
             created_at: string;
@@ -863,6 +903,7 @@ export interface components {
             memory: components["schemas"]["MemoryRead"];
         };
         MemoryBrief: {
+            agent_id?: string | null;
             confidence: number;
             content: string;
             /** Format: date-time */
@@ -877,6 +918,7 @@ export interface components {
             valid_to: string | null;
         };
         MemoryCreate: {
+            agent_id?: string | null;
             /** @default 0.9 */
             confidence: number;
             content: string;
@@ -900,6 +942,7 @@ export interface components {
         MemoryItem: {
             action: string;
             actor: string;
+            agent_id?: string | null;
             /** Format: date-time */
             at: string;
             content: string | null;
@@ -916,6 +959,7 @@ export interface components {
             /** Format: uuid */
             memory_id: string;
             session_id: string | null;
+            unit_agent_id?: string | null;
         };
         MemoryPage: {
             memories: components["schemas"]["MemoryRead"][];
@@ -929,6 +973,7 @@ export interface components {
         };
         MemoryRead: {
             access_count: number;
+            agent_id?: string | null;
             bank_id: string;
             claim?: components["schemas"]["ClaimRead"] | null;
             confidence: number;
@@ -949,6 +994,7 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            proposed_update_of?: string | null;
             source: components["schemas"]["Source"];
             status: string;
             /** Format: date-time */
@@ -1000,6 +1046,7 @@ export interface components {
             took_ms: number;
         };
         QueryRequest: {
+            agents?: string[] | null;
             as_of?: string | null;
             entities?: string[] | null;
             /** @default false */
@@ -1054,8 +1101,13 @@ export interface components {
             relation: string;
             subject: components["schemas"]["RelationEnd"];
         };
+        ReviewDecision: {
+            agent_id?: string | null;
+            reason?: string | null;
+        };
         ScoredMemory: {
             access_count: number;
+            agent_id?: string | null;
             bank_id: string;
             claim?: components["schemas"]["ClaimRead"] | null;
             confidence: number;
@@ -1076,6 +1128,7 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            proposed_update_of?: string | null;
             score: number;
             scores?: {
                 [key: string]: components["schemas"]["ChannelScore"];
@@ -1178,6 +1231,7 @@ export interface components {
         };
         Whoami: {
             admin: boolean;
+            agent_id?: string | null;
             bank_id: string | null;
             scopes: string[];
         };
@@ -3096,6 +3150,7 @@ export interface operations {
     list_memories_v1_banks__bank_id__memories_get: {
         parameters: {
             query?: {
+                agent_id?: string | null;
                 as_of?: string | null;
                 cursor?: string | null;
                 entity?: string | null;
@@ -3244,7 +3299,9 @@ export interface operations {
             query?: {
                 wait?: boolean;
             };
-            header?: never;
+            header?: {
+                "X-Agent-Id"?: string | null;
+            };
             path: {
                 bank_id: string;
             };
@@ -3547,7 +3604,9 @@ export interface operations {
             query?: {
                 purge?: boolean;
             };
-            header?: never;
+            header?: {
+                "X-Agent-Id"?: string | null;
+            };
             path: {
                 bank_id: string;
                 memory_id: string;
@@ -3684,7 +3743,9 @@ export interface operations {
     update_memory_v1_banks__bank_id__memories__memory_id__patch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "X-Agent-Id"?: string | null;
+            };
             path: {
                 bank_id: string;
                 memory_id: string;
@@ -3719,6 +3780,181 @@ export interface operations {
                         title: string;
                         type: string;
                     };
+                };
+            };
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    accept_memory_v1_banks__bank_id__memories__memory_id__accept_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Agent-Id"?: string | null;
+            };
+            path: {
+                bank_id: string;
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReviewDecision"] | null;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryRead"];
                 };
             };
             401: {
@@ -3991,10 +4227,187 @@ export interface operations {
             };
         };
     };
+    reject_memory_v1_banks__bank_id__memories__memory_id__reject_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Agent-Id"?: string | null;
+            };
+            path: {
+                bank_id: string;
+                memory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReviewDecision"] | null;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryRead"];
+                };
+            };
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
     restore_memory_v1_banks__bank_id__memories__memory_id__restore_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "X-Agent-Id"?: string | null;
+            };
             path: {
                 bank_id: string;
                 memory_id: string;
@@ -5344,7 +5757,9 @@ export interface operations {
     append_events_v1_banks__bank_id__sessions__session_id__events_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "X-Agent-Id"?: string | null;
+            };
             path: {
                 bank_id: string;
                 session_id: string;

@@ -6,6 +6,7 @@ const ROUTES = [
   ["bank", /^\/ui\/banks\/(?<bank>[^/]+)\/?$/],
   ["memories", /^\/ui\/banks\/(?<bank>[^/]+)\/memories\/?$/],
   ["memory", /^\/ui\/banks\/(?<bank>[^/]+)\/memories\/(?<memory>[^/]+)\/?$/],
+  ["proposals", /^\/ui\/banks\/(?<bank>[^/]+)\/proposals\/?$/],
   ["session", /^\/ui\/banks\/(?<bank>[^/]+)\/sessions\/(?<session>[^/]+)\/?$/],
   ["timeline", /^\/ui\/banks\/(?<bank>[^/]+)\/timeline\/?$/],
   ["recall", /^\/ui\/banks\/(?<bank>[^/]+)\/recall\/?$/],

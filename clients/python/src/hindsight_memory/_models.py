@@ -74,6 +74,7 @@ class ApiKey(Model):
     key: str = Field(description="Shown once; only a hash is stored.")
     scopes: list[str]
     name: str | None = None
+    agent_id: str | None = None
     created_at: datetime
 
 
@@ -110,6 +111,8 @@ class Event(Model):
     occurred_at: datetime
     external_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    agent_id: str | None = None
+    proposed: bool = False
     created_at: datetime
 
 
@@ -208,6 +211,8 @@ class Memory(Model):
     distiller: str | None = None
     embedding_model: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    agent_id: str | None = None  # the agent that wrote it
+    proposed_update_of: str | None = None  # a proposed update: the unit it supersedes once accepted
 
 
 class WrittenMemory(Memory):
@@ -225,12 +230,14 @@ class MemoryBrief(Model):
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     created_at: datetime
+    agent_id: str | None = None
 
 
 class HistoryAction(Model):
     memory_id: str
     action: str
     actor: str
+    agent_id: str | None = None  # the agent that acted
     at: datetime
     details: dict[str, Any] = Field(default_factory=dict)
 
