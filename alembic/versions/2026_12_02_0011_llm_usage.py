@@ -11,7 +11,7 @@ from sqlalchemy.dialects import postgresql as pg
 from alembic import op
 
 revision: str = "0011"
-down_revision: str | None = "0009"  # the lead re-chains it after 0010 at merge
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
