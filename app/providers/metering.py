@@ -101,8 +101,8 @@ def _tokenizer() -> Any:
 
 def count_tokens(text: str) -> int:
     """An estimate of the tokens of `text` for a server that reports none: the local model's WordPiece
-    tokenizer (within ~15 % of the GPT tokenizers on English and Chinese chat; no network, no model
-    file of the server's), else one token per four characters and one per CJK character."""
+    tokenizer (offline; close to, not the same as, the server's own count), else one token per four
+    characters and one per CJK character."""
     if not text:
         return 0
     tokenizer = _tokenizer()
