@@ -186,3 +186,26 @@ def test_prices_and_spending() -> None:
 
 def _judged() -> JudgedUnit:
     return JudgedUnit(content="Alice's budget is 5000.", tags=["constraint.budget"], said_at=None)
+
+
+async def test_a_ledger_that_cannot_write_counts_the_call_and_never_raises(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from prometheus_client import REGISTRY
+    from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
+
+    from app.usage.ledger import Ledger
+
+    engine = create_async_engine("postgresql+asyncpg://nobody@127.0.0.1:9/none")  # nothing listens on 9
+    labels = {"operation": "judge", "model": "metered-model", "outcome": "ok"}
+    tokens = {"operation": "judge", "model": "metered-model", "kind": "completion"}
+    before = REGISTRY.get_sample_value("hindsight_llm_calls_total", labels) or 0.0
+    tokens_before = REGISTRY.get_sample_value("hindsight_llm_tokens_total", tokens) or 0.0
+    call = LLMCall("judge", "metered-model", 70, 7, False, 25, "ok", "bank-a", JOB)
+    try:
+        await Ledger(async_sessionmaker(engine)).record(call)
+    finally:
+        await engine.dispose()
+    assert REGISTRY.get_sample_value("hindsight_llm_calls_total", labels) == before + 1
+    assert REGISTRY.get_sample_value("hindsight_llm_tokens_total", tokens) == tokens_before + 7
+    assert "not recorded in the ledger" in caplog.text
