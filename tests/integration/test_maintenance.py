@@ -441,6 +441,8 @@ async def test_merge_summaries_use_the_banks_model_and_stop_on_a_spent_budget(
             result = await merge(Run(app.state.sessionmaker, job, NOW), app.state.embedder, summarizer)
         finally:
             await summarizer.aclose()
+            # Run here, not by a worker: finished, so no later test waits on a queued job.
+            await sql("UPDATE jobs SET status = 'succeeded', finished_at = now() WHERE id = :id", id=job.id)
         return bank, result["banks"][bank], job.id
 
     stack.llm.state.chat_script = [reply(json.dumps({"content": "The user enjoys mountain hiking."}))]
