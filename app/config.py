@@ -72,6 +72,16 @@ class Settings(BaseSettings):
     def judge_enabled(self) -> bool:
         return self.distiller == "llm" if self.llm_judge is None else self.llm_judge
 
+    # An HTTP rerank provider over the fused top N of every query (app/providers/rerank.py): Hugging Face
+    # TEI (`POST /rerank`) or the Cohere / Jina / vLLM shape (`POST /v1/rerank`). Unset: no rerank stage.
+    rerank_url: str | None = None
+    rerank_kind: Literal["tei", "cohere", "jina", "vllm"] = "tei"
+    rerank_model: str | None = None  # sent as `model` in the /v1/rerank shape
+    rerank_api_key: SecretStr = SecretStr("")
+    rerank_top_n: int = Field(default=30, ge=2, le=100)  # fused candidates it reorders
+    # Past this the fused order stands (`rerank: "skipped (budget)"`): a reranker on CPU may take seconds.
+    rerank_budget_ms: int = Field(default=150, ge=1, le=10_000)
+
     # uvicorn processes of `hindsight api`; None: one per CPU core (`/metrics` sums them all)
     api_workers: int | None = Field(default=None, ge=1)
     db_pool_size: int = Field(default=20, ge=1)  # connections per process (size max_connections to match)

@@ -75,3 +75,8 @@ LLM_FALLBACKS = Counter(
     "judge and summary batches skipped",
     ["operation"],
 )
+RERANK_OUTCOMES = Counter(
+    "hindsight_rerank_total",
+    "Queries by what became of the rerank stage (applied, skipped and why)",
+    ["outcome"],
+)

@@ -61,6 +61,12 @@ class QueryArguments(ToolArguments):
     bank_id: Slug | None = Field(default=None, description=BANK_HELP)
 
 
+class QueryV2Arguments(QueryArguments):
+    context_why: bool | None = Field(
+        default=None, description="Also put each memory's why sentence in the context text; default false."
+    )
+
+
 class UpdateArguments(ToolArguments):
     memory_id: uuid.UUID = Field(description="The id of an active memory, from memory_query.")
     content: Content | None = Field(default=None, description="The corrected sentence.")

@@ -1,12 +1,17 @@
 """The MCP tools: each a thin call into the same service function as its REST route (write-and-resolve,
 query, update, forget, reflect, profile), its result shaped for a model to read. Every failure is a tool
-result with `isError`, never a protocol error or a 500."""
+result with `isError`, never a protocol error or a 500.
+
+Tools are versioned by name: each input schema is pinned (tests/mcp_tool_schemas.json); an incompatible
+change ships as `<tool>_v2` beside the old tool, which stays, marked deprecated in its description and its
+`_meta`, until the date its `Deprecation` names (at least DEPRECATION_WINDOW_DAYS after the new one)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from mcp.types import CallToolResult, Tool, ToolAnnotations
@@ -22,6 +27,7 @@ from app.mcp.arguments import (
     ProfileArguments,
     ProposalsArguments,
     QueryArguments,
+    QueryV2Arguments,
     ReflectArguments,
     ReviewArguments,
     ToolArguments,
@@ -32,6 +38,7 @@ from app.mcp.arguments import (
 from app.mcp.calls import actor, error_result
 from app.mcp.calls import bank_for as _bank
 from app.mcp.calls import result as _result
+from app.mcp.query_v2 import output_schema, query_v2_result
 from app.memory import reads
 from app.memory import service as memory
 from app.pages import service as pages
@@ -117,18 +124,29 @@ async def memory_write(s: Services, principal: Principal, args: WriteArguments) 
         return _result(_unit(await reads.read_model(db, unit)))
 
 
-async def memory_query(s: Services, principal: Principal, args: QueryArguments) -> CallToolResult:
+async def _query(s: Services, principal: Principal, args: QueryArguments, **extra: Any) -> QueryResult:
     """POST /v1/banks/{bank_id}/query, with working memory when a session is named."""
     request = QueryRequest.model_validate(
         {
             **args.model_dump(include={"query", "top_k", "tags", "session_id"}, exclude_none=True),
             "working_memory": args.session_id is not None,
+            **extra,
         }
     )
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "read")
         async with s.read_session(db) as reads:
-            return _query_result(await query_service.query(reads, s.query_deps, bank, request))
+            return await query_service.query(reads, s.query_deps, bank, request)
+
+
+async def memory_query(s: Services, principal: Principal, args: QueryArguments) -> CallToolResult:
+    """v1 (deprecated): the context and each memory's id, content and claim."""
+    return _query_result(await _query(s, principal, args))
+
+
+async def memory_query_v2(s: Services, principal: Principal, args: QueryV2Arguments) -> CallToolResult:
+    """v2: the context and the structured memories (claim, dates, score, why)."""
+    return query_v2_result(await _query(s, principal, args, context_why=bool(args.context_why)))
 
 
 async def memory_update(s: Services, principal: Principal, args: UpdateArguments) -> CallToolResult:
@@ -179,20 +197,43 @@ async def memory_profile(s: Services, principal: Principal, args: ProfileArgumen
 Handler = Callable[[Services, Principal, Any], Awaitable[CallToolResult]]
 
 
+# An old version stays at least this long after its successor ships (docs/guides/rerank-and-why.md).
+DEPRECATION_WINDOW_DAYS = 180
+DEPRECATED = "io.hindsight/deprecated"  # the `_meta` key of a deprecated tool
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    replaced_by: str
+    since: date
+    until: date  # removed no earlier than this
+
+    def note(self) -> str:
+        return f" Deprecated: use {self.replaced_by} (this version stays until {self.until.isoformat()})."
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
-    description: str
+    description: str  # when to call it; a deprecated tool's listing appends its deprecation note
     arguments: type[ToolArguments]
     handler: Handler
     annotations: ToolAnnotations
+    deprecation: Deprecation | None = None
+    output: dict[str, Any] | None = None  # the structured result's JSON schema, when declared
 
     def tool(self) -> Tool:
+        meta = None
+        if self.deprecation is not None:
+            d = self.deprecation
+            meta = {DEPRECATED: {"replaced_by": d.replaced_by, "since": str(d.since), "until": str(d.until)}}
         return Tool(
             name=self.name,
-            description=self.description,
+            description=self.description + (self.deprecation.note() if self.deprecation else ""),
             input_schema=flat_schema(self.arguments),
+            output_schema=self.output,
             annotations=self.annotations,
+            _meta=meta,
         )
 
 
@@ -225,6 +266,16 @@ TOOLS: dict[str, ToolSpec] = {
             QueryArguments,
             memory_query,
             _hints("Recall", read_only=True, destructive=False, idempotent=True),
+            deprecation=Deprecation("memory_query_v2", since=date(2026, 12, 2), until=date(2027, 6, 30)),
+        ),
+        ToolSpec(
+            "memory_query_v2",
+            "Call before answering anything that may depend on the user's facts, preferences or earlier "
+            "sessions. Returns a prompt-ready context and each memory's claim, dates and why.",
+            QueryV2Arguments,
+            memory_query_v2,
+            _hints("Recall", read_only=True, destructive=False, idempotent=True),
+            output=output_schema(),
         ),
         ToolSpec(
             "memory_update",

@@ -17,6 +17,8 @@ BY_NAME: dict[str, str] = {
     "name": "A display name.",
     "config": "The bank's config (see BankConfig); `PATCH` merges into the current one.",
     "admin": "Whether this is the admin key (every bank) rather than a bank key.",
+    "agent_id": "The agent this acts or wrote as (shared memory: a key's label or the request's); null "
+    "when none was named.",
     "scopes": "What a bank key may do: `read`, `write`.",
     # time
     "created_at": "When it was created (RFC 3339).",

@@ -87,6 +87,11 @@ CLAIM_EXAMPLE = {
     "modality": "firm",
 }
 
+WHY_EXAMPLE = (
+    "Said by Ana in chat-1, turn 7, on 2026-11-20: 'If the configuration can be upgraded I can go to 8000.'; "
+    "replaces 5000 said on 2026-11-13."
+)
+
 
 class MemoryRead(ReadSchema):
     id: uuid.UUID
@@ -118,6 +123,12 @@ class MemoryRead(ReadSchema):
         default=None,
         description="The unit's main claim; null when its content states none (or before it is read).",
         examples=[CLAIM_EXAMPLE],
+    )
+    why: str | None = Field(
+        default=None,
+        description="Why this is remembered: one sentence from its provenance and history, in the bank's or "
+        "the unit's language (query results and single reads; null in lists).",
+        examples=[WHY_EXAMPLE],
     )
     agent_id: str | None = Field(default=None, description=AGENT_HELP, examples=["planner"])
     proposed_update_of: uuid.UUID | None = Field(

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.banks.config import BankConfig
 from app.config import ModelPrice, Settings
 from app.db.repositories import usage as repo
-from app.metrics import LLM_BUDGET_EXHAUSTED
+from app.metrics import LLM_BUDGET_EXHAUSTED, LLM_FALLBACKS
 from app.webhooks import emit as webhooks
 
 MILLION = 1_000_000
@@ -157,6 +157,7 @@ class Budget:
         spent = status.exhausted
         if spent is None:
             return None
+        LLM_FALLBACKS.labels(operation).inc()
         if await repo.note_exhaustion(db, bank_id, status.day, spent.budget):
             LLM_BUDGET_EXHAUSTED.labels(spent.budget).inc()
             await webhooks.budget_exhausted(db, bank_id, {**status.reason(), "operation": operation})

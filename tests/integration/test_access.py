@@ -338,6 +338,7 @@ def tool_calls(world: World) -> dict[str, dict[str, Any]]:
     return {
         "memory_write": {"content": "Injected.", "tags": ["fact"], "bank_id": world.bank},
         "memory_query": {"query": "Where does Ana live?", "bank_id": world.bank},
+        "memory_query_v2": {"query": "Where does Ana live?", "bank_id": world.bank},
         "memory_update": {"memory_id": memory_id, "content": "Ana lives in Faro.", "bank_id": world.bank},
         "memory_forget": {"memory_id": memory_id, "bank_id": world.bank},
         "memory_reflect": {"session_id": "s1", "bank_id": world.bank},
@@ -360,6 +361,7 @@ async def test_mcp_tools_refuse_bad_credentials_and_another_banks_key(
     assert set(calls) == {
         "memory_write",
         "memory_query",
+        "memory_query_v2",
         "memory_update",
         "memory_forget",
         "memory_reflect",

@@ -601,6 +601,7 @@ export interface components {
             redact: boolean;
             /** @default false */
             redact_raw_events: boolean;
+            rerank?: components["schemas"]["RerankConfig"];
             subject?: string | null;
             tags?: string[];
             /** @default UTC */
@@ -609,6 +610,11 @@ export interface components {
                 [key: string]: number | null;
             };
             weights?: components["schemas"]["ChannelWeights"] | null;
+            /**
+             * @default auto
+             * @enum {string}
+             */
+            why_language: "auto" | "en" | "zh";
         };
         BankCreate: {
             bank_id: string;
@@ -1006,6 +1012,7 @@ export interface components {
             updated_at: string;
             valid_from: string | null;
             valid_to: string | null;
+            why?: string | null;
         };
         PageEntityRead: {
             id: string | null;
@@ -1048,6 +1055,8 @@ export interface components {
         QueryRequest: {
             agents?: string[] | null;
             as_of?: string | null;
+            /** @default false */
+            context_why: boolean;
             entities?: string[] | null;
             /** @default false */
             explain: boolean;
@@ -1057,6 +1066,7 @@ export interface components {
             min_similarity?: number | null;
             now?: string | null;
             query: string;
+            rerank?: boolean | null;
             session_id?: string | null;
             /**
              * @default [
@@ -1076,6 +1086,11 @@ export interface components {
         QueryResult: {
             context: string;
             memories: components["schemas"]["ScoredMemory"][];
+            /**
+             * @default skipped (not configured)
+             * @enum {string}
+             */
+            rerank: "applied" | "skipped (not configured)" | "skipped (disabled)" | "skipped (no topic)" | "skipped (no candidates)" | "skipped (budget)" | "skipped (error)";
             time_filter: components["schemas"]["TimeFilterRead"] | null;
             took_ms: number;
             working_memory: components["schemas"]["WorkingTurn"][];
@@ -1100,6 +1115,12 @@ export interface components {
             object: components["schemas"]["RelationEnd"];
             relation: string;
             subject: components["schemas"]["RelationEnd"];
+        };
+        RerankConfig: {
+            budget_ms?: number | null;
+            /** @default true */
+            enabled: boolean;
+            top_n?: number | null;
         };
         ReviewDecision: {
             agent_id?: string | null;
@@ -1129,6 +1150,7 @@ export interface components {
                 [key: string]: unknown;
             };
             proposed_update_of?: string | null;
+            rerank_score?: number | null;
             score: number;
             scores?: {
                 [key: string]: components["schemas"]["ChannelScore"];
@@ -1144,6 +1166,7 @@ export interface components {
             updated_at: string;
             valid_from: string | null;
             valid_to: string | null;
+            why?: string | null;
         };
         SessionClosed: {
             /** Format: date-time */

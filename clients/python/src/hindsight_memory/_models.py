@@ -211,6 +211,7 @@ class Memory(Model):
     distiller: str | None = None
     embedding_model: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    why: str | None = None  # why it is remembered (query results and single reads)
     agent_id: str | None = None  # the agent that wrote it
     proposed_update_of: str | None = None  # a proposed update: the unit it supersedes once accepted
 
@@ -261,6 +262,7 @@ class ChannelScore(Model):
 class ScoredMemory(Memory):
     score: float
     scores: dict[str, ChannelScore] | None = None
+    rerank_score: float | None = None  # with explain, when the rerank stage was applied
 
 
 class TimeFilter(Model):
@@ -275,6 +277,7 @@ class QueryResult(Model):
     context: str
     working_memory: list[WorkingTurn] = Field(default_factory=list)
     time_filter: TimeFilter | None = None
+    rerank: str | None = None  # "applied", or "skipped (…)" and why
     took_ms: float = 0.0
 
 

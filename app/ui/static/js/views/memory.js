@@ -163,6 +163,7 @@ export function MemoryView({ params }) {
     <h1 class="visually-hidden">Memory ${shortId(memory.id)}</h1>
     <article class="unit">
       <p class="content" data-testid="memory-content">${memory.content}</p>
+      ${memory.why ? html`<p class="why" data-testid="memory-why"><strong>Why I remember this:</strong> ${memory.why}</p>` : null}
       <div><${Status} status=${memory.status} /> <${Tags} tags=${memory.tags} /></div>
       <dl class="facts">
         <dt>Confidence</dt><dd>${memory.confidence.toFixed(2)}</dd>
