@@ -75,9 +75,9 @@ class Settings(BaseSettings):
     # An HTTP rerank provider over the fused top N of every query (app/providers/rerank.py): Hugging Face
     # TEI (`POST /rerank`) or the Cohere / Jina / vLLM shape (`POST /v1/rerank`). Unset: no rerank stage.
     rerank_url: str | None = None
-    rerank_kind: Literal["tei", "cohere", "jina", "vllm"] = "tei"
+    rerank_kind: Literal["tei", "cohere", "jina", "vllm"] = "tei"  # the provider's request shape
     rerank_model: str | None = None  # sent as `model` in the /v1/rerank shape
-    rerank_api_key: SecretStr = SecretStr("")
+    rerank_api_key: SecretStr = SecretStr("")  # sent as a bearer token when the provider wants one
     rerank_top_n: int = Field(default=30, ge=2, le=100)  # fused candidates it reorders
     # Past this the fused order stands (`rerank: "skipped (budget)"`): a reranker on CPU may take seconds.
     rerank_budget_ms: int = Field(default=150, ge=1, le=10_000)
