@@ -6,10 +6,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PLACEHOLDER_KEYS = frozenset({"", "changeme", "change-me", "admin", "secret", "dev-admin-key"})
+
+
+class ModelPrice(BaseModel):
+    """What a model costs per million tokens, in `llm_price_currency`."""
+
+    prompt: float = Field(ge=0)
+    completion: float = Field(ge=0)
 
 
 class Settings(BaseSettings):
@@ -42,6 +49,24 @@ class Settings(BaseSettings):
     llm_timeout_seconds: float = Field(default=60.0, gt=0)  # per LLM call
     llm_max_retries: int = Field(default=3, ge=0)  # 429 / 5xx / timeouts, with backoff (Retry-After honoured)
     llm_judge: bool | None = None  # conflict judge for ambiguous pairs; default: on with the LLM distiller
+    # The LLM distiller's model (`HINDSIGHT_LLM_MODEL_DISTILL`); None: `llm_model`. A bank's own
+    # `llm_models` config overrides each operation's model for its calls.
+    llm_model_distill: str | None = None
+    llm_model_judge: str | None = None  # the conflict judge's model; None: `llm_model`
+    llm_model_summarise: str | None = None  # the merge summary's model; None: `llm_model`
+    # The global daily LLM budget in tokens, over every bank (UTC days); past it every bank distils
+    # with the heuristic distiller and the judge and the merge summary are skipped until the day ends.
+    llm_daily_tokens: int | None = Field(default=None, ge=0)
+    llm_daily_cost: float | None = Field(default=None, ge=0)  # the same budget in money (needs prices)
+    # Prices per million tokens by model, as JSON: {"gpt-4o-mini": {"prompt": 0.15, "completion": 0.6}};
+    # a model without a price has no cost in the usage reports (and counts only against token budgets).
+    llm_prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    llm_price_currency: str = "USD"  # the price table's currency, named in the usage reports
+
+    def llm_model_for(self, operation: str) -> str:
+        """The operation's model (`distill`, `judge`, `summarise`), else the default one."""
+        chosen: str | None = getattr(self, f"llm_model_{operation}", None)
+        return chosen or self.llm_model
 
     @property
     def judge_enabled(self) -> bool:
@@ -50,9 +75,9 @@ class Settings(BaseSettings):
     # An HTTP rerank provider over the fused top N of every query (app/providers/rerank.py): Hugging Face
     # TEI (`POST /rerank`) or the Cohere / Jina / vLLM shape (`POST /v1/rerank`). Unset: no rerank stage.
     rerank_url: str | None = None
-    rerank_kind: Literal["tei", "cohere", "jina", "vllm"] = "tei"
+    rerank_kind: Literal["tei", "cohere", "jina", "vllm"] = "tei"  # the provider's request shape
     rerank_model: str | None = None  # sent as `model` in the /v1/rerank shape
-    rerank_api_key: SecretStr = SecretStr("")
+    rerank_api_key: SecretStr = SecretStr("")  # sent as a bearer token when the provider wants one
     rerank_top_n: int = Field(default=30, ge=2, le=100)  # fused candidates it reorders
     # Past this the fused order stands (`rerank: "skipped (budget)"`): a reranker on CPU may take seconds.
     rerank_budget_ms: int = Field(default=150, ge=1, le=10_000)

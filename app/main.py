@@ -27,6 +27,7 @@ from app.api import (
     query,
     timeline,
     ui,
+    usage,
     webhooks,
 )
 from app.config import Settings, get_settings
@@ -167,6 +168,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         entities,
         pages,
         webhooks,
+        usage,
     ):
         app.include_router(module.router)
     mcp.mount(app)

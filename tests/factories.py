@@ -19,6 +19,7 @@ from standardwebhooks import Webhook as Verifier
 from app.config import Settings
 from app.distill.types import DistillContext, RelatedUnit, Turn
 from app.embedded import free_port
+from app.usage.budget import Budget
 from tests.conftest import make_client, wait_for
 
 # --- over the HTTP API -------------------------------------------------------------------------------
@@ -131,6 +132,7 @@ class InProcessDistill:
     only: Any  # the distiller, whichever name the job asks for
     work: Any
     working_memory: Any = None
+    budget: Budget = field(default_factory=Budget)  # none: the service's LLM budget is unlimited
 
     def distiller(self, name: str | None) -> Any:
         return self.only

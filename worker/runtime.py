@@ -23,6 +23,8 @@ from app.jobs.queue import TaskQueue
 from app.jobs.unit_of_work import UnitOfWork
 from app.providers.embeddings import Embedder, create_embedder
 from app.resolve.judge import LLMJudge
+from app.usage.budget import Budget
+from app.usage.ledger import Ledger
 from app.webhooks import outbox as webhook_outbox
 
 T = TypeVar("T")
@@ -41,6 +43,7 @@ class WorkerRuntime:
     queue: TaskQueue
     work: UnitOfWork  # each job's session, committed by `app.jobs.service.run`, then its jobs sent
     redis: aioredis.Redis
+    ledger: Ledger  # every LLM call of the process is recorded here
     _embedder: Embedder | None = None
     _distillers: dict[str, Distiller] = field(default_factory=dict)
     _judge: LLMJudge | None = None
@@ -60,15 +63,20 @@ class WorkerRuntime:
     def distiller(self, name: str | None) -> Distiller:
         name = name or self.settings.distiller
         if name not in self._distillers:
-            self._distillers[name] = create_distiller(self.settings, name)
+            self._distillers[name] = create_distiller(self.settings, name, self.ledger)
         return self._distillers[name]
 
     @property
     def judge(self) -> LLMJudge | None:
         """The LLM conflict judge, when configured (`HINDSIGHT_LLM_JUDGE`)."""
         if self._judge is None and self.settings.judge_enabled:
-            self._judge = LLMJudge.from_settings(self.settings)
+            self._judge = LLMJudge.from_settings(self.settings, self.ledger)
         return self._judge
+
+    @property
+    def budget(self) -> Budget:
+        """The service's LLM budget and prices, which a distillation checks before an LLM batch."""
+        return Budget.from_settings(self.settings)
 
     @property
     def working_memory(self) -> WorkingMemory:
@@ -117,6 +125,7 @@ def get_runtime() -> WorkerRuntime:
             sessionmaker=sessionmaker,
             queue=queue,
             work=UnitOfWork(sessionmaker, queue),
+            ledger=Ledger(sessionmaker),
             redis=aioredis.Redis.from_url(
                 settings.redis_url,
                 socket_timeout=settings.redis_timeout_seconds,

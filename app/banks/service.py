@@ -19,7 +19,7 @@ from app.db.models import ApiKey, Bank
 from app.db.repositories import banks as repo
 from app.db.repositories import events as events_repo
 from app.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
-from app.schemas.banks import BankConfig, BankCreate, BankUpdate, KeyCreate
+from app.schemas.banks import ADMIN_ONLY_KEYS, BankConfig, BankCreate, BankUpdate, KeyCreate
 
 KEY_PREFIX = "hs_"
 
@@ -114,7 +114,12 @@ async def create_bank(db: AsyncSession, data: BankCreate) -> Bank:
     return bank
 
 
-async def update_bank(db: AsyncSession, bank: Bank, data: BankUpdate) -> Bank:
+async def update_bank(db: AsyncSession, bank: Bank, data: BankUpdate, *, by_admin: bool = True) -> Bank:
+    """Rename the bank or merge `data.config` into its config. A bank key may not change what the
+    bank's LLM calls may spend or use (`ADMIN_ONLY_KEYS`): 403."""
+    touched = sorted(ADMIN_ONLY_KEYS & set(data.config or {}))
+    if touched and not by_admin:
+        raise Forbidden(f"Only the admin key may change {', '.join(touched)}.")
     if data.name is not None:
         bank.name = data.name
     if data.config is not None:

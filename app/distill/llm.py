@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
     from app.config import Settings
+    from app.providers.metering import CallRecorder
 
 ENTITY_TYPES = ("person", "organization", "place", "product", "id", "amount", "date", "other")
 ENTITY_ALIASES = {
@@ -263,26 +264,37 @@ class LLMDistiller:
     name = "llm"
     uses_related = True
 
-    def __init__(self, client: JSONChatClient) -> None:
+    def __init__(self, client: JSONChatClient, model: str | None = None) -> None:
         self._client = client
-        self.version = f"llm-1:{client.model}"
+        self.model = model or client.model
+        self.version = f"llm-1:{self.model}"
+        self._with_models: dict[str, LLMDistiller] = {}
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> LLMDistiller:
-        return cls(JSONChatClient.from_settings(settings))
+    def from_settings(cls, settings: Settings, recorder: CallRecorder | None = None) -> LLMDistiller:
+        return cls(JSONChatClient.from_settings(settings, "distill", recorder=recorder))
+
+    def with_model(self, model: str) -> LLMDistiller:
+        """This distiller on another model (a bank's own), sharing its client; its units carry that
+        model in their version."""
+        if model == self.model:
+            return self
+        if model not in self._with_models:
+            self._with_models[model] = LLMDistiller(self._client, model)
+        return self._with_models[model]
 
     async def aclose(self) -> None:
         await self._client.aclose()
 
     async def task(self, context: DistillContext, min_steps: int) -> TaskResult:
-        return await ask_task(self._client, context, min_steps)  # app/distill/llm_tasks.py
+        return await ask_task(self._client, context, min_steps, self.model)  # app/distill/llm_tasks.py
 
     async def distill(self, context: DistillContext) -> DistillResult:
         usage = dict.fromkeys((*USAGE_KEYS, "calls"), 0)
         if not context.turns:
             return DistillResult(candidates=[], usage=usage)
         try:
-            candidates = await self._client.ask(build_messages(context), UNITS, usage)
+            candidates = await self._client.ask(build_messages(context), UNITS, usage, model=self.model)
         except InvalidReply as error:
             raise DistillError(f"LLM output invalid after one corrective retry: {error}") from error
         except EmptyReply as error:

@@ -22,6 +22,7 @@ from app.keys import composite_key
 from app.memory.write import UnitWrite, Writer, stored_form, write_units
 from app.providers.embeddings import Embedder
 from app.schemas.banks import BankConfig
+from app.usage.budget import Budget
 
 LOCK_WAIT_SECONDS = 30.0  # a follow-up job waits this long for the session's running distillation
 
@@ -37,6 +38,11 @@ class DistillRuntime(Protocol):
 
     @property
     def working_memory(self) -> WorkingMemory | None: ...
+
+    @property
+    def budget(self) -> Budget:
+        """The service's LLM budget and prices."""
+        ...
 
     def distiller(self, name: str | None) -> Distiller:
         """The distiller of this name; None: the configured default."""

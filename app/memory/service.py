@@ -21,11 +21,13 @@ from app.jobs.schedule import schedule_resolve
 from app.memory.reads import get
 from app.memory.write import UnitWrite, Writer, write_units
 from app.providers.embeddings import Embedder
+from app.providers.metering import charging
 from app.resolve.judge import judge_for
 from app.resolve.lock import lock_bank
 from app.resolve.service import resolve_pending, supersede
 from app.schemas.common import as_aware
 from app.schemas.memories import MemoryCreate, MemoryPatch
+from app.usage.ledger import Ledger
 from app.webhooks import emit as webhooks
 
 DOWNWEIGHT_FACTOR = 0.2  # what "forget" does to importance in a `downweight` bank
@@ -95,8 +97,11 @@ async def write(
     if not wait:
         job, _ = await schedule_resolve(db, bank.id)
         return unit, job
-    async with judge_for(settings) as judge:
-        await resolve_pending(db, bank.id, embedder=embedder, judge=judge, only=[unit.id], config=bank.config)
+    async with judge_for(settings, Ledger.beside(db)) as judge:
+        with charging(bank.id):  # the judge's calls go on the bank's bill (no job: this request's)
+            await resolve_pending(
+                db, bank.id, embedder=embedder, judge=judge, only=[unit.id], config=bank.config
+            )
     await db.refresh(unit)
     return unit, None
 

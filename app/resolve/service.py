@@ -93,6 +93,8 @@ async def resolve_pending(
     (a request); a job reads it here."""
     await lock_bank(db, bank_id)
     config = config or BankConfig.model_validate(await banks_repo.bank_config(db, bank_id) or {})
+    if judge is not None and await judge.budget.exhausted(db, bank_id, config, "judge") is not None:
+        judge = None  # a spent budget: the claims and rules decide ambiguous pairs alone
     counts = dict.fromkeys(OUTCOMES, 0)
     details = actor_details or {}
     units = await units_repo.lock_pending(db, bank_id, BATCH, only=only)
@@ -157,7 +159,7 @@ async def _resolve_one(
             if (names_attribute(claims) and names_attribute(theirs)) or hedged_over_firm(claims, theirs):
                 continue  # an attribute on both sides: the claims' verdict stands
             if SIMILAR <= c.similarity < config.dedupe_threshold and key_tag(c.unit) == key_tag(unit):
-                verdict = await judge(_judged(c.unit), _judged(unit))
+                verdict = await judge.judge(_judged(c.unit), _judged(unit), model=config.llm_model("judge"))
                 if verdict.replaces:
                     return await replace(
                         db,

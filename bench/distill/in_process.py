@@ -7,7 +7,8 @@ from __future__ import annotations
 import cProfile
 import pstats
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,13 @@ if TYPE_CHECKING:
     from app.distill.types import Distiller
     from app.events.working_memory import WorkingMemory
     from app.providers.embeddings import Embedder
+    from app.usage.budget import Budget
+
+
+def _no_budget() -> Budget:
+    from app.usage.budget import Budget
+
+    return Budget()
 
 
 @dataclass
@@ -30,11 +38,12 @@ class InProcess:
 
     sessionmaker: async_sessionmaker[AsyncSession]
     embedder: Embedder
-    only: Distiller
+    by_name: Callable[[str | None], Distiller]
     working_memory: WorkingMemory | None = None
+    budget: Budget = field(default_factory=_no_budget)
 
     def distiller(self, name: str | None) -> Distiller:
-        return self.only
+        return self.by_name(name)
 
 
 async def profile_in_process(
@@ -101,7 +110,7 @@ async def profile_in_process(
     embedder_s = 0.0
     heuristic = distill.create_distiller(settings)
     await heuristic.distill(_warm_context())  # jieba's dictionary, dateparser's tables
-    runtime = InProcess(sessionmaker=maker, embedder=embedder, only=heuristic)
+    runtime = InProcess(sessionmaker=maker, embedder=embedder, by_name=lambda _: heuristic)
     job_rows = []
     async with maker() as db, db.begin():
         for sid, _ in sessions:

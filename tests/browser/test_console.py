@@ -308,3 +308,33 @@ async def test_a_session_shows_invisible_characters_as_escapes_and_its_quarantin
     await expect(unit).not_to_contain_text("⟨U+")  # the unit was stored without them
     await expect(console.page.get_by_test_id("quarantined-turn")).to_have_text(f"turn #1: {reason}")
     await expect(console.page.get_by_test_id("turn-quarantined")).to_contain_text(reason)
+
+
+async def test_the_overview_shows_the_banks_llm_usage_and_budget(
+    console: Console, api: httpx.AsyncClient, sql: Any
+) -> None:
+    bank = await fresh_bank(api)
+    await console.sign_in(ADMIN_KEY, f"/ui/banks/{bank}")
+    panel = console.page.get_by_test_id("usage-panel")
+    await expect(panel).to_contain_text("No LLM calls")
+    await expect(console.page.get_by_test_id("usage-budget")).to_contain_text("no daily budget")
+    response = await api.patch(f"/v1/banks/{bank}", json={"config": {"llm_daily_tokens": 1000}})
+    assert response.status_code == 200, response.text
+    for operation, prompt, completion in (("distill", 900, 80), ("judge", 40, 6)):
+        await sql(
+            "INSERT INTO llm_calls (bank_id, operation, model, prompt_tokens, completion_tokens, estimated,"
+            " latency_ms, outcome) VALUES (:bank, :operation, 'm', :prompt, :completion, false, 120, 'ok')",
+            bank=bank,
+            operation=operation,
+            prompt=prompt,
+            completion=completion,
+        )
+    await console.page.reload()
+    await expect(panel).to_contain_text("LLM calls2")
+    await expect(panel).to_contain_text("Prompt tokens940")
+    await expect(panel).to_contain_text("distill1 calls, 980 tokens")
+    await expect(panel).to_contain_text("no price set")
+    await expect(console.page.get_by_test_id("usage-budget")).to_contain_text(
+        "Today: 1,026 tokens of 1,000; the bank budget is spent until"
+    )
+    await console.shot("usage")

@@ -235,3 +235,38 @@ def test_lists_follow_next_cursor_over_pages(hs: Hindsight) -> None:
     assert len(list(hs.timeline(bank_id, kinds="event", page_size=3))) == 12
     banks = [new_bank(hs) for _ in range(3)]
     assert set(banks) <= {b.bank_id for b in hs.banks.list(page_size=2)}
+
+
+async def test_usage_of_a_bank_and_of_every_bank(hs: Hindsight, service: str, sql: Any) -> None:
+    from hindsight_memory import UnprocessableEntityError, Usage
+
+    bank_id = new_bank(hs)
+    for operation, model, prompt in (("distill", "m1", 300), ("distill", "m1", 200), ("judge", "m2", 40)):
+        await sql(
+            "INSERT INTO llm_calls (bank_id, operation, model, prompt_tokens, completion_tokens, estimated,"
+            " latency_ms, outcome, created_at) VALUES (:bank, :operation, :model, :prompt, 10, false, 100,"
+            " 'ok', now() - interval '1 hour')",
+            bank=bank_id,
+            operation=operation,
+            model=model,
+            prompt=prompt,
+        )
+    usage = hs.banks.usage(bank_id, group_by="operation")
+    assert isinstance(usage, Usage)
+    assert (usage.bank_id, usage.group_by, usage.totals.calls, usage.totals.prompt_tokens) == (
+        bank_id,
+        "operation",
+        3,
+        540,
+    )
+    assert [(g.key, g.calls, g.total_tokens) for g in usage.groups] == [("distill", 2, 520), ("judge", 1, 50)]
+    assert usage.totals.cost is None  # the test service has no price table
+    assert usage.budget["exhausted"] is None
+    by_model = hs.banks.usage(bank_id, since="2000-01-01T00:00:00Z", group_by="model")
+    assert [g.key for g in by_model.groups] == ["m1", "m2"]
+    assert hs.usage(group_by="operation").totals.calls >= 3
+    with pytest.raises(UnprocessableEntityError):
+        hs.banks.usage(bank_id, group_by="week")
+    async with AsyncHindsight(service, ADMIN_KEY) as ahs:
+        assert (await ahs.banks.usage(bank_id)).totals.calls == 3
+        assert (await ahs.usage()).totals.calls >= 3

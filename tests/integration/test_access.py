@@ -59,6 +59,8 @@ CASES = [
     Case("GET", "/v1/whoami", "caller", 200),
     Case("GET", "/v1/banks/{bank_id}", "bank", 200),
     Case("GET", "/v1/banks/{bank_id}/stats", "bank", 200),
+    Case("GET", "/v1/banks/{bank_id}/usage", "bank", 200, params={"group_by": "operation"}),
+    Case("GET", "/v1/admin/usage", "admin", 200),
     Case("GET", "/v1/banks/{bank_id}/export", "bank", 200),
     Case("PATCH", "/v1/banks/{bank_id}", "bank", 200, {"name": "Renamed by its own key"}),
     Case(

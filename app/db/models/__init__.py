@@ -14,6 +14,7 @@ from app.db.models.memory import (
     MemoryUnit,
     Relation,
 )
+from app.db.models.usage import BudgetExhaustion, LLMCallRecord
 from app.db.models.webhooks import Webhook, WebhookDelivery
 
 __all__ = [
@@ -22,10 +23,12 @@ __all__ = [
     "ApiKey",
     "Bank",
     "Base",
+    "BudgetExhaustion",
     "ChatSession",
     "Entity",
     "Event",
     "Job",
+    "LLMCallRecord",
     "MemoryEmbedding",
     "MemoryEntity",
     "MemoryHistory",

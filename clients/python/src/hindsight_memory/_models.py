@@ -38,6 +38,36 @@ class BankStats(Model):
     maintenance: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
+class UsageTotals(Model):
+    calls: int = 0
+    failed_calls: int = 0
+    estimated_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    latency_ms_avg: float | None = None
+    latency_ms_max: int | None = None
+    cost: float | None = Field(default=None, description="By the server's price table; None: no price set.")
+    unpriced_tokens: int = 0
+
+
+class UsageGroup(UsageTotals):
+    key: str  # a UTC day (YYYY-MM-DD), an operation or a model
+
+
+class Usage(Model):
+    """LLM calls in a window: `totals`, `groups` (by day, operation or model) and today's `budget`."""
+
+    bank_id: str | None = None
+    since: datetime
+    until: datetime
+    group_by: str = "day"
+    currency: str = "USD"
+    totals: UsageTotals = Field(default_factory=UsageTotals)
+    groups: list[UsageGroup] = Field(default_factory=list)
+    budget: dict[str, Any] = Field(default_factory=dict)
+
+
 class ApiKey(Model):
     id: str
     bank_id: str

@@ -35,6 +35,7 @@ from hindsight_memory._models import (
     Session,
     TimelineItem,
     TimelinePage,
+    Usage,
     WrittenMemory,
 )
 from hindsight_memory._plans import (
@@ -132,6 +133,32 @@ class Operations:
     def bank_stats(self, bank_id: str) -> Plan[BankStats]:
         request = Request("GET", f"/v1/banks/{seg(bank_id)}/stats", idempotent=True)
         return self._call(request, BankStats)
+
+    def bank_usage(
+        self,
+        bank_id: str,
+        *,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        group_by: str = "day",
+    ) -> Plan[Usage]:
+        """The bank's LLM calls in [since, until) (default: the last 30 days), grouped by `day`,
+        `operation` or `model`: tokens, latency, cost, and today's budget."""
+        params = jsonable({"since": since, "until": until, "group_by": group_by})
+        return self._call(
+            Request("GET", f"/v1/banks/{seg(bank_id)}/usage", params=params, idempotent=True), Usage
+        )
+
+    def usage(
+        self,
+        *,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        group_by: str = "day",
+    ) -> Plan[Usage]:
+        """Every bank's LLM calls (admin key), as `banks.usage` counts them, with the global budget."""
+        params = jsonable({"since": since, "until": until, "group_by": group_by})
+        return self._call(Request("GET", "/v1/admin/usage", params=params, idempotent=True), Usage)
 
     def export_bank(self, bank_id: str, path_or_file: PathOrFile) -> Plan[None]:
         """Stream the bank's NDJSON export into a file (a path, or a binary file object)."""

@@ -21,6 +21,7 @@ class Banks(Resource[Mode]):
     update = operation(Ops.update_bank)
     delete = operation(Ops.delete_bank)
     stats = operation(Ops.bank_stats)
+    usage = operation(Ops.bank_usage)
     export = operation(Ops.export_bank)
     import_ = operation(Ops.import_bank)
 
@@ -110,3 +111,4 @@ class ClientMethods(Resource[Mode], Generic[Mode, Http]):
     query = operation(Ops.query)
     timeline = listing(Ops.timeline_pages)
     redistill = operation(Ops.redistill)
+    usage = operation(Ops.usage)
