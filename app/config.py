@@ -51,6 +51,11 @@ class Settings(BaseSettings):
     db_max_overflow: int = Field(default=10, ge=0)
     redis_timeout_seconds: float = Field(default=0.5, gt=0)
     working_memory_max_turns: int = Field(default=50, ge=1)
+    # Group commit (app/events/group_commit.py): appends arriving while a group commits share the next
+    # group's transaction, up to this many events; waiting longer for company trades latency for fewer
+    # commits (0: none, the commit in flight is the window).
+    append_group_max_events: int = Field(default=5000, ge=1000)
+    append_group_wait_ms: float = Field(default=0.0, ge=0, le=100)
     working_memory_ttl_seconds: int = Field(default=86_400, ge=60)
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     # A bank import's NDJSON body (streamed, never buffered whole); the body limit above does not apply to it.

@@ -5,6 +5,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, status
 
 from app.api.deps import (
+    AppendBankDep,
+    AppendGroupsDep,
     BankDep,
     ReadSessionDep,
     SessionDep,
@@ -30,23 +32,27 @@ from app.schemas.problems import IN_A_BANK, PAGINATED, SIZE_LIMITED, WITH_BODY
 router = APIRouter(prefix="/v1/banks/{bank_id}/sessions", tags=["events"], responses=IN_A_BANK)
 
 
+# The request's own session only reads (the key and the bank, outside a transaction: `reads_only`);
+# the events are written by the process's group commit, in one transaction with the appends that
+# arrive beside them (app/events/group_commit.py), committed before the 202.
 @router.post(
     "/{session_id}/events",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=AppendResult,
     responses=WITH_BODY,
+    dependencies=[Depends(reads_only)],
 )
 async def append_events(
     session_id: Slug,
     body: AppendRequest,
-    bank: WritableBankDep,
-    db: SessionDep,
+    bank: AppendBankDep,
+    groups: AppendGroupsDep,
     working_memory: WorkingMemoryDep,
 ) -> AppendResult:
     """Append 1–1000 turns to a session's log (created on first append). Durable before the 202;
     a repeated `external_id` is counted in `duplicates`, not appended again. Every
     `distill_every_n_turns` undistilled turns start a distillation in the background."""
-    return await service.append(db, bank, session_id, body, buffer=working_memory)
+    return await service.append_grouped(groups, bank, session_id, body, buffer=working_memory)
 
 
 @router.get("", response_model=SessionPage, responses=PAGINATED, dependencies=[Depends(reads_only)])

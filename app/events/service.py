@@ -13,6 +13,7 @@ from app.db.commit_hooks import after_commit
 from app.db.models import ChatSession, Job
 from app.db.repositories import events as repo
 from app.errors import NotFound
+from app.events.group_commit import AppendGroups, Submission
 from app.events.working_memory import WorkingMemory
 from app.jobs.schedule import schedule_distill
 from app.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE
@@ -45,18 +46,13 @@ def _dedupe(events: list[EventIn]) -> tuple[list[EventIn], int]:
     return kept, len(events) - len(kept)
 
 
-async def append(
-    db: AsyncSession, bank: ConfiguredBank, session_id: str, request: AppendRequest, *, buffer: WorkingMemory
-) -> AppendResult:
-    """Append a batch in the caller's transaction (all or nothing). Once it commits, the turns are
-    pushed onto the session's working memory, and the distillation it started (when the session now
-    holds `distill_every_n_turns` undistilled events) is sent; the job is created in the same
-    transaction, so a crash between commit and send loses nothing: the sweep sends it."""
+def _prepare(bank: ConfiguredBank, request: AppendRequest) -> tuple[list[repo.NewEvent], int]:
+    """The request's events as stored (read in the bank's timezone, redacted when the bank says so),
+    less its repeats of an external id, and how many those were."""
     tz = bank.timezone
     now = datetime.now(UTC)
     unique, repeated = _dedupe(request.events)
-    config = bank.config
-    masked = config.redact_raw_events  # then the original text is never stored, nor buffered in Redis
+    masked = bank.config.redact_raw_events  # then the original text is never stored, nor buffered in Redis
     batch = [
         repo.NewEvent(
             role=e.role,
@@ -68,6 +64,46 @@ async def append(
         )
         for e in unique
     ]
+    return batch, repeated
+
+
+async def append_grouped(
+    groups: AppendGroups,
+    bank: ConfiguredBank,
+    session_id: str,
+    request: AppendRequest,
+    *,
+    buffer: WorkingMemory,
+) -> AppendResult:
+    """Append a batch in the process's next group commit (all of it or none); answers once the group
+    has committed, its turns are on working memory and the distillation it started is sent."""
+    batch, repeated = _prepare(bank, request)
+    turns = [_turn(0, e.role, e.content, e.speaker, e.occurred_at) for e in batch]
+    outcome = await groups.append(
+        Submission(bank.id, session_id, batch, bank.config.distill_every_n_turns, buffer, turns)
+    )
+    duplicates = repeated + len(batch) - len(outcome.kept)
+    EVENTS_APPENDED.inc(len(outcome.kept))
+    EVENTS_DUPLICATE.inc(duplicates)
+    return AppendResult(
+        session_id=session_id,
+        appended=len(outcome.kept),
+        first_seq=outcome.first_seq if outcome.kept else None,
+        last_seq=outcome.last_seq if outcome.kept else None,
+        duplicates=duplicates,
+        distill_job_id=outcome.job.id if outcome.job else None,
+    )
+
+
+async def append(
+    db: AsyncSession, bank: ConfiguredBank, session_id: str, request: AppendRequest, *, buffer: WorkingMemory
+) -> AppendResult:
+    """Append a batch in the caller's transaction (all or nothing). Once it commits, the turns are
+    pushed onto the session's working memory, and the distillation it started (when the session now
+    holds `distill_every_n_turns` undistilled events) is sent; the job is created in the same
+    transaction, so a crash between commit and send loses nothing: the sweep sends it."""
+    batch, repeated = _prepare(bank, request)
+    config = bank.config
     distilled_by: Job | None = None  # the distillation these turns started or joined
     try:
         appended = await repo.append(db, bank.id, session_id, batch)

@@ -125,7 +125,7 @@ def encoder_graph(weights: dict[str, np.ndarray]) -> bytes:
         return helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "tokens"])
 
     inputs = [int64_input(n) for n in ("input_ids", "attention_mask", "token_type_ids")]
-    dims = ["batch", "tokens", HIDDEN]
+    dims: list[str | int] = ["batch", "tokens", HIDDEN]
     output = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, dims)
     graph = helper.make_graph(nodes, "all-MiniLM-L6-v2", inputs, [output], initializers)
     model = helper.make_model(

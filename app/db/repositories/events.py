@@ -84,7 +84,7 @@ async def insert_events_and_advance(
             "bank_id": bank_id,
             "session_id": session_id,
             "seqs": list(range(first_seq, first_seq + len(events))),
-            **_arrays(events),
+            **event_columns(events),
             "last_seq": first_seq + len(events) - 1,
             "at": max(e.occurred_at for e in events),
         },
@@ -144,7 +144,8 @@ class Appended:
     kept: list[int]  # indexes of the events appended (the others' external ids were there already)
 
 
-def _arrays(events: list[NewEvent]) -> dict[str, Any]:
+def event_columns(events: list[NewEvent]) -> dict[str, Any]:
+    """The events as one array per column: the parameters of an INSERT over unnest."""
     return {
         "roles": [e.role for e in events],
         "contents": [e.content for e in events],
@@ -158,7 +159,7 @@ def _arrays(events: list[NewEvent]) -> dict[str, Any]:
 async def append(db: AsyncSession, bank_id: str, session_id: str, events: list[NewEvent]) -> Appended:
     """Append `events` (no external id twice among them) to the session, creating or reopening it:
     one round trip, or four when another append of the session committed while this one waited."""
-    params = {"bank_id": bank_id, "session_id": session_id, **_arrays(events)}
+    params = {"bank_id": bank_id, "session_id": session_id, **event_columns(events)}
     row = (await db.execute(_APPEND, params)).first()
     if row is None:
         return await append_locked(db, bank_id, session_id, events)
