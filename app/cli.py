@@ -46,7 +46,11 @@ def _api(args: argparse.Namespace) -> int:
 
 
 def _worker(args: argparse.Namespace) -> int:
+    from app.config import get_settings
     from worker.celery_app import app
+    from worker.priority import lower_cpu_priority
+
+    lower_cpu_priority(get_settings().worker_nice)
 
     argv = [
         "worker",

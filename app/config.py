@@ -60,6 +60,8 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     # A bank import's NDJSON body (streamed, never buffered whole); the body limit above does not apply to it.
     import_max_bytes: int = Field(default=4 * 1024**3, ge=1024)
+    # Added to a worker process's nice value (`hindsight worker`): queries and appends first on shared cores
+    worker_nice: int = Field(default=10, ge=0, le=19)
     worker_heartbeat_seconds: float = Field(default=5.0, gt=0)
     worker_heartbeat_ttl_seconds: float = Field(default=30.0, gt=0)
     job_deadline_seconds: int = Field(default=600, ge=1)

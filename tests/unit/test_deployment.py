@@ -81,6 +81,7 @@ def test_compose_runs_the_worker_layout_each_pool_alone_on_its_queues() -> None:
         assert tuple(args.queues.split(",")) == pool.queues
         assert args.concurrency == pool.concurrency
         assert args.name == f"{pool.name}@%h"
+        assert service["cpu_shares"] < services["api"].get("cpu_shares", 1024)  # queries first
         assert f"'{pool.name}@'" in service["healthcheck"]["test"][-1]  # its own heartbeat, not any
         consumed += pool.queues
     assert sorted(consumed) == sorted(QUEUES)  # every queue consumed, by exactly one pool
