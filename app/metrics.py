@@ -62,3 +62,26 @@ RATE_LIMIT_ERRORS = Counter(
     "hindsight_rate_limit_errors_total",
     "Rate-limit checks skipped because Redis failed (the requests were let through)",
 )
+# The LLM ledger's calls as they are made (app/usage/ledger.py); the durable record is `llm_calls`.
+LLM_CALLS = Counter("hindsight_llm_calls_total", "LLM requests", ["operation", "model", "outcome"])
+LLM_TOKENS = Counter("hindsight_llm_tokens_total", "LLM tokens", ["operation", "model", "kind"])
+LLM_LATENCY = Histogram(
+    "hindsight_llm_request_duration_seconds",
+    "LLM request latency",
+    ["operation"],
+    buckets=(0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+)
+LLM_BUDGET_EXHAUSTED = Counter(
+    "hindsight_llm_budget_exhausted_total", "Banks whose daily LLM budget ran out", ["budget"]
+)
+LLM_FALLBACKS = Counter(
+    "hindsight_llm_fallbacks_total",
+    "LLM work not done for a spent budget: distillation batches run by the heuristic distiller, "
+    "judge and summary batches skipped",
+    ["operation"],
+)
+RERANK_OUTCOMES = Counter(
+    "hindsight_rerank_total",
+    "Queries by what became of the rerank stage (applied, skipped and why)",
+    ["outcome"],
+)

@@ -7,7 +7,8 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,8 +34,12 @@ class ChatStep:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds to wait before answering (ends early if the client hangs up)
-    prompt_tokens: int = 10
-    completion_tokens: int = 5
+    prompt_tokens: int | None = 10  # None: the request's messages counted (`create_fake_openai`'s `count`)
+    completion_tokens: int | None = 5  # None: the reply counted
+    usage: bool = True  # False: the response carries no `usage` (as some local servers answer)
+    # The reply made from the request body (`content` is then ignored): a stand-in that answers what it
+    # is asked, e.g. the benchmark's distiller (bench/distill/llm_cost.py).
+    answer: Callable[[dict[str, Any]], Awaitable[str]] | None = None
     finish_reason: str = "stop"
     # Function calls the assistant asks for (`{"name", "arguments": dict}`); with them the message's
     # content is null and finish_reason `tool_calls` (agent-framework tests script tool use with it).
@@ -54,11 +59,20 @@ def error(status: int, message: str = "scripted error", **kwargs: Any) -> ChatSt
     return ChatStep(content=message, status=status, **kwargs)
 
 
-def create_fake_openai(dim: int = 384) -> FastAPI:
-    """`app.state.chat_script`: a list of ChatStep consumed in order; the last one repeats."""
+def count_words(text: str) -> int:
+    return len(text.split())
+
+
+def create_fake_openai(dim: int = 384, count: Callable[[str], int] = count_words) -> FastAPI:
+    """`app.state.chat_script`: a list of ChatStep consumed in order; the last one repeats.
+    `app.state.usage_sent`: the `usage` the server has answered with, summed (`calls`, `prompt_tokens`,
+    `completion_tokens`) and by model (`usage_by_model`). Unscripted token counts are `count`'s."""
     app = FastAPI()
     app.state.requests = []
     app.state.chat_script = [ChatStep()]
+    app.state.usage_sent = Counter()
+    app.state.usage_sent_last = 0  # the last answer's total tokens
+    app.state.usage_by_model = {}
 
     @app.post("/v1/chat/completions")
     async def chat(body: dict[str, Any], request: Request) -> JSONResponse:
@@ -72,12 +86,22 @@ def create_fake_openai(dim: int = 384) -> FastAPI:
         if step.status != 200:
             problem = {"message": step.content, "type": "scripted", "param": None, "code": None}
             return JSONResponse({"error": problem}, status_code=step.status, headers=step.headers)
+        content = await step.answer(body) if step.answer is not None else step.content
+        prompt_tokens = step.prompt_tokens
+        if prompt_tokens is None:
+            prompt_tokens = sum(count(str(m.get("content") or "")) for m in body["messages"])
+        completion_tokens = step.completion_tokens if step.completion_tokens is not None else count(content)
         usage = {
-            "prompt_tokens": step.prompt_tokens,
-            "completion_tokens": step.completion_tokens,
-            "total_tokens": step.prompt_tokens + step.completion_tokens,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
         }
-        message: dict[str, Any] = {"role": "assistant", "content": step.content}
+        if step.usage:
+            sent = {"calls": 1, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+            app.state.usage_sent.update(sent)
+            app.state.usage_sent_last = prompt_tokens + completion_tokens
+            app.state.usage_by_model.setdefault(body["model"], Counter()).update(sent)
+        message: dict[str, Any] = {"role": "assistant", "content": content}
         finish_reason = step.finish_reason
         if step.tool_calls:
             message["content"] = None
@@ -96,8 +120,9 @@ def create_fake_openai(dim: int = 384) -> FastAPI:
             "created": int(time.time()),
             "model": body["model"],
             "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
-            "usage": usage,
         }
+        if step.usage:
+            completion["usage"] = usage
         return JSONResponse(completion, headers=step.headers)
 
     @app.post("/v1/embeddings")
@@ -159,6 +184,38 @@ def fenced_prompt(fake: FastAPI, tag: str, secret: str) -> tuple[str, str, Any]:
     inside, after = rest.split(f"</{tag}>")
     assert secret not in before + after
     return system["content"], before, json.loads(inside)
+
+
+def fenced(body: dict[str, Any], tag: str) -> Any:
+    """The JSON inside a request's `<tag>` fence (the distiller's turns, the judge's units); None without."""
+    text = str(body["messages"][-1]["content"])
+    if f"<{tag}>" not in text:
+        return None
+    return json.loads(text.split(f"<{tag}>", 1)[1].split(f"</{tag}>", 1)[0])
+
+
+async def mirror(body: dict[str, Any]) -> str:
+    """A stand-in model that answers what the service asks: the distiller one fact per turn (the turn's
+    words, said by its speaker), the judge "does not replace", the task stage "no task"."""
+    schema = (body.get("response_format") or {}).get("json_schema") or {}
+    if schema.get("name") == "conflict_verdict":
+        return json.dumps({"replaces": False, "reason": "both can be true"})
+    if schema.get("name") == "memory_units":
+        units = [
+            {
+                "content": f"{turn['speaker']} said: {turn['content']}",
+                "tags": ["fact"],
+                "confidence": 0.9,
+                "importance": 0.5,
+                "source_seqs": [turn["seq"]],
+                "entities": [],
+                "relations": [],
+                "supersedes": None,
+            }
+            for turn in fenced(body, "turns") or []
+        ]
+        return json.dumps({"units": units}, ensure_ascii=False)
+    return json.dumps({"task": None})
 
 
 def script(fake: FastAPI, *steps: ChatStep) -> None:

@@ -24,6 +24,8 @@ from app.jobs.queue import TaskQueue
 from app.jobs.unit_of_work import UnitOfWork
 from app.providers.embeddings import Embedder, create_embedder
 from app.resolve.judge import LLMJudge
+from app.usage.budget import Budget
+from app.usage.ledger import Ledger
 from app.webhooks import outbox as webhook_outbox
 
 T = TypeVar("T")
@@ -39,6 +41,7 @@ class WorkerRuntime:
     queue: TaskQueue
     work: UnitOfWork  # each job's session, committed by `app.jobs.service.run`, then its jobs sent
     redis: aioredis.Redis
+    ledger: Ledger  # every LLM call of the process is recorded here
     _embedder: Embedder | None = None
     _distillers: dict[str, Distiller] = field(default_factory=dict)
     _judge: LLMJudge | None = None
@@ -57,14 +60,14 @@ class WorkerRuntime:
     def distiller(self, name: str | None) -> Distiller:
         name = name or self.settings.distiller
         if name not in self._distillers:
-            self._distillers[name] = create_distiller(self.settings, name)
+            self._distillers[name] = create_distiller(self.settings, name, self.ledger)
         return self._distillers[name]
 
     @property
     def judge(self) -> LLMJudge | None:
         """The LLM conflict judge, when configured (`HINDSIGHT_LLM_JUDGE`)."""
         if self._judge is None and self.settings.judge_enabled:
-            self._judge = LLMJudge.from_settings(self.settings)
+            self._judge = LLMJudge.from_settings(self.settings, self.ledger)
         return self._judge
 
     def distill_runtime(self) -> DistillRuntime:
@@ -72,6 +75,7 @@ class WorkerRuntime:
             sessionmaker=self.sessionmaker,
             embedder=self.embedder,
             distiller=self.distiller,
+            budget=Budget.from_settings(self.settings),
             working_memory=WorkingMemory(
                 self.redis,
                 max_turns=self.settings.working_memory_max_turns,
@@ -115,6 +119,7 @@ def get_runtime() -> WorkerRuntime:
             sessionmaker=sessionmaker,
             queue=queue,
             work=UnitOfWork(sessionmaker, queue),
+            ledger=Ledger(sessionmaker),
             redis=aioredis.Redis.from_url(
                 settings.redis_url,
                 socket_timeout=settings.redis_timeout_seconds,

@@ -83,12 +83,8 @@ def redistill_task(job_id: str) -> str:
 def resolve_bank_task(job_id: str) -> str:
     async def handler(db: AsyncSession, job: Job) -> dict[str, Any]:
         worker_runtime = get_runtime()
-        judge = worker_runtime.judge
         return await resolve_bank(
-            worker_runtime.sessionmaker,
-            job,
-            embedder=worker_runtime.embedder,
-            judge=judge.judge if judge else None,
+            worker_runtime.sessionmaker, job, embedder=worker_runtime.embedder, judge=worker_runtime.judge
         )
 
     return _run(JobKind.RESOLVE, job_id, handler)
@@ -124,7 +120,7 @@ def merge_task(job_id: str | None = None) -> str:
             not worker_runtime.settings.judge_enabled
         ):  # no LLM in use: the most complete member stays as it is
             return await merge(run, worker_runtime.embedder)
-        summarizer = LLMSummarizer.from_settings(worker_runtime.settings)
+        summarizer = LLMSummarizer.from_settings(worker_runtime.settings, worker_runtime.ledger)
         try:
             return await merge(run, worker_runtime.embedder, summarizer)
         finally:

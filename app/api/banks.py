@@ -60,9 +60,12 @@ async def get_bank(bank: BankDep) -> BankRead:
 
 
 @router.patch("/{bank_id}", response_model=BankRead, responses={**IN_A_BANK, **WITH_BODY})
-async def update_bank(body: BankUpdate, bank: WritableBankDep, db: SessionDep) -> BankRead:
-    """Rename a bank or change its config (merged into the current config)."""
-    row = await service.update_bank(db, bank.row, body)
+async def update_bank(
+    body: BankUpdate, bank: WritableBankDep, db: SessionDep, principal: PrincipalDep
+) -> BankRead:
+    """Rename a bank or change its config (merged into the current config). Its LLM budget and models
+    (`llm_daily_tokens`, `llm_daily_cost`, `llm_models`) only with the admin key."""
+    row = await service.update_bank(db, bank.row, body, by_admin=principal.is_admin)
     return BankRead.model_validate(row)
 
 
@@ -91,6 +94,7 @@ async def create_key(body: KeyCreate, bank: BankDep, db: SessionDep, _: AdminDep
         key=secret,
         scopes=key.scopes,
         name=key.name,
+        agent_id=key.agent_id,
         created_at=key.created_at,
     )
 

@@ -42,6 +42,43 @@ class ChannelWeights(Schema):
     recency: float | None = Field(default=None, ge=0, le=10)
 
 
+ModelName = Annotated[SafeText, StringConstraints(min_length=1, max_length=200)]
+# What only the admin key may change: what the bank's LLM calls may spend, and on which models.
+ADMIN_ONLY_KEYS = frozenset({"llm_daily_tokens", "llm_daily_cost", "llm_models"})
+
+
+class LLMModels(Schema):
+    """The bank's own model per LLM operation; an omitted one is the service's
+    (`HINDSIGHT_LLM_MODEL_<OPERATION>`, else `HINDSIGHT_LLM_MODEL`)."""
+
+    distill: ModelName | None = Field(default=None, description="The LLM distiller's model for this bank.")
+    judge: ModelName | None = Field(default=None, description="The conflict judge's model for this bank.")
+    summarise: ModelName | None = Field(default=None, description="The merge summary's model for this bank.")
+
+
+class RerankConfig(Schema):
+    """The bank's use of the rerank stage (the provider itself is the service's: HINDSIGHT_RERANK_URL)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(
+        default=True, description="Rerank this bank's queries when a rerank provider is configured."
+    )
+    top_n: int | None = Field(
+        default=None,
+        ge=2,
+        le=100,
+        description="Fused candidates sent to the reranker; default the service's (30).",
+    )
+    budget_ms: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        description="The rerank call's time budget in milliseconds, past which the fused order stands; "
+        "default the service's (150).",
+    )
+
+
 class BankConfig(Schema):
     """Per-bank behaviour; every field overrides a service default. Unknown keys are refused."""
 
@@ -106,6 +143,16 @@ class BankConfig(Schema):
     )
     fusion: Literal["rrf", "weighted"] = "rrf"
     weights: ChannelWeights | None = None
+    rerank: RerankConfig = Field(
+        default_factory=RerankConfig,
+        description="The optional rerank stage after fusion: on or off for this bank, how many fused units "
+        "it reorders and its time budget.",
+    )
+    why_language: Literal["auto", "en", "zh"] = Field(
+        default="auto",
+        description="The language of each returned unit's `why` sentence: `en`, `zh`, or `auto` (the unit's "
+        "own: Chinese when its content is).",
+    )
     ttl_days: dict[
         Annotated[SafeText, StringConstraints(min_length=1, max_length=64)],
         Annotated[float, Field(ge=0, le=MAX_TTL_DAYS)] | None,
@@ -137,6 +184,32 @@ class BankConfig(Schema):
         max_length=200,
         description="The bank's own tags, added to the built-in taxonomy the distillers choose from.",
     )
+
+    llm_daily_tokens: int | None = Field(
+        default=None,
+        ge=0,
+        le=10**12,
+        description="LLM tokens (prompt and completion) the bank may spend per UTC day; past it the bank "
+        "distils with the heuristic distiller (nothing is left undistilled), the judge and the merge "
+        "summary are skipped, and a `budget.exhausted` webhook event fires, until the day ends. Null: no "
+        "budget of its own (the service's `HINDSIGHT_LLM_DAILY_TOKENS` still applies). Admin key only.",
+    )
+    llm_daily_cost: float | None = Field(
+        default=None,
+        ge=0,
+        le=10**9,
+        description="The same budget in money (the price table's currency, `HINDSIGHT_LLM_PRICES`); calls "
+        "to a model without a price count only against `llm_daily_tokens`. Admin key only.",
+    )
+    llm_models: LLMModels | None = Field(
+        default=None,
+        description="The bank's own model per LLM operation (`distill`, `judge`, `summarise`). "
+        "Admin key only.",
+    )
+
+    def llm_model(self, operation: str) -> str | None:
+        """The bank's own model for the operation, if it set one."""
+        return getattr(self.llm_models, operation, None) if self.llm_models is not None else None
 
     @field_validator("timezone")
     @classmethod

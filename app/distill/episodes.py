@@ -10,6 +10,7 @@ import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from app.banks.config import ConfiguredBank
 from app.banks.service import configured_bank
@@ -17,7 +18,7 @@ from app.db.models import ChatSession, Event, Job
 from app.db.repositories import events as events_repo
 from app.db.repositories import task_ends as task_ends_repo
 from app.db.repositories.locks import xact_lock
-from app.distill import store
+from app.distill import budgeted, store
 from app.distill.task_episode import domain_tags, to_candidate
 from app.distill.taxonomy import bank_taxonomy
 from app.distill.types import Candidate, DistillContext, Distiller
@@ -105,14 +106,16 @@ async def replayed_task_candidates(
 class TaskStage:
     units: list[uuid.UUID] = field(default_factory=list)
     usage: Counter[str] = field(default_factory=Counter)
+    fallback: dict[str, Any] | None = None  # why the heuristic distiller wrote them (a spent budget)
 
 
 async def write_task_episodes(
-    distill_runtime: store.DistillRuntime, distiller: Distiller, job: Job, bank_id: str, session_id: str
+    distill_runtime: store.DistillRuntime, job: Job, bank_id: str, session_id: str
 ) -> TaskStage:
-    """The task episodes of the session's ended, not yet written tasks, in one transaction under the
-    session's distillation lock; the session's `task_seq` moves with them (a failure moves nothing,
-    so the next distillation of the session tries again)."""
+    """The task episodes of the session's ended, not yet written tasks, by the configured distiller
+    (`budgeted.choose`), in one transaction under the session's distillation lock; the session's
+    `task_seq` moves with them (a failure moves nothing, so the next distillation of the session tries
+    again)."""
     stage = TaskStage()
     async with distill_runtime.sessionmaker() as db, db.begin():
         key = composite_key("distill", bank_id, session_id)
@@ -128,6 +131,7 @@ async def write_task_episodes(
         )
         if not spans:
             return stage
+        distiller, stage.fallback = await budgeted.choose(db, distill_runtime, bank, None)
         events = await events_repo.list_events(
             db, bank_id, session_id, after_seq=spans[0][0], limit=spans[-1][1] - spans[0][0]
         )

@@ -92,12 +92,14 @@ def build_messages(context: DistillContext) -> list[ChatCompletionMessageParam]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-async def ask_task(client: JSONChatClient, context: DistillContext, min_steps: int) -> TaskResult:
+async def ask_task(
+    client: JSONChatClient, context: DistillContext, min_steps: int, model: str | None = None
+) -> TaskResult:
     usage = dict.fromkeys((*USAGE_KEYS, "calls"), 0)
     if not plausible(context.turns, min_steps):
         return TaskResult(None, usage)
     try:
-        episode = await client.ask(build_messages(context), TASK, usage)
+        episode = await client.ask(build_messages(context), TASK, usage, model=model)
     except InvalidReply as error:
         raise DistillError(f"LLM task episode invalid after one corrective retry: {error}") from error
     except (EmptyReply, openai.APIStatusError, openai.APITimeoutError, openai.APIConnectionError) as error:

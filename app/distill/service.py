@@ -21,11 +21,12 @@ from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
 from app.db.repositories import task_ends as task_ends_repo
 from app.db.repositories import units as units_repo
-from app.distill import episodes, quarantine
+from app.distill import budgeted, episodes, quarantine
 from app.distill.store import DistillRuntime, locked_session, redact_candidate, store_units, to_turns
 from app.distill.taxonomy import bank_taxonomy
 from app.distill.types import Candidate, DistillContext, Distiller, RelatedUnit
 from app.jobs.schedule import schedule_resolve
+from app.providers.metering import CallRecorder
 from app.redact import redact
 from app.resolve.service import lock_bank
 from app.text import strip_invisible
@@ -38,11 +39,14 @@ RELATED_UNITS = 20
 LIVE_STATUSES = ("pending", "active")
 
 
-def create_distiller(settings: Settings, name: str | None = None) -> Distiller:
+def create_distiller(
+    settings: Settings, name: str | None = None, recorder: CallRecorder | None = None
+) -> Distiller:
+    """The named distiller (the configured one by default); an LLM one records its calls in `recorder`."""
     if (name or settings.distiller) == "llm":
         from app.distill.llm import LLMDistiller
 
-        return LLMDistiller.from_settings(settings)
+        return LLMDistiller.from_settings(settings, recorder)
     from app.distill.heuristic.distiller import HeuristicDistiller
 
     return HeuristicDistiller()
@@ -108,6 +112,7 @@ async def distill_session(distill_runtime: DistillRuntime, job: Job) -> dict[str
     assert job.bank_id is not None
     bank_id, session_id = job.bank_id, str(job.params["session_id"])
     distiller = distill_runtime.distiller(None)
+    fallback: dict[str, Any] | None = None  # why a batch ran on the heuristic distiller instead
     totals: Counter[str] = Counter()
     usage: Counter[str] = Counter()
     resolved_by: list[str] = []  # the resolution jobs that take this job's units (created or joined)
@@ -124,6 +129,9 @@ async def distill_session(distill_runtime: DistillRuntime, job: Job) -> dict[str
             if not events:
                 watermark = session.distilled_seq
                 break
+            distiller, fell_back = await budgeted.choose(db, distill_runtime, bank, None)
+            if fell_back is not None:
+                fallback = {**fell_back, "batches": (fallback or {}).get("batches", 0) + 1}
             candidates, dropped, batch_usage, left_out = await _candidates(
                 db, distill_runtime, distiller, bank, session_id, events
             )
@@ -150,14 +158,14 @@ async def distill_session(distill_runtime: DistillRuntime, job: Job) -> dict[str
         # worker's lower priority, an API process) before the next batch takes it.
         os.sched_yield()
         await asyncio.sleep(0)
-    tasks = await episodes.write_task_episodes(distill_runtime, distiller, job, bank_id, session_id)
+    tasks = await episodes.write_task_episodes(distill_runtime, job, bank_id, session_id)
     if tasks.units:
         totals.update(task_episodes=len(tasks.units))
     usage.update(tasks.usage)
     result: dict[str, Any] = {
         "session_id": session_id,
         "distilled_seq": watermark,
-        "distiller": distiller.version,
+        "distiller": distiller.version,  # of the last batch; `fallback` says why it is not the LLM's
         # The job is `searchable` once these have resolved its units (GET /v1/jobs/{id}).
         "resolve_job_ids": list(dict.fromkeys(resolved_by)),
     }
@@ -166,6 +174,10 @@ async def distill_session(distill_runtime: DistillRuntime, job: Job) -> dict[str
         result["quarantined"] = quarantined
     if usage:
         result["usage"] = dict(usage)
+    if fallback is not None:
+        result["fallback"] = fallback
+    if tasks.fallback is not None and tasks.units:
+        result["task_episodes_fallback"] = tasks.fallback
     return result
 
 
@@ -184,7 +196,8 @@ async def redistill(distill_runtime: DistillRuntime, job: Job) -> dict[str, Any]
     assert job.bank_id is not None
     bank_id = job.bank_id
     dry_run = bool(job.params.get("dry_run"))
-    distiller = distill_runtime.distiller(job.params.get("distiller"))
+    name: str | None = job.params.get("distiller")
+    distiller = distill_runtime.distiller(name)
     session_ids: list[str] | None = job.params.get("session_ids")
     if session_ids is None:
         async with distill_runtime.sessionmaker() as db:
@@ -198,6 +211,7 @@ async def redistill(distill_runtime: DistillRuntime, job: Job) -> dict[str, Any]
             bank, session = await locked_session(db, bank_id, session_id)
             if bank is None or session is None:
                 continue
+            distiller = await budgeted.choose_for_replay(db, distill_runtime, bank, name)
             events = await events_repo.list_events(
                 db, bank_id, session_id, after_seq=0, limit=max(session.distilled_seq, 1)
             )

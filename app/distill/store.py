@@ -9,7 +9,7 @@ import contextlib
 import hashlib
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, time, tzinfo
 from typing import Any
 
@@ -31,6 +31,7 @@ from app.memory.graph import store_graph
 from app.providers.embeddings import Embedder
 from app.redact import is_redacted, redact
 from app.text import search_text
+from app.usage.budget import Budget
 
 LOCK_WAIT_SECONDS = 30.0  # a follow-up job waits this long for the session's running distillation
 
@@ -43,6 +44,7 @@ class DistillRuntime:
     embedder: Embedder
     distiller: Callable[[str | None], Distiller]  # by name; None is the configured default
     working_memory: WorkingMemory | None = None
+    budget: Budget = field(default_factory=Budget)  # the service's LLM budget and prices
 
 
 def to_turns(events: list[Event]) -> list[Turn]:
@@ -87,7 +89,8 @@ async def store_units(
     salt: str = "",
 ) -> list[uuid.UUID]:
     """Insert candidates as `pending` units with embeddings, entities, relations and a history
-    row each. Units whose identity exists already are skipped. Returns the new ids."""
+    row each. Units whose identity exists already are skipped. Returns the new ids. Shared memory: a
+    unit is its source turns' agent's, and waits as `proposed` when one of them was proposed."""
     by_seq = {e.seq: e for e in events}
     prepared: dict[str, tuple[dict[str, Any], Candidate]] = {}
     for c in candidates:
@@ -103,7 +106,8 @@ async def store_units(
             "tags": c.tags,
             "confidence": c.confidence,
             "importance": c.importance,
-            "status": "pending",
+            "status": "proposed" if any(e.proposed for e in sources) else "pending",
+            "agent_id": sources[-1].agent_id,
             "session_id": session_id,
             "source_seqs": [e.seq for e in sources],
             "source_event_ids": [e.id for e in sources],
@@ -149,11 +153,12 @@ async def store_units(
                 "memory_id": mid,
                 "action": "created",
                 "actor": f"distiller:{distiller.version}",
+                "agent_id": r["agent_id"],
                 "details": {
                     "job_id": str(job.id),
                     "session_id": session_id,
                     "seqs": r["source_seqs"],
-                    "to": "pending",
+                    "to": r["status"],
                 },
             }
             for mid, r, _ in new

@@ -61,6 +61,7 @@ class Submission:
     session_id: str
     events: list[repo.NewEvent]
     distill_every: int  # the bank's distill_every_n_turns
+    author: repo.Author  # the appending agent (shared memory), the same for the request's events
     buffer: WorkingMemory
     turns: list[dict[str, Any]]  # the events as working memory holds them, seqs filled in at commit
     future: asyncio.Future[Outcome] = field(default_factory=_new_future)
@@ -173,7 +174,7 @@ def _as_request_error(submission: Submission, exc: BaseException) -> BaseExcepti
 async def _append(db: AsyncSession, group: list[Submission]) -> list[Outcome]:
     """The group's events in one statement (and the locked path for the sessions it could not
     advance), then a distillation per session that some request's events started."""
-    rows: list[tuple[SessionKey, repo.NewEvent]] = []
+    rows: list[tuple[SessionKey, repo.NewEvent, repo.Author]] = []
     owner: list[tuple[int, int]] = []  # per row: (submission, index of the event in it)
     seen: dict[SessionKey, set[str]] = defaultdict(set)
     for s, submission in enumerate(group):
@@ -183,13 +184,15 @@ async def _append(db: AsyncSession, group: list[Submission]) -> list[Outcome]:
                 if event.external_id in ids:
                     continue  # an earlier request of the group has it: a duplicate of that one's
                 ids.add(event.external_id)
-            rows.append((submission.key, event))
+            rows.append((submission.key, event, submission.author))
             owner.append((s, i))
     appended = await append_group(db, rows)
-    for key in sorted({k for k, _ in rows} - appended.keys()):  # moved by another process meanwhile
-        mine = [r for r, (k, _) in enumerate(rows) if k == key]
-        locked = await repo.append_locked(db, *key, [rows[r][1] for r in mine])
-        kept = [mine[i] for i in locked.kept]
+    for key in sorted({k for k, _, _ in rows} - appended.keys()):  # moved by another process meanwhile
+        kept: list[int] = []
+        for s in dict.fromkeys(owner[r][0] for r, row in enumerate(rows) if row[0] == key):
+            mine = [r for r, row in enumerate(rows) if row[0] == key and owner[r][0] == s]
+            locked = await repo.append_locked(db, *key, [rows[r][1] for r in mine], group[s].author)
+            kept += [mine[i] for i in locked.kept]  # request after request: their seqs follow on
         appended[key] = SessionAppended(locked.last_seq, locked.distilled_seq, kept)
     seq_of = {  # the group's rows appended, each with its seq
         r: state.last_seq - len(state.kept) + 1 + n

@@ -74,14 +74,17 @@ async def append_grouped(
     request: AppendRequest,
     *,
     buffer: WorkingMemory,
+    agent_id: str | None = None,
+    proposed: bool = False,
 ) -> AppendResult:
     """Append a batch in the process's next group commit (all of it or none); answers once the group
-    has committed, its turns are on working memory and the distillation it started is sent."""
+    has committed, its turns are on working memory and the distillation it started is sent.
+    `agent_id` and `proposed` as for `append`."""
     batch, repeated = _prepare(bank, request)
     turns = [_turn(0, e.role, e.content, e.speaker, e.occurred_at) for e in batch]
-    outcome = await groups.append(
-        Submission(bank.id, session_id, batch, bank.config.distill_every_n_turns, buffer, turns)
-    )
+    every = bank.config.distill_every_n_turns
+    author = repo.Author(agent_id, proposed)
+    outcome = await groups.append(Submission(bank.id, session_id, batch, every, author, buffer, turns))
     duplicates = repeated + len(batch) - len(outcome.kept)
     EVENTS_APPENDED.inc(len(outcome.kept))
     EVENTS_DUPLICATE.inc(duplicates)
@@ -96,17 +99,26 @@ async def append_grouped(
 
 
 async def append(
-    db: AsyncSession, bank: ConfiguredBank, session_id: str, request: AppendRequest, *, buffer: WorkingMemory
+    db: AsyncSession,
+    bank: ConfiguredBank,
+    session_id: str,
+    request: AppendRequest,
+    *,
+    buffer: WorkingMemory,
+    agent_id: str | None = None,
+    proposed: bool = False,
 ) -> AppendResult:
     """Append a batch in the caller's transaction (all or nothing). Once it commits, the turns are
     pushed onto the session's working memory, and the distillation it started (when the session now
     holds `distill_every_n_turns` undistilled events) is sent; the job is created in the same
-    transaction, so a crash between commit and send loses nothing: the sweep sends it."""
+    transaction, so a crash between commit and send loses nothing: the sweep sends it. `agent_id` and
+    `proposed` are the appending agent's (shared memory: its turns' units are its, and wait for a
+    review when it may only propose)."""
     batch, repeated = _prepare(bank, request)
     config = bank.config
     distilled_by: Job | None = None  # the distillation these turns started or joined
     try:
-        appended = await repo.append(db, bank.id, session_id, batch)
+        appended = await repo.append(db, bank.id, session_id, batch, repo.Author(agent_id, proposed))
     except IntegrityError as exc:
         # The session row lock rules out seq and external_id races, so this is the bank's
         # foreign key: the bank was deleted while we appended.

@@ -20,6 +20,7 @@ from app.errors import NotFound
 from app.jobs.kinds import JobKind
 from app.jobs.unit_of_work import UnitOfWork
 from app.metrics import JOBS_FINISHED
+from app.providers.metering import charging
 from app.webhooks import emit as webhooks
 
 log = logging.getLogger(__name__)
@@ -105,9 +106,10 @@ async def run(work: UnitOfWork, job_id: uuid.UUID, handler: JobHandler, *, deadl
     if job is None:
         return "skipped"
     try:
-        async with work.session() as db:
-            result = await handler(db, job)
-            await repo.finish(db, job.id, status="succeeded", result=result or {})
+        with charging(job.bank_id, job.id):  # the LLM calls the job makes go on its bank's bill
+            async with work.session() as db:
+                result = await handler(db, job)
+                await repo.finish(db, job.id, status="succeeded", result=result or {})
     except Exception as exc:
         retry = isinstance(exc, RetryableError) and job.attempts < job.max_attempts
         log.warning(

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.banks.config import BankConfig
 from app.db.models import MemoryUnit
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import history as history_repo
@@ -19,10 +20,12 @@ from app.db.repositories import units as units_repo
 from app.maintenance.lifecycle import Run, bank_failure
 from app.maintenance.tuning import MERGE_NEIGHBOURS, MERGE_SIMILARITY
 from app.providers.embeddings import Embedder
+from app.providers.metering import charging
 from app.resolve.conflicts import same_statement
 from app.resolve.service import lock_bank
 from app.resolve.service import merge as merge_into
 from app.text import search_text
+from app.usage.budget import Budget
 
 LOCAL_WEEKDAY, LOCAL_HOUR = 6, 3  # Sunday, 03:00–04:00 in the bank's time zone
 
@@ -39,7 +42,9 @@ def _completeness(unit: MemoryUnit) -> tuple[int, int, float]:
 
 
 class Summarizer(Protocol):
-    async def summarize(self, statements: list[str]) -> str | None: ...
+    budget: Budget  # past it, a bank's clusters merge without a summary
+
+    async def summarize(self, statements: list[str], *, model: str | None = None) -> str | None: ...
 
 
 async def merge(run: Run, embedder: Embedder, summarizer: Summarizer | None = None) -> dict[str, Any]:
@@ -49,7 +54,8 @@ async def merge(run: Run, embedder: Embedder, summarizer: Summarizer | None = No
             continue
         counts = per_bank.setdefault(bank_id, Counter())
         try:
-            await _merge_bank(run, bank_id, counts, embedder, summarizer)
+            with charging(bank_id, run.job.id):
+                await _merge_bank(run, bank_id, config, counts, embedder, summarizer)
         except Exception as exc:
             if not bank_failure(exc):
                 raise
@@ -58,15 +64,24 @@ async def merge(run: Run, embedder: Embedder, summarizer: Summarizer | None = No
 
 
 async def _merge_bank(
-    run: Run, bank_id: str, counts: Counter[str], embedder: Embedder, summarizer: Summarizer | None
+    run: Run,
+    bank_id: str,
+    config: BankConfig,
+    counts: Counter[str],
+    embedder: Embedder,
+    summarizer: Summarizer | None,
 ) -> None:
     after = None
     while True:
         async with run.sessionmaker() as db, db.begin():
             await lock_bank(db, bank_id)  # merging races resolution otherwise
+            writer = summarizer
+            if writer is not None and await writer.budget.exhausted(db, bank_id, config, "summarise"):
+                writer = None  # a spent budget: the most complete member keeps its own text
+            model = config.llm_model("summarise")
             units = await units_repo.active_after(db, bank_id, after, run.batch)
             for unit in units:
-                merged, summarized = await _merge_cluster(db, unit, embedder, summarizer)
+                merged, summarized = await _merge_cluster(db, unit, embedder, writer, model)
                 counts["merged"] += merged
                 counts["summarized"] += summarized
             after = units[-1].id if units else None
@@ -75,7 +90,7 @@ async def _merge_bank(
 
 
 async def _merge_cluster(
-    db: AsyncSession, unit: MemoryUnit, embedder: Embedder, summarizer: Summarizer | None
+    db: AsyncSession, unit: MemoryUnit, embedder: Embedder, summarizer: Summarizer | None, model: str | None
 ) -> tuple[int, int]:
     """Returns (units merged away, 1 if the survivor was rewritten as a summary)."""
     await db.refresh(unit)
@@ -97,7 +112,7 @@ async def _merge_cluster(
             await merge_into(
                 db, member, into=survivor, similarity=similarity, details={"by": "maintenance:merge"}
             )
-    summary = await summarizer.summarize([m.content for m in cluster]) if summarizer else None
+    summary = await summarizer.summarize([m.content for m in cluster], model=model) if summarizer else None
     if not summary or summary == survivor.content:
         return len(cluster) - 1, 0
     [vector] = await embedder.embed([summary])

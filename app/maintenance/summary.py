@@ -12,6 +12,8 @@ from openai.types.chat import ChatCompletionMessageParam
 
 from app.config import Settings
 from app.providers.llm import JSONChatClient, Reply, fenced_json
+from app.providers.metering import CallRecorder
+from app.usage.budget import Budget
 
 log = logging.getLogger(__name__)
 
@@ -33,25 +35,31 @@ SUMMARY = Reply(parse=_content, expected="{content}", cut_off_hint="answer short
 
 
 class LLMSummarizer:
-    def __init__(self, client: JSONChatClient) -> None:
+    def __init__(self, client: JSONChatClient, budget: Budget | None = None) -> None:
         self._client = client
+        self.budget = budget or Budget()
         self.usage: Counter[str] = Counter()
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> LLMSummarizer:
-        return cls(
-            JSONChatClient.from_settings(
-                settings, timeout=min(settings.llm_timeout_seconds, 30.0), max_retries=1
-            )
+    def from_settings(cls, settings: Settings, recorder: CallRecorder | None = None) -> LLMSummarizer:
+        """The summariser's model (`HINDSIGHT_LLM_MODEL_SUMMARISE`) and the service's budget; calls
+        recorded in `recorder`."""
+        client = JSONChatClient.from_settings(
+            settings,
+            "summarise",
+            recorder=recorder,
+            timeout=min(settings.llm_timeout_seconds, 30.0),
+            max_retries=1,
         )
+        return cls(client, Budget.from_settings(settings))
 
-    async def summarize(self, statements: list[str]) -> str | None:
+    async def summarize(self, statements: list[str], *, model: str | None = None) -> str | None:
         messages: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": SYSTEM},
             {"role": "user", "content": f"<statements>\n{fenced_json(statements)}\n</statements>"},
         ]
         try:
-            return await self._client.ask(messages, SUMMARY, self.usage)
+            return await self._client.ask(messages, SUMMARY, self.usage, model=model)
         except (openai.OpenAIError, ValueError) as exc:
             log.warning("merge summary unavailable: %r", exc)
             return None

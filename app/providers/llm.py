@@ -5,21 +5,33 @@ A call asks for JSON: structured output with the caller's JSON schema first, JSO
 refuses it with a 400 (remembered for the client's next calls, i.e. for that server). The reply's code
 fences are stripped, broken JSON is repaired (`json_repair`), the caller's parser validates it (pydantic),
 and an invalid reply gets one corrective retry that carries the validation error. Transport retries
-(429 / 5xx / timeouts, with backoff and Retry-After) are the SDK's own. Token usage is counted per call.
+(429 / 5xx / timeouts, with backoff and Retry-After) are the SDK's own. Every request is counted into the
+caller's usage and recorded (`app.providers.metering`: operation, model, tokens, latency, outcome, bank, job).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import json_repair
 import openai
 from openai import AsyncOpenAI
 from pydantic import BaseModel
+
+from app.providers.metering import (
+    CallRecorder,
+    LLMCall,
+    Operation,
+    Outcome,
+    count_message_tokens,
+    count_tokens,
+    current_charge,
+)
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
@@ -80,9 +92,19 @@ class Reply(Generic[T]):
 
 class JSONChatClient:
     def __init__(
-        self, *, base_url: str | None, api_key: str, model: str, timeout: float = 60.0, max_retries: int = 3
+        self,
+        *,
+        base_url: str | None,
+        api_key: str,
+        model: str,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        operation: str = "other",
+        recorder: CallRecorder | None = None,
     ) -> None:
         self.model = model
+        self.operation = operation  # what the ledger files its calls under: distill, judge, summarise
+        self._recorder = recorder
         self._openai = AsyncOpenAI(
             base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=max_retries
         )
@@ -90,16 +112,26 @@ class JSONChatClient:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, *, timeout: float | None = None, max_retries: int | None = None
+        cls,
+        settings: Settings,
+        operation: Operation,
+        *,
+        recorder: CallRecorder | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> JSONChatClient:
-        """The configured server and model; `timeout` and `max_retries` replace the configured ones
-        for a caller that sits inside other work (the judge in resolution, the summariser in a merge)."""
+        """The configured server and the operation's model (`HINDSIGHT_LLM_MODEL_<OPERATION>`, else
+        `HINDSIGHT_LLM_MODEL`); `timeout` and `max_retries` replace the configured ones for a caller
+        that sits inside other work (the judge in resolution, the summariser in a merge). Every call is
+        given to `recorder` (the ledger)."""
         return cls(
             base_url=settings.llm_base_url,
             api_key=settings.llm_api_key.get_secret_value(),
-            model=settings.llm_model,
+            model=settings.llm_model_for(operation),
             timeout=settings.llm_timeout_seconds if timeout is None else timeout,
             max_retries=settings.llm_max_retries if max_retries is None else max_retries,
+            operation=operation,
+            recorder=recorder,
         )
 
     @property
@@ -118,64 +150,137 @@ class JSONChatClient:
         await self._openai.close()
 
     async def ask(
-        self, messages: list[ChatCompletionMessageParam], reply: Reply[T], usage: MutableMapping[str, int]
+        self,
+        messages: list[ChatCompletionMessageParam],
+        reply: Reply[T],
+        usage: MutableMapping[str, int],
+        *,
+        model: str | None = None,
     ) -> T:
-        """One logical question: the parsed reply, after at most one corrective retry. Raises openai's
-        errors (after the SDK's transport retries; `EmptyReply` without choices), `InvalidReply` when
-        the retry is invalid too, and the parser's ValueError when `reply.correction` is None."""
-        choice = await self._complete(messages, reply, usage)
-        try:
-            return _read(choice, reply)
-        except ValueError as error:  # pydantic's ValidationError included
-            if reply.correction is None:
-                raise
-            correction = (
-                f"Your reply was not valid: {describe_error(error)}\n"
-                f"Reply again with {reply.correction} only, no prose, no code fences."
-            )
-            messages = [
-                *messages,
-                {"role": "assistant", "content": choice.message.content or ""},
-                {"role": "user", "content": correction},
-            ]
-        retry = await self._complete(messages, reply, usage)
-        try:
-            return _read(retry, reply)
-        except ValueError as second:
+        """One logical question: the parsed reply, after at most one corrective retry. `model` replaces
+        the client's for this question (a bank's own model for the operation). Raises openai's errors
+        (after the SDK's transport retries; `EmptyReply` without choices), `InvalidReply` when the retry
+        is invalid too, and the parser's ValueError when `reply.correction` is None."""
+        model = model or self.model
+        choice, result, error = await self._complete(messages, reply, usage, model)
+        if error is None:
+            return cast(T, result)
+        if reply.correction is None:
+            raise error
+        correction = (
+            f"Your reply was not valid: {describe_error(error)}\n"
+            f"Reply again with {reply.correction} only, no prose, no code fences."
+        )
+        messages = [
+            *messages,
+            {"role": "assistant", "content": choice.message.content or ""},
+            {"role": "user", "content": correction},
+        ]
+        _, result, second = await self._complete(messages, reply, usage, model)
+        if second is not None:
             raise InvalidReply(describe_error(second)) from second
+        return cast(T, result)
 
     async def _complete(
-        self, messages: list[ChatCompletionMessageParam], reply: Reply[Any], usage: MutableMapping[str, int]
-    ) -> Choice:
+        self,
+        messages: list[ChatCompletionMessageParam],
+        reply: Reply[Any],
+        usage: MutableMapping[str, int],
+        model: str,
+    ) -> tuple[Choice, Any, ValueError | None]:
+        """One request (two when the server refuses json_schema), counted into `usage` and recorded
+        with its outcome → (the choice, the parsed reply, None) or (the choice, None, why it is invalid)."""
         schema = reply.response_format() if self._json_schema_supported else None
         # Remembered only once JSON mode has worked (an exception leaves the flag as it was); a call that
         # asks for JSON mode only says nothing about json_schema.
-        response, schema_worked = await self._create(messages, schema)
+        response, schema_worked, latency_ms = await self._create(messages, schema, model)
         if schema is not None:
             self._json_schema_supported = schema_worked
-        add_usage(usage, response)
-        if not response.choices:
+        choice = response.choices[0] if response.choices else None
+        prompt, completion, estimated = _tokens(messages, response, choice)
+        usage["calls"] = usage.get("calls", 0) + 1
+        for key, n in zip(USAGE_KEYS, (prompt, completion, prompt + completion), strict=True):
+            usage[key] = usage.get(key, 0) + n
+        result: Any = None
+        error: ValueError | None = None
+        if choice is not None:
+            try:
+                result = _read(choice, reply)
+            except ValueError as invalid:  # pydantic's ValidationError included
+                error = invalid
+        outcome: Outcome = "ok" if choice is not None and error is None else "invalid"
+        await self._record(model, prompt, completion, estimated, latency_ms, outcome)
+        if choice is None:
             raise EmptyReply("the response has no choices")
-        return response.choices[0]
+        return choice, result, error
 
     async def _create(
-        self, messages: list[ChatCompletionMessageParam], json_schema: ResponseFormat | None
-    ) -> tuple[ChatCompletion, bool]:
+        self, messages: list[ChatCompletionMessageParam], json_schema: ResponseFormat | None, model: str
+    ) -> tuple[ChatCompletion, bool, int]:
         """`json_schema` first when given, JSON mode if the server refuses it with a 400 (or when none
-        is given). Returns the response and whether json_schema worked."""
+        is given). Returns the response, whether json_schema worked and the request's milliseconds."""
         if json_schema is not None:
             try:
-                response = await self._openai.chat.completions.create(
-                    model=self.model, messages=messages, response_format=json_schema
-                )
+                response, latency_ms = await self._send(messages, model, json_schema, refusable=True)
             except openai.BadRequestError:
                 pass  # probably no json_schema support: JSON mode instead
             else:
-                return response, True
-        response = await self._openai.chat.completions.create(
-            model=self.model, messages=messages, response_format={"type": "json_object"}
+                return response, True, latency_ms
+        response, latency_ms = await self._send(messages, model, {"type": "json_object"})
+        return response, False, latency_ms
+
+    async def _send(
+        self,
+        messages: list[ChatCompletionMessageParam],
+        model: str,
+        response_format: ResponseFormat,
+        *,
+        refusable: bool = False,
+    ) -> tuple[ChatCompletion, int]:
+        """The request itself; one that fails is recorded here (`refused`: a 400 to a `refusable` one)."""
+        started = time.perf_counter()
+        try:
+            response = await self._openai.chat.completions.create(
+                model=model, messages=messages, response_format=response_format
+            )
+        except openai.OpenAIError as error:
+            refused = refusable and isinstance(error, openai.BadRequestError)
+            await self._record(model, 0, 0, False, _since(started), "refused" if refused else "error")
+            raise
+        return response, _since(started)
+
+    async def _record(
+        self, model: str, prompt: int, completion: int, estimated: bool, latency_ms: int, outcome: Outcome
+    ) -> None:
+        if self._recorder is None:
+            return
+        charge = current_charge()
+        call = LLMCall(
+            operation=self.operation,
+            model=model,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            estimated=estimated,
+            latency_ms=latency_ms,
+            outcome=outcome,
+            bank_id=charge.bank_id,
+            job_id=charge.job_id,
         )
-        return response, False
+        await self._recorder.record(call)
+
+
+def _since(started: float) -> int:
+    return round((time.perf_counter() - started) * 1000)
+
+
+def _tokens(
+    messages: list[ChatCompletionMessageParam], response: ChatCompletion, choice: Choice | None
+) -> tuple[int, int, bool]:
+    """(prompt, completion, estimated): the response's `usage`, or estimates when it has none."""
+    if response.usage is not None:
+        return int(response.usage.prompt_tokens or 0), int(response.usage.completion_tokens or 0), False
+    reply = choice.message.content or "" if choice is not None else ""
+    return count_message_tokens(list(messages)), count_tokens(reply), True
 
 
 def _read(choice: Choice, reply: Reply[T]) -> T:
@@ -199,14 +304,6 @@ def load_json_reply(text: str, expected: str) -> Any:
     if not body:
         raise ValueError(f"the reply is empty; expected {expected}")
     return json_repair.loads(body)
-
-
-def add_usage(usage: MutableMapping[str, int], response: ChatCompletion) -> None:
-    """Count one call and its token usage into `usage` (a dict or a Counter)."""
-    usage["calls"] = usage.get("calls", 0) + 1
-    if response.usage is not None:
-        for key in USAGE_KEYS:
-            usage[key] = usage.get(key, 0) + int(getattr(response.usage, key, 0) or 0)
 
 
 def fenced_json(value: object) -> str:

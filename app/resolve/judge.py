@@ -11,22 +11,24 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import openai
 from pydantic import BaseModel, ConfigDict
 
 from app.providers.llm import InvalidReply, JSONChatClient, Reply, describe_error, fenced_json
 from app.resolve.tuning import JUDGE_MAX_RETRIES, JUDGE_TIMEOUT_CAP_SECONDS, MAX_REASON_CHARS
+from app.usage.budget import Budget
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
     from app.config import Settings
+    from app.providers.metering import CallRecorder
 
 log = logging.getLogger(__name__)
 
@@ -137,30 +139,44 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_REASON_CHARS else text[:MAX_REASON_CHARS] + " ..."
 
 
+class Judge(Protocol):
+    """What resolution asks of a judge: a verdict (never an exception) on one pair, on the bank's own
+    model when it set one, within the budget the judge carries."""
+
+    budget: Budget
+
+    async def judge(self, older: JudgedUnit, newer: JudgedUnit, *, model: str | None = None) -> Verdict: ...
+
+
 class LLMJudge:
-    def __init__(self, client: JSONChatClient) -> None:
+    def __init__(self, client: JSONChatClient, budget: Budget | None = None) -> None:
         self._client = client
         self.model = client.model
+        self.budget = budget or Budget()
         self.usage: Counter[str] = Counter()  # calls, prompt/completion/total tokens, unavailable
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> LLMJudge:
-        """The distiller's endpoint and model, with the judge's tighter bounds (it sits in resolution)."""
+    def from_settings(cls, settings: Settings, recorder: CallRecorder | None = None) -> LLMJudge:
+        """The configured endpoint and the judge's model (`HINDSIGHT_LLM_MODEL_JUDGE`), with the judge's
+        tighter bounds (it sits in resolution) and the service's budget; calls recorded in `recorder`."""
         return cls(
             JSONChatClient.from_settings(
                 settings,
+                "judge",
+                recorder=recorder,
                 timeout=min(settings.llm_timeout_seconds, JUDGE_TIMEOUT_CAP_SECONDS),
                 max_retries=min(settings.llm_max_retries, JUDGE_MAX_RETRIES),
-            )
+            ),
+            Budget.from_settings(settings),
         )
 
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    async def judge(self, older: JudgedUnit, newer: JudgedUnit) -> Verdict:
+    async def judge(self, older: JudgedUnit, newer: JudgedUnit, *, model: str | None = None) -> Verdict:
         """Whether `newer` replaces `older`; never raises for a down or confused judge (fails open)."""
         try:
-            return await self._client.ask(build_messages(older, newer), VERDICT, self.usage)
+            return await self._client.ask(build_messages(older, newer), VERDICT, self.usage, model=model)
         except InvalidReply as error:
             problem = f"output invalid after one corrective retry: {error}"
         except openai.OpenAIError as error:
@@ -171,18 +187,15 @@ class LLMJudge:
         return Verdict(replaces=False, reason=reason)
 
 
-Judge = Callable[[JudgedUnit, JudgedUnit], Awaitable[Verdict]]
-
-
 @asynccontextmanager
-async def judge_for(settings: Settings) -> AsyncIterator[Judge | None]:
+async def judge_for(settings: Settings, recorder: CallRecorder | None = None) -> AsyncIterator[Judge | None]:
     """The LLM judge for one request's resolution when one is configured (`HINDSIGHT_LLM_JUDGE`), closed
     after it; None otherwise."""
     if not settings.judge_enabled:
         yield None
         return
-    judge = LLMJudge.from_settings(settings)
+    judge = LLMJudge.from_settings(settings, recorder)
     try:
-        yield judge.judge
+        yield judge
     finally:
         await judge.aclose()

@@ -1,5 +1,5 @@
-"""Resolution: every `pending` unit becomes `active`, `superseded`-by-it, or `merged` into an older
-twin. Decisions, in order (DESIGN.md "Conflict detection"):
+"""Resolution: every `pending` unit becomes `active`, `superseded`-by-it, or `merged` into an older twin.
+Decisions, in order (docs/architecture.md, "Claims and conflict detection"):
 
 1. the distiller said `supersedes` → the head of that unit's chain is superseded;
 2. a near-duplicate (cosine ≥ the bank's `dedupe_threshold`, same numbers, same polarity) → merged
@@ -38,6 +38,7 @@ from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
 from app.resolve import by_claim
+from app.resolve.authors import authors
 from app.resolve.claims import ClaimDecision, hedged_over_firm, names_attribute, residue
 from app.resolve.conflicts import (
     SINGLE_VALUED_RELATIONS,
@@ -113,6 +114,8 @@ async def resolve_pending(
     (a request); a job reads it here."""
     await lock_bank(db, bank_id)
     config = config or BankConfig.model_validate(await banks_repo.bank_config(db, bank_id) or {})
+    if judge is not None and await judge.budget.exhausted(db, bank_id, config, "judge") is not None:
+        judge = None  # a spent budget: the claims and rules decide ambiguous pairs alone
     counts = dict.fromkeys(OUTCOMES, 0)
     details = actor_details or {}
     units = await units_repo.lock_pending(db, bank_id, BATCH, only=only)
@@ -177,7 +180,7 @@ async def _resolve_one(
             if (names_attribute(claims) and names_attribute(theirs)) or hedged_over_firm(claims, theirs):
                 continue  # an attribute on both sides: the claims' verdict stands
             if SIMILAR <= c.similarity < config.dedupe_threshold and key_tag(c.unit) == key_tag(unit):
-                verdict = await judge(_judged(c.unit), _judged(unit))
+                verdict = await judge.judge(_judged(c.unit), _judged(unit), model=config.llm_model("judge"))
                 if verdict.replaces:
                     return await replace(
                         db,
@@ -312,6 +315,7 @@ async def file_as_history(
     place in valid time, superseded on arrival (valid until the next value was said)."""
     chain = await history_repo.supersede_chain(db, head)  # oldest first, `head` last
     at = next(i for i, u in enumerate(chain) if said_at(u) > said_at(unit))  # `head` at the latest
+    details = {**details, **authors(chain[at], unit)}
     later = chain[at]
     if at > 0:
         await history_repo.link_supersede(db, chain[at - 1].id, unit.id)
@@ -336,10 +340,12 @@ async def supersede(
     actor: str,
     details: dict[str, Any] | None = None,
     action: str = "superseded",
+    agent_id: str | None = None,
 ) -> None:
     """`new` replaces the active `old`: old → superseded (valid until new's valid time), new → active;
-    both directions of the chain are stored and both units get a history row."""
-    extra = details or {}
+    both directions of the chain are stored and both units get a history row, naming both units'
+    agents when they have one. `agent_id`: the agent that acted (a PATCH's)."""
+    extra = {**(details or {}), **authors(new, old)}
     superseded = await history_repo.transition_unit(
         db,
         old,
@@ -347,6 +353,7 @@ async def supersede(
         action=action,
         actor=actor,
         details={**extra, "superseded_by": str(new.id), "reason": reason},
+        agent_id=agent_id,
     )
     if not superseded:  # callers lock `old` and see it active first; never on a stale read
         raise Conflict(f"Memory {old.id} is no longer active; retry.")
@@ -358,6 +365,7 @@ async def supersede(
         action="activated",
         actor=actor,
         details={**extra, "supersedes": str(old.id), "reason": reason},
+        agent_id=agent_id,
     )
     await webhooks.memory_created(db, new, supersedes=old.id)
     await webhooks.memory_superseded(db, old.bank_id, old.id, new.id, reason)
@@ -370,6 +378,7 @@ async def merge(
     sources and confidence; `unit` becomes `merged`. False (nothing done) when `unit` was no longer
     in its status when its row was reached (maintenance's merge reads it without a lock)."""
     confidence = min(MAX_CONFIDENCE, 1 - (1 - into.confidence) * (1 - unit.confidence))
+    details = {**details, **authors(into, unit)}
     merged = await history_repo.transition_unit(
         db,
         unit,

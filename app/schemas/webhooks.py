@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field
 
@@ -15,6 +15,7 @@ EventType = Literal[
     "memory.forgotten",
     "session.distilled",
     "job.failed",
+    "budget.exhausted",
 ]
 
 
@@ -34,7 +35,9 @@ class WebhookCreate(Schema):
         "refused unless the server sets HINDSIGHT_WEBHOOK_ALLOW_PRIVATE=true.",
         examples=["https://example.com/hooks/hindsight"],
     )
-    events: list[EventType] = Field(min_length=1, max_length=6, examples=[["memory.created"]])
+    events: list[EventType] = Field(
+        min_length=1, max_length=len(get_args(EventType)), examples=[["memory.created"]]
+    )
 
 
 class WebhookRead(ReadSchema):

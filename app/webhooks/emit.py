@@ -11,7 +11,10 @@ change, in its transaction. The body a receiver gets is `{type, timestamp, data}
   `action` (deleted, purged, downweighted, expired, decayed, redistilled);
 - `session.distilled`: `session_id`, `job_id`, `distilled_seq` and counts (`events`, `units`,
   `dropped_low_confidence`) for each batch of a session's events;
-- `job.failed`: `job_id`, `kind`, `attempts`, `error`.
+- `job.failed`: `job_id`, `kind`, `attempts`, `error`;
+- `budget.exhausted`: `budget` (`bank` or `global`), `day`, `resets_at`, the window's `tokens` and
+  `cost` (null without prices) against the `limit_tokens` / `limit_cost` that ran out — once a UTC day,
+  when the bank's LLM calls first find a budget spent.
 """
 
 from __future__ import annotations
@@ -91,3 +94,7 @@ async def job_failed(db: AsyncSession, job: Job, error: str) -> None:
     if job.bank_id is not None:  # bank-less maintenance runs have no hooks to tell
         data = {"job_id": str(job.id), "kind": job.kind, "attempts": job.attempts, "error": error}
         await emit(db, job.bank_id, "job.failed", data)
+
+
+async def budget_exhausted(db: AsyncSession, bank_id: str, data: dict[str, Any]) -> None:
+    await emit(db, bank_id, "budget.exhausted", data)

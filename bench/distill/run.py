@@ -3,10 +3,13 @@ JSON report and the docs section (`python -m bench.distill`)."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 from datetime import UTC, datetime
+from pathlib import Path
 
 from bench import distill
+from bench.distill import llm_cost
 from bench.distill.conversation import conversation
 from bench.distill.in_process import profile_in_process
 from bench.distill.report import SECTION, TARGET_EVENTS_PER_S, docs_section
@@ -34,9 +37,21 @@ def main(argv: list[str] | None = None) -> int:
         help="the worker's processes (`--concurrency`; `hindsight dev`'s realtime pool runs 2)",
     )
     parser.add_argument("--timeout", type=float, default=1800, help="seconds to wait for the worker")
+    parser.add_argument(
+        "--distiller",
+        choices=("heuristic", "llm"),
+        default="heuristic",
+        help="llm: LLM calls and tokens per 100 events against the stand-in server "
+        "(bench/distill/llm_cost.py)",
+    )
+    parser.add_argument("--llm-events", type=int, default=2080, help="LoCoMo dev turns of the llm run")
+    parser.add_argument("--locomo", type=Path, default=services.LOCOMO, help="the LoCoMo dev split")
+    parser.add_argument("--every", default="5", help="llm: distill_every_n_turns values, comma-separated")
     args = cli.parse_program(parser, argv, "bench/results/distill.json", (SECTION, docs_section))
     if args is None:
         return 0
+    if args.distiller == "llm":
+        return _llm_cost(args, argv)
     sessions = conversation(args.events, args.zh_share, args.seed)
     zh_events = sum(len(t) for sid, t in sessions if sid.startswith("zh-"))
     profiled = [(f"p-{sid}", t) for sid, t in conversation(args.profile_events, args.zh_share, args.seed + 1)]
@@ -70,4 +85,29 @@ def main(argv: list[str] | None = None) -> int:
     for r in profile["top_cumulative"][:10]:
         print(f"  {r['cumtime_s']:>8} s  {r['calls']:>8}  {r['function']}")
     cli.publish(args, SECTION, docs_section, report)
+    return 0
+
+
+def _llm_cost(args: argparse.Namespace, argv: list[str] | None) -> int:
+    """The `--distiller llm` run: its JSON report (no docs section: the lead adds its figures)."""
+    everies = [int(n) for n in args.every.split(",")]
+    with services.stack(args.database_url, args.redis_url) as s:
+        rows = llm_cost.run(s, args.locomo, args.llm_events, everies)
+    out = args.out if args.out != "bench/results/distill.json" else "bench/results/distill_llm.json"
+    report = {
+        "command": cli.command_line("bench.distill", argv),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": measure.machine(),
+        "note": llm_cost.__doc__,
+        "rows": rows,
+    }
+    cli.write_json(out, report)
+    print("dataset      every  events  calls/100  prompt/100  completion/100  tokens/100")
+    for r in rows:
+        print(
+            f"{r['dataset']:<12} {r['distill_every_n_turns']:>5} {r['events']:>7}"
+            f" {r['calls_per_100_events']:>10}"
+            f" {r['prompt_tokens_per_100_events']:>11,} {r['completion_tokens_per_100_events']:>15,}"
+            f" {r['tokens_per_100_events']:>11,}"
+        )
     return 0

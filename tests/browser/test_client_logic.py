@@ -124,6 +124,8 @@ async def test_the_recall_form_becomes_the_query_body(js: Any) -> None:
         "w_recency": "0",
         "statuses": "active,superseded",
         "session_id": "chat-1",
+        "rerank": "off",
+        "context_why": "on",
     }
     body = await js("recall.js", f"m.queryBody({json.dumps(form)}, 'Asia/Shanghai')")
     assert body == {
@@ -139,8 +141,11 @@ async def test_the_recall_form_becomes_the_query_body(js: Any) -> None:
         "statuses": ["active", "superseded"],
         "session_id": "chat-1",
         "working_memory": True,
+        "rerank": False,
+        "context_why": True,
     }
-    assert await js("recall.js", "m.queryBody({query: 'x', top_k: ''}, 'UTC')") == {
+    assert (await js("recall.js", "m.queryBody({query: 'x', rerank: 'on'}, 'UTC')"))["rerank"] is True
+    assert await js("recall.js", "m.queryBody({query: 'x', top_k: '', rerank: ''}, 'UTC')") == {
         "query": "x",
         "top_k": 10,
         "explain": True,
@@ -213,3 +218,43 @@ async def test_units_are_aligned_with_the_turns_they_came_from(js: Any) -> None:
         "views/session.js", f"Object.fromEntries([...m.unitsBySeq({json.dumps(units)}, 's')].map({ids}))"
     )
     assert aligned == {"1": ["u1"], "2": ["u1", "u2"]}
+
+
+async def test_the_usage_panel_reads_the_report(js: Any) -> None:
+    report = {
+        "currency": "EUR",
+        "totals": {
+            "calls": 1234,
+            "failed_calls": 2,
+            "estimated_calls": 1,
+            "prompt_tokens": 1000000,
+            "completion_tokens": 2500,
+            "cost": 0.01234567,
+            "total_tokens": 1002500,
+        },
+        "groups": [{"key": "distill", "calls": 1200, "total_tokens": 1000000}],
+        "budget": {
+            "exhausted": None,
+            "bank": {"tokens": 500, "limit_tokens": None},
+            "service": {"tokens": 9000, "limit_tokens": 10000},
+        },
+    }
+    summary = await js("usage.js", f"m.usageSummary({json.dumps(report)})")
+    assert summary["empty"] is False
+    assert summary["rows"] == [
+        ["LLM calls", "1,234 (2 failed)"],
+        ["Prompt tokens", "1,000,000"],
+        ["Completion tokens", "2,500"],
+        ["Cost", "0.0123 EUR"],
+        ["· distill", "1,200 calls, 1,000,000 tokens"],
+        ["Estimated", "1 calls without server usage"],
+    ]
+    assert summary["budget"] == {"line": "Today: 500 tokens (no daily budget)", "spent": None}
+    admin = {
+        **report,
+        "budget": {"exhausted": "global", "bank": None, "service": report["budget"]["service"]},
+    }
+    summary = await js("usage.js", f"m.usageSummary({json.dumps(admin)})")
+    assert summary["budget"] == {"line": "Today: 9,000 tokens of 10,000", "spent": "global"}
+    assert await js("usage.js", "m.money(null, 'USD')") == "no price set"
+    assert await js("usage.js", "m.money(12.5, 'USD')") == "12.50 USD"

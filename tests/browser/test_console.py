@@ -64,6 +64,9 @@ async def test_the_superseded_budget_draws_its_lineage(console: Console, seeded:
     actions = console.page.get_by_test_id("history-action")
     await expect(actions.filter(has_text="superseded")).to_contain_text("resolver")
     await expect(console.page.get_by_test_id("source-turn")).to_contain_text("My budget is 5000.")
+    why = console.page.get_by_test_id("memory-why")
+    await expect(why).to_contain_text("Said by Ana in chat-1, turn 1, on ")
+    await expect(why).to_contain_text("'My budget is 5000.'; replaced by 8000 on ")
     await console.shot("memory")
     # The chain reads the same from its head.
     await nodes.nth(1).get_by_role("link").click()
@@ -111,13 +114,27 @@ async def test_the_recall_tester_shows_channels_and_the_context_block(
     await expect(results.first).to_contain_text("8000")
     await expect(results.first.get_by_test_id("channel-score").first).to_be_visible()
     await expect(results.first.locator("[data-channel=semantic]")).to_contain_text(re.compile(r"#\d+ · "))
-    await expect(results.filter(has_text="5000")).to_have_count(0)
+    # No unit says 5000 (the why of the 8000 one names what it replaced).
+    await expect(results.get_by_role("link", name=re.compile("5000"))).to_have_count(0)
+    # Why each unit is remembered, and what the rerank stage did (no reranker here).
+    await expect(results.first.get_by_test_id("memory-why")).to_contain_text("Said by Ana in chat-1, turn 3")
+    await expect(results.first.get_by_test_id("memory-why")).to_contain_text("replaces 5000 said on")
+    await expect(console.page.get_by_test_id("rerank-status")).to_have_text("skipped (not configured)")
     # The block exactly as an agent receives it for the same request.
     agent = await api.post(f"/v1/banks/{seeded.bank}/query", json={"query": SEED_QUERY, "explain": True})
     block = console.page.get_by_test_id("context-block")
     await expect(block).to_have_text(agent.json()["context"])
     assert (await block.inner_text()).startswith("## constraint.budget")
     await console.shot("recall")
+    # With the why in the block, as the agent would get it with `context_why`.
+    await console.page.get_by_label("Why in the context block").check()
+    await console.page.get_by_test_id("recall-submit").click()
+    agent = await api.post(
+        f"/v1/banks/{seeded.bank}/query", json={"query": SEED_QUERY, "explain": True, "context_why": True}
+    )
+    assert "\n  why: Said by Ana in chat-1, turn 3" in agent.json()["context"]
+    await expect(block).to_have_text(agent.json()["context"])
+    await console.page.get_by_label("Why in the context block").uncheck()
     # A query naming a time shows the filter it was parsed into.
     await console.page.get_by_test_id("recall-input").fill("what did I say about my budget yesterday?")
     await console.page.get_by_test_id("recall-submit").click()
@@ -291,3 +308,33 @@ async def test_a_session_shows_invisible_characters_as_escapes_and_its_quarantin
     await expect(unit).not_to_contain_text("⟨U+")  # the unit was stored without them
     await expect(console.page.get_by_test_id("quarantined-turn")).to_have_text(f"turn #1: {reason}")
     await expect(console.page.get_by_test_id("turn-quarantined")).to_contain_text(reason)
+
+
+async def test_the_overview_shows_the_banks_llm_usage_and_budget(
+    console: Console, api: httpx.AsyncClient, sql: Any
+) -> None:
+    bank = await fresh_bank(api)
+    await console.sign_in(ADMIN_KEY, f"/ui/banks/{bank}")
+    panel = console.page.get_by_test_id("usage-panel")
+    await expect(panel).to_contain_text("No LLM calls")
+    await expect(console.page.get_by_test_id("usage-budget")).to_contain_text("no daily budget")
+    response = await api.patch(f"/v1/banks/{bank}", json={"config": {"llm_daily_tokens": 1000}})
+    assert response.status_code == 200, response.text
+    for operation, prompt, completion in (("distill", 900, 80), ("judge", 40, 6)):
+        await sql(
+            "INSERT INTO llm_calls (bank_id, operation, model, prompt_tokens, completion_tokens, estimated,"
+            " latency_ms, outcome) VALUES (:bank, :operation, 'm', :prompt, :completion, false, 120, 'ok')",
+            bank=bank,
+            operation=operation,
+            prompt=prompt,
+            completion=completion,
+        )
+    await console.page.reload()
+    await expect(panel).to_contain_text("LLM calls2")
+    await expect(panel).to_contain_text("Prompt tokens940")
+    await expect(panel).to_contain_text("distill1 calls, 980 tokens")
+    await expect(panel).to_contain_text("no price set")
+    await expect(console.page.get_by_test_id("usage-budget")).to_contain_text(
+        "Today: 1,026 tokens of 1,000; the bank budget is spent until"
+    )
+    await console.shot("usage")

@@ -1,5 +1,5 @@
-"""Every method of CONTRACT §5 once against the live stack over HTTP, with the sync client and with the
-async one; a real Celery worker runs the jobs."""
+"""Every method of the client's surface (docs/guides/clients.md) once against the live stack over
+HTTP, with the sync client and with the async one; a real Celery worker runs the jobs."""
 
 from __future__ import annotations
 
@@ -83,6 +83,9 @@ def test_every_method_sync(hs: Hindsight, service: str, worker: Any) -> None:
     assert found.memories[0].score > 0
     assert found.memories[0].scores
     assert "1200" in found.context
+    assert found.memories[0].why is not None
+    assert found.memories[0].why.startswith("Said by Ana in lisbon, turn 3, on ")
+    assert found.rerank == "skipped (not configured)"
     dated = hs.query(bank_id, "what did I say yesterday?", now="2026-06-10T12:00:00+00:00")
     assert dated.time_filter is not None
     assert dated.time_filter.from_.day == 9
@@ -232,3 +235,38 @@ def test_lists_follow_next_cursor_over_pages(hs: Hindsight) -> None:
     assert len(list(hs.timeline(bank_id, kinds="event", page_size=3))) == 12
     banks = [new_bank(hs) for _ in range(3)]
     assert set(banks) <= {b.bank_id for b in hs.banks.list(page_size=2)}
+
+
+async def test_usage_of_a_bank_and_of_every_bank(hs: Hindsight, service: str, sql: Any) -> None:
+    from hindsight_memory import UnprocessableEntityError, Usage
+
+    bank_id = new_bank(hs)
+    for operation, model, prompt in (("distill", "m1", 300), ("distill", "m1", 200), ("judge", "m2", 40)):
+        await sql(
+            "INSERT INTO llm_calls (bank_id, operation, model, prompt_tokens, completion_tokens, estimated,"
+            " latency_ms, outcome, created_at) VALUES (:bank, :operation, :model, :prompt, 10, false, 100,"
+            " 'ok', now() - interval '1 hour')",
+            bank=bank_id,
+            operation=operation,
+            model=model,
+            prompt=prompt,
+        )
+    usage = hs.banks.usage(bank_id, group_by="operation")
+    assert isinstance(usage, Usage)
+    assert (usage.bank_id, usage.group_by, usage.totals.calls, usage.totals.prompt_tokens) == (
+        bank_id,
+        "operation",
+        3,
+        540,
+    )
+    assert [(g.key, g.calls, g.total_tokens) for g in usage.groups] == [("distill", 2, 520), ("judge", 1, 50)]
+    assert usage.totals.cost is None  # the test service has no price table
+    assert usage.budget["exhausted"] is None
+    by_model = hs.banks.usage(bank_id, since="2000-01-01T00:00:00Z", group_by="model")
+    assert [g.key for g in by_model.groups] == ["m1", "m2"]
+    assert hs.usage(group_by="operation").totals.calls >= 3
+    with pytest.raises(UnprocessableEntityError):
+        hs.banks.usage(bank_id, group_by="week")
+    async with AsyncHindsight(service, ADMIN_KEY) as ahs:
+        assert (await ahs.banks.usage(bank_id)).totals.calls == 3
+        assert (await ahs.usage()).totals.calls >= 3

@@ -13,7 +13,7 @@ import httpx
 from prometheus_client import REGISTRY
 from sqlalchemy import text
 
-from app.db.repositories.events import NewEvent
+from app.db.repositories.events import Author, NewEvent
 from app.errors import NotFound
 from app.events.group_commit import AppendGroups, Outcome, Submission
 from tests.conftest import ADMIN_KEY, make_client, wait_for
@@ -32,7 +32,7 @@ def event(content: str, external_id: str | None = None) -> NewEvent:
 
 def submission(app: Any, bank_id: str, session_id: str, *events: NewEvent, every: int = 1000) -> Submission:
     turns = [{"role": e.role, "content": e.content} for e in events]
-    return Submission(bank_id, session_id, list(events), every, app.state.working_memory, turns)
+    return Submission(bank_id, session_id, list(events), every, Author(), app.state.working_memory, turns)
 
 
 async def stored(app: Any, bank_id: str, session_id: str) -> list[tuple[int, str, str | None]]:

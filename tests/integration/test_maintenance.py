@@ -408,6 +408,59 @@ async def test_merge_writes_an_llm_summary_when_an_llm_is_configured(
     assert actions[-1]["action"] == "summarized"
 
 
+async def test_merge_summaries_use_the_banks_model_and_stop_on_a_spent_budget(
+    client: httpx.AsyncClient, app: Any, stack: Stack, sql: Any
+) -> None:
+    import json
+
+    from app.maintenance.lifecycle import Run
+    from app.maintenance.merge import merge
+    from app.maintenance.summary import LLMSummarizer
+    from app.providers.llm import JSONChatClient
+    from app.usage.ledger import Ledger
+    from tests.fake_openai import chat_bodies
+
+    async def merged(**config: Any) -> tuple[str, dict[str, int], Any]:
+        bank = await make_bank(client, dedupe_threshold=1.0, **config)
+        for variant in (
+            "The user enjoys hiking in the mountains.",
+            "The user enjoys hiking in the mountains!",
+        ):
+            await put(client, bank, variant, ["preference.entertainment"], ago(days=3))
+        client_ = JSONChatClient(
+            base_url=stack.llm_url,
+            api_key="k",
+            model="m",
+            max_retries=1,
+            operation="summarise",
+            recorder=Ledger(app.state.sessionmaker),
+        )
+        summarizer = LLMSummarizer(client_)
+        job = await maintenance_job(app, "maintenance.merge", bank)
+        try:
+            result = await merge(Run(app.state.sessionmaker, job, NOW), app.state.embedder, summarizer)
+        finally:
+            await summarizer.aclose()
+            # Run here, not by a worker: finished, so no later test waits on a queued job.
+            await sql("UPDATE jobs SET status = 'succeeded', finished_at = now() WHERE id = :id", id=job.id)
+        return bank, result["banks"][bank], job.id
+
+    stack.llm.state.chat_script = [reply(json.dumps({"content": "The user enjoys mountain hiking."}))]
+    stack.llm.state.requests.clear()
+    try:
+        own, counts, job_id = await merged(llm_models={"summarise": "bank-summary"})
+        assert counts == {"merged": 1, "summarized": 1}
+        assert [b["model"] for b in chat_bodies(stack.llm)] == ["bank-summary"]
+        [row] = await sql("SELECT operation, model, job_id FROM llm_calls WHERE bank_id = :bank", bank=own)
+        assert (row["operation"], row["model"], row["job_id"]) == ("summarise", "bank-summary", job_id)
+        stack.llm.state.requests.clear()
+        _, counts, _ = await merged(llm_daily_tokens=0)
+        assert counts == {"merged": 1}  # merged, keeping the member's own text: no summary
+        assert chat_bodies(stack.llm) == []
+    finally:
+        stack.llm.state.chat_script = [reply('{"units": []}')]
+
+
 async def test_reembed_killed_half_way_resumes_and_a_second_run_does_nothing(
     client: httpx.AsyncClient, app: Any
 ) -> None:

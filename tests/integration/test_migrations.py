@@ -29,6 +29,8 @@ TABLES = {
     "query_log",
     "webhooks",
     "webhook_deliveries",
+    "llm_calls",
+    "llm_budget_exhaustions",
 }
 
 

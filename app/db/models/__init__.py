@@ -6,6 +6,7 @@ from app.db.models.events import ChatSession, Event
 from app.db.models.jobs import Job, QueryLog
 from app.db.models.memory import (
     MEMORY_STATUSES,
+    REVIEW_STATUSES,
     Entity,
     MemoryEmbedding,
     MemoryEntity,
@@ -13,17 +14,21 @@ from app.db.models.memory import (
     MemoryUnit,
     Relation,
 )
+from app.db.models.usage import BudgetExhaustion, LLMCallRecord
 from app.db.models.webhooks import Webhook, WebhookDelivery
 
 __all__ = [
     "MEMORY_STATUSES",
+    "REVIEW_STATUSES",
     "ApiKey",
     "Bank",
     "Base",
+    "BudgetExhaustion",
     "ChatSession",
     "Entity",
     "Event",
     "Job",
+    "LLMCallRecord",
     "MemoryEmbedding",
     "MemoryEntity",
     "MemoryHistory",

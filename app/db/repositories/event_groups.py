@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.repositories.events import NewEvent, event_columns
+from app.db.repositories.events import Author, NewEvent, event_columns
 
 SessionKey = tuple[str, str]  # (bank_id, session_id)
 
@@ -24,9 +24,10 @@ _APPEND_GROUP = text("""
         SELECT * FROM unnest(CAST(:bank_ids AS text[]), CAST(:session_ids AS text[]), CAST(:roles AS text[]),
                              CAST(:contents AS text[]), CAST(:speakers AS text[]),
                              CAST(:occurred AS timestamptz[]), CAST(:external_ids AS text[]),
-                             CAST(:metadata AS text[]))
+                             CAST(:metadata AS text[]), CAST(:agent_ids AS text[]),
+                             CAST(:proposed AS boolean[]))
              WITH ORDINALITY AS e(bank_id, session_id, role, content, speaker, occurred_at, external_id,
-                                  metadata, ord)
+                                  metadata, agent_id, proposed, ord)
     ),
     fresh AS (
         SELECT b.*, row_number() OVER (PARTITION BY b.bank_id, b.session_id ORDER BY b.ord) AS n
@@ -57,9 +58,10 @@ _APPEND_GROUP = text("""
     ),
     inserted AS (
         INSERT INTO events
-               (bank_id, session_id, seq, role, content, speaker, occurred_at, external_id, metadata)
+               (bank_id, session_id, seq, role, content, speaker, occurred_at, external_id, metadata,
+                agent_id, proposed)
         SELECT f.bank_id, f.session_id, se.last_seq - t.n + f.n, f.role, f.content, f.speaker,
-               f.occurred_at, f.external_id, f.metadata::jsonb
+               f.occurred_at, f.external_id, f.metadata::jsonb, f.agent_id, f.proposed
         FROM fresh f
         JOIN session se ON se.bank_id = f.bank_id AND se.session_id = f.session_id
         JOIN targets t ON t.bank_id = f.bank_id AND t.session_id = f.session_id
@@ -79,14 +81,16 @@ class SessionAppended:
 
 
 async def append_group(
-    db: AsyncSession, events: list[tuple[SessionKey, NewEvent]]
+    db: AsyncSession, events: list[tuple[SessionKey, NewEvent, Author]]
 ) -> dict[SessionKey, SessionAppended]:
-    """Append `events` (each with its session) in one statement; the sessions advanced, each with
-    the events it took. Sessions missing from the result were not touched but are locked."""
+    """Append `events` (each with its session and author) in one statement; the sessions advanced,
+    each with the events it took. Sessions missing from the result were not touched but are locked."""
     params = {
-        "bank_ids": [key[0] for key, _ in events],
-        "session_ids": [key[1] for key, _ in events],
-        **event_columns([event for _, event in events]),
+        "bank_ids": [key[0] for key, _, _ in events],
+        "session_ids": [key[1] for key, _, _ in events],
+        **event_columns([event for _, event, _ in events]),
+        "agent_ids": [author.agent_id for _, _, author in events],
+        "proposed": [author.proposed for _, _, author in events],
     }
     rows = (await db.execute(_APPEND_GROUP, params)).all()
     return {

@@ -38,12 +38,43 @@ class BankStats(Model):
     maintenance: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
+class UsageTotals(Model):
+    calls: int = 0
+    failed_calls: int = 0
+    estimated_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    latency_ms_avg: float | None = None
+    latency_ms_max: int | None = None
+    cost: float | None = Field(default=None, description="By the server's price table; None: no price set.")
+    unpriced_tokens: int = 0
+
+
+class UsageGroup(UsageTotals):
+    key: str  # a UTC day (YYYY-MM-DD), an operation or a model
+
+
+class Usage(Model):
+    """LLM calls in a window: `totals`, `groups` (by day, operation or model) and today's `budget`."""
+
+    bank_id: str | None = None
+    since: datetime
+    until: datetime
+    group_by: str = "day"
+    currency: str = "USD"
+    totals: UsageTotals = Field(default_factory=UsageTotals)
+    groups: list[UsageGroup] = Field(default_factory=list)
+    budget: dict[str, Any] = Field(default_factory=dict)
+
+
 class ApiKey(Model):
     id: str
     bank_id: str
     key: str = Field(description="Shown once; only a hash is stored.")
     scopes: list[str]
     name: str | None = None
+    agent_id: str | None = None
     created_at: datetime
 
 
@@ -80,6 +111,8 @@ class Event(Model):
     occurred_at: datetime
     external_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    agent_id: str | None = None
+    proposed: bool = False
     created_at: datetime
 
 
@@ -178,6 +211,9 @@ class Memory(Model):
     distiller: str | None = None
     embedding_model: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    why: str | None = None  # why it is remembered (query results and single reads)
+    agent_id: str | None = None  # the agent that wrote it
+    proposed_update_of: str | None = None  # a proposed update: the unit it supersedes once accepted
 
 
 class WrittenMemory(Memory):
@@ -195,12 +231,14 @@ class MemoryBrief(Model):
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     created_at: datetime
+    agent_id: str | None = None
 
 
 class HistoryAction(Model):
     memory_id: str
     action: str
     actor: str
+    agent_id: str | None = None  # the agent that acted
     at: datetime
     details: dict[str, Any] = Field(default_factory=dict)
 
@@ -224,6 +262,7 @@ class ChannelScore(Model):
 class ScoredMemory(Memory):
     score: float
     scores: dict[str, ChannelScore] | None = None
+    rerank_score: float | None = None  # with explain, when the rerank stage was applied
 
 
 class TimeFilter(Model):
@@ -238,6 +277,7 @@ class QueryResult(Model):
     context: str
     working_memory: list[WorkingTurn] = Field(default_factory=list)
     time_filter: TimeFilter | None = None
+    rerank: str | None = None  # "applied", or "skipped (…)" and why
     took_ms: float = 0.0
 
 

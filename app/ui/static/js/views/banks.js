@@ -4,6 +4,7 @@ import { api, bankPath } from "../api.js";
 import { path } from "../routes.js";
 import { formatSeconds } from "../time.js";
 import { BankContext, Empty, Loading, More, Problem, Time, usePages, useLoad } from "../ui.js";
+import { UsagePanel } from "./usage.js";
 
 const sum = (counts) => Object.values(counts || {}).reduce((a, b) => a + b, 0);
 
@@ -136,6 +137,7 @@ export function BankView({ params }) {
                 )}</dl>`
               : html`<${Empty}>No maintenance run has finished yet.<//>`}
           </section>
+          <${UsagePanel} bank=${params.bank} />
         </div>`
       : null}
     <${Sessions} bank=${params.bank} />`;
