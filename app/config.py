@@ -90,9 +90,16 @@ class Settings(BaseSettings):
     redis_timeout_seconds: float = Field(default=0.5, gt=0)
     working_memory_max_turns: int = Field(default=50, ge=1)  # a session's Redis working-memory buffer
     working_memory_ttl_seconds: int = Field(default=86_400, ge=60)  # how long that buffer lives untouched
+    # Group commit (app/events/group_commit.py): appends arriving while a group commits share the next
+    # group's transaction, up to this many events
+    append_group_max_events: int = Field(default=5000, ge=1000)
+    # Wait this long for company before each group (0: none, the commit in flight is the window)
+    append_group_wait_ms: float = Field(default=0.0, ge=0, le=100)
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)  # request body limit (413 above)
     # A bank import's NDJSON body (streamed, never buffered whole); the body limit above does not apply to it.
     import_max_bytes: int = Field(default=4 * 1024**3, ge=1024)
+    # Added to a worker process's nice value (`hindsight worker`): queries and appends first on shared cores
+    worker_nice: int = Field(default=10, ge=0, le=19)
     worker_heartbeat_seconds: float = Field(default=5.0, gt=0)  # how often a worker writes its heartbeat
     worker_heartbeat_ttl_seconds: float = Field(default=30.0, gt=0)  # /readyz wants one younger than this
     job_deadline_seconds: int = Field(default=600, ge=1)  # a running job past this is requeued by the sweep

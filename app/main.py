@@ -34,6 +34,7 @@ from app.config import Settings, get_settings
 from app.db.engine import autocommit, create_engine, create_sessionmaker
 from app.db.replica import ReadRouting
 from app.errors import install_error_handlers
+from app.events.group_commit import AppendGroups
 from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
 from app.jobs.unit_of_work import UnitOfWork
@@ -113,6 +114,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.queue = TaskQueue(create_celery(settings))
         webhook_outbox.attach(app.state.sessionmaker, app.state.queue, blocking=False)
         app.state.work = UnitOfWork(app.state.sessionmaker, app.state.queue)  # commits, then sends jobs
+        app.state.append_groups = AppendGroups(
+            app.state.work,
+            max_events=settings.append_group_max_events,
+            wait_seconds=settings.append_group_wait_ms / 1000,
+        )
         app.state.embedder = LazyEmbedder(settings)
         warming = asyncio.create_task(warm_up(app.state.embedder), name="warm-up")
         app.state.recorder = ReadRecorder(app.state.sessionmaker)
@@ -126,6 +132,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             with contextlib.suppress(asyncio.CancelledError):
                 await warming
             await app.state.recorder.stop()
+            await app.state.append_groups.aclose()
             await app.state.embedder.aclose()
             if app.state.reranker is not None:
                 await app.state.reranker.aclose()

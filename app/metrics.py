@@ -43,6 +43,11 @@ HTTP_LATENCY = Histogram(
     buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
 EVENTS_APPENDED = Counter("hindsight_events_appended_total", "Raw events appended")
+APPEND_GROUP_REQUESTS = Histogram(
+    "hindsight_append_group_requests",
+    "Append requests committed together in one transaction (group commit)",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256),
+)
 EVENTS_DUPLICATE = Counter("hindsight_events_duplicate_total", "Appends skipped as repeated external_id")
 WORKING_MEMORY_FAILURES = Counter(
     "hindsight_working_memory_failures_total",

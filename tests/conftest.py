@@ -56,6 +56,9 @@ class Stack:
             "HINDSIGHT_LLM_MAX_RETRIES": "1",
             "HINDSIGHT_LLM_TIMEOUT_SECONDS": "5",
             "HF_HUB_OFFLINE": "1",
+            # Test workers at the test's own priority: a shared CI machine must not starve the worker a
+            # test waits for (tests/unit/test_worker_priority.py covers the lowering itself).
+            "HINDSIGHT_WORKER_NICE": "0",
             # Tests fire many requests with one key; test_ratelimit.py builds its own low-limit app.
             "HINDSIGHT_RATE_LIMIT_PER_SECOND": "100000",
             "HINDSIGHT_RATE_LIMIT_BURST": "100000",

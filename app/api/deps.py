@@ -15,6 +15,7 @@ from app.banks.service import Principal
 from app.config import Settings
 from app.db.replica import ReadRouting
 from app.errors import NotFound
+from app.events.group_commit import AppendGroups
 from app.events.working_memory import WorkingMemory
 from app.jobs.unit_of_work import UnitOfWork
 from app.providers.embeddings import Embedder
@@ -61,6 +62,11 @@ async def get_embedder(request: Request) -> Embedder:
     return embedder
 
 
+async def get_append_groups(request: Request) -> AppendGroups:
+    groups: AppendGroups = request.app.state.append_groups
+    return groups
+
+
 async def get_working_memory(request: Request) -> WorkingMemory:
     memory: WorkingMemory = request.app.state.working_memory
     return memory
@@ -89,6 +95,7 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 UnitOfWorkDep = Annotated[UnitOfWork, Depends(get_unit_of_work)]
 QueryDepsDep = Annotated[QueryDeps, Depends(get_query_deps)]
 WorkingMemoryDep = Annotated[WorkingMemory, Depends(get_working_memory)]
+AppendGroupsDep = Annotated[AppendGroups, Depends(get_append_groups)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 
 _bearer = HTTPBearer(auto_error=False, description="The admin key or a bank key.")
@@ -165,3 +172,15 @@ WritableBankDep = Annotated[ConfiguredBank, Depends(writable_bank)]
 # Writes a propose-only key may make too: its units then wait as `proposed` (Principal.proposes_only).
 ContributableBankDep = Annotated[ConfiguredBank, Depends(contributable_bank)]
 ReviewableBankDep = Annotated[ConfiguredBank, Depends(reviewable_bank)]
+
+
+async def bank_to_append_to(db: SessionDep, bank: ContributableBankDep) -> ConfiguredBank:
+    """The bank appended to (write or propose), read outside a transaction (the route is
+    `reads_only`); then the request's connection goes back to the pool, since its events are written
+    by the process's group commit: a request waiting for its group holds no connection (a burst would
+    otherwise hold the pool the group needs). Outside a transaction, closing sends nothing."""
+    await db.close()
+    return bank
+
+
+AppendBankDep = Annotated[ConfiguredBank, Depends(bank_to_append_to)]

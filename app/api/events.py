@@ -6,6 +6,8 @@ from fastapi import APIRouter, Depends, Query, status
 
 from app.api.deps import (
     ActingPrincipalDep,
+    AppendBankDep,
+    AppendGroupsDep,
     BankDep,
     ContributableBankDep,
     ReadSessionDep,
@@ -31,18 +33,22 @@ from app.schemas.problems import IN_A_BANK, PAGINATED, SIZE_LIMITED, WITH_BODY
 router = APIRouter(prefix="/v1/banks/{bank_id}/sessions", tags=["events"], responses=IN_A_BANK)
 
 
+# The request's own session only reads (the key and the bank, outside a transaction: `reads_only`);
+# the events are written by the process's group commit, in one transaction with the appends that
+# arrive beside them (app/events/group_commit.py), committed before the 202.
 @router.post(
     "/{session_id}/events",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=AppendResult,
     responses=WITH_BODY,
+    dependencies=[Depends(reads_only)],
 )
 async def append_events(
     session_id: Slug,
     body: AppendRequest,
-    bank: ContributableBankDep,
+    bank: AppendBankDep,
     acting: ActingPrincipalDep,
-    db: SessionDep,
+    groups: AppendGroupsDep,
     working_memory: WorkingMemoryDep,
 ) -> AppendResult:
     """Append 1–1000 turns to a session's log (created on first append). Durable before the 202;
@@ -50,8 +56,8 @@ async def append_events(
     `distill_every_n_turns` undistilled turns start a distillation in the background. Turns appended
     with a propose-only key are distilled into `proposed` units, which wait for a review."""
     principal = acting.acting_as(body.agent_id)
-    return await service.append(
-        db,
+    return await service.append_grouped(
+        groups,
         bank,
         session_id,
         body,

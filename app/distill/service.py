@@ -3,7 +3,9 @@ one job per session at a time, idempotently; and replay (`redistill`) with a dif
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 from collections import Counter
 from dataclasses import replace
 from typing import Any
@@ -151,6 +153,10 @@ async def distill_session(distill_runtime: DistillRuntime, job: Job) -> dict[str
             await distill_runtime.working_memory.discard_through(bank_id, session_id, watermark)
         if len(events) < BATCH_EVENTS:
             break
+        # Between batches, queries first: the core goes to whatever else is ready to run (with the
+        # worker's lower priority, an API process) before the next batch takes it.
+        os.sched_yield()
+        await asyncio.sleep(0)
     tasks = await episodes.write_task_episodes(distill_runtime, job, bank_id, session_id)
     if tasks.units:
         totals.update(task_episodes=len(tasks.units))

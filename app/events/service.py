@@ -13,6 +13,7 @@ from app.db.commit_hooks import after_commit
 from app.db.models import ChatSession, Job
 from app.db.repositories import events as repo
 from app.errors import NotFound
+from app.events.group_commit import AppendGroups, Submission
 from app.events.working_memory import WorkingMemory
 from app.jobs.schedule import schedule_distill
 from app.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE
@@ -45,6 +46,58 @@ def _dedupe(events: list[EventIn]) -> tuple[list[EventIn], int]:
     return kept, len(events) - len(kept)
 
 
+def _prepare(bank: ConfiguredBank, request: AppendRequest) -> tuple[list[repo.NewEvent], int]:
+    """The request's events as stored (read in the bank's timezone, redacted when the bank says so),
+    less its repeats of an external id, and how many those were."""
+    tz = bank.timezone
+    now = datetime.now(UTC)
+    unique, repeated = _dedupe(request.events)
+    masked = bank.config.redact_raw_events  # then the original text is never stored, nor buffered in Redis
+    batch = [
+        repo.NewEvent(
+            role=e.role,
+            content=redact(e.content) if masked else e.content,
+            speaker=e.speaker,
+            occurred_at=as_aware(e.occurred_at, tz) if e.occurred_at else now,
+            external_id=e.external_id,
+            metadata=redact_json(e.metadata) if masked else e.metadata,
+        )
+        for e in unique
+    ]
+    return batch, repeated
+
+
+async def append_grouped(
+    groups: AppendGroups,
+    bank: ConfiguredBank,
+    session_id: str,
+    request: AppendRequest,
+    *,
+    buffer: WorkingMemory,
+    agent_id: str | None = None,
+    proposed: bool = False,
+) -> AppendResult:
+    """Append a batch in the process's next group commit (all of it or none); answers once the group
+    has committed, its turns are on working memory and the distillation it started is sent.
+    `agent_id` and `proposed` as for `append`."""
+    batch, repeated = _prepare(bank, request)
+    turns = [_turn(0, e.role, e.content, e.speaker, e.occurred_at) for e in batch]
+    every = bank.config.distill_every_n_turns
+    author = repo.Author(agent_id, proposed)
+    outcome = await groups.append(Submission(bank.id, session_id, batch, every, author, buffer, turns))
+    duplicates = repeated + len(batch) - len(outcome.kept)
+    EVENTS_APPENDED.inc(len(outcome.kept))
+    EVENTS_DUPLICATE.inc(duplicates)
+    return AppendResult(
+        session_id=session_id,
+        appended=len(outcome.kept),
+        first_seq=outcome.first_seq if outcome.kept else None,
+        last_seq=outcome.last_seq if outcome.kept else None,
+        duplicates=duplicates,
+        distill_job_id=outcome.job.id if outcome.job else None,
+    )
+
+
 async def append(
     db: AsyncSession,
     bank: ConfiguredBank,
@@ -61,22 +114,8 @@ async def append(
     transaction, so a crash between commit and send loses nothing: the sweep sends it. `agent_id` and
     `proposed` are the appending agent's (shared memory: its turns' units are its, and wait for a
     review when it may only propose)."""
-    tz = bank.timezone
-    now = datetime.now(UTC)
-    unique, repeated = _dedupe(request.events)
+    batch, repeated = _prepare(bank, request)
     config = bank.config
-    masked = config.redact_raw_events  # then the original text is never stored, nor buffered in Redis
-    batch = [
-        repo.NewEvent(
-            role=e.role,
-            content=redact(e.content) if masked else e.content,
-            speaker=e.speaker,
-            occurred_at=as_aware(e.occurred_at, tz) if e.occurred_at else now,
-            external_id=e.external_id,
-            metadata=redact_json(e.metadata) if masked else e.metadata,
-        )
-        for e in unique
-    ]
     distilled_by: Job | None = None  # the distillation these turns started or joined
     try:
         appended = await repo.append(db, bank.id, session_id, batch, repo.Author(agent_id, proposed))

