@@ -9,6 +9,7 @@ from typing import Literal
 
 from app.claims.frames import overlap, tokens
 from app.claims.model import Claim
+from app.claims.modifiers import modified_apart
 from app.claims.values import compatible, fold, same
 from app.text import has_cjk
 
@@ -78,17 +79,22 @@ def same_attribute(
     enough, is one attribute; frames somewhat close are "weak" (a change word may tie them)."""
     if old.head and new.head and old.head != new.head:
         return "different"
-    if _qualifiers_differ(old.qualifier, new.qualifier):
+    if _qualifiers_differ(old.qualifier, new.qualifier) or _qualifiers_differ(old.topic, new.topic):
+        return "different"
+    zh = has_cjk(old.frame + new.frame)
+    if modified_apart(old, new, zh):
         return "different"
     if old.head and old.head == new.head:
         return "same"
-    zh = has_cjk(old.frame + new.frame)
     words = overlap(tokens(old.frame, zh), tokens(new.frame, zh))
     close = similarity(old, new, frame_similarity)
     # Frames alone tie two untyped values at most weakly: "I like ⟨text⟩" names no attribute that holds
     # one value, so liking one thing never replaces wanting another without a change word.
     untyped = old.value.type == "text" or new.value.type == "text"
-    if (close >= SAME_FRAME["zh" if zh else "en"] or words >= SAME_WORDS) and not untyped:
+    # Neither names a noun and their verbs differ ("I run 5 km", "I swim 2 km"): alike frames are no
+    # proof of one attribute.
+    verbs_differ = not (old.topic or new.topic) and bool(old.verb and new.verb) and old.verb != new.verb
+    if (close >= SAME_FRAME["zh" if zh else "en"] or words >= SAME_WORDS) and not untyped and not verbs_differ:
         return "same"
     return "weak" if close >= WEAK_FRAME else "different"
 

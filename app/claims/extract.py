@@ -9,8 +9,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
-from app.claims.frames import mask, nounish, stem, zh_words
+from app.claims.frames import ZH_NOUN_FLAGS, en_nouns, mask, stem, zh_words
 from app.claims.model import Claim, Modality, Value
+from app.claims.topic import main_verb, topic
 from app.claims.values import Span, find_values
 from app.text import has_cjk, pos_tag, split_sentences
 
@@ -147,7 +148,8 @@ def _clause(
     mentions = tuple(s.value for s in find_values(clause))
     subject = _subject(clause, zh, speaker)
     frame_text = (lx.ZH_CHANGE if zh else lx.EN_CHANGE).sub(" ", frame_text)
-    words = _frame_words(_without(frame_text, [value.text, *(m.text for m in mentions)]), zh, nouns=True)
+    bare = _without(frame_text, [value.text, *(m.text for m in mentions)])
+    words = _frame_words(bare, zh, nouns=True)
     words = [w for w in words if w not in _subject_words(subject)] or context
     head, qualifier = _head(clause, words, zh)
     if head and not qualifier:
@@ -168,6 +170,8 @@ def _clause(
         mentions=mentions,
         text=clause.strip(),
         frame=mask(clause, [value, *([old] if old else []), *mentions], zh, head),
+        topic=topic([w for w in qualifier if w not in lx.RELATION_WORDS], clause, value.text, zh),
+        verb=main_verb(bare, zh),
     )
 
 
@@ -298,16 +302,20 @@ def _frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
         ]
         return [w for w in words if w not in lx.ZH_NOISE and not w.isdigit() and w.strip()]
     words = [w.lower() for w in _WORD.findall(text)]
+    noun = en_nouns(words) if nouns else [True] * len(words)
     return [
         stem(w)
-        for w in words
-        if w not in lx.EN_NOISE and w not in lx.EN_SELF and not w.isdigit() and (not nouns or nounish(w))
+        for w, is_noun in zip(words, noun, strict=True)
+        if w not in lx.EN_NOISE and w not in lx.EN_SELF and not w.isdigit() and is_noun
     ]
 
 
 def _subject(clause: str, zh: bool, speaker: str) -> str:
     """Another person the clause is about ("my son is …", "我女儿…"), else the speaker."""
     if zh:
+        kin = lx.ZH_KIN.search(clause)
+        if kin:
+            return kin.group("who")
         for person in lx.ZH_PEOPLE:
             index = clause.find(person)
             if index >= 0 and not clause[index + len(person) :].startswith(("的领导", "的上司")):

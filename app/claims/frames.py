@@ -73,6 +73,49 @@ def nounish(word: str) -> bool:
     return not lemmas or "NOUN" in lemmas or "PROPN" in lemmas
 
 
+# Words after which an English word that may be a noun or a verb is a verb ("I *pay*", "we *ship*",
+# "to *run*"), or a noun ("my *pay*", "the *run*"); after a noun, a verb when a preposition, an
+# article or a number follows ("the renovation *starts* on …"), else a noun of a compound.
+_BEFORE_VERB = frozenset(
+    """i we you they he she it who that which to will would can could should must may might do does did
+    don't doesn't didn't won't can't have has had 've 'd 'll also now still just usually always often
+    never rarely sometimes only already currently mostly mainly then""".split()
+)
+_BEFORE_NOUN = frozenset(
+    "a an the my our your his her their its this that these those each every some any no per".split()
+)
+_AFTER_VERB = frozenset(
+    """a an the my our your his her their in on at for to from with by of into about every each
+    around after before until since""".split()
+)
+
+
+def lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    from lemminflect import getAllLemmas
+
+    return dict(getAllLemmas(word.lower()))
+
+
+def en_nouns(words: list[str]) -> list[bool]:
+    """Which of the words (in order, lower case) are nouns: by the lemma table when it knows one
+    reading, by position when it knows both (a tiny tagger: no parser ships offline)."""
+    flags: list[bool] = []
+    for i, word in enumerate(words):
+        known = lemmas(word)
+        noun, verb = "NOUN" in known or "PROPN" in known or not known, "VERB" in known
+        if noun and verb:
+            before = words[i - 1] if i else ""
+            after = words[i + 1] if i + 1 < len(words) else ""
+            if before in _BEFORE_VERB:
+                noun = False
+            elif before in _BEFORE_NOUN or not before:
+                noun = True
+            elif flags and flags[-1]:
+                noun = not (after in _AFTER_VERB or after[:1].isdigit() or not after)
+        flags.append(noun)
+    return flags
+
+
 ZH_NOUN_FLAGS = ("n", "nr", "ns", "nt", "nz", "ng", "nrt", "nrfg", "nw", "vn", "eng", "j", "an", "t", "s")
 
 

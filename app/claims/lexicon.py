@@ -86,6 +86,8 @@ ZH_PEOPLE = (
     "老婆 老公 妻子 丈夫 爱人 媳妇 儿子 女儿 孩子 父母 爸爸 妈妈 爸 妈 父亲 母亲 哥哥 姐姐 弟弟 妹妹 "
     "爷爷 奶奶 外公 外婆 同事 朋友 室友 邻居 男朋友 女朋友 婆婆 公公 岳父 岳母 隔壁"
 ).split()
+# one-character kin after "my" (我哥, 我姐, 我的弟弟 is in ZH_PEOPLE already)
+ZH_KIN = re.compile(r"(?:我|我的)(?P<who>哥|姐|弟|妹|叔|舅|姨|姑|嫂)(?![哥姐弟妹])")
 ZH_SELF = ("我们", "我", "咱们", "用户")  # 用户: the speaker, as the distiller writes it
 ZH_NOISE = frozenset(
     "的 了 是 在 我 我们 用户 你 他 她 它 这 那 个 一 一个 一台 一辆 有 和 与 "

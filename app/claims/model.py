@@ -36,7 +36,8 @@ class Claim:
     """One clause's claim. `old_value` is the value a change statement names as replaced ("from A to
     B", "instead of A", "不是A"); `change` says the clause announces a change or a correction without
     naming the old value; `additive` that it adds to what is known ("also", "还"); `qualifier` the words
-    that narrow the attribute (for comparison), `text` the clause it came from."""
+    that narrow the attribute (for comparison), `text` the clause it came from, `topic` the nouns among
+    the qualifier words and `verb` the clause's main verb (what a claim naming no noun is about)."""
 
     subject: str
     attribute: str
@@ -50,6 +51,8 @@ class Claim:
     mentions: tuple[Value, ...] = ()
     text: str = ""
     frame: str = ""
+    topic: frozenset[str] = field(default_factory=frozenset)
+    verb: str = ""
 
     def as_json(self) -> dict[str, Any]:
         """Render the contract's `claim` field (plus `old_value` when the statement names it)."""

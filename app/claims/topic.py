@@ -1,0 +1,53 @@
+"""What a claim is about, apart from its wording: its topic (the nouns that narrow its attribute: "the
+*API* *timeout*", 车险) and, when it names none, its main verb ("I *run* 5 km", 我每周*游泳*两次)."""
+
+from __future__ import annotations
+
+import re
+
+from app.claims import lexicon as lx
+from app.claims.frames import en_nouns, lemmas, zh_words
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+_AUXILIARIES = frozenset(
+    """be is are was were am 'm 're been being have has had 've do does did will would shall should can
+    could may might must get got go goes going went""".split()
+)
+
+
+_ZH_FUNCTION = ("r", "p", "u", "m", "q", "d", "c", "y", "e", "o", "x", "f")
+
+
+def topic(qualifier: list[str], clause: str, value: str, zh: bool) -> frozenset[str]:
+    """The words narrowing what the clause is about: English qualifiers (nouns already); in Chinese,
+    where the topic comes first and jieba's noun tags are unreliable, the content words said before
+    the value (车险 in 车险3月续保, 发布窗口 in 我们的发布窗口是…)."""
+    if not zh:
+        return frozenset(qualifier)
+    at = clause.find(value) if value else -1
+    lead = clause[:at] if at > 0 else ""
+    return frozenset(
+        w
+        for w, flag in zh_words(lead)
+        if not flag.startswith(_ZH_FUNCTION)
+        and w not in lx.ZH_NOISE
+        and w not in lx.ZH_PEOPLE
+        and w not in lx.ZH_GENERIC_VERBS
+        and not lx.ZH_CHANGE.fullmatch(w)
+        and len(w) >= 2
+    )
+
+
+def main_verb(text: str, zh: bool) -> str:
+    """The clause's first full verb, as a lemma (English) or a word (Chinese); empty when it has none."""
+    if zh:
+        for word, flag in zh_words(text):
+            if flag.startswith("v") and word not in lx.ZH_NOISE and word not in lx.ZH_GENERIC_VERBS:
+                return word
+        return ""
+    words = [w.lower() for w in _WORD.findall(text)]
+    for word, noun in zip(words, en_nouns(words), strict=True):
+        readings = lemmas(word)
+        if not noun and "VERB" in readings and word not in _AUXILIARIES and word not in lx.EN_NOISE:
+            return readings["VERB"][0]
+    return ""
