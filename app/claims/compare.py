@@ -7,10 +7,11 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from app.claims import lexicon as lx
 from app.claims.frames import overlap, tokens
 from app.claims.model import Claim
 from app.claims.modifiers import modified_apart
-from app.claims.values import compatible, fold, same
+from app.claims.values import compatible, fold, free, same
 from app.text import has_cjk
 
 Action = Literal["supersede", "retire", "keep"]
@@ -34,8 +35,11 @@ def names_old(old: Claim, new: Claim) -> bool:
         return False
     if any(same(named, v) for v in (old.value, *old.mentions)):
         return True
-    # a named thing ("closed that Amex") found in the old clause's words
-    return named.type == "name" and len(fold(named.text)) >= 2 and fold(named.text) in fold(old.text)
+    # a named thing ("closed that Amex") or the object a retirement ends ("stop the morning digest")
+    # found in the old clause's words
+    if named.type == "text" and new.modality != "retired":
+        return False
+    return named.type in ("name", "text") and len(fold(named.text)) >= 2 and fold(named.text) in fold(old.text)
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -85,12 +89,12 @@ def same_attribute(
     if modified_apart(old, new, zh):
         return "different"
     if old.head and old.head == new.head:
-        return "same"
+        return "weak" if old.head in lx.MULTI_VALUED_HEADS else "same"
     words = overlap(tokens(old.frame, zh), tokens(new.frame, zh))
     close = similarity(old, new, frame_similarity)
     # Frames alone tie two untyped values at most weakly: "I like ⟨text⟩" names no attribute that holds
     # one value, so liking one thing never replaces wanting another without a change word.
-    untyped = old.value.type == "text" or new.value.type == "text"
+    untyped = free(old.value) or free(new.value)
     # Neither names a noun and their verbs differ ("I run 5 km", "I swim 2 km"): alike frames are no
     # proof of one attribute.
     verbs_differ = not (old.topic or new.topic) and bool(old.verb and new.verb) and old.verb != new.verb
@@ -140,6 +144,10 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     if same(old.value, new.value):
         return Verdict("keep", "the same value")
     if attribute == "weak":
+        # Only a typed value, or a verb of change, ties two claims whose attribute is unsaid: free text
+        # ("email notifications") beside a number is no older value of it, and "now" alone is no change.
+        if (free(old.value) or free(new.value)) and not new.shift:
+            return Verdict("keep", "free text and no verb of change")
         if new.change:
             return Verdict("supersede", "a change of a value of the same type", strong=False)
         return Verdict("keep", "attribute unsaid and no change word")

@@ -11,7 +11,7 @@ from dataclasses import replace
 from app.claims import lexicon as lx
 from app.claims.frames import ZH_NOUN_FLAGS, en_nouns, mask, stem, zh_words
 from app.claims.model import Claim, Modality, Value
-from app.claims.topic import main_verb, topic
+from app.claims.topic import en_object, main_verb, topic
 from app.claims.values import Span, find_values
 from app.text import has_cjk, pos_tag, split_sentences
 
@@ -71,17 +71,33 @@ def extract(
 def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[Claim]:
     zh = lang.startswith("zh") or has_cjk(sentence)
     hedged = (lx.ZH_HEDGE if zh else lx.EN_HEDGE).search(sentence) is not None
-    changed = corrected or (lx.ZH_CHANGE if zh else lx.EN_CHANGE).search(sentence) is not None
+    change_words = lx.ZH_CHANGE if zh else lx.EN_CHANGE
+    changed = corrected or change_words.search(sentence) is not None
+    untimed = (lx.ZH_TEMPORAL if zh else lx.EN_TEMPORAL).sub(" ", sentence)
+    shifted = corrected or change_words.search(untimed) is not None
     clauses = _clauses(sentence, zh)
     claims: list[Claim] = []
     context: list[str] = []  # a value-less clause ("For the laptop") narrows the next one
+    scene: list[str] = []  # what the clause before was about: narrows a bare head ("…, budget 55ms")
     negated: list[str] = []
     for clause in clauses:
         lead_not = (_LEAD_NOT_ZH if zh else _LEAD_NOT_EN).match(clause)
         if lead_not:  # "amoxicillin, not penicillin", "改用微信, 别打电话了": the replaced value
             negated.append(lead_not.group("old"))
             continue
-        claim = _clause(clause, zh, speaker, hedged, changed, context)
+        claim = _clause(clause, zh, speaker, hedged, (changed, shifted), context)
+        if claim is not None and claim.head and not claim.qualifier and scene:
+            claim = replace(claim, qualifier=frozenset(scene), attribute=f"{claim.head}.{'_'.join(scene)}")
+        if claim is not None and claims and _bare(claim):
+            # a value alone ("I take one tablet of metformin, 500 mg"): more of the claim before it
+            last = claims[-1]
+            claims[-1] = replace(
+                last, text=f"{last.text}, {clause.strip()}", mentions=(*last.mentions, claim.value)
+            )
+            continue
+        if claim is None and _subject(clause, zh, speaker) != speaker:
+            # "老婆在医院当护士": another person's state is a claim of its own, never an apposition
+            claim = _clause_of(clause, zh, speaker)
         if claim is None:
             if claims and not _PRONOUN_LEAD.match(clause):
                 # an apposition ("Project X, the robotics pilot") belongs to the claim before it
@@ -91,10 +107,33 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
                 context = _frame_words(clause, zh, nouns=True)
             continue
         claims.append(claim)
+        if not claim.head and claim.qualifier:
+            # "The recall endpoint gained a rerank stage, budget 55ms": the budget is the endpoint's
+            scene = sorted(claim.qualifier)
     if negated:
         old = _main_value(negated[0], zh) or Value("text", _strip(negated[0]))
-        claims = [c if c.old_value else replace(c, old_value=old, change=True) for c in claims]
+        claims = [c if c.old_value else replace(c, old_value=old, change=True, shift=True) for c in claims]
     return claims
+
+
+def _bare(claim: Claim) -> bool:
+    """Whether a clause says nothing but its value."""
+    return not (claim.head or claim.qualifier or claim.verb) and _strip(claim.text) == _strip(claim.value.text)
+
+
+def _clause_of(clause: str, zh: bool, speaker: str) -> Claim:
+    """A claim of free text about the person a clause names (what follows the person)."""
+    subject = _subject(clause, zh, speaker)
+    rest = _strip(clause[clause.find(subject) + len(subject) :]) if subject in clause else _strip(clause)
+    value = Value("text", rest or _strip(clause))
+    return Claim(
+        subject=subject,
+        attribute="",
+        value=value,
+        text=clause.strip(),
+        frame=mask(clause, [value], zh),
+        verb=main_verb(rest, zh),
+    )
 
 
 def _clauses(sentence: str, zh: bool) -> list[str]:
@@ -133,8 +172,9 @@ def _drop_condition(clause: str) -> str:
 
 
 def _clause(
-    clause: str, zh: bool, speaker: str, hedged: bool, changed: bool, context: list[str]
+    clause: str, zh: bool, speaker: str, hedged: bool, change: tuple[bool, bool], context: list[str]
 ) -> Claim | None:
+    changed, shifted = change
     old_text, value_text, frame_text = _change_parts(clause, zh)
     old = _main_value(old_text, zh) if old_text else None
     retire = (lx.ZH_RETIRE if zh else lx.EN_RETIRE).search(clause) is not None
@@ -164,6 +204,7 @@ def _clause(
         modality=modality,
         old_value=old,
         change=changed or old is not None,
+        shift=shifted or old is not None,
         additive=additive,
         head=head,
         qualifier=frozenset(qualifier),
@@ -227,7 +268,10 @@ def _main_value(text: str, zh: bool) -> Value | None:
         rest = _strip(text[found[0].end() :])
         if rest:
             return Value("text", rest)
-    return _after_verb(text) if zh else None
+    if zh:
+        return _after_verb(text)
+    obj = en_object(text)
+    return Value("text", obj) if obj else None
 
 
 def _after_verb(text: str) -> Value | None:

@@ -84,6 +84,7 @@ _BEFORE_VERB = frozenset(
 _BEFORE_NOUN = frozenset(
     "a an the my our your his her their its this that these those each every some any no per".split()
 )
+_OPENS_OBJECT = _BEFORE_NOUN | frozenset("me us him them it".split())
 _AFTER_VERB = frozenset(
     """a an the my our your his her their in on at for to from with by of into about every each
     around after before until since""".split()
@@ -106,8 +107,8 @@ def en_nouns(words: list[str]) -> list[bool]:
         if noun and verb:
             before = words[i - 1] if i else ""
             after = words[i + 1] if i + 1 < len(words) else ""
-            if before in _BEFORE_VERB:
-                noun = False
+            if before in _BEFORE_VERB or (not before and after in _OPENS_OBJECT):
+                noun = False  # "I pay …"; "Stop the digest", "Send me …" (an imperative)
             elif before in _BEFORE_NOUN or not before:
                 noun = True
             elif flags and flags[-1]:

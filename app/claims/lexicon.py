@@ -20,6 +20,12 @@ EN_CHANGE = re.compile(
     r"no\s+wait|oops|sorry|ugh|updated?|set|configured)\b",
     re.IGNORECASE,
 )
+# the change class's words of time alone ("now", "these days"): a restatement's mark, weaker than a
+# verb of change or a correction
+EN_TEMPORAL = re.compile(r"\b(?:now|nowadays|these\s+days|currently)\b", re.IGNORECASE)
+ZH_TEMPORAL = re.compile(r"现在|最近|如今|目前|已经")
+# single words of the change class that end an object ("I take oat milk now")
+EN_CHANGE_WORDS = frozenset("now nowadays anymore instead".split())
 EN_HEDGE = re.compile(
     r"\b(?:maybe|might|perhaps|possibly|probably|could|would\s+consider|consider(?:ing)?|"
     r"thinking\s+(?:of|about)|not\s+sure|unsure|likely|hopefully|nothing\s+is\s+signed|"
@@ -30,7 +36,8 @@ EN_CONDITION = re.compile(r"\b(?:if|unless|in\s+case|provided\s+that|assuming)\b
 EN_RETIRE = re.compile(
     r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't)\b.*\b(?:anymore|any\s+more|at\s+all)|"
     r"stop(?:ped)?|quit|closed|cancel(?:l?ed)?|gave\s+up|got\s+rid\s+of|ended|expired|"
-    r"discontinued|shut\s+down|retired|dropped|(?:is|are|was|were)\s+over)\b",
+    r"discontinued|shut\s+down|retired|dropped|sold|gave\s+away|unsubscribed|"
+    r"(?:is|are|was|were)\s+over)\b",
     re.IGNORECASE,
 )
 EN_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|in\s+addition|another|additionally)\b", re.I)
@@ -111,7 +118,9 @@ RELATIONS_EN = [
     (re.compile(r"\b(?:report(?:s|ed|ing)?\s+to|manager|boss)\b", re.I), "manager"),
     (
         re.compile(
-            r"\b(?:live[sd]?\s+(?:in|at)|living\s+in|reside[sd]?\s+in|based\s+in|mov(?:ed|ing)\s+to)\b", re.I
+            r"\b(?:live[sd]?\s+(?:in|at)|living\s+in|reside[sd]?\s+in|based\s+in|mov(?:ed|ing)\s+to|"
+            r"relocat(?:ed|ing)\s+to|settled\s+in|home\s+is\s+in)\b",
+            re.I,
         ),
         "address.home",
     ),
@@ -139,6 +148,9 @@ RELATIONS_ZH = [
 # The canonical head of a head word (English stems, Chinese words): empty, every other attribute noun
 # is compared by the frames it stands in.
 HEAD_SYNONYMS: dict[str, str] = {}
+# Relations one subject holds many objects of (uses Slack and Jira, owns a car and a bike, allergic to
+# two things): a new object replaces an old one only when the statement says it changes.
+MULTI_VALUED_HEADS = frozenset({"uses", "owns", "belongs_to", "depends_on", "allergy", "manages"})
 # words of the relation table that name the relation, not its object (left out of the qualifier)
 RELATION_WORDS = frozenset(
     """work employ employer report manag boss live resid move allerg allergi budget use run built own belong

@@ -51,3 +51,31 @@ def main_verb(text: str, zh: bool) -> str:
         if not noun and "VERB" in readings and word not in _AUXILIARIES and word not in lx.EN_NOISE:
             return readings["VERB"][0]
     return ""
+
+
+_DETERMINERS = frozenset("a an the my our your his her their this that these those some any".split())
+_OBJECT_ENDS = frozenset(
+    """in on at for to from with by of into about every each per before after during since until
+    because when while if unless and or but so than as""".split()
+)
+
+
+def en_object(text: str) -> str:
+    """The object of an English clause's main verb ("I take *oat milk* in my coffee", "we ship *the
+    mobile app*"): the words after the verb up to a preposition, a conjunction or the end (at most five);
+    empty when the clause has no full verb or it has no object."""
+    words = _WORD.findall(text)
+    low = [w.lower() for w in words]
+    nouns = en_nouns(low)
+    for i, (word, noun) in enumerate(zip(low, nouns, strict=True)):
+        if noun or "VERB" not in lemmas(word) or word in _AUXILIARIES or word in lx.EN_NOISE:
+            continue
+        rest: list[str] = []
+        for later in words[i + 1 :]:
+            if later.lower() in _OBJECT_ENDS or later.lower() in lx.EN_CHANGE_WORDS:
+                break
+            rest.append(later)
+        while rest and rest[0].lower() in _DETERMINERS:
+            rest = rest[1:]
+        return " ".join(rest) if 0 < len(rest) <= 5 else ""
+    return ""

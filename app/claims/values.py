@@ -126,6 +126,12 @@ _MULT = {
 
 # One alternation, most specific first; each pattern names its kind.
 _PATTERNS = [
+    # an identifier or a contact: an email, a phone number, letters joined to digits (ORD-12345, A3307)
+    (
+        "id",
+        r"[\w.+-]+@[\w-]+\.[\w.]+|(?<![\d.])(?:\+\d{1,3}[\s-]?)?\d{3,4}-\d{4}(?:-\d{2,4})?(?!\d)|"
+        r"(?<![\d.])1\d{10}(?!\d)|(?<![\w.-])[A-Za-z]{1,8}-?\d{3,}(?![\d.])",
+    ),
     ("time", r"\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"),
     ("time", rf"(?:早上|上午|中午|下午|晚上|凌晨|傍晚)?{_ZH_NUM}点(?:半|{_ZH_NUM}分?)?"),
     (
@@ -218,6 +224,8 @@ def _typed(kind: str, text: str) -> Value:
         return Value("time", text, _minutes(low), "", "")
     if kind == "size":
         return Value("text", text, None, "size", re.sub(r"码|号|size|\s", "", low))
+    if kind == "id":
+        return Value("id", text, None, "", re.sub(r"[\s-]", "", low))
     if kind == "version":
         return Value("version", text, None, "", low.lstrip("v"))
     return Value("number", text, _number(text), "", "")
@@ -295,5 +303,13 @@ def same(a: Value, b: Value) -> bool:
     return bool(x and y) and (x == y or (min(len(x), len(y)) >= 2 and (x in y or y in x)))
 
 
-def fold(text: str) -> str:
+def free(value: Value) -> bool:
+    """Whether a value is free text: no type, no unit (a clothing size is text with a unit)."""
+    return value.type == "text" and not value.unit
+
+
+def fold(text: str, keep_space: bool = False) -> str:
+    """Lower case without punctuation (and without spaces unless `keep_space`), a plural s dropped."""
+    if keep_space:
+        return re.sub(r"[^\w\s]+|_", "", text.lower())
     return re.sub(r"[\s\W_]+", "", text.lower()).removesuffix("s")

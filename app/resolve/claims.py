@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.claims import Claim, Verdict, conflicts, names_old
+from app.claims.values import fold, free
 
 
 def slot_keys(claims: list[Claim]) -> list[dict[str, str]]:
@@ -74,7 +75,7 @@ def decide(
         for i, old in enumerate(olds):
             for claim in new:
                 v = conflicts(old, claim, frame_similarity=frame_similarity(old.frame, claim.frame))
-                if v.action == "keep" or (not v.strong and _free_text(old, claim)):
+                if v.action == "keep":
                     continue
                 if explicit_only and not names_old(old, claim):
                     continue
@@ -95,23 +96,27 @@ def decide(
     return retired or weak
 
 
-def _free_text(old: Claim, new: Claim) -> bool:
-    # Only a typed value ties two claims whose attribute is unsaid: free text ("email notifications")
-    # beside a number is no older value of it.
-    return "text" in (old.value.type, new.value.type)
-
-
 def residue(olds: list[Claim], hit: frozenset[int]) -> list[Claim]:
-    """The claims of a compound unit still true once `hit` end: those of another known attribute (a
-    head) or with a typed value. A clause of free text ("I want to buy a laptop, my budget is …") set
-    the scene of the one that ended: kept apart, it would answer that claim's question in place of
-    its new value."""
-    ended = {olds[i].attribute for i in hit}
-    return [
-        c
-        for i, c in enumerate(olds)
-        if i not in hit and c.attribute and c.attribute not in ended and (c.head or c.value.type != "text")
-    ]
+    """The claims of a compound unit still true once `hit` end: those about another subject, of another
+    known attribute (a head), with a typed value, or of free text that shares no word with what ended.
+    A clause of free text that names what ended ("I want to buy a laptop, my budget is …") set its
+    scene: kept apart, it would answer that claim's question in place of its new value."""
+    ended = [olds[i] for i in hit]
+    subjects = {c.subject for c in ended}
+    attributes = {c.attribute for c in ended}
+    scene = {w for c in ended for w in (*c.qualifier, *c.topic, *fold(c.attribute).split())}
+
+    def still_true(c: Claim) -> bool:
+        if c.subject not in subjects:
+            return True
+        if c.attribute in attributes and c.attribute:
+            return False
+        if c.head or not free(c.value):
+            return bool(c.attribute) or not free(c.value)
+        words = {*c.qualifier, *c.topic, *(w for w in fold(c.value.text, keep_space=True).split() if len(w) > 2)}
+        return not words & scene and not any(w in fold(c.value.text) for w in scene if len(w) > 1)
+
+    return [c for i, c in enumerate(olds) if i not in hit and still_true(c)]
 
 
 def residual_text(claims: list[Claim]) -> str:

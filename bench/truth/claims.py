@@ -18,6 +18,7 @@ from functools import cache
 import numpy as np
 
 from app.claims import Claim, conflicts, extract
+from app.resolve.claims import decide, residue
 from bench.truth.suite import Case, holds, load, select
 
 _vectors: dict[str, np.ndarray] = {}
@@ -62,18 +63,36 @@ def _claims(text: str, tags: list[str], lang: str) -> list[Claim]:
     return extract(text, lang=lang, tags=tags)
 
 
+def _cosine(a: str, b: str) -> float:
+    missing = [f for f in (a, b) if f not in _vectors]
+    if missing:
+        for frame, vector in zip(missing, _embedder().embed_sync(missing), strict=True):  # type: ignore[attr-defined]
+            _vectors[frame] = np.asarray(vector)
+    return float(_vectors[a] @ _vectors[b])
+
+
 def run_case(case: Case, mode: str) -> Result:
+    """The new statement's claims against the earlier statements' units, decided as the resolver
+    decides (`app.resolve.claims.decide`: one unit ended at most, its still-true clauses kept)."""
     said = _statements(case, mode)
-    earlier = [c for text, tags in said[:-1] for c in _claims(text, tags, case.lang)]
+    units = [_claims(text, tags, case.lang) for text, tags in said[:-1]]
+    earlier = [c for claims in units for c in claims]
+    unit_of = [u for u, claims in enumerate(units) for _ in claims]
     new = _claims(*said[-1], case.lang)
+    candidates = [(u, units[u]) for u in reversed(range(len(units))) if units[u]]
+    decision = decide(new, candidates, _cosine)
     ended: dict[int, str] = {}
     reasons: dict[int, list[str]] = {}
     for i, old in enumerate(earlier):
         for claim in new:
-            verdict = conflicts(old, claim, frame_similarity=frame_similarity(old, claim))
-            reasons.setdefault(i, []).append(verdict.reason)
-            if verdict.action != "keep":
-                ended[i] = verdict.action
+            reasons.setdefault(i, []).append(conflicts(old, claim, frame_similarity=_cosine(old.frame, claim.frame)).reason)
+    if decision is not None:
+        olds = units[decision.candidate_id]
+        kept = residue(olds, decision.hit)
+        first = unit_of.index(decision.candidate_id)
+        for j, claim in enumerate(olds):
+            if claim not in kept:
+                ended[first + j] = decision.action
     want = "retire" if case.kind == "retirement" else "supersede"
     stale = [i for i, c in enumerate(earlier) if any(holds(c.text, v) for v in case.stale)]
     kept = [i for i, c in enumerate(earlier) if any(holds(c.text, v) for v in case.keep)]
