@@ -115,7 +115,7 @@ def _identifiers(text: str) -> frozenset[str]:
 def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) -> Verdict:
     """What `new` (said later) does to `old`; `frame_similarity` is the cosine of the two frames'
     embeddings when the caller has an embedder."""
-    if old.subject != new.subject:
+    if old.subject != new.subject and not (old.implicit_subject or new.implicit_subject):
         return Verdict("keep", "another subject")
     if new.modality == "hedged" and old.modality != "hedged":
         return Verdict("keep", "a hedged statement never replaces a firm one")
@@ -145,8 +145,9 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
         return Verdict("keep", "the same value")
     if attribute == "weak":
         # Only a typed value, or a verb of change, ties two claims whose attribute is unsaid: free text
-        # ("email notifications") beside a number is no older value of it, and "now" alone is no change.
-        if (free(old.value) or free(new.value)) and not new.shift:
+        # ("email notifications") beside a number is no older value of it, and "now" alone is no change
+        # unless both speak of one topic ("my phone plan is …", "I'm on … for the plan now").
+        if (free(old.value) or free(new.value)) and not new.shift and not (new.change and old.topic & new.topic):
             return Verdict("keep", "free text and no verb of change")
         if new.change:
             return Verdict("supersede", "a change of a value of the same type", strong=False)

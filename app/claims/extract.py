@@ -11,6 +11,7 @@ from dataclasses import replace
 from app.claims import lexicon as lx
 from app.claims.frames import ZH_NOUN_FLAGS, en_nouns, mask, stem, zh_words
 from app.claims.model import Claim, Modality, Value
+from app.claims.subjects import subject_of
 from app.claims.topic import en_object, main_verb, topic
 from app.claims.values import Span, find_values
 from app.text import has_cjk, pos_tag, split_sentences
@@ -88,6 +89,9 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
         claim = _clause(clause, zh, speaker, hedged, (changed, shifted), context)
         if claim is not None and claim.head and not claim.qualifier and scene:
             claim = replace(claim, qualifier=frozenset(scene), attribute=f"{claim.head}.{'_'.join(scene)}")
+        if claim is not None and claim.implicit_subject and claims and not claims[-1].implicit_subject:
+            # "My son plays football on Saturdays and piano on Wednesdays": the son's piano
+            claim = replace(claim, subject=claims[-1].subject, implicit_subject=False)
         if claim is not None and claims and _bare(claim):
             # a value alone ("I take one tablet of metformin, 500 mg"): more of the claim before it
             last = claims[-1]
@@ -186,12 +190,16 @@ def _clause(
     if retire and old is None:
         old = value
     mentions = tuple(s.value for s in find_values(clause))
-    subject = _subject(clause, zh, speaker)
+    subject, said = subject_of(clause, zh, speaker)
+    if subject == value.text.lower():  # "Priya is on call": who is on call is the value
+        subject, said = speaker, False
     frame_text = (lx.ZH_CHANGE if zh else lx.EN_CHANGE).sub(" ", frame_text)
     bare = _without(frame_text, [value.text, *(m.text for m in mentions)])
     words = _frame_words(bare, zh, nouns=True)
     words = [w for w in words if w not in _subject_words(subject)] or context
     head, qualifier = _head(clause, words, zh)
+    if head in lx.NAME_HEADS and value.type not in ("name", "text"):
+        head, qualifier = "", words
     if head and not qualifier:
         qualifier = [w for w in context if lx.HEAD_SYNONYMS.get(w) != head and w not in lx.RELATION_WORDS]
     modality: Modality = "retired" if retire else "hedged" if hedged else "firm"
@@ -211,6 +219,7 @@ def _clause(
         mentions=mentions,
         text=clause.strip(),
         frame=mask(clause, [value, *([old] if old else []), *mentions], zh, head),
+        implicit_subject=not said,
         topic=topic([w for w in qualifier if w not in lx.RELATION_WORDS], clause, value.text, zh),
         verb=main_verb(bare, zh),
     )
@@ -355,21 +364,7 @@ def _frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
 
 
 def _subject(clause: str, zh: bool, speaker: str) -> str:
-    """Another person the clause is about ("my son is …", "我女儿…"), else the speaker."""
-    if zh:
-        kin = lx.ZH_KIN.search(clause)
-        if kin:
-            return kin.group("who")
-        for person in lx.ZH_PEOPLE:
-            index = clause.find(person)
-            if index >= 0 and not clause[index + len(person) :].startswith(("的领导", "的上司")):
-                return person
-        return speaker
-    words = [w.lower().rstrip("'s").rstrip("'") for w in clause.split()[:6]]
-    for i, word in enumerate(words):
-        if word in lx.EN_PEOPLE and (i == 0 or words[i - 1] in lx.EN_SELF | {"the", "his", "her"}):
-            return word
-    return speaker
+    return subject_of(clause, zh, speaker)[0]
 
 
 def _subject_words(subject: str) -> set[str]:

@@ -75,14 +75,14 @@ ZH_FROM_TO = re.compile(
 )
 ZH_INSTEAD = re.compile(r"(?:而不是|不是|不要|别|不用|不再用|代替|取代)(?P<old>[^，。,；;！!]+)")
 ZH_CHANGE = re.compile(
-    r"改成|改为|改到|换成|换到|换了|变成|变为|涨到|升到|升级|加到|提高到|降到|减到|调到|调整|推迟|延后|"
+    r"改成|改为|改到|换成|换到|换了|变成|变为|转到|转去|转学|改签|涨到|升到|升级|加到|提高到|降到|减到|调到|调整|推迟|延后|"
     r"延期|提前到|搬到|搬去|改用|换用|扩到|缩到|入职|跳槽|现在|最近|如今|目前|已经|其实|说错|不对|更正|"
     r"记错|搞错|弄错|纠正"
 )
 ZH_HEDGE = re.compile(r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定")
 ZH_CONDITION = re.compile(r"如果|要是|假如|万一|的话|只要|倘若")
 ZH_RETIRE = re.compile(
-    r"不再|不.{0,6}了$|已经停|停了|停掉|取消了|作废|注销|关掉|关闭了|戒了|没有了|不用了|退掉|"
+    r"不再|不.{0,8}了[。！!]*$|退订|停用|不续|已经停|停了|停掉|取消了|作废|注销|关掉|关闭了|戒了|没有了|不用了|退掉|"
     r"卖掉了|结束了|黄了|砍掉"
 )
 ZH_ADDITIVE = re.compile(r"^(?:我|我们)?(?:还(?!是)|也|另外|此外|又)|还会|也在|还有|也有|另外")
@@ -148,6 +148,9 @@ RELATIONS_ZH = [
 # The canonical head of a head word (English stems, Chinese words): empty, every other attribute noun
 # is compared by the frames it stands in.
 HEAD_SYNONYMS: dict[str, str] = {}
+# Relations whose object is a name (a place, a person, an organisation): a date or an amount after
+# "moved to" is no address ("Football moved to Sundays").
+NAME_HEADS = frozenset({"employer", "manager", "address.home"})
 # Relations one subject holds many objects of (uses Slack and Jira, owns a car and a bike, allergic to
 # two things): a new object replaces an old one only when the statement says it changes.
 MULTI_VALUED_HEADS = frozenset({"uses", "owns", "belongs_to", "depends_on", "allergy", "manages"})

@@ -42,7 +42,8 @@ class Claim:
     that narrow the attribute (for comparison), `text` the clause it came from, `topic` the nouns among
     the qualifier words and `verb` the clause's main verb (what a claim naming no noun is about);
     `shift` that the change is said by a verb of change, a correction or a named old value, not only
-    by a word of time ("now", 现在)."""
+    by a word of time ("now", 现在); `implicit_subject` that the clause names nobody (the speaker
+    by default): it may continue a claim about another person ("Football moved to Sundays")."""
 
     subject: str
     attribute: str
@@ -58,6 +59,7 @@ class Claim:
     frame: str = ""
     topic: frozenset[str] = field(default_factory=frozenset)
     shift: bool = False
+    implicit_subject: bool = False
     verb: str = ""
 
     def as_json(self) -> dict[str, Any]:

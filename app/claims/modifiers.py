@@ -38,8 +38,15 @@ def _en_noun(word: str, left: bool = False) -> bool:
     )
 
 
+_OF = frozenset("to for of from in at".split())
+
+
 def _en_pairs(text: str) -> Iterable[tuple[str, str]]:
     words = _EN_WORD.findall(text)
+    for i in range(len(words) - 2):  # "the flight to Rome": a place or thing named after the noun
+        noun, word, rest = words[i], words[i + 1], [w for w in words[i + 2 : i + 4] if w.lower() != "the"]
+        if word.lower() in _OF and rest and _en_noun(noun) and rest[0][:1].isupper() and _en_noun(rest[0]):
+            yield stem(noun), stem(rest[0])
     for left, right in zip(words, words[1:], strict=False):
         owner = left.endswith("'s")
         left = left.removesuffix("'s")

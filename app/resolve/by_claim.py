@@ -58,7 +58,7 @@ async def _frame_similarity(
         for _, olds in candidates
         for o in olds
         for n in new
-        if o.frame and n.frame and o.subject == n.subject and compatible(o.value, n.value)
+        if o.frame and n.frame and compatible(o.value, n.value)
     }
     if not pairs:
         return {}

@@ -63,23 +63,27 @@ def decide(
 ) -> ClaimDecision | None:
     """The candidate the new claims end, candidates given newest first: the newest with a strong
     verdict; else, a weak verdict (attribute unsaid, a change word and a value of the same type) ends
-    the newest candidate it would apply to, never more than one. A pair with a one-time happening on
+    one claim, the closest in frame, of the candidate it applies to most closely, never more. A pair with a one-time happening on
     either side (`happenings`: those candidates' ids, and None for the new unit) conflicts only when
     the new statement names the old value: one visit never replaces another."""
-    weak: ClaimDecision | None = None
+    weak: tuple[float, ClaimDecision] | None = None
     retired: ClaimDecision | None = None
     for candidate_id, olds in candidates:
         strong_hits: dict[int, Verdict] = {}
-        weak_hits: dict[int, Verdict] = {}
+        weak_hits: dict[int, tuple[float, Verdict]] = {}
         explicit_only = None in happenings or candidate_id in happenings
         for i, old in enumerate(olds):
             for claim in new:
-                v = conflicts(old, claim, frame_similarity=frame_similarity(old.frame, claim.frame))
+                similarity = frame_similarity(old.frame, claim.frame)
+                v = conflicts(old, claim, frame_similarity=similarity)
                 if v.action == "keep":
                     continue
                 if explicit_only and not names_old(old, claim):
                     continue
-                (strong_hits if v.strong else weak_hits).setdefault(i, v)
+                if v.strong:
+                    strong_hits.setdefault(i, v)
+                elif (similarity or 0.0) > weak_hits.get(i, (-1.0, v))[0]:
+                    weak_hits[i] = (similarity or 0.0, v)
         if strong_hits:
             replaced = [v for _, v in sorted(strong_hits.items()) if v.action == "supersede"]
             first = replaced[0] if replaced else strong_hits[min(strong_hits)]
@@ -90,10 +94,13 @@ def decide(
             # statement replaces ("uses B, no longer A"), not a statement that merely mentions A.
             retired = retired or found
             continue
-        if weak_hits and weak is None:
-            first = weak_hits[min(weak_hits)]
-            weak = ClaimDecision(candidate_id, first.action, first.reason, frozenset(weak_hits))
-    return retired or weak
+        if weak_hits:
+            # a weak tie ends one claim, the closest in frame, of the closest candidate (newest on a tie)
+            best = max(weak_hits, key=lambda i: weak_hits[i][0])
+            closeness, verdict = weak_hits[best]
+            if weak is None or closeness > weak[0]:
+                weak = (closeness, ClaimDecision(candidate_id, verdict.action, verdict.reason, frozenset([best])))
+    return retired or (weak[1] if weak else None)
 
 
 def residue(olds: list[Claim], hit: frozenset[int]) -> list[Claim]:
