@@ -66,7 +66,17 @@ def extract(
         sentence = _REPORTED.sub("", sentence, count=1)
         prefixed = _PREFIX.match(sentence) is not None
         claims += _sentence(_PREFIX.sub("", sentence), lang, subject, corrected or prefixed)
-    return claims
+    return [_slotted(c, tags) for c in claims]
+
+
+def _slotted(claim: Claim, tags: Iterable[str]) -> Claim:
+    """A claim with no head takes the one its unit's tag names ("如果配置能升级的话，可以到8000" tagged
+    a budget is a budget): the tag slot is a hint about the attribute, never more than its head."""
+    head = next((lx.TAG_HEADS[t] for t in tags if t in lx.TAG_HEADS), "")
+    if claim.head or not head or claim.value.type not in lx.TAG_HEAD_VALUES.get(head, ()):
+        return claim
+    attribute = head + ("." + "_".join(sorted(claim.qualifier)) if claim.qualifier else "")
+    return replace(claim, head=head, attribute=attribute)
 
 
 def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[Claim]:

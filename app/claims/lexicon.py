@@ -148,6 +148,9 @@ RELATIONS_ZH = [
 # The canonical head of a head word (English stems, Chinese words): empty, every other attribute noun
 # is compared by the frames it stands in.
 HEAD_SYNONYMS: dict[str, str] = {}
+# Tags that name a single-valued slot, and the value types that fill it
+TAG_HEADS = {"constraint.budget": "budget"}
+TAG_HEAD_VALUES = {"budget": ("amount", "number")}
 # Relations whose object is a name (a place, a person, an organisation): a date or an amount after
 # "moved to" is no address ("Football moved to Sundays").
 NAME_HEADS = frozenset({"employer", "manager", "address.home"})
