@@ -10,9 +10,11 @@ A holdout case's text or failure is never printed: only counts (tune on dev only
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 from collections import Counter
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from functools import cache
 
 import numpy as np
@@ -53,10 +55,40 @@ class Result:
     why: str  # a failure's kind (a verdict's reason, or what is missing): counted, never the text
 
 
-def _statements(case: Case, mode: str) -> list[tuple[str, list[str]]]:
+Said = list[tuple[str, list[str]]]
+
+
+def _statements(case: Case, mode: str) -> tuple[Said, Said]:
+    """(the earlier units' contents and tags, the new statement's): the writes as given, or the
+    conversation through the heuristic distiller in process (its units; those citing the last user
+    turn are the new statement's)."""
     if mode == "direct":
-        return [(w.content, w.tags) for w in case.writes]
-    return [(t["content"], []) for t in case.turns if t["role"] == "user"]
+        said = [(w.content, w.tags) for w in case.writes]
+        return said[:-1], said[-1:]
+    return asyncio.run(_distilled(case))
+
+
+async def _distilled(case: Case) -> tuple[Said, Said]:
+    from app.banks.config import BankConfig
+    from app.distill.heuristic.distiller import HeuristicDistiller
+    from app.distill.taxonomy import bank_taxonomy
+    from app.distill.types import DistillContext, Turn
+
+    config = BankConfig()
+    turns = [
+        Turn(i + 1, i + 1, t["role"], t["content"], None, _T0 + timedelta(minutes=i), {})
+        for i, t in enumerate(case.turns)
+    ]
+    last = max(t.seq for t in turns if t.role == "user")
+    context = DistillContext("truth-proxy", case.id, turns, UTC, [], bank_taxonomy(config.tags))
+    result = await HeuristicDistiller().distill(context)
+    units = [c for c in result.candidates if c.confidence >= config.min_confidence]
+    earlier = [(c.content, list(c.tags)) for c in units if last not in c.source_seqs]
+    new = [(c.content, list(c.tags)) for c in units if last in c.source_seqs]
+    return earlier, new
+
+
+_T0 = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
 
 
 def _claims(text: str, tags: list[str], lang: str) -> list[Claim]:
@@ -74,11 +106,11 @@ def _cosine(a: str, b: str) -> float:
 def run_case(case: Case, mode: str) -> Result:
     """The new statement's claims against the earlier statements' units, decided as the resolver
     decides (`app.resolve.claims.decide`: one unit ended at most, its still-true clauses kept)."""
-    said = _statements(case, mode)
-    units = [_claims(text, tags, case.lang) for text, tags in said[:-1]]
+    said, latest = _statements(case, mode)
+    units = [_claims(text, tags, case.lang) for text, tags in said]
     earlier = [c for claims in units for c in claims]
     unit_of = [u for u, claims in enumerate(units) for _ in claims]
-    new = _claims(*said[-1], case.lang)
+    new = [c for text, tags in latest for c in _claims(text, tags, case.lang)]
     candidates = [(u, units[u]) for u in reversed(range(len(units))) if units[u]]
     decision = decide(new, candidates, _cosine)
     ended: dict[int, str] = {}
