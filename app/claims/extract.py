@@ -13,7 +13,7 @@ from app.claims.frames import ZH_NOUN_FLAGS, en_nouns, mask, stem, zh_words
 from app.claims.model import Claim, Modality, Value
 from app.claims.subjects import subject_of
 from app.claims.topic import en_object, main_verb, topic
-from app.claims.values import Span, find_values
+from app.claims.values import Span, find_values, free
 from app.text import has_cjk, pos_tag, split_sentences
 
 MAX_CHARS = 20_000  # a statement longer than this is read up to here: claims live in short clauses
@@ -82,11 +82,12 @@ def _slotted(claim: Claim, tags: Iterable[str]) -> Claim:
 def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[Claim]:
     zh = lang.startswith("zh") or has_cjk(sentence)
     hedged = (lx.ZH_HEDGE if zh else lx.EN_HEDGE).search(sentence) is not None
-    change_words = lx.ZH_CHANGE if zh else lx.EN_CHANGE
-    changed = corrected or change_words.search(sentence) is not None
-    untimed = (lx.ZH_TEMPORAL if zh else lx.EN_TEMPORAL).sub(" ", sentence)
-    shifted = corrected or change_words.search(untimed) is not None
     clauses = _clauses(sentence, zh)
+    said = " ".join(clauses)  # a change word inside a dropped condition ("要是内存能加到32G") is no change
+    change_words = lx.ZH_CHANGE if zh else lx.EN_CHANGE
+    changed = corrected or change_words.search(said) is not None
+    untimed = (lx.ZH_TEMPORAL if zh else lx.EN_TEMPORAL).sub(" ", said)
+    shifted = corrected or change_words.search(untimed) is not None
     claims: list[Claim] = []
     context: list[str] = []  # a value-less clause ("For the laptop") narrows the next one
     scene: list[str] = []  # what the clause before was about: narrows a bare head ("…, budget 55ms")
@@ -121,9 +122,11 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
                 context = _frame_words(clause, zh, nouns=True)
             continue
         claims.append(claim)
-        if not claim.head and claim.qualifier:
-            # "The recall endpoint gained a rerank stage, budget 55ms": the budget is the endpoint's
-            scene = sorted(claim.qualifier)
+        if not claim.head:
+            # "The recall endpoint gained a rerank stage, budget 55ms": the budget is the endpoint's;
+            # "I want to buy a laptop, my budget is 5000": the laptop's
+            things = claim.qualifier or (_frame_words(claim.value.text, zh, nouns=True) if free(claim.value) else [])
+            scene = sorted(things) or scene
     if negated:
         old = _main_value(negated[0], zh) or Value("text", _strip(negated[0]))
         claims = [c if c.old_value else replace(c, old_value=old, change=True, shift=True) for c in claims]
@@ -272,7 +275,7 @@ def _main_value(text: str, zh: bool) -> Value | None:
             named = _strip(_TRAILING_ZH.sub("", named))
             return Value("name", named, key=named.lower())
     pivot = _ZH_PIVOT if zh else _EN_PIVOT
-    found = list(pivot.finditer(text))
+    found = list(pivot.finditer(text.replace("用户", "　　") if zh else text))  # 用户 holds no 用
     if zh and found:
         rest = _strip(_TRAILING_ZH.sub("", text[found[-1].end() :]))
         if rest:

@@ -17,7 +17,8 @@ EN_CHANGE = re.compile(
     r"bump(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|delay(?:ed)?|"
     r"stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|went|gone|became|become|"
     r"now|nowadays|these\s+days|anymore|any\s+more|actually|meant|correction|mixed\s+(?:it\s+)?up|"
-    r"no\s+wait|oops|sorry|ugh|updated?|set|configured)\b",
+    r"no\s+wait|oops|sorry|ugh|updated?|set|configured|"
+    r"(?:can|could|will|'ll)\s+(?:go|stretch|do)\s+(?:up\s+)?to)\b",
     re.IGNORECASE,
 )
 # the change class's words of time alone ("now", "these days"): a restatement's mark, weaker than a
@@ -77,7 +78,7 @@ ZH_INSTEAD = re.compile(r"(?:而不是|不是|不要|别|不用|不再用|代替
 ZH_CHANGE = re.compile(
     r"改成|改为|改到|换成|换到|换了|变成|变为|转到|转去|转学|改签|涨到|升到|升级|加到|提高到|降到|减到|调到|调整|推迟|延后|"
     r"延期|提前到|搬到|搬去|改用|换用|扩到|缩到|入职|跳槽|现在|最近|如今|目前|已经|其实|说错|不对|更正|"
-    r"记错|搞错|弄错|纠正"
+    r"记错|搞错|弄错|纠正|(?:可以|能|愿意)(?:出|加|涨|提)?到"
 )
 ZH_HEDGE = re.compile(r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定")
 ZH_CONDITION = re.compile(r"如果|要是|假如|万一|的话|只要|倘若")

@@ -82,8 +82,11 @@ def decide(
                     continue
                 if v.strong:
                     strong_hits.setdefault(i, v)
-                elif (similarity or 0.0) > weak_hits.get(i, (-1.0, v))[0]:
-                    weak_hits[i] = (similarity or 0.0, v)
+                else:
+                    # a typed pair ties closer than any pair of free text
+                    closeness = (similarity or 0.0) + (0.0 if free(old.value) or free(claim.value) else 1.0)
+                    if closeness > weak_hits.get(i, (-1.0, v))[0]:
+                        weak_hits[i] = (closeness, v)
         if strong_hits:
             replaced = [v for _, v in sorted(strong_hits.items()) if v.action == "supersede"]
             first = replaced[0] if replaced else strong_hits[min(strong_hits)]
