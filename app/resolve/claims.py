@@ -24,6 +24,18 @@ def slot_keys(claims: list[Claim]) -> list[dict[str, str]]:
     return keys
 
 
+def is_happening(tags: list[str], claims: list[Claim]) -> bool:
+    """A one-time happening, true of its moment and never replaced by another: a life event or a task
+    episode; an episode too, unless one of its claims states a lasting value (a head, or a typed value:
+    "the search API has a 30 second timeout" filed as an episode is a state all the same)."""
+    first = tags[0] if tags else ""
+    if first.startswith(("fact.event", "episode.")):
+        return True
+    if first != "episode":
+        return False
+    return not any(c.head or not free(c.value) for c in claims if c.modality != "hedged")
+
+
 def names_attribute(claims: list[Claim]) -> bool:
     """Whether one of the claims says which attribute its value is of."""
     return any(c.attribute for c in claims)

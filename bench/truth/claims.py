@@ -20,7 +20,7 @@ from functools import cache
 import numpy as np
 
 from app.claims import Claim, conflicts, extract
-from app.resolve.claims import decide, residue
+from app.resolve.claims import decide, is_happening, residue
 from bench.truth.suite import Case, holds, load, select
 
 _vectors: dict[str, np.ndarray] = {}
@@ -108,11 +108,14 @@ def run_case(case: Case, mode: str) -> Result:
     decides (`app.resolve.claims.decide`: one unit ended at most, its still-true clauses kept)."""
     said, latest = _statements(case, mode)
     units = [_claims(text, tags, case.lang) for text, tags in said]
+    new = [c for text, tags in latest for c in _claims(text, tags, case.lang)]
+    happenings = frozenset(u for u, (_, tags) in enumerate(said) if is_happening(tags, units[u]))
+    if latest and is_happening(latest[0][1], new):
+        happenings |= {None}
     earlier = [c for claims in units for c in claims]
     unit_of = [u for u, claims in enumerate(units) for _ in claims]
-    new = [c for text, tags in latest for c in _claims(text, tags, case.lang)]
     candidates = [(u, units[u]) for u in reversed(range(len(units))) if units[u]]
-    decision = decide(new, candidates, _cosine)
+    decision = decide(new, candidates, _cosine, frozenset(happenings))
     ended: dict[int, str] = {}
     reasons: dict[int, list[str]] = {}
     for i, old in enumerate(earlier):
