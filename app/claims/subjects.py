@@ -15,7 +15,9 @@ _NAMED_EN = re.compile(
     r"works|worked|has|had|moved|reports|studies|goes|plays|drives|uses|likes|loves|prefers|takes|"
     r"flies|is\s+flying|starts|started|joined|leads|manages)\b"
 )
-_SELF_EN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|me|us|mine|ours)\b", re.IGNORECASE)
+_SELF_EN = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|me|us|mine|ours|the\s+user(?:'s)?)\b", re.IGNORECASE
+)
 _SELF_ZH = re.compile(r"我|咱们|用户")
 
 

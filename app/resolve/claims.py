@@ -25,15 +25,10 @@ def slot_keys(claims: list[Claim]) -> list[dict[str, str]]:
 
 
 def is_happening(tags: list[str], claims: list[Claim]) -> bool:
-    """A one-time happening, true of its moment and never replaced by another: a life event or a task
-    episode; an episode too, unless one of its claims states a lasting value (a head, or a typed value:
-    "the search API has a 30 second timeout" filed as an episode is a state all the same)."""
+    """A one-time happening, true of its moment and never replaced by another: an episode, a life event
+    (a change told as one is compared all the same: see `decide`)."""
     first = tags[0] if tags else ""
-    if first.startswith(("fact.event", "episode.")):
-        return True
-    if first != "episode":
-        return False
-    return not any(c.head or not free(c.value) for c in claims if c.modality != "hedged")
+    return first == "episode" or first.startswith(("fact.event", "episode."))
 
 
 def names_attribute(claims: list[Claim]) -> bool:
@@ -77,13 +72,16 @@ def decide(
     verdict; else, a weak verdict (attribute unsaid, a change word and a value of the same type) ends
     one claim, the closest in frame, of the candidate it applies to most closely, never more. A pair with a one-time happening on
     either side (`happenings`: those candidates' ids, and None for the new unit) conflicts only when
-    the new statement names the old value: one visit never replaces another."""
+    the new statement names the old value or announces a change: one visit never replaces another."""
+    # A statement that announces a change by a verb of change or a correction ("we lowered the timeout
+    # to 12 seconds", filed as a life event) is compared by its claims like any other.
+    announced = any(c.shift for c in new)
     weak: tuple[float, ClaimDecision] | None = None
     retired: ClaimDecision | None = None
     for candidate_id, olds in candidates:
         strong_hits: dict[int, Verdict] = {}
         weak_hits: dict[int, tuple[float, Verdict]] = {}
-        explicit_only = None in happenings or candidate_id in happenings
+        explicit_only = (None in happenings or candidate_id in happenings) and not announced
         for i, old in enumerate(olds):
             for claim in new:
                 similarity = frame_similarity(old.frame, claim.frame)
