@@ -39,7 +39,9 @@ def names_old(old: Claim, new: Claim) -> bool:
     # found in the old clause's words
     if named.type == "text" and new.modality != "retired":
         return False
-    return named.type in ("name", "text") and len(fold(named.text)) >= 2 and fold(named.text) in fold(old.text)
+    return (
+        named.type in ("name", "text") and len(fold(named.text)) >= 2 and fold(named.text) in fold(old.text)
+    )
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -98,7 +100,12 @@ def same_attribute(
     # Neither names a noun and their verbs differ ("I run 5 km", "I swim 2 km"): alike frames are no
     # proof of one attribute.
     verbs_differ = not (old.topic or new.topic) and bool(old.verb and new.verb) and old.verb != new.verb
-    if (close >= SAME_FRAME["zh" if zh else "en"] or words >= SAME_WORDS) and not untyped and not verbs_differ:
+    # Each narrowed by a noun the other lacks ("my laptop's RAM", "my desktop's RAM"): perhaps two
+    # things, perhaps one reworded; only a change word ties them.
+    apart = bool(old.topic - new.topic) and bool(new.topic - old.topic) and not zh
+    if (close >= SAME_FRAME["zh" if zh else "en"] or words >= SAME_WORDS) and not (
+        untyped or verbs_differ or apart
+    ):
         return "same"
     return "weak" if close >= WEAK_FRAME else "different"
 
@@ -147,7 +154,11 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
         # Only a typed value, or a verb of change, ties two claims whose attribute is unsaid: free text
         # ("email notifications") beside a number is no older value of it, and "now" alone is no change
         # unless both speak of one topic ("my phone plan is …", "I'm on … for the plan now").
-        if (free(old.value) or free(new.value)) and not new.shift and not (new.change and old.topic & new.topic):
+        if (
+            (free(old.value) or free(new.value))
+            and not new.shift
+            and not (new.change and old.topic & new.topic)
+        ):
             return Verdict("keep", "free text and no verb of change")
         if new.change:
             return Verdict("supersede", "a change of a value of the same type", strong=False)

@@ -125,7 +125,9 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
         if not claim.head:
             # "The recall endpoint gained a rerank stage, budget 55ms": the budget is the endpoint's;
             # "I want to buy a laptop, my budget is 5000": the laptop's
-            things = claim.qualifier or (_frame_words(claim.value.text, zh, nouns=True) if free(claim.value) else [])
+            things = claim.qualifier or (
+                _frame_words(claim.value.text, zh, nouns=True) if free(claim.value) else []
+            )
             scene = sorted(things) or scene
     if negated:
         old = _main_value(negated[0], zh) or Value("text", _strip(negated[0]))
@@ -135,7 +137,9 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
 
 def _bare(claim: Claim) -> bool:
     """Whether a clause says nothing but its value."""
-    return not (claim.head or claim.qualifier or claim.verb) and _strip(claim.text) == _strip(claim.value.text)
+    return not (claim.head or claim.qualifier or claim.verb) and _strip(claim.text) == _strip(
+        claim.value.text
+    )
 
 
 def _clause_of(clause: str, zh: bool, speaker: str) -> Claim:

@@ -79,12 +79,18 @@ def nounish(word: str) -> bool:
 _BEFORE_VERB = frozenset(
     """i we you they he she it who that which to will would can could should must may might do does did
     don't doesn't didn't won't can't have has had 've 'd 'll also now still just usually always often
-    never rarely sometimes only already currently mostly mainly then""".split()
+    never rarely sometimes only already currently mostly mainly then i'm we're you're they're he's she's
+    am are is was were be been""".split()
 )
 _BEFORE_NOUN = frozenset(
     "a an the my our your his her their its this that these those each every some any no per".split()
 )
 _OPENS_OBJECT = _BEFORE_NOUN | frozenset("me us him them it".split())
+# what ends a noun phrase: an auxiliary or copula, a preposition
+_PHRASE_ENDS = frozenset(
+    """is are was were has have had does do did will would can could should 's in on at for to from with
+    by of into about""".split()
+)
 _AFTER_VERB = frozenset(
     """a an the my our your his her their in on at for to from with by of into about every each
     around after before until since""".split()
@@ -101,19 +107,29 @@ def en_nouns(words: list[str]) -> list[bool]:
     """Which of the words (in order, lower case) are nouns: by the lemma table when it knows one
     reading, by position when it knows both (a tiny tagger: no parser ships offline)."""
     flags: list[bool] = []
+    in_phrase = False  # after a determiner, before the phrase's verb or preposition
     for i, word in enumerate(words):
         known = lemmas(word)
         noun, verb = "NOUN" in known or "PROPN" in known or not known, "VERB" in known
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if in_phrase and not noun and "AUX" not in known and word not in _AFTER_VERB:
+            # "the *staging* *deploy* is …", "my *desktop* has …": inside a noun phrase, a word the
+            # table knows only as a verb or an adjective is the phrase's, up to its verb
+            noun = after in _PHRASE_ENDS or not after or lemmas(after).keys() <= {"VERB"}
         if noun and verb:
             before = words[i - 1] if i else ""
             after = words[i + 1] if i + 1 < len(words) else ""
             if before in _BEFORE_VERB or (not before and after in _OPENS_OBJECT):
                 noun = False  # "I pay …"; "Stop the digest", "Send me …" (an imperative)
-            elif before in _BEFORE_NOUN or not before:
-                noun = True
+            elif before in _BEFORE_NOUN or before in _AFTER_VERB or not before:
+                noun = True  # "my pay", "of RAM"
             elif flags and flags[-1]:
                 noun = not (after in _AFTER_VERB or after[:1].isdigit() or not after)
         flags.append(noun)
+        if word in _BEFORE_NOUN:
+            in_phrase = True
+        elif in_phrase and (not noun or word in _AFTER_VERB):
+            in_phrase = False
     return flags
 
 

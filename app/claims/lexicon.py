@@ -28,7 +28,9 @@ ZH_TEMPORAL = re.compile(r"现在|最近|如今|目前|已经")
 # single words of the change class that end an object ("I take oat milk now")
 EN_CHANGE_WORDS = frozenset("now nowadays anymore instead".split())
 EN_HEDGE = re.compile(
-    r"\b(?:maybe|might|perhaps|possibly|probably|could|would\s+consider|consider(?:ing)?|"
+    r"\b(?:maybe|might|may|perhaps|possibly|probably|potentially|could|would\s+consider|consider(?:ing)?|"
+    r"plan(?:ning)?\s+to|hop(?:e|ing)\s+to|(?:would|'d)\s+like\s+to|tempted|wondering|if\s+possible|"
+    r"someday|eventually|in\s+the\s+future|"
     r"thinking\s+(?:of|about)|not\s+sure|unsure|likely|hopefully|nothing\s+is\s+signed|"
     r"\w+'d\s+probably)\b",
     re.IGNORECASE,
@@ -80,7 +82,9 @@ ZH_CHANGE = re.compile(
     r"延期|提前到|搬到|搬去|改用|换用|扩到|缩到|入职|跳槽|现在|最近|如今|目前|已经|其实|说错|不对|更正|"
     r"记错|搞错|弄错|纠正|(?:可以|能|愿意)(?:出|加|涨|提)?到"
 )
-ZH_HEDGE = re.compile(r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定")
+ZH_HEDGE = re.compile(
+    r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定|打算|计划|希望|争取|将来|有望"
+)
 ZH_CONDITION = re.compile(r"如果|要是|假如|万一|的话|只要|倘若")
 ZH_RETIRE = re.compile(
     r"不再|不.{0,8}了[。！!]*$|退订|停用|不续|已经停|停了|停掉|取消了|作废|注销|关掉|关闭了|戒了|没有了|不用了|退掉|"

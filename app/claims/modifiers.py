@@ -50,7 +50,11 @@ def _en_pairs(text: str) -> Iterable[tuple[str, str]]:
     for left, right in zip(words, words[1:], strict=False):
         owner = left.endswith("'s")
         left = left.removesuffix("'s")
-        if _en_noun(left, left=True) and _en_noun(right.removesuffix("'s")) and (owner or not right[:1].isupper()):
+        if (
+            _en_noun(left, left=True)
+            and _en_noun(right.removesuffix("'s"))
+            and (owner or not right[:1].isupper())
+        ):
             yield stem(right.removesuffix("'s")), stem(left)
 
 

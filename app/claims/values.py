@@ -123,6 +123,9 @@ _CUR_ALT = "|".join(
 )
 _MONTH_ALT = "|".join(sorted(MONTHS_EN, key=len, reverse=True))
 _WEEKDAY_ALT = "|".join(WEEKDAYS_EN)
+_MONTHS_CAPITALISED = "|".join(
+    sorted((m.capitalize() for m in MONTHS_EN if len(m) > 3), key=len, reverse=True)
+)
 _MULT = {
     "k": 1e3,
     "K": 1e3,
@@ -154,6 +157,8 @@ _PATTERNS = [
     ),
     ("date", rf"(?:{_ZH_NUM}月)?{_ZH_NUM}[号日](?!本)|{_ZH_NUM}月(?:份|底|初)?"),
     ("weekday", rf"\b(?:{_WEEKDAY_ALT})s?\b"),
+    # a month alone, capitalised ("due in March"; "may" is mostly a verb)
+    ("date", rf"(?-i:\b(?:{_MONTHS_CAPITALISED})\b)"),
     ("weekday", r"(?:周|星期|礼拜)[一二三四五六日天]"),
     (
         "version",

@@ -112,7 +112,10 @@ def decide(
             best = max(weak_hits, key=lambda i: weak_hits[i][0])
             closeness, verdict = weak_hits[best]
             if weak is None or closeness > weak[0]:
-                weak = (closeness, ClaimDecision(candidate_id, verdict.action, verdict.reason, frozenset([best])))
+                weak = (
+                    closeness,
+                    ClaimDecision(candidate_id, verdict.action, verdict.reason, frozenset([best])),
+                )
     return retired or (weak[1] if weak else None)
 
 
@@ -133,7 +136,11 @@ def residue(olds: list[Claim], hit: frozenset[int]) -> list[Claim]:
             return False
         if c.head or not free(c.value):
             return bool(c.attribute) or not free(c.value)
-        words = {*c.qualifier, *c.topic, *(w for w in fold(c.value.text, keep_space=True).split() if len(w) > 2)}
+        words = {
+            *c.qualifier,
+            *c.topic,
+            *(w for w in fold(c.value.text, keep_space=True).split() if len(w) > 2),
+        }
         return not words & scene and not any(w in fold(c.value.text) for w in scene if len(w) > 1)
 
     return [c for i, c in enumerate(olds) if i not in hit and still_true(c)]

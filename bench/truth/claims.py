@@ -120,7 +120,9 @@ def run_case(case: Case, mode: str) -> Result:
     reasons: dict[int, list[str]] = {}
     for i, old in enumerate(earlier):
         for claim in new:
-            reasons.setdefault(i, []).append(conflicts(old, claim, frame_similarity=_cosine(old.frame, claim.frame)).reason)
+            reasons.setdefault(i, []).append(
+                conflicts(old, claim, frame_similarity=_cosine(old.frame, claim.frame)).reason
+            )
     if decision is not None:
         olds = units[decision.candidate_id]
         kept = residue(olds, decision.hit)
