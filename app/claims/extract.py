@@ -9,12 +9,13 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
-from app.claims.frames import ZH_NOUN_FLAGS, en_nouns, mask, stem, zh_words
+from app.claims.clause_value import NAME, main_value, strip
+from app.claims.frames import en_nouns, mask, stem, zh_words
 from app.claims.model import Claim, Modality, Value
 from app.claims.subjects import subject_of
-from app.claims.topic import en_object, main_verb, topic
-from app.claims.values import Span, find_values, free
-from app.text import has_cjk, pos_tag, split_sentences
+from app.claims.topic import main_verb, topic
+from app.claims.values import find_values, free
+from app.text import has_cjk, split_sentences
 
 MAX_CHARS = 20_000  # a statement longer than this is read up to here: claims live in short clauses
 _EN_CLAUSE = re.compile(
@@ -25,7 +26,6 @@ _EN_CLAUSE = re.compile(
 _EN_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _ZH_CLAUSE = re.compile(r"[,;，；:：]|但是|不过|而且|并且")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
-_NAME = re.compile(r"(?<![\w'])(?:[A-Z][\w\-]*|[A-Z]{2,}\w*)(?:\s+(?:[A-Z][\w\-]*|\d+(?:\.\d+)*))*")
 _ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof|St|Mt|No|vs|etc|approx)\.(?=\s)", re.IGNORECASE)
 _LEAD_NOT_EN = re.compile(r"^\s*(?:and\s+|but\s+)?not\s+(?P<old>.+)$", re.IGNORECASE)
 _LEAD_NOT_ZH = re.compile(r"^\s*(?:而不是|不是|不要|别|不用)(?P<old>.+?)(?:了)?$")
@@ -42,12 +42,6 @@ _REPORTED = re.compile(
     r"^\s*(?:(?:the )?(?:user|assistant)|[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)\s+"
     r"(?:says|said|adds|added|mentions|mentioned|notes|noted|asks|asked|reports|reported)(?:\s+that)?\s*[:,]?\s+"
     r"|^\s*(?:用户|助手|客服)(?:说|问|提到|表示|补充)(?:道)?[：:，,]?",
-    re.IGNORECASE,
-)
-# what a value-less clause's value follows when it has no typed value and no name: a copula
-_ZH_PIVOT = re.compile(r"是|用|成|为|变成|换成")
-_EN_PIVOT = re.compile(
-    r"\b(?:is|are|was|were|am|'m|'re|'s|be|became|become|gone|turned|to|into|with|meant|mean)\b",
     re.IGNORECASE,
 )
 
@@ -130,23 +124,21 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
             )
             scene = sorted(things) or scene
     if negated:
-        old = _main_value(negated[0], zh) or Value("text", _strip(negated[0]))
+        old = main_value(negated[0], zh) or Value("text", strip(negated[0]))
         claims = [c if c.old_value else replace(c, old_value=old, change=True, shift=True) for c in claims]
     return claims
 
 
 def _bare(claim: Claim) -> bool:
     """Whether a clause says nothing but its value."""
-    return not (claim.head or claim.qualifier or claim.verb) and _strip(claim.text) == _strip(
-        claim.value.text
-    )
+    return not (claim.head or claim.qualifier or claim.verb) and strip(claim.text) == strip(claim.value.text)
 
 
 def _clause_of(clause: str, zh: bool, speaker: str) -> Claim:
     """A claim of free text about the person a clause names (what follows the person)."""
     subject = _subject(clause, zh, speaker)
-    rest = _strip(clause[clause.find(subject) + len(subject) :]) if subject in clause else _strip(clause)
-    value = Value("text", rest or _strip(clause))
+    rest = strip(clause[clause.find(subject) + len(subject) :]) if subject in clause else strip(clause)
+    value = Value("text", rest or strip(clause))
     return Claim(
         subject=subject,
         attribute="",
@@ -174,7 +166,7 @@ def _clauses(sentence: str, zh: bool) -> list[str]:
         part = _drop_condition(part)
         # "30 second timeout and retries 3 times": two statements when each side holds a value
         pieces = _EN_AND.split(part)
-        if len(pieces) > 1 and all(find_values(p) or _NAME.search(p[1:]) for p in pieces):
+        if len(pieces) > 1 and all(find_values(p) or NAME.search(p[1:]) for p in pieces):
             out += pieces
         elif part.strip():
             out.append(part)
@@ -197,11 +189,11 @@ def _clause(
 ) -> Claim | None:
     changed, shifted = change
     old_text, value_text, frame_text = _change_parts(clause, zh)
-    old = _main_value(old_text, zh) if old_text else None
+    old = main_value(old_text, zh) if old_text else None
     retire = (lx.ZH_RETIRE if zh else lx.EN_RETIRE).search(clause) is not None
-    value = _main_value(value_text, zh)
+    value = main_value(value_text, zh)
     if value is None and retire:
-        value = _main_value(clause, zh) or Value("text", _strip(clause))
+        value = main_value(clause, zh) or Value("text", strip(clause))
     if value is None:
         return None
     if retire and old is None:
@@ -261,93 +253,6 @@ def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
             kept = clause[: found.start()] + clause[found.end() :]
             return found.group("old"), kept, kept
     return "", clause, clause
-
-
-def _main_value(text: str, zh: bool) -> Value | None:
-    """The clause's value: its first typed value, else what a relation verb names, else a name, else
-    the words after the copula (Chinese: after the last verb)."""
-    spans = [s for s in find_values(text) if s.value.text not in _NOT_VALUES]
-    if spans:
-        first = spans[0]
-        if first.value.type in ("version", "number") and _PRODUCT_BEFORE.search(text[: first.start]):
-            return _versioned(text, first)
-        return first.value
-    for pattern, _key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
-        match = pattern.search(text)
-        named = (match.groupdict().get("v") or match.groupdict().get("v2")) if match else None
-        if named and _strip(_TRAILING_ZH.sub("", named)):
-            named = _strip(_TRAILING_ZH.sub("", named))
-            return Value("name", named, key=named.lower())
-    pivot = _ZH_PIVOT if zh else _EN_PIVOT
-    found = list(pivot.finditer(text.replace("用户", "　　") if zh else text))  # 用户 holds no 用
-    if zh and found:
-        rest = _strip(_TRAILING_ZH.sub("", text[found[-1].end() :]))
-        if rest:
-            return Value("text", rest)
-    names = _names(text, zh)
-    if names:
-        # the name after the copula is the value ("my GP is Dr Okafor"), else the first
-        after = [n for n in names if found and text.find(n) >= found[0].end()]
-        name = (after or names)[0]
-        return Value("name", name, key=name.lower())
-    if found:
-        rest = _strip(text[found[0].end() :])
-        if rest:
-            return Value("text", rest)
-    if zh:
-        return _after_verb(text)
-    obj = en_object(text)
-    return Value("text", obj) if obj else None
-
-
-def _after_verb(text: str) -> Value | None:
-    """What follows a Chinese clause's last verb that leaves content ("更喜欢最后一排了" → 最后一排)."""
-    words = zh_words(text)
-    for i in range(len(words) - 1, -1, -1):
-        if words[i][1].startswith("v"):
-            rest = _strip(_TRAILING_ZH.sub("", "".join(w for w, _ in words[i + 1 :])))
-            if len(rest) >= 2:
-                return Value("text", rest)
-    return None
-
-
-_NOT_VALUES = frozenset({"一个", "一下", "一点"})
-_PRODUCT_BEFORE = re.compile(r"(?:[A-Z][A-Za-z]*[a-z][A-Z]?[A-Za-z]*|[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]+)\s*$")
-_TRAILING_ZH = re.compile(r"(?:了|吧|啦|呢|的|我|哦|呀|刚好|就行|为主)+[。！!？?]*$")
-
-
-def _versioned(text: str, span: Span) -> Value:
-    product = _PRODUCT_BEFORE.search(text[: span.start])
-    name = product.group(0).strip() if product else ""
-    label = f"{name} {span.value.text}".strip()
-    key = f"{name.lower()} {span.value.key or span.value.text}".strip()
-    return Value("version", label, key=key)
-
-
-def _names(text: str, zh: bool) -> list[str]:
-    if zh:
-        return [w for w, flag in pos_tag(text) if flag in ("nr", "ns", "nt", "nz", "eng", "nrt")]
-    found = []
-    for match in _NAME.finditer(text):
-        name = match.group(0).strip()
-        words = name.split()
-        while words and words[0].lower() in lx.EN_NOISE | lx.EN_SELF | {"correction", "dr.", "dr"}:
-            words = words[1:]
-        if words and match.start() == 0 and words[0] == name.split()[0] and _known_word(words[0]):
-            words = words[1:]
-        if words:
-            found.append(" ".join(words))
-    return found
-
-
-def _known_word(word: str) -> bool:
-    from lemminflect import getAllLemmas
-
-    return bool(getAllLemmas(word.lower()))
-
-
-def _strip(text: str) -> str:
-    return re.sub(r"^[\s\W]+|[\s\W]+$", "", text)
 
 
 def _without(text: str, parts: Iterable[str]) -> str:

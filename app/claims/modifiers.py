@@ -4,6 +4,7 @@ kitchen's renovation is not the bathroom's), however alike the rest of their fra
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 
@@ -47,7 +48,7 @@ def _en_pairs(text: str) -> Iterable[tuple[str, str]]:
         noun, word, rest = words[i], words[i + 1], [w for w in words[i + 2 : i + 4] if w.lower() != "the"]
         if word.lower() in _OF and rest and _en_noun(noun) and rest[0][:1].isupper() and _en_noun(rest[0]):
             yield stem(noun), stem(rest[0])
-    for left, right in zip(words, words[1:], strict=False):
+    for left, right in itertools.pairwise(words):
         owner = left.endswith("'s")
         left = left.removesuffix("'s")
         if (

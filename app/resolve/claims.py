@@ -70,9 +70,10 @@ def decide(
 ) -> ClaimDecision | None:
     """The candidate the new claims end, candidates given newest first: the newest with a strong
     verdict; else, a weak verdict (attribute unsaid, a change word and a value of the same type) ends
-    one claim, the closest in frame, of the candidate it applies to most closely, never more. A pair with a one-time happening on
-    either side (`happenings`: those candidates' ids, and None for the new unit) conflicts only when
-    the new statement names the old value or announces a change: one visit never replaces another."""
+    one claim, the closest in frame, of the candidate it applies to most closely, never more. A pair
+    with a one-time happening on either side (`happenings`: those candidates' ids, and None for the
+    new unit) conflicts only when the new statement names the old value or announces a change: one
+    visit never replaces another."""
     # A statement that announces a change by a verb of change or a correction ("we lowered the timeout
     # to 12 seconds", filed as a life event) is compared by its claims like any other.
     announced = any(c.shift for c in new)

@@ -109,9 +109,9 @@ def run_case(case: Case, mode: str) -> Result:
     said, latest = _statements(case, mode)
     units = [_claims(text, tags, case.lang) for text, tags in said]
     new = [c for text, tags in latest for c in _claims(text, tags, case.lang)]
-    happenings = frozenset(u for u, (_, tags) in enumerate(said) if is_happening(tags, units[u]))
+    happenings: set[int | None] = {u for u, (_, tags) in enumerate(said) if is_happening(tags, units[u])}
     if latest and is_happening(latest[0][1], new):
-        happenings |= {None}
+        happenings.add(None)
     earlier = [c for claims in units for c in claims]
     unit_of = [u for u, claims in enumerate(units) for _ in claims]
     candidates = [(u, units[u]) for u in reversed(range(len(units))) if units[u]]
@@ -125,10 +125,10 @@ def run_case(case: Case, mode: str) -> Result:
             )
     if decision is not None:
         olds = units[decision.candidate_id]
-        kept = residue(olds, decision.hit)
+        still_true = residue(olds, decision.hit)
         first = unit_of.index(decision.candidate_id)
         for j, claim in enumerate(olds):
-            if claim not in kept:
+            if claim not in still_true:
                 ended[first + j] = decision.action
     want = "retire" if case.kind == "retirement" else "supersede"
     stale = [i for i, c in enumerate(earlier) if any(holds(c.text, v) for v in case.stale)]
