@@ -110,6 +110,16 @@ def same_attribute(
     return "weak" if close >= WEAK_FRAME else "different"
 
 
+def _said_in(word: str, text: str) -> bool:
+    """Whether a word of a retirement is said in the old clause: itself, or for a two-character
+    Chinese word both its characters (养猫 in 养了一只猫, 踢球 in 踢足球)."""
+    if len(word) < 2:
+        return False
+    if word in text:
+        return True
+    return len(word) == 2 and not word.isascii() and all(ch in text for ch in word)
+
+
 # An identifier: letters joined to three or more digits (an order, a ticket, a badge number). Two
 # clauses about different identifiers are about two things, whatever else they share.
 _IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,8}-?[0-9]{3,}(?![0-9])")
@@ -140,7 +150,7 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     attribute = same_attribute(old, new, frame_similarity)
     if new.modality == "retired":
         # a retirement names what it ends ("the Visa", 滴答清单): a word of it in the old clause
-        named = any(len(w) >= 2 and w in fold(old.text) for w in new.qualifier)
+        named = any(_said_in(w, fold(old.text)) for w in new.qualifier)
         if attribute == "same" or named or (attribute == "weak" and _overlap(old.qualifier, new.qualifier)):
             return Verdict("retire", "retires what the old claim is about")
         return Verdict("keep", "a retirement of something else")

@@ -13,7 +13,7 @@ from app.claims.clause_value import NAME, main_value, strip
 from app.claims.frames import en_nouns, mask, stem, zh_words
 from app.claims.model import Claim, Modality, Value
 from app.claims.subjects import subject_of
-from app.claims.topic import main_verb, topic
+from app.claims.topic import main_verb, retired_words, topic
 from app.claims.values import find_values, free
 from app.text import has_cjk, split_sentences
 
@@ -211,6 +211,8 @@ def _clause(
         head, qualifier = "", words
     if head and not qualifier:
         qualifier = [w for w in context if lx.HEAD_SYNONYMS.get(w) != head and w not in lx.RELATION_WORDS]
+    if retire:  # what it ends narrows it: "I cancelled my FitZone membership"
+        qualifier = sorted({*qualifier, *retired_words(clause, zh)})
     modality: Modality = "retired" if retire else "hedged" if hedged else "firm"
     additive = (lx.ZH_ADDITIVE if zh else lx.EN_ADDITIVE).search(clause) is not None
     attribute = head + ("." + "_".join(sorted(qualifier)) if head and qualifier else "")

@@ -37,9 +37,11 @@ EN_HEDGE = re.compile(
 )
 EN_CONDITION = re.compile(r"\b(?:if|unless|in\s+case|provided\s+that|assuming)\b", re.IGNORECASE)
 EN_RETIRE = re.compile(
-    r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't)\b.*\b(?:anymore|any\s+more|at\s+all)|"
-    r"stop(?:ped)?|quit|closed|cancel(?:l?ed)?|gave\s+up|got\s+rid\s+of|ended|expired|"
-    r"discontinued|shut\s+down|retired|dropped|sold|gave\s+away|unsubscribed|"
+    r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't|not)\b.*\b(?:anymore|any\s+more|at\s+all)|"
+    r"no\s+\w+\s+(?:anymore|any\s+more)|no\s+more|"
+    r"stop(?:ped)?|quit|closed|cancel(?:l?ed)?|gave\s+up|got\s+rid\s+of|ended|expired|lapsed?|"
+    r"discontinued|shut\s+down|retired|dropped|sold|gave\s+away|unsubscribed|scrapped|ditched|"
+    r"(?:turned|switched)\s+off|passed\s+away|died|uninstalled|deleted|"
     r"(?:is|are|was|were)\s+over)\b",
     re.IGNORECASE,
 )
@@ -87,7 +89,8 @@ ZH_HEDGE = re.compile(
 )
 ZH_CONDITION = re.compile(r"如果|要是|假如|万一|的话|只要|倘若")
 ZH_RETIRE = re.compile(
-    r"不再|不.{0,8}了[。！!]*$|退订|停用|不续|已经停|停了|停掉|取消了|作废|注销|关掉|关闭了|戒了|没有了|不用了|退掉|"
+    r"不再|不.{0,12}了[。！!]*$|没.{0,3}了[。！!]*$|退订|停用|不续|没续|已经停|停了|停掉|取消了|作废|注销|关掉|关闭了|"
+    r"戒.{0,6}了|没有了|不用了|退掉|退了|"
     r"卖掉了|结束了|黄了|砍掉"
 )
 ZH_ADDITIVE = re.compile(r"^(?:我|我们)?(?:还(?!是)|也|另外|此外|又)|还会|也在|还有|也有|另外")

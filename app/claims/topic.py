@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from app.claims import lexicon as lx
-from app.claims.frames import en_nouns, lemmas, zh_words
+from app.claims.frames import en_nouns, lemmas, stem, zh_words
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 _AUXILIARIES = frozenset(
@@ -79,3 +79,26 @@ def en_object(text: str) -> str:
             rest = rest[1:]
         return " ".join(rest) if 0 < len(rest) <= 5 else ""
     return ""
+
+
+def retired_words(clause: str, zh: bool) -> list[str]:
+    """The words naming what a retirement ends: the object of its verb ("I cancelled my *FitZone
+    membership*"), or what comes before the verb when it has none ("the weekly *vendor sync* has been
+    scrapped"); in Chinese the clause's content words (健身房的年卡我已经退了 → 健身房, 年卡)."""
+    if zh:
+        return [
+            w
+            for w, flag in zh_words(clause)
+            if len(w) >= 2
+            and not flag.startswith(_ZH_FUNCTION)
+            and w not in lx.ZH_NOISE
+            and not lx.ZH_RETIRE.search(w)
+        ]
+    ends = lx.EN_RETIRE.search(clause)
+    phrase = en_object(clause) or (clause[: ends.start()] if ends else "")
+    words = [w.lower() for w in _WORD.findall(phrase)]
+    return [
+        stem(w)
+        for w, noun in zip(words, en_nouns(words), strict=True)
+        if noun and w not in lx.EN_NOISE and w not in lx.EN_SELF and len(w) > 2
+    ]

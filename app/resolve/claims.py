@@ -74,9 +74,9 @@ def decide(
     with a one-time happening on either side (`happenings`: those candidates' ids, and None for the
     new unit) conflicts only when the new statement names the old value or announces a change: one
     visit never replaces another."""
-    # A statement that announces a change by a verb of change or a correction ("we lowered the timeout
-    # to 12 seconds", filed as a life event) is compared by its claims like any other.
-    announced = any(c.shift for c in new)
+    # A statement that announces a change by a verb of change, a correction or a retirement ("we
+    # lowered the timeout to 12 seconds", filed as a life event) is compared by its claims like any other.
+    announced = any(c.shift or c.modality == "retired" for c in new)
     weak: tuple[float, ClaimDecision] | None = None
     retired: ClaimDecision | None = None
     for candidate_id, olds in candidates:
