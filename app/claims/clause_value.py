@@ -63,7 +63,7 @@ def _after_verb(text: str) -> Value | None:
     words = zh_words(text)
     for i in range(len(words) - 1, -1, -1):
         if words[i][1].startswith("v"):
-            rest = strip(_TRAILING_ZH.sub("", "".join(w for w, _ in words[i + 1 :])))
+            rest = strip(_TRAILING_ZH.sub("", "".join(w for w, _ in words[i + 1 :]))).lstrip("了")
             if len(rest) >= 2:
                 return Value("text", rest)
     return None

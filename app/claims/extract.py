@@ -206,6 +206,8 @@ def _clause(
     bare = _without(frame_text, [value.text, *(m.text for m in mentions)])
     words = _frame_words(bare, zh, nouns=True)
     words = [w for w in words if w not in _subject_words(subject)] or context
+    if zh and not retire and value.type == "text" and value.text.lstrip("了") in words:
+        return None  # "我换了牙医": the clause names an attribute, the next one its value
     head, qualifier = _head(clause, words, zh)
     if head in lx.NAME_HEADS and value.type not in ("name", "text"):
         head, qualifier = "", words
@@ -246,7 +248,7 @@ def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
         if instead and instead.start() > 0:
             return instead.group("old"), clause[: instead.start()], clause[: instead.start()]
         return "", clause, clause
-    match = lx.EN_FROM_TO.search(clause)
+    match = lx.EN_FROM_TO.search(clause) or lx.EN_SWAP.search(clause)
     if match:
         return match.group("old"), match.group("new"), clause[: match.start()]
     for pattern in (lx.EN_INSTEAD, lx.EN_NOT):

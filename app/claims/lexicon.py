@@ -9,6 +9,10 @@ import re
 # --- English -----------------------------------------------------------------------------------------
 # "from A to B", "instead of A", "rather than A", "A, not B": the value a change names as replaced
 EN_FROM_TO = re.compile(r"\bfrom\s+(?P<old>.+?)\s+(?:to|into)\s+(?P<new>.+)", re.IGNORECASE)
+# "traded the Golf for a Polo", "swapped Jira for Linear"
+EN_SWAP = re.compile(
+    r"\b(?:trad|swapp|exchang|replac)(?:ed|ing)\s+(?P<old>.+?)\s+(?:for|with)\s+(?P<new>.+)", re.IGNORECASE
+)
 EN_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>[^,.;]+)", re.I)
 EN_NOT = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>[^,.;]+)$", re.IGNORECASE)
 EN_CHANGE = re.compile(

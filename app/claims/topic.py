@@ -15,7 +15,7 @@ _AUXILIARIES = frozenset(
 )
 
 
-_ZH_FUNCTION = ("r", "p", "u", "m", "q", "d", "c", "y", "e", "o", "x", "f")
+_ZH_FUNCTION = ("r", "p", "u", "m", "q", "d", "c", "y", "e", "o", "x", "f", "t")  # t: 早上, 今天
 
 
 def topic(qualifier: list[str], clause: str, value: str, zh: bool) -> frozenset[str]:
