@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from app.claims import lexicon as lx
 from app.claims.model import Value
@@ -67,10 +67,8 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
 def nounish(word: str) -> bool:
     """Whether an English word can narrow an attribute as a noun: one with a noun reading, or a word
     the lemma table does not know (API, DB, a product)."""
-    from lemminflect import getAllLemmas
-
-    lemmas = getAllLemmas(word.lower())
-    return not lemmas or "NOUN" in lemmas or "PROPN" in lemmas
+    known = lemmas(word)
+    return not known or "NOUN" in known or "PROPN" in known
 
 
 # Words after which an English word that may be a noun or a verb is a verb ("I *pay*", "we *ship*",
@@ -97,7 +95,9 @@ _AFTER_VERB = frozenset(
 )
 
 
+@lru_cache(maxsize=65_536)
 def lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    """The lemma table's readings of a word (cached: a bank's words repeat)."""
     from lemminflect import getAllLemmas
 
     return dict(getAllLemmas(word.lower()))
@@ -143,14 +143,25 @@ def _stemmer() -> object:
     return snowballstemmer.stemmer("english")
 
 
+@lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     return str(_stemmer().stemWord(word.lower()))  # type: ignore[attr-defined]
 
 
 def zh_words(text: str) -> list[tuple[str, str]]:
+    """jieba's (word, part of speech) pairs of a text (a clause's cached: it is read several times)."""
+    return list(_zh_words(text) if len(text) <= 200 else _zh_cut(text))
+
+
+@lru_cache(maxsize=8_192)
+def _zh_words(text: str) -> tuple[tuple[str, str], ...]:
+    return _zh_cut(text)
+
+
+def _zh_cut(text: str) -> tuple[tuple[str, str], ...]:
     import jieba.posseg
 
     from app.text import pos_tag
 
     pos_tag("")  # jieba initialised once, quietly
-    return [(p.word, p.flag) for p in jieba.posseg.cut(text)]
+    return tuple((p.word, p.flag) for p in jieba.posseg.cut(text))
