@@ -111,13 +111,13 @@ def same_attribute(
 
 
 def _said_in(word: str, text: str) -> bool:
-    """Whether a word of a retirement is said in the old clause: itself, or for a two-character
-    Chinese word both its characters (养猫 in 养了一只猫, 踢球 in 踢足球)."""
+    """Whether a word of a retirement is said in the old clause: itself, or for a short Chinese word
+    all its characters (养猫 in 养了一只猫, 踢球 in 踢足球, 信用卡 in 招商银行的信用卡)."""
     if len(word) < 2:
         return False
     if word in text:
         return True
-    return len(word) == 2 and not word.isascii() and all(ch in text for ch in word)
+    return 2 <= len(word) <= 4 and not word.isascii() and all(ch in text for ch in word)
 
 
 # An identifier: letters joined to three or more digits (an order, a ticket, a badge number). Two
