@@ -18,7 +18,7 @@ NUMBER_WORDS = {
     )
     if w != "_"
 } | {"twenty": 20.0, "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "ninety": 90.0}
-_NUM = r"(?:\d+(?:[.,]\d+)*|\b(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b)"
+_NUM = r"(?:\d+(?:[.,]\d+)*|(?-i:\b(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b))"
 _ZH_NUM = r"[0-9零一二两三四五六七八九十百千]+"
 # currency word -> ISO-ish code; a value without one compares with any currency
 _CURRENCY = {
