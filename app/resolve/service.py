@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -49,6 +48,7 @@ from app.resolve.conflicts import (
     same_statement,
 )
 from app.resolve.judge import Judge, JudgedUnit
+from app.resolve.order import said_at, said_before
 from app.resolve.restated import file_restatement, restated_head, retire_restatements
 from app.resolve.tuning import BATCH, LOCK_WAIT_SECONDS, MAX_CONFIDENCE, NEIGHBOURS, SIMILAR
 from app.webhooks import emit as webhooks
@@ -216,7 +216,7 @@ async def _end_claim(
     """`new`'s claim ends `old`'s: superseded (a new value) or retired (no successor value). The
     still-true clauses of a compound `old` stay active first, in a residual unit."""
     keep = residue(old_claims, decision.hit)
-    if keep and said_at(new) >= said_at(old):
+    if keep and not said_before(new, old):
         residual = await by_claim.split_off(db, old, keep, embedder, actor="resolver", details=details)
         details = {**details, "residual": str(residual.id)}
     action = "retired" if decision.action == "retire" else "superseded"
@@ -277,11 +277,6 @@ async def load_facts(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, 
     return facts
 
 
-def said_at(unit: MemoryUnit) -> datetime:
-    """When the unit's statement was made in the world (its valid time), else when it was stored."""
-    return unit.valid_from or unit.created_at
-
-
 async def replace(
     db: AsyncSession,
     old: MemoryUnit,
@@ -296,7 +291,7 @@ async def replace(
     """`new` and the active `old` give two values of one thing: the one said later is the truth. A
     statement older than the active one (a backfill, a late write) becomes history, never the head.
     With the embedding `model`, episodes that restate the old value follow it (`restated.py`)."""
-    if said_at(new) < said_at(old):
+    if said_before(new, old):
         await file_as_history(db, old, new, reason=reason, actor=actor, details=details)
         return "outdated"
     await supersede(db, old, new, reason=reason, actor=actor, details=details, action=action)
@@ -311,7 +306,8 @@ async def file_as_history(
     """`unit` states an older value of what the active `head` states: it joins head's chain at its
     place in valid time, superseded on arrival (valid until the next value was said)."""
     chain = await history_repo.supersede_chain(db, head)  # oldest first, `head` last
-    at = next(i for i, u in enumerate(chain) if said_at(u) > said_at(unit))  # `head` at the latest
+    # `head` at the latest (a unit said before it in its session may name a later day)
+    at = next((i for i, u in enumerate(chain) if said_at(u) > said_at(unit)), len(chain) - 1)
     later = chain[at]
     if at > 0:
         await history_repo.link_supersede(db, chain[at - 1].id, unit.id)
