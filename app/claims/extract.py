@@ -276,7 +276,7 @@ def _frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
             or (
                 flag[:1] not in ("m", "x", "u", "r", "p", "c", "y", "e", "o", "q", "t", "f")
                 and not (flag.startswith("v") and (len(w) < 2 or w in lx.ZH_GENERIC_VERBS))
-                and not (flag.startswith("d") and len(w) < 2)
+                and not flag.startswith("d")  # adverbs (刚好, 一直) narrow no attribute
             )
         ]
         return [w for w in words if w not in lx.ZH_NOISE and not w.isdigit() and w.strip()]

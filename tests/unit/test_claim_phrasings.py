@@ -408,3 +408,13 @@ def test_a_chinese_budget_raised_replaces_it(a: str, x: int, y: int) -> None:
     [old] = extract(f"{a}的预算是{x}元。")
     for said in (f"{a}的预算从{x}元涨到了{y}元。", f"{a}的预算改成{y}元了。"):
         assert any(conflicts(old, n).action == "supersede" for n in extract(said)), (old, said)
+
+
+def test_a_statement_naming_what_it_replaces_ends_nothing_else() -> None:
+    """ "…, not by phone" replaces phone calls: never the laptop a turn before was about."""
+    from app.resolve.claims import decide
+
+    olds = extract("我想买一台笔记本电脑，预算是5000元。")
+    assert decide(extract("我喜欢邮件通知，不要打电话。"), [("laptop", olds)], lambda a, b: 0.6) is None
+    olds = extract("I want to buy a laptop, my budget is 5000.")
+    assert decide(extract("Email me, not a phone call."), [("laptop", olds)], lambda a, b: 0.6) is None
