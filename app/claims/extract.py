@@ -46,6 +46,11 @@ _REPORTED = re.compile(
 )
 
 
+# 用户 as the distiller writes the speaker ("有事请打电话通知用户"): the speaker, never a value; not
+# the users of a product (用户数, 用户量)
+_SPEAKER_ZH = re.compile(r"用户(?![数量群名体验反馈需求画像增长留存们])")
+
+
 def extract(
     text: str, lang: str | None = None, subject: str = "user", tags: Iterable[str] = ()
 ) -> list[Claim]:
@@ -57,7 +62,7 @@ def extract(
     claims: list[Claim] = []
     text = _DATE_NOTE.sub("", text)
     for sentence in split_sentences(_ABBREVIATION.sub(r"\1", text)):
-        sentence = _REPORTED.sub("", sentence, count=1)
+        sentence = _SPEAKER_ZH.sub("我", _REPORTED.sub("", sentence, count=1))
         prefixed = _PREFIX.match(sentence) is not None
         claims += _sentence(_PREFIX.sub("", sentence), lang, subject, corrected or prefixed)
     return [_slotted(c, tags) for c in claims]
@@ -276,7 +281,7 @@ def _frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
             or (
                 flag[:1] not in ("m", "x", "u", "r", "p", "c", "y", "e", "o", "q", "t", "f")
                 and not (flag.startswith("v") and (len(w) < 2 or w in lx.ZH_GENERIC_VERBS))
-                and not flag.startswith("d")  # adverbs (刚好, 一直) narrow no attribute
+                and not (flag.startswith("d") and len(w) < 2)
             )
         ]
         return [w for w in words if w not in lx.ZH_NOISE and not w.isdigit() and w.strip()]
