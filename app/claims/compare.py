@@ -58,6 +58,7 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
 # Chinese needs a higher cosine, or frames sharing half their jieba words. Chosen on the dev half.
 SAME_FRAME = {"en": 0.75, "zh": 0.9}
 WEAK_FRAME = 0.35
+REWORDED_FRAME = 0.5
 SAME_WORDS = 0.5
 
 
@@ -85,9 +86,13 @@ def same_attribute(
     enough, is one attribute; frames somewhat close are "weak" (a change word may tie them)."""
     if old.head and new.head and old.head != new.head:
         return "different"
-    if _qualifiers_differ(old.qualifier, new.qualifier) or _qualifiers_differ(old.topic, new.topic):
-        return "different"
     zh = has_cjk(old.frame + new.frame)
+    if _qualifiers_differ(old.qualifier, new.qualifier) or _qualifiers_differ(old.topic, new.topic):
+        # other words, but a verb of change said of a frame this close: one attribute reworded
+        reworded = new.shift and not zh and old.value.type == new.value.type and not free(new.value)
+        if reworded and similarity(old, new, frame_similarity) >= REWORDED_FRAME:
+            return "weak"
+        return "different"
     if modified_apart(old, new, zh):
         return "different"
     if old.head and old.head == new.head:

@@ -120,11 +120,12 @@ def decide(
     return retired or (weak[1] if weak else None)
 
 
-def residue(olds: list[Claim], hit: frozenset[int]) -> list[Claim]:
+def residue(olds: list[Claim], hit: frozenset[int], retired: bool = False) -> list[Claim]:
     """The claims of a compound unit still true once `hit` end: those about another subject, of another
     known attribute (a head), with a typed value, or of free text that shares no word with what ended.
     A clause of free text that names what ended ("I want to buy a laptop, my budget is …") set its
-    scene: kept apart, it would answer that claim's question in place of its new value."""
+    scene: kept apart, it would answer that claim's question in place of its new value. `retired`: what
+    ends has no successor, and its details (a clause naming nothing of its own) end with it."""
     ended = [olds[i] for i in hit]
     subjects = {c.subject for c in ended}
     attributes = {c.attribute for c in ended}
@@ -133,6 +134,8 @@ def residue(olds: list[Claim], hit: frozenset[int]) -> list[Claim]:
     def still_true(c: Claim) -> bool:
         if c.subject not in subjects:
             return True
+        if retired and c.implicit_subject and not (c.head or c.qualifier or c.topic):
+            return False  # "I have a visa, it renews next year": what is retired takes its details
         if c.attribute in attributes and c.attribute:
             return False
         if c.head or not free(c.value):

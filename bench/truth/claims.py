@@ -125,7 +125,7 @@ def run_case(case: Case, mode: str) -> Result:
             )
     if decision is not None:
         olds = units[decision.candidate_id]
-        still_true = residue(olds, decision.hit)
+        still_true = residue(olds, decision.hit, retired=decision.action == "retire")
         first = unit_of.index(decision.candidate_id)
         for j, claim in enumerate(olds):
             if claim not in still_true:
