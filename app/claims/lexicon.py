@@ -13,8 +13,10 @@ EN_FROM_TO = re.compile(r"\bfrom\s+(?P<old>.+?)\s+(?:to|into)\s+(?P<new>.+)", re
 EN_SWAP = re.compile(
     r"\b(?:trad|swapp|exchang|replac)(?:ed|ing)\s+(?P<old>.+?)\s+(?:for|with)\s+(?P<new>.+)", re.IGNORECASE
 )
-EN_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>[^,.;]+)", re.I)
-EN_NOT = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>[^,.;]+)$", re.IGNORECASE)
+EN_INSTEAD = re.compile(
+    r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>(?:[^,.;]|\.(?=\d))+)", re.I
+)
+EN_NOT = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>(?:[^,.;]|\.(?=\d))+)$", re.IGNORECASE)
 EN_CHANGE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|push(?:ed)?|rais(?:ed|ing)|lower(?:ed)?|"
     r"increas(?:ed|ing)|decreas(?:ed|ing)|reduc(?:ed|ing)|cut|upgrad(?:ed|ing)|downgrad(?:ed|ing)|"

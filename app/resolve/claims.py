@@ -100,6 +100,8 @@ def decide(
                         weak_hits[i] = (closeness, v)
         if strong_hits:
             replaced = [v for _, v in sorted(strong_hits.items()) if v.action == "supersede"]
+            # "uses B, no longer A": the value it retires by name is the one its other clause replaces
+            replaced = replaced or [w for i, (_, w) in sorted(weak_hits.items()) if i in strong_hits]
             first = replaced[0] if replaced else strong_hits[min(strong_hits)]
             found = ClaimDecision(candidate_id, first.action, first.reason, frozenset(strong_hits))
             if replaced:
