@@ -166,7 +166,7 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     if same(old.value, new.value):
         return Verdict("keep", "the same value")
     if attribute == "weak":
-        if new.old_value is not None and new.modality != "retired":
+        if new.old_value is not None:
             # it says which value it replaces ("…, not by phone"), and this one is not it
             return Verdict("keep", "names another value as replaced")
         # Only a typed value, or a verb of change, ties two claims whose attribute is unsaid: free text
