@@ -1,9 +1,13 @@
-"""An in-process proxy of the evolution suite for the claim mechanism alone (no stack, seconds):
-claims of the earlier statements and of the new one, and `conflicts` between them. A change passes when
-every claim holding a stale value is ended (a retirement: retired) and one is; a partial update also
-when no claim holding a kept value is ended; a negative when no claim holding a kept value is ended.
+"""An in-process proxy of the evolution suite for the claim mechanism alone (no database, a minute):
+each statement is a unit (direct writes as written; a conversation through the heuristic distiller, in
+process, its units citing the last user turn being the new statement's), and the new unit is decided
+against the earlier ones as the resolver decides (`app.resolve.claims.decide`: one-time happenings,
+one unit ended at most, its still-true clauses kept). A change passes when every claim holding a stale
+value is ended (a retirement: retired); a partial update also when no claim holding a kept value is
+ended; a negative when no claim holding a kept value is ended. The stack adds retrieval (is the
+current value first?) and the order of resolution.
 
-    python -m bench.truth.claims [--split dev|holdout|all] [--show-failures]
+    python -m bench.truth.claims [--split dev|holdout|all] [--show-failures] [--why]
 
 A holdout case's text or failure is never printed: only counts (tune on dev only)."""
 
