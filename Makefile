@@ -5,7 +5,7 @@ PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install up test lint format chromium bench bench-full bench-locomo locomo-data clean
+.PHONY: install up test lint docs format chromium bench bench-full bench-locomo locomo-data clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml examples/requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -28,8 +28,8 @@ up: install
 	$(VENV)/bin/hindsight dev $(if $(PORT),--port $(PORT))
 
 lint: install
-	$(VENV)/bin/ruff check app worker tests alembic bench clients examples
-	$(VENV)/bin/ruff format --check app worker tests bench clients examples
+	$(VENV)/bin/ruff check app worker tests alembic bench clients examples docs/hooks
+	$(VENV)/bin/ruff format --check app worker tests bench clients examples docs/hooks
 	$(VENV)/bin/mypy
 	cd clients/python && $(abspath $(VENV))/bin/mypy
 
@@ -38,16 +38,22 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: lint chromium
+# The guides (docs/, mkdocs.yml): strict, so a broken link or a page missing from the nav fails.
+# `$(VENV)/bin/mkdocs serve` browses them.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
+test: lint chromium docs
 	$(VENV)/bin/pytest -q --hypothesis-profile=ci
 
 format: install
-	$(VENV)/bin/ruff check --fix app worker tests alembic bench clients examples
-	$(VENV)/bin/ruff format app worker tests bench clients examples
+	$(VENV)/bin/ruff check --fix app worker tests alembic bench clients examples docs/hooks
+	$(VENV)/bin/ruff format app worker tests bench clients examples docs/hooks
 
 # Benchmarks (bench/README.md). `make bench`: quick sizes, a few minutes; JSON under bench/results/quick/
-# and charts under bench/results/quick/img/, docs/benchmarks.md left alone. `make bench-full`: the sizes
-# of record, each program writing its own section of docs/benchmarks.md, then the charts in docs/img/.
+# and charts under bench/results/quick/img/, the docs left alone. `make bench-full`: the sizes of record,
+# each program writing its own section of docs/benchmark-runs.md, then the charts in docs/img/ (the report,
+# docs/benchmarks.md, is updated by hand from them).
 # Figures mean something only on a quiet machine: BENCH_QUIET=600 waits up to 600 s for one.
 BENCH_QUIET ?= 0
 QUICK := bench/results/quick

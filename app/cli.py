@@ -196,8 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     worker = verb(
         "worker",
         "run a Celery worker (distillation, resolution, maintenance)",
-        "Consume the named queues; the README's worker layout runs a pool each for distill,resolve, "
-        "replay, maintenance and webhooks.",
+        "Consume the named queues; the worker layout (docs/guides/operations.md) runs a pool each for "
+        "distill,resolve, replay, maintenance and webhooks.",
     )
     worker.add_argument("--queues", default=",".join(QUEUES), help="comma list of queues to consume")
     worker.add_argument("--concurrency", type=int, default=1, help="tasks run at once")

@@ -39,6 +39,7 @@ from app.jobs.unit_of_work import UnitOfWork
 from app.mcp import server as mcp
 from app.middleware import BodySizeLimitMiddleware, JsonBodyMiddleware, MetricsMiddleware
 from app.providers.embeddings import LazyEmbedder
+from app.providers.rerank import build_reranker
 from app.query.recorder import ReadRecorder
 from app.ratelimit import RateLimiter, RateLimitMiddleware
 from app.schemas.examples import add_examples
@@ -115,6 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         warming = asyncio.create_task(warm_up(app.state.embedder), name="warm-up")
         app.state.recorder = ReadRecorder(app.state.sessionmaker)
         app.state.recorder.start()
+        app.state.reranker = build_reranker(settings)
         try:
             async with mcp.lifespan(app):  # the MCP session manager at /mcp
                 yield
@@ -124,6 +126,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await warming
             await app.state.recorder.stop()
             await app.state.embedder.aclose()
+            if app.state.reranker is not None:
+                await app.state.reranker.aclose()
             await redis.aclose()
             await app.state.reads.aclose()
             await engine.dispose()

@@ -57,3 +57,8 @@ RATE_LIMIT_ERRORS = Counter(
     "hindsight_rate_limit_errors_total",
     "Rate-limit checks skipped because Redis failed (the requests were let through)",
 )
+RERANK_OUTCOMES = Counter(
+    "hindsight_rerank_total",
+    "Queries by what became of the rerank stage (applied, skipped and why)",
+    ["outcome"],
+)

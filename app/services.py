@@ -16,7 +16,9 @@ from app.events.working_memory import WorkingMemory
 from app.jobs.queue import TaskQueue
 from app.jobs.unit_of_work import UnitOfWork
 from app.providers.embeddings import Embedder
+from app.providers.rerank import HttpReranker
 from app.query.recorder import ReadRecorder
+from app.query.rerank import RerankDeps
 from app.query.service import QueryDeps
 
 
@@ -30,6 +32,7 @@ class Services:
     recorder: ReadRecorder
     reads: ReadRouting
     work: UnitOfWork
+    reranker: HttpReranker | None  # None: no HINDSIGHT_RERANK_URL
 
     @classmethod
     def of(cls, app: Starlette) -> Services:
@@ -43,6 +46,11 @@ class Services:
             working_memory=self.working_memory,
             recorder=self.recorder,
             working_memory_turns=self.settings.working_memory_max_turns,
+            rerank=RerankDeps(
+                provider=self.reranker,
+                top_n=self.settings.rerank_top_n,
+                budget_ms=self.settings.rerank_budget_ms,
+            ),
         )
 
     def session(

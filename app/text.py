@@ -69,8 +69,26 @@ def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
+# A period that ends an abbreviation or an initial ends no sentence ("Dr. Okafor", "Elm St. near",
+# "e.g. apples", "J. Smith", "No. 5").
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:dr|mr|mrs|ms|mx|prof|st|jr|sr|mt|ave|rd|vs|approx|inc|ltd|dept|fig|ref|tel|ext|"
+    r"e\.g|i\.e|a\.m|p\.m|cf)|(?<![\w.])[A-Z])\.$",
+    re.IGNORECASE,
+)
+
+
 def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    pieces = [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    sentences: list[str] = []
+    for piece in pieces:
+        if sentences and (
+            _ABBREVIATION.search(sentences[-1]) or (sentences[-1].endswith("No.") and piece[:1].isdigit())
+        ):
+            sentences[-1] = f"{sentences[-1]} {piece}"
+            continue
+        sentences.append(piece)
+    return sentences
 
 
 @cache

@@ -1,4 +1,4 @@
-"""The charts of docs/benchmarks.md, drawn from the benchmarks' JSON reports (matplotlib, Agg).
+"""The charts of docs/benchmark-runs.md, drawn from the benchmarks' JSON reports (matplotlib, Agg).
 
     python -m bench.charts [--results bench/results] [--img-dir docs/img]
 
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {path}")
     if written and img.resolve() == DOCS_IMG and not args.no_docs:
         write_docs(written)
-        print("wrote the 'Charts' section of docs/benchmarks.md")
+        print("wrote the 'Charts' section of docs/benchmark-runs.md")
     if skipped:
         print(f"no chart for missing reports in {results}: {', '.join(skipped)}", file=sys.stderr)
     return 0

@@ -10,10 +10,10 @@ Each operation is driven by Hypothesis with schemathesis' strategies, positive (
 allows) and negative (data it forbids), `--examples` of each. Path parameters point at real
 resources made first (a bank with a session, a unit, an entity, a key and a job), so requests get
 past the 404; operations that destroy their target (delete a bank, revoke a key, patch / forget /
-restore a unit) get a fresh one for each example; maintenance tasks are pinned to the fuzz bank so
-they never touch other banks. Every response must pass `CHECKS`: no 5xx, a status code, a content
-type and a body that the schema declares. Prints a summary per operation and writes JSON; the
-bounded version of the same run is tests/integration/test_schemathesis.py.
+restore a unit, accept or reject a proposal) get a fresh one for each example; maintenance tasks are
+pinned to the fuzz bank so they never touch other banks. Every response must pass `CHECKS`: no 5xx, a
+status code, a content type and a body that the schema declares. Prints a summary per operation and
+writes JSON; the bounded version of the same run is tests/integration/test_schemathesis.py.
 """
 
 from __future__ import annotations
@@ -111,6 +111,7 @@ class Fixtures:
 
     def __init__(self, http: httpx.Client) -> None:
         self.http = http
+        self.proposers: dict[str, str] = {}  # bank → a propose-only key of it
 
     def bank(self, prefix: str = "fuzz") -> str:
         bank = f"{prefix}-{uuid.uuid4().hex[:12]}"
@@ -133,6 +134,21 @@ class Fixtures:
         if forgotten:
             _ok(self.http.delete(f"/v1/banks/{bank}/memories/{memory_id}"), 200)
         return memory_id
+
+    def proposal(self, bank: str) -> str:
+        """A unit waiting for a review (accept, reject): written with a propose-only key of the bank."""
+        if bank not in self.proposers:
+            created = _ok(self.http.post(f"/v1/banks/{bank}/keys", json={"scopes": ["propose"]}), 201)
+            self.proposers[bank] = str(created["key"])
+        written = self.http.post(
+            f"/v1/banks/{bank}/memories",
+            headers={"Authorization": f"Bearer {self.proposers[bank]}"},
+            json={
+                "content": f"Case {uuid.uuid4().hex[:8]}: Ana Lima prefers aisle seats.",
+                "tags": ["preference"],
+            },
+        )
+        return str(_ok(written, 202)["memory"]["id"])
 
     def key(self, bank: str) -> str:
         return str(_ok(self.http.post(f"/v1/banks/{bank}/keys", json={"scopes": ["read"]}), 201)["id"])
@@ -165,9 +181,9 @@ class Fixtures:
 
 class Consumables:
     """Targets of the operations that use them up (delete a bank, revoke a key, patch / forget /
-    restore a unit; an import: an id no bank has): each gets its own, made again only after a 2xx
-    used it up. Maintenance is pinned to the fuzz bank: a task without a bank runs over every bank,
-    with the fuzzer's `now`."""
+    restore a unit, review a proposal; an import: an id no bank has): each gets its own, made again
+    only after a 2xx used it up. Maintenance is pinned to the fuzz bank: a task without a bank runs
+    over every bank, with the fuzzer's `now`."""
 
     def __init__(self, fixtures: Fixtures, targets: Targets) -> None:
         self.fixtures = fixtures
@@ -185,6 +201,8 @@ class Consumables:
             return self.fixtures.webhook(bank)
         if kind == "unused":  # an import creates its bank: an id no bank has
             return f"fuzz-import-{uuid.uuid4().hex[:12]}"
+        if kind == "proposed":
+            return self.fixtures.proposal(bank)
         return self.fixtures.memory(bank, forgotten=kind == "forgotten")
 
     @staticmethod
@@ -200,6 +218,8 @@ class Consumables:
             return "webhook_id", "webhook"
         if path.endswith("/restore"):
             return "memory_id", "forgotten"
+        if path.endswith(("/accept", "/reject")):  # a review uses its proposal up
+            return "memory_id", f"proposed-{path.rsplit('/', 1)[1]}"
         if path.endswith("/memories/{memory_id}") and method in ("PATCH", "DELETE"):
             return "memory_id", f"memory-{method}"
         return None

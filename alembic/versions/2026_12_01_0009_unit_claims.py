@@ -1,4 +1,4 @@
-"""Units carry their claims (DESIGN.md "Claims and conflict detection").
+"""Units carry their claims (docs/architecture.md, "Claims and conflict detection").
 
 `claims`: every claim the unit's content states, in full (the form resolution compares; NULL until the
 unit's claims are read, `[]` when it states none). `claim_subject` / `claim_attribute`: the unit's main

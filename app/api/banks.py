@@ -91,6 +91,7 @@ async def create_key(body: KeyCreate, bank: BankDep, db: SessionDep, _: AdminDep
         key=secret,
         scopes=key.scopes,
         name=key.name,
+        agent_id=key.agent_id,
         created_at=key.created_at,
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -106,6 +106,24 @@ async def get_principal(
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
 
 
+async def get_acting_principal(
+    principal: PrincipalDep,
+    agent_id: Annotated[
+        Slug | None,
+        Header(
+            alias="X-Agent-Id",
+            description="The agent acting (when the key names none, or with the admin key).",
+        ),
+    ] = None,
+) -> Principal:
+    """The caller as the agent its key names, or the one the `X-Agent-Id` header names (403 when it
+    contradicts the key's)."""
+    return principal.acting_as(agent_id)
+
+
+ActingPrincipalDep = Annotated[Principal, Depends(get_acting_principal)]  # a write's author
+
+
 async def require_admin(principal: PrincipalDep) -> Principal:
     banks.require_admin(principal)
     return principal
@@ -134,5 +152,16 @@ async def writable_bank(db: SessionDep, principal: PrincipalDep, bank_id: Slug) 
     return await banks.authorized_bank(db, principal, bank_id, "write")
 
 
+async def contributable_bank(db: SessionDep, principal: PrincipalDep, bank_id: Slug) -> ConfiguredBank:
+    return await banks.authorized_bank(db, principal, bank_id, ("write", "propose"))
+
+
+async def reviewable_bank(db: SessionDep, principal: PrincipalDep, bank_id: Slug) -> ConfiguredBank:
+    return await banks.authorized_bank(db, principal, bank_id, "review")
+
+
 BankDep = Annotated[ConfiguredBank, Depends(readable_bank)]  # the row and its parsed config
 WritableBankDep = Annotated[ConfiguredBank, Depends(writable_bank)]
+# Writes a propose-only key may make too: its units then wait as `proposed` (Principal.proposes_only).
+ContributableBankDep = Annotated[ConfiguredBank, Depends(contributable_bank)]
+ReviewableBankDep = Annotated[ConfiguredBank, Depends(reviewable_bank)]

@@ -4,7 +4,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response, status
 
-from app.api.deps import SessionDep, SettingsDep, UnitOfWorkDep, WritableBankDep
+from app.api.deps import ContributableBankDep, SessionDep, SettingsDep, UnitOfWorkDep, WritableBankDep
 from app.distill import entry
 from app.schemas.common import Slug
 from app.schemas.jobs import DistillAccepted, JobAccepted, JobRead, RedistillRequest
@@ -31,7 +31,7 @@ router = APIRouter(prefix="/v1/banks/{bank_id}", tags=["distillation"], response
 )
 async def reflect_session(
     session_id: Slug,
-    bank: WritableBankDep,
+    bank: ContributableBankDep,  # a propose-only key's turns distil into proposals
     db: SessionDep,
     work: UnitOfWorkDep,
     settings: SettingsDep,

@@ -5,12 +5,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, status
 
 from app.api.deps import (
+    ActingPrincipalDep,
     BankDep,
+    ContributableBankDep,
     ReadSessionDep,
     SessionDep,
     SettingsDep,
     WorkingMemoryDep,
-    WritableBankDep,
     reads_only,
 )
 from app.events import service, sessions
@@ -39,14 +40,25 @@ router = APIRouter(prefix="/v1/banks/{bank_id}/sessions", tags=["events"], respo
 async def append_events(
     session_id: Slug,
     body: AppendRequest,
-    bank: WritableBankDep,
+    bank: ContributableBankDep,
+    acting: ActingPrincipalDep,
     db: SessionDep,
     working_memory: WorkingMemoryDep,
 ) -> AppendResult:
     """Append 1–1000 turns to a session's log (created on first append). Durable before the 202;
     a repeated `external_id` is counted in `duplicates`, not appended again. Every
-    `distill_every_n_turns` undistilled turns start a distillation in the background."""
-    return await service.append(db, bank, session_id, body, buffer=working_memory)
+    `distill_every_n_turns` undistilled turns start a distillation in the background. Turns appended
+    with a propose-only key are distilled into `proposed` units, which wait for a review."""
+    principal = acting.acting_as(body.agent_id)
+    return await service.append(
+        db,
+        bank,
+        session_id,
+        body,
+        buffer=working_memory,
+        agent_id=principal.agent_id,
+        proposed=principal.proposes_only,
+    )
 
 
 @router.get("", response_model=SessionPage, responses=PAGINATED, dependencies=[Depends(reads_only)])
@@ -103,7 +115,7 @@ async def list_events(
 
 
 @router.post("/{session_id}/close", response_model=SessionClosed, responses=SIZE_LIMITED)
-async def close_session(session_id: Slug, bank: WritableBankDep, db: SessionDep) -> SessionClosed:
+async def close_session(session_id: Slug, bank: ContributableBankDep, db: SessionDep) -> SessionClosed:
     """Close a session and distil what is left of it (`job_id`, or null when nothing is). A later
     append reopens it."""
     session, job = await sessions.close_session(db, bank, session_id)

@@ -7,10 +7,12 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Response, status
 
 from app.api.deps import (
+    ActingPrincipalDep,
     BankDep,
+    ContributableBankDep,
     EmbedderDep,
-    PrincipalDep,
     ReadSessionDep,
+    ReviewableBankDep,
     SessionDep,
     SettingsDep,
     WritableBankDep,
@@ -19,7 +21,7 @@ from app.api.deps import (
 from app.banks.service import Principal, require_admin
 from app.db.models import MEMORY_STATUSES
 from app.errors import BadRequest, Invalid
-from app.memory import reads, service
+from app.memory import reads, review, service
 from app.schemas.common import AwareTimestamp, Limit, SafeText, Slug, decode_cursor
 from app.schemas.memories import (
     MemoryAccepted,
@@ -28,6 +30,7 @@ from app.schemas.memories import (
     MemoryPage,
     MemoryPatch,
     MemoryRead,
+    ReviewDecision,
 )
 from app.schemas.problems import CONFLICT, IN_A_BANK, PAGINATED, SIZE_LIMITED, WITH_BODY
 
@@ -49,8 +52,8 @@ def actor(principal: Principal) -> str:
 )
 async def write_memory(
     body: MemoryCreate,
-    bank: WritableBankDep,
-    principal: PrincipalDep,
+    bank: ContributableBankDep,
+    acting: ActingPrincipalDep,
     db: SessionDep,
     embedder: EmbedderDep,
     settings: SettingsDep,
@@ -59,8 +62,20 @@ async def write_memory(
 ) -> MemoryAccepted:
     """Write a unit directly. It is stored `pending` and resolved in the background (202 with the
     resolution job); with `?wait=true` it is resolved in this request (at most ~10 s) → 201 with the
-    unit as resolved: `active`, `merged` into an older twin, or active and superseding an older value."""
-    unit, job = await service.write(db, embedder, settings, bank, body, actor(principal), wait=wait)
+    unit as resolved: `active`, `merged` into an older twin, or active and superseding an older value.
+    With a propose-only key it is stored `proposed` and changes nothing until reviewed (no job)."""
+    principal = acting.acting_as(body.agent_id)
+    unit, job = await service.write(
+        db,
+        embedder,
+        settings,
+        bank,
+        body,
+        actor(principal),
+        wait=wait,
+        agent_id=principal.agent_id,
+        propose=principal.proposes_only,
+    )
     if wait:
         response.status_code = status.HTTP_201_CREATED
     return MemoryAccepted(memory=await reads.read_model(db, unit), job_id=job.id if job else None)
@@ -101,13 +116,15 @@ async def list_memories(
     session_id: Slug | None = None,
     since: Annotated[AwareTimestamp | None, Query(description="Created at or after")] = None,
     until: Annotated[AwareTimestamp | None, Query(description="Created before")] = None,
+    agent_id: Annotated[Slug | None, Query(description="Only units this agent wrote")] = None,
     as_of: Annotated[
         AwareTimestamp | None, Query(description="Only units that were active at this instant")
     ] = None,
     limit: Limit = 100,
     cursor: str | None = None,
 ) -> MemoryPage:
-    """The bank's units, newest first, filtered."""
+    """The bank's units, newest first, filtered; `?status=proposed` lists the proposals waiting for a
+    review."""
     return await reads.list_page(
         db,
         bank,
@@ -118,6 +135,7 @@ async def list_memories(
         since=since,
         until=until,
         as_of=as_of,
+        agent_id=agent_id,
         after=_position(cursor),
         limit=limit,
     )
@@ -145,14 +163,24 @@ async def memory_history(memory_id: uuid.UUID, bank: BankDep, db: ReadSessionDep
 async def update_memory(
     memory_id: uuid.UUID,
     body: MemoryPatch,
-    bank: WritableBankDep,
-    principal: PrincipalDep,
+    bank: ContributableBankDep,
+    principal: ActingPrincipalDep,
     db: SessionDep,
     embedder: EmbedderDep,
 ) -> MemoryRead:
     """Change a unit: a new unit with the changes supersedes it (history action `updated`); 409
-    unless the unit is active."""
-    unit = await service.update(db, embedder, bank, memory_id, body, actor(principal))
+    unless the unit is active. With a propose-only key the new unit waits as `proposed`
+    (`proposed_update_of` this one) and supersedes it only once accepted."""
+    unit = await service.update(
+        db,
+        embedder,
+        bank,
+        memory_id,
+        body,
+        actor(principal),
+        agent_id=principal.agent_id,
+        propose=principal.proposes_only,
+    )
     return await reads.read_model(db, unit)
 
 
@@ -160,7 +188,7 @@ async def update_memory(
 async def forget_memory(
     memory_id: uuid.UUID,
     bank: WritableBankDep,
-    principal: PrincipalDep,
+    principal: ActingPrincipalDep,
     db: SessionDep,
     purge: bool = False,
 ) -> MemoryRead:
@@ -169,9 +197,9 @@ async def forget_memory(
     erases its content and vectors for good; the history keeps a tombstone."""
     if purge:
         require_admin(principal)
-        unit = await service.purge(db, bank, memory_id, actor(principal))
+        unit = await service.purge(db, bank, memory_id, actor(principal), agent_id=principal.agent_id)
     else:
-        unit = await service.forget(db, bank, memory_id, actor(principal))
+        unit = await service.forget(db, bank, memory_id, actor(principal), agent_id=principal.agent_id)
     return await reads.read_model(db, unit)
 
 
@@ -179,11 +207,55 @@ async def forget_memory(
 async def restore_memory(
     memory_id: uuid.UUID,
     bank: WritableBankDep,
-    principal: PrincipalDep,
+    principal: ActingPrincipalDep,
     db: SessionDep,
     embedder: EmbedderDep,
 ) -> MemoryRead:
     """Undo a forget: back to the status it had (or its importance), a unit that was in force resolved
     again against what the bank learned meanwhile; 409 if it was not forgotten or was purged."""
-    unit = await service.restore(db, embedder, bank, memory_id, actor(principal))
+    unit = await service.restore(db, embedder, bank, memory_id, actor(principal), agent_id=principal.agent_id)
+    return await reads.read_model(db, unit)
+
+
+# --- review (docs/guides/shared-memory.md) ----------------------------------------------------------------
+
+
+@router.post("/{memory_id}/accept", response_model=MemoryRead, responses={**SIZE_LIMITED, **CONFLICT})
+async def accept_memory(
+    memory_id: uuid.UUID,
+    bank: ReviewableBankDep,
+    acting: ActingPrincipalDep,
+    db: SessionDep,
+    embedder: EmbedderDep,
+    settings: SettingsDep,
+    body: ReviewDecision | None = None,
+) -> MemoryRead:
+    """Accept a proposed unit (a key with the `review` scope): it is resolved now by the bank's claim
+    rules, as if written at this moment, and returned as resolved; 409 unless it is `proposed`."""
+    principal = acting.acting_as(body.agent_id if body else None)
+    unit = await review.accept(
+        db, embedder, settings, bank, memory_id, actor(principal), agent_id=principal.agent_id
+    )
+    return await reads.read_model(db, unit)
+
+
+@router.post("/{memory_id}/reject", response_model=MemoryRead, responses={**SIZE_LIMITED, **CONFLICT})
+async def reject_memory(
+    memory_id: uuid.UUID,
+    bank: ReviewableBankDep,
+    acting: ActingPrincipalDep,
+    db: SessionDep,
+    body: ReviewDecision | None = None,
+) -> MemoryRead:
+    """Reject a proposed unit (a key with the `review` scope): `rejected`, never retrieved, its
+    history kept (with the `reason` given); 409 unless it is `proposed`."""
+    principal = acting.acting_as(body.agent_id if body else None)
+    unit = await review.reject(
+        db,
+        bank,
+        memory_id,
+        actor(principal),
+        agent_id=principal.agent_id,
+        reason=body.reason if body else None,
+    )
     return await reads.read_model(db, unit)

@@ -17,7 +17,10 @@ from app.schemas.problems import CONFLICT, IN_A_BANK, problem_responses
 router = APIRouter(prefix="/v1/banks", tags=["banks"])
 
 NDJSON = "application/x-ndjson"
-_STREAM_SCHEMA = {"type": "string", "description": "One JSON object per line; see the README."}
+_STREAM_SCHEMA = {
+    "type": "string",
+    "description": "One JSON object per line; see docs/guides/export-import.md.",
+}
 # The smallest stream an import takes: an empty bank (a bank line, an end line).
 _EMPTY_BANK = (
     '{"type":"bank","format":"hindsight.bank","version":1,"bank_id":"example","name":null,"config":{},'

@@ -37,7 +37,8 @@ class Whoami(ReadSchema):
 
     admin: bool
     bank_id: str | None = Field(description="The bank of a bank key; null for the admin key.")
-    scopes: list[str] = Field(description="`read`, `write`; both for the admin key.")
+    scopes: list[str] = Field(description="`read`, `write`, `propose`, `review`; all four for the admin key.")
+    agent_id: str | None = Field(default=None, description="The agent a bank key acts as; null when none.")
 
 
 router = APIRouter(tags=["console"], responses=AUTHENTICATED)
@@ -47,8 +48,10 @@ router = APIRouter(tags=["console"], responses=AUTHENTICATED)
 async def whoami(principal: PrincipalDep) -> Whoami:
     """Which key this is: the admin key, or a bank key with its bank and scopes (no secret in it)."""
     if principal.is_admin:
-        return Whoami(admin=True, bank_id=None, scopes=["read", "write"])
-    return Whoami(admin=False, bank_id=principal.bank_id, scopes=sorted(principal.scopes))
+        return Whoami(admin=True, bank_id=None, scopes=["propose", "read", "review", "write"])
+    return Whoami(
+        admin=False, bank_id=principal.bank_id, scopes=sorted(principal.scopes), agent_id=principal.agent_id
+    )
 
 
 class SecurityHeaders:

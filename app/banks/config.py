@@ -42,6 +42,29 @@ class ChannelWeights(Schema):
     recency: float | None = Field(default=None, ge=0, le=10)
 
 
+class RerankConfig(Schema):
+    """The bank's use of the rerank stage (the provider itself is the service's: HINDSIGHT_RERANK_URL)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(
+        default=True, description="Rerank this bank's queries when a rerank provider is configured."
+    )
+    top_n: int | None = Field(
+        default=None,
+        ge=2,
+        le=100,
+        description="Fused candidates sent to the reranker; default the service's (30).",
+    )
+    budget_ms: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        description="The rerank call's time budget in milliseconds, past which the fused order stands; "
+        "default the service's (150).",
+    )
+
+
 class BankConfig(Schema):
     """Per-bank behaviour; every field overrides a service default. Unknown keys are refused."""
 
@@ -106,6 +129,16 @@ class BankConfig(Schema):
     )
     fusion: Literal["rrf", "weighted"] = "rrf"
     weights: ChannelWeights | None = None
+    rerank: RerankConfig = Field(
+        default_factory=RerankConfig,
+        description="The optional rerank stage after fusion: on or off for this bank, how many fused units "
+        "it reorders and its time budget.",
+    )
+    why_language: Literal["auto", "en", "zh"] = Field(
+        default="auto",
+        description="The language of each returned unit's `why` sentence: `en`, `zh`, or `auto` (the unit's "
+        "own: Chinese when its content is).",
+    )
     ttl_days: dict[
         Annotated[SafeText, StringConstraints(min_length=1, max_length=64)],
         Annotated[float, Field(ge=0, le=MAX_TTL_DAYS)] | None,

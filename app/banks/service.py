@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import secrets
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -33,6 +33,21 @@ class Principal:
     bank_id: str | None = None
     scopes: frozenset[str] = field(default_factory=frozenset)
     key_id: uuid.UUID | None = None
+    agent_id: str | None = None  # the agent its writes are recorded as (the key's, or the request's)
+
+    @property
+    def proposes_only(self) -> bool:
+        """A key whose writes wait for a review as `proposed` units: `propose` without `write`."""
+        return not self.is_admin and "propose" in self.scopes and "write" not in self.scopes
+
+    def acting_as(self, agent_id: str | None) -> Principal:
+        """This caller writing as the agent a request names: allowed when its key names no agent (or
+        for the admin); a key's own agent cannot be overridden (403)."""
+        if agent_id is None or agent_id == self.agent_id:
+            return self
+        if self.agent_id is not None and not self.is_admin:
+            raise Forbidden(f"This key acts as agent {self.agent_id!r}; it cannot write as {agent_id!r}.")
+        return replace(self, agent_id=agent_id)
 
 
 def hash_key(key: str) -> str:
@@ -48,7 +63,13 @@ async def authenticate(db: AsyncSession, token: str | None, admin_key: str) -> P
     if token.startswith(KEY_PREFIX):
         key = await repo.find_active_key(db, hash_key(token))
         if key is not None:
-            return Principal(is_admin=False, bank_id=key.bank_id, scopes=frozenset(key.scopes), key_id=key.id)
+            return Principal(
+                is_admin=False,
+                bank_id=key.bank_id,
+                scopes=frozenset(key.scopes),
+                key_id=key.id,
+                agent_id=key.agent_id,
+            )
     raise Unauthorized("Invalid or revoked API key.")
 
 
@@ -57,16 +78,19 @@ def require_admin(principal: Principal) -> None:
         raise Forbidden("This operation needs the admin key.")
 
 
-async def authorized_bank(db: AsyncSession, principal: Principal, bank_id: str, scope: str) -> ConfiguredBank:
-    """The bank, if this caller may act on it with `scope`; another bank's key gets 404, never 403.
-    Its config is parsed here, once for the request."""
+async def authorized_bank(
+    db: AsyncSession, principal: Principal, bank_id: str, scope: str | tuple[str, ...]
+) -> ConfiguredBank:
+    """The bank, if this caller may act on it with `scope` (or one of several); another bank's key
+    gets 404, never 403. Its config is parsed here, once for the request."""
     if not principal.is_admin and principal.bank_id != bank_id:
         raise NotFound(f"Bank {bank_id!r} not found.")
     bank = await configured_bank(db, bank_id)
     if bank is None:
         raise NotFound(f"Bank {bank_id!r} not found.")
-    if not principal.is_admin and scope not in principal.scopes:
-        raise Forbidden(f"This key lacks the {scope!r} scope.")
+    wanted = (scope,) if isinstance(scope, str) else scope
+    if not principal.is_admin and not principal.scopes & set(wanted):
+        raise Forbidden(f"This key lacks the {' or '.join(map(repr, wanted))} scope.")
     return bank
 
 
@@ -112,6 +136,7 @@ async def create_key(db: AsyncSession, bank: Bank, data: KeyCreate) -> tuple[Api
         key_hash=hash_key(secret),
         key_prefix=secret[:10],
         scopes=sorted(set(data.scopes)),
+        agent_id=data.agent_id,
     )
     await repo.add_key(db, key)
     await db.refresh(key)

@@ -55,10 +55,33 @@ ZH_PATTERN = re.compile(
 # Past tense in the sentence: a bare "Friday" or "March" then means the last one, not the next.
 # A participle after "be" is not past: "it has to be delivered by Friday".
 _PAST_EN = re.compile(
-    r"\b(?:was|were|went|did|had|met|saw|ago|last|yesterday|(?<!\b(?:be|is) )(?<!\bare )\w{2,}(?<!e)ed)\b",
+    r"\b(?:was|were|went|did|had|met|saw|ago|last|yesterday|came|got|took|made|left|bought|sent|told|said|"
+    r"gave|found|broke|fell|ran|paid|lost|drove|flew|wrote|spoke|ate|began|brought|thought|felt|kept|sold|"
+    r"spent|won|(?<!\b(?:be|is) )(?<!\bare )\w{2,}(?<!e)ed)\b",
     re.I,
 )
 _PAST_ZH = re.compile(r"[了过]|昨|前天|上(?:周|个|星期|礼拜)")
+# A plan or a deadline in the date's own clause: the date is ahead ("should arrive Thursday" in a turn
+# that also says "shipped"; "by November 28"; "周六要去")
+_FUTURE_EN = re.compile(
+    r"\b(?:will|'ll|going to|plan(?:ning)?|by|before|until|due|should|next|upcoming|booked for|scheduled for|"
+    r"arrives?|leaves?|starts?|departs?)\b",
+    re.I,
+)
+_FUTURE_ZH = re.compile(r"要|将|会|打算|计划|准备|之前|以前|截止|预计|安排")
+_CLAUSE_EDGE = re.compile(r"[,;，；。!?！？]|\s(?:and|but)\s")
+
+
+def _around(text: str, start: int, end: int) -> str:
+    """The clause a date phrase sits in: from the separator before it to the one after."""
+    before = [m.end() for m in _CLAUSE_EDGE.finditer(text, 0, start)]
+    after = _CLAUSE_EDGE.search(text, end)
+    return text[before[-1] if before else 0 : after.start() if after else len(text)]
+
+
+# A month and day a few days gone is still this year's in a plan ("考试在12月1号" said on 12-03 is late
+# news, not next year's exam); further back it is next year's.
+_MONTH_DAY_GRACE = 7
 
 
 @dataclass(frozen=True)
@@ -80,11 +103,13 @@ def _parser(language: str, prefer: str) -> Any:
     )
 
 
-def _format(value: datetime, period: str) -> tuple[date, str]:
+def _format(value: datetime, period: str, language: str = "en") -> tuple[date, str]:
+    """The date and how a unit writes it, in the phrase's language (no English inside a Chinese unit)."""
     day = value.date()
     if period == "week":
         monday = day - timedelta(days=day.weekday())
-        return monday, f"the week of {monday.isoformat()}"
+        week = f"{monday.isoformat()}那一周" if language == "zh" else f"the week of {monday.isoformat()}"
+        return monday, week
     if period == "month":
         return day.replace(day=1), f"{day:%Y-%m}"
     if period == "year":
@@ -114,6 +139,8 @@ def _resolve_zh(match: re.Match[str], anchor: datetime, prefer: str) -> tuple[da
     if match.group("m"):
         try:
             day = date(anchor.year, int(match.group("m")), int(match.group("d")))
+            if prefer == "future" and day < anchor.date() - timedelta(days=_MONTH_DAY_GRACE):
+                day = day.replace(year=day.year + 1)  # "11月3号" said in December: next year's
         except ValueError:
             return None
         return day, day.isoformat()
@@ -128,15 +155,26 @@ def _parse(phrase: str, language: str, anchor: datetime, prefer: str) -> tuple[d
     data = parser.get_date_data(phrase)
     if data.date_obj is None:
         return None
-    return _format(data.date_obj, data.period or "day")
+    return _format(data.date_obj, data.period or "day", language)
 
 
-def find_dates(text: str, anchor: datetime) -> list[ResolvedDate]:
-    """Relative date phrases in `text` with the dates they mean when said at `anchor` (local time)."""
+def find_dates(text: str, anchor: datetime, plan: bool = False) -> list[ResolvedDate]:
+    """Relative date phrases in `text` with the dates they mean when said at `anchor` (local time). A
+    bare "Friday" or "3月5号" is the next one in a plan or a deadline (`plan`, or a future word in its
+    clause), the last one in a clause in the past tense."""
     found: list[ResolvedDate] = []
-    for pattern, language, past in ((EN_PATTERN, "en", _PAST_EN), (ZH_PATTERN, "zh", _PAST_ZH)):
-        prefer = "past" if past.search(text) else "future"
+    for pattern, language, past, future in (
+        (EN_PATTERN, "en", _PAST_EN, _FUTURE_EN),
+        (ZH_PATTERN, "zh", _PAST_ZH, _FUTURE_ZH),
+    ):
         for match in pattern.finditer(text):
+            clause = _around(text, match.start(), match.end())
+            if future.search(clause):
+                prefer = "future"
+            elif past.search(clause):
+                prefer = "past"
+            else:
+                prefer = "future" if plan or not past.search(text) else "past"
             resolved = (
                 _resolve_zh(match, anchor, prefer)
                 if language == "zh"
@@ -147,9 +185,10 @@ def find_dates(text: str, anchor: datetime) -> list[ResolvedDate]:
     return found
 
 
-def resolve_dates(text: str, anchor: datetime) -> tuple[str, list[ResolvedDate]]:
-    """`text` with each relative date followed by the date it means: "by Friday (2026-12-04)"."""
-    found = find_dates(text, anchor)
+def resolve_dates(text: str, anchor: datetime, plan: bool = False) -> tuple[str, list[ResolvedDate]]:
+    """`text` with each relative date followed by the date it means: "by Friday (2026-12-04)". `plan`:
+    the text is a step to do or a limit (see `find_dates`)."""
+    found = find_dates(text, anchor, plan)
     out, last = [], 0
     for item in sorted(found, key=lambda r: r.start):
         if item.start < last or item.text == item.phrase:

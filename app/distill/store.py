@@ -87,7 +87,8 @@ async def store_units(
     salt: str = "",
 ) -> list[uuid.UUID]:
     """Insert candidates as `pending` units with embeddings, entities, relations and a history
-    row each. Units whose identity exists already are skipped. Returns the new ids."""
+    row each. Units whose identity exists already are skipped. Returns the new ids. Shared memory: a
+    unit is its source turns' agent's, and waits as `proposed` when one of them was proposed."""
     by_seq = {e.seq: e for e in events}
     prepared: dict[str, tuple[dict[str, Any], Candidate]] = {}
     for c in candidates:
@@ -103,7 +104,8 @@ async def store_units(
             "tags": c.tags,
             "confidence": c.confidence,
             "importance": c.importance,
-            "status": "pending",
+            "status": "proposed" if any(e.proposed for e in sources) else "pending",
+            "agent_id": sources[-1].agent_id,
             "session_id": session_id,
             "source_seqs": [e.seq for e in sources],
             "source_event_ids": [e.id for e in sources],
@@ -149,11 +151,12 @@ async def store_units(
                 "memory_id": mid,
                 "action": "created",
                 "actor": f"distiller:{distiller.version}",
+                "agent_id": r["agent_id"],
                 "details": {
                     "job_id": str(job.id),
                     "session_id": session_id,
                     "seqs": r["source_seqs"],
-                    "to": "pending",
+                    "to": r["status"],
                 },
             }
             for mid, r, _ in new

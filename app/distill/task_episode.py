@@ -1,5 +1,5 @@
-"""Task episodes (DESIGN.md "Task episodes"): the hindsight of a whole task — a request, the steps taken
-(tool calls and their results, decisions) and the outcome — as one `episode.task` unit whose metadata is
+"""Task episodes (docs/architecture.md, "Task episodes"): the hindsight of a whole task — a request, the steps
+taken (tool calls and their results, decisions) and the outcome — as one `episode.task` unit whose metadata is
 the seed's structure `{task, steps: [{action, result}], outcome}`.
 
 Both distillers fill `TaskEpisode` (the heuristic from the turns' roles, the LLM as structured JSON);

@@ -46,12 +46,21 @@ def _dedupe(events: list[EventIn]) -> tuple[list[EventIn], int]:
 
 
 async def append(
-    db: AsyncSession, bank: ConfiguredBank, session_id: str, request: AppendRequest, *, buffer: WorkingMemory
+    db: AsyncSession,
+    bank: ConfiguredBank,
+    session_id: str,
+    request: AppendRequest,
+    *,
+    buffer: WorkingMemory,
+    agent_id: str | None = None,
+    proposed: bool = False,
 ) -> AppendResult:
     """Append a batch in the caller's transaction (all or nothing). Once it commits, the turns are
     pushed onto the session's working memory, and the distillation it started (when the session now
     holds `distill_every_n_turns` undistilled events) is sent; the job is created in the same
-    transaction, so a crash between commit and send loses nothing: the sweep sends it."""
+    transaction, so a crash between commit and send loses nothing: the sweep sends it. `agent_id` and
+    `proposed` are the appending agent's (shared memory: its turns' units are its, and wait for a
+    review when it may only propose)."""
     tz = bank.timezone
     now = datetime.now(UTC)
     unique, repeated = _dedupe(request.events)
@@ -70,7 +79,7 @@ async def append(
     ]
     distilled_by: Job | None = None  # the distillation these turns started or joined
     try:
-        appended = await repo.append(db, bank.id, session_id, batch)
+        appended = await repo.append(db, bank.id, session_id, batch, repo.Author(agent_id, proposed))
     except IntegrityError as exc:
         # The session row lock rules out seq and external_id races, so this is the bank's
         # foreign key: the bank was deleted while we appended.

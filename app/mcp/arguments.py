@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -61,6 +61,12 @@ class QueryArguments(ToolArguments):
     bank_id: Slug | None = Field(default=None, description=BANK_HELP)
 
 
+class QueryV2Arguments(QueryArguments):
+    context_why: bool | None = Field(
+        default=None, description="Also put each memory's why sentence in the context text; default false."
+    )
+
+
 class UpdateArguments(ToolArguments):
     memory_id: uuid.UUID = Field(description="The id of an active memory, from memory_query.")
     content: Content | None = Field(default=None, description="The corrected sentence.")
@@ -88,6 +94,20 @@ class ProfileArguments(ToolArguments):
         min_length=1,
         max_length=256,
         description="A person, place, product or id by name; leave out for the user's own profile.",
+    )
+    bank_id: Slug | None = Field(default=None, description=BANK_HELP)
+
+
+class ProposalsArguments(ToolArguments):
+    limit: int | None = Field(default=None, ge=1, le=100, description="At most this many; default 20.")
+    bank_id: Slug | None = Field(default=None, description=BANK_HELP)
+
+
+class ReviewArguments(ToolArguments):
+    memory_id: uuid.UUID = Field(description="The id of a proposed memory, from memory_proposals.")
+    decision: Literal["accept", "reject"] = Field(description="accept or reject.")
+    reason: str | None = Field(
+        default=None, min_length=1, max_length=1000, description="Why; kept in the memory's history."
     )
     bank_id: Slug | None = Field(default=None, description=BANK_HELP)
 

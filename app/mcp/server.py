@@ -9,6 +9,7 @@ a 500."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -19,17 +20,20 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolRequestParams, CallToolResult, ListToolsResult, PaginatedRequestParams
 from sqlalchemy.exc import InterfaceError, OperationalError
+from starlette.datastructures import Headers
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from app.banks import service as banks
 from app.banks.service import Principal
 from app.config import Settings
-from app.errors import AppError, Unauthorized, Unavailable, problem
+from app.errors import AppError, Invalid, Unauthorized, Unavailable, problem
 from app.mcp import INSTRUCTIONS, NAME, PATH, TITLE
 from app.mcp.arguments import flat_schema
-from app.mcp.tools import TOOLS, call_tool, error_result
+from app.mcp.calls import error_result
+from app.mcp.tools import TOOLS, call_tool
 from app.ratelimit import bearer_token
+from app.schemas.common import SLUG_PATTERN
 from app.services import Services
 
 PRINCIPAL = "hindsight.principal"  # where the endpoint leaves the authenticated caller in the request scope
@@ -98,6 +102,7 @@ class Endpoint:
             state = self.app.state
             async with state.sessionmaker() as db:
                 principal = await banks.authenticate(db, token, state.settings.admin_key.get_secret_value())
+            principal = principal.acting_as(_agent_header(scope))  # shared memory: X-Agent-Id
         except AppError as exc:
             response = problem(exc.status, exc.title, exc.message, headers=exc.headers)
             await response(scope, receive, send)
@@ -109,6 +114,16 @@ class Endpoint:
             return
         scope.setdefault("state", {})[PRINCIPAL] = principal
         await manager.handle_request(scope, receive, send)
+
+
+def _agent_header(scope: Scope) -> str | None:
+    """The agent an `X-Agent-Id` header names (as for the REST API's writes), or None."""
+    value = Headers(scope=scope).get("x-agent-id")
+    if value is None:
+        return None
+    if len(value) > 128 or not re.fullmatch(SLUG_PATTERN, value):
+        raise Invalid("The X-Agent-Id header must be a slug (letters, digits, . _ : -; at most 128).")
+    return value
 
 
 def mount(app: FastAPI) -> None:

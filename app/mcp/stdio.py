@@ -49,9 +49,10 @@ def endpoint(url: str) -> str:
 class Upstream:
     """The running Hindsight the proxy forwards to."""
 
-    def __init__(self, url: str, api_key: str) -> None:
+    def __init__(self, url: str, api_key: str, agent_id: str | None = None) -> None:
         self.url = endpoint(url)
         self.api_key = api_key
+        self.agent_id = agent_id  # sent as X-Agent-Id: the agent its writes are recorded as
 
     async def list_tools(self, cursor: str | None) -> ListToolsResult:
         async with self._client() as client:
@@ -62,7 +63,7 @@ class Upstream:
             return await client.call_tool(name, arguments)
 
     def _client(self) -> Client:
-        transport: Transport = _transport(self.url, self.api_key)
+        transport: Transport = _transport(self.url, self.api_key, self.agent_id)
         return Client(transport, cache=None)
 
 
@@ -92,9 +93,12 @@ class RetryAfter429(httpx2.AsyncBaseTransport):
 
 
 @asynccontextmanager
-async def _transport(url: str, api_key: str) -> AsyncIterator[Any]:
-    """The SDK's Streamable HTTP transport on an HTTP client that sends the key and is closed after."""
+async def _transport(url: str, api_key: str, agent_id: str | None = None) -> AsyncIterator[Any]:
+    """The SDK's Streamable HTTP transport on an HTTP client that sends the key (and the agent) and is
+    closed after."""
     headers = {"Authorization": f"Bearer {api_key}"}
+    if agent_id:
+        headers["X-Agent-Id"] = agent_id
     retrying = RetryAfter429(httpx2.AsyncHTTPTransport())
     async with (
         httpx2.AsyncClient(headers=headers, timeout=TIMEOUT, transport=retrying) as http,
@@ -200,7 +204,9 @@ def run(url: str | None = None) -> int:
     if not api_key:  # still served, so the host shows the tools and each call says what is missing
         log.error(NO_KEY)
     logging.getLogger("httpx2").setLevel(logging.WARNING)  # not a line per forwarded request
-    upstream = Upstream(url or os.environ.get("HINDSIGHT_URL") or DEFAULT_URL, api_key)
+    upstream = Upstream(
+        url or os.environ.get("HINDSIGHT_URL") or DEFAULT_URL, api_key, os.environ.get("HINDSIGHT_AGENT_ID")
+    )
     log.info("MCP over stdio, forwarding to %s", upstream.url)
     anyio.run(serve, upstream)
     return 0

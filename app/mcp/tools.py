@@ -1,35 +1,44 @@
 """The MCP tools: each a thin call into the same service function as its REST route (write-and-resolve,
 query, update, forget, reflect, profile), its result shaped for a model to read. Every failure is a tool
-result with `isError`, never a protocol error or a 500."""
+result with `isError`, never a protocol error or a 500.
+
+Tools are versioned by name: each input schema is pinned (tests/mcp_tool_schemas.json); an incompatible
+change ships as `<tool>_v2` beside the old tool, which stays, marked deprecated in its description and its
+`_meta`, until the date its `Deprecation` names (at least DEPRECATION_WINDOW_DAYS after the new one)."""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
-from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
+from mcp.types import CallToolResult, Tool, ToolAnnotations
 from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.banks import service as banks
-from app.banks.config import ConfiguredBank
 from app.banks.service import Principal
 from app.distill import entry as distill
-from app.errors import AppError, Invalid, database_unavailable, transient_conflict
+from app.errors import AppError, database_unavailable, transient_conflict
+from app.mcp import review
 from app.mcp.arguments import (
     ForgetArguments,
     ProfileArguments,
+    ProposalsArguments,
     QueryArguments,
+    QueryV2Arguments,
     ReflectArguments,
+    ReviewArguments,
     ToolArguments,
     UpdateArguments,
     WriteArguments,
     flat_schema,
 )
+from app.mcp.calls import actor, error_result
+from app.mcp.calls import bank_for as _bank
+from app.mcp.calls import result as _result
+from app.mcp.query_v2 import output_schema, query_v2_result
 from app.memory import reads
 from app.memory import service as memory
 from app.pages import service as pages
@@ -42,15 +51,6 @@ log = logging.getLogger(__name__)
 
 
 # --- results ---------------------------------------------------------------------------------------------
-
-
-def _result(data: dict[str, Any], text: str | None = None) -> CallToolResult:
-    body = text if text is not None else json.dumps(data, ensure_ascii=False)
-    return CallToolResult(content=[TextContent(type="text", text=body)], structured_content=data)
-
-
-def error_result(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
 def _unit(model: MemoryRead) -> dict[str, Any]:
@@ -68,6 +68,7 @@ def _unit(model: MemoryRead) -> dict[str, Any]:
             "merged_into",
             "created_at",
             "claim",
+            "agent_id",
         },
     )
     return data
@@ -98,17 +99,8 @@ def _query_result(result: QueryResult) -> CallToolResult:
 # --- tools -----------------------------------------------------------------------------------------------
 
 
-def actor(principal: Principal) -> str:
-    return "mcp:admin" if principal.is_admin else f"mcp:key:{principal.key_id}"
-
-
-async def _bank(db: AsyncSession, principal: Principal, bank_id: str | None, scope: str) -> ConfiguredBank:
-    """The bank named, or the key's own; another bank's answers "not found", as in the REST API."""
-    if bank_id is None:
-        if principal.bank_id is None:
-            raise Invalid("bank_id is required with the admin key.")
-        bank_id = principal.bank_id
-    return await banks.authorized_bank(db, principal, bank_id, scope)
+# Shared memory: a propose-only key writes proposals (docs/guides/shared-memory.md).
+CONTRIBUTE = ("write", "propose")
 
 
 async def memory_write(s: Services, principal: Principal, args: WriteArguments) -> CallToolResult:
@@ -117,23 +109,44 @@ async def memory_write(s: Services, principal: Principal, args: WriteArguments) 
         args.model_dump(include={"content", "tags", "importance"}, exclude_none=True)
     )
     async with s.session() as db:
-        bank = await _bank(db, principal, args.bank_id, "write")
-        unit, _ = await memory.write(db, s.embedder, s.settings, bank, body, actor(principal), wait=True)
+        bank = await _bank(db, principal, args.bank_id, CONTRIBUTE)
+        unit, _ = await memory.write(
+            db,
+            s.embedder,
+            s.settings,
+            bank,
+            body,
+            actor(principal),
+            wait=True,
+            agent_id=principal.agent_id,
+            propose=principal.proposes_only,
+        )
         return _result(_unit(await reads.read_model(db, unit)))
 
 
-async def memory_query(s: Services, principal: Principal, args: QueryArguments) -> CallToolResult:
+async def _query(s: Services, principal: Principal, args: QueryArguments, **extra: Any) -> QueryResult:
     """POST /v1/banks/{bank_id}/query, with working memory when a session is named."""
     request = QueryRequest.model_validate(
         {
             **args.model_dump(include={"query", "top_k", "tags", "session_id"}, exclude_none=True),
             "working_memory": args.session_id is not None,
+            **extra,
         }
     )
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "read")
         async with s.read_session(db) as reads:
-            return _query_result(await query_service.query(reads, s.query_deps, bank, request))
+            return await query_service.query(reads, s.query_deps, bank, request)
+
+
+async def memory_query(s: Services, principal: Principal, args: QueryArguments) -> CallToolResult:
+    """v1 (deprecated): the context and each memory's id, content and claim."""
+    return _query_result(await _query(s, principal, args))
+
+
+async def memory_query_v2(s: Services, principal: Principal, args: QueryV2Arguments) -> CallToolResult:
+    """v2: the context and the structured memories (claim, dates, score, why)."""
+    return query_v2_result(await _query(s, principal, args, context_why=bool(args.context_why)))
 
 
 async def memory_update(s: Services, principal: Principal, args: UpdateArguments) -> CallToolResult:
@@ -142,8 +155,17 @@ async def memory_update(s: Services, principal: Principal, args: UpdateArguments
         args.model_dump(include={"content", "tags", "importance", "confidence"}, exclude_none=True)
     )
     async with s.session() as db:
-        bank = await _bank(db, principal, args.bank_id, "write")
-        unit = await memory.update(db, s.embedder, bank, args.memory_id, patch, actor(principal))
+        bank = await _bank(db, principal, args.bank_id, CONTRIBUTE)
+        unit = await memory.update(
+            db,
+            s.embedder,
+            bank,
+            args.memory_id,
+            patch,
+            actor(principal),
+            agent_id=principal.agent_id,
+            propose=principal.proposes_only,
+        )
         return _result(_unit(await reads.read_model(db, unit)))
 
 
@@ -151,14 +173,14 @@ async def memory_forget(s: Services, principal: Principal, args: ForgetArguments
     """DELETE /v1/banks/{bank_id}/memories/{id}: by the bank's forgetting policy (never a purge)."""
     async with s.session() as db:
         bank = await _bank(db, principal, args.bank_id, "write")
-        unit = await memory.forget(db, bank, args.memory_id, actor(principal))
+        unit = await memory.forget(db, bank, args.memory_id, actor(principal), agent_id=principal.agent_id)
         return _result(_unit(await reads.read_model(db, unit)))
 
 
 async def memory_reflect(s: Services, principal: Principal, args: ReflectArguments) -> CallToolResult:
     """POST /v1/banks/{bank_id}/sessions/{session_id}/distill: the job, sent after commit."""
     async with s.session() as db:
-        bank = await _bank(db, principal, args.bank_id, "write")
+        bank = await _bank(db, principal, args.bank_id, CONTRIBUTE)
         job = await distill.reflect(db, bank, args.session_id)
         return _result({"job_id": str(job.id), "session_id": args.session_id, "status": job.status})
 
@@ -175,20 +197,43 @@ async def memory_profile(s: Services, principal: Principal, args: ProfileArgumen
 Handler = Callable[[Services, Principal, Any], Awaitable[CallToolResult]]
 
 
+# An old version stays at least this long after its successor ships (docs/guides/rerank-and-why.md).
+DEPRECATION_WINDOW_DAYS = 180
+DEPRECATED = "io.hindsight/deprecated"  # the `_meta` key of a deprecated tool
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    replaced_by: str
+    since: date
+    until: date  # removed no earlier than this
+
+    def note(self) -> str:
+        return f" Deprecated: use {self.replaced_by} (this version stays until {self.until.isoformat()})."
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
-    description: str
+    description: str  # when to call it; a deprecated tool's listing appends its deprecation note
     arguments: type[ToolArguments]
     handler: Handler
     annotations: ToolAnnotations
+    deprecation: Deprecation | None = None
+    output: dict[str, Any] | None = None  # the structured result's JSON schema, when declared
 
     def tool(self) -> Tool:
+        meta = None
+        if self.deprecation is not None:
+            d = self.deprecation
+            meta = {DEPRECATED: {"replaced_by": d.replaced_by, "since": str(d.since), "until": str(d.until)}}
         return Tool(
             name=self.name,
-            description=self.description,
+            description=self.description + (self.deprecation.note() if self.deprecation else ""),
             input_schema=flat_schema(self.arguments),
+            output_schema=self.output,
             annotations=self.annotations,
+            _meta=meta,
         )
 
 
@@ -221,6 +266,16 @@ TOOLS: dict[str, ToolSpec] = {
             QueryArguments,
             memory_query,
             _hints("Recall", read_only=True, destructive=False, idempotent=True),
+            deprecation=Deprecation("memory_query_v2", since=date(2026, 12, 2), until=date(2027, 6, 30)),
+        ),
+        ToolSpec(
+            "memory_query_v2",
+            "Call before answering anything that may depend on the user's facts, preferences or earlier "
+            "sessions. Returns a prompt-ready context and each memory's claim, dates and why.",
+            QueryV2Arguments,
+            memory_query_v2,
+            _hints("Recall", read_only=True, destructive=False, idempotent=True),
+            output=output_schema(),
         ),
         ToolSpec(
             "memory_update",
@@ -253,6 +308,22 @@ TOOLS: dict[str, ToolSpec] = {
             ProfileArguments,
             memory_profile,
             _hints("Profile", read_only=True, destructive=False, idempotent=True),
+        ),
+        ToolSpec(
+            "memory_proposals",
+            "Call to see the memories other agents proposed that wait for a review (accept or reject them "
+            "with memory_review).",
+            ProposalsArguments,
+            review.memory_proposals,
+            _hints("Proposals", read_only=True, destructive=False, idempotent=True),
+        ),
+        ToolSpec(
+            "memory_review",
+            "Call to accept or reject a proposed memory by id (from memory_proposals). Accepted, it is "
+            "resolved against what the bank knows; rejected, it is never recalled. Needs the review scope.",
+            ReviewArguments,
+            review.memory_review,
+            _hints("Review a proposal", read_only=False, destructive=False, idempotent=False),
         ),
     )
 }

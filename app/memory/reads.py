@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, TypedDict, Unpack
+from typing import Any, NotRequired, TypedDict, Unpack
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -17,6 +17,7 @@ from app.db.repositories import graph as graph_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import units as units_repo
 from app.errors import NotFound
+from app.memory.why import explain
 from app.schemas.common import cursor_after
 from app.schemas.memories import (
     EntityRef,
@@ -60,6 +61,7 @@ async def read_models(
             ),
             metadata=dict(u.metadata_),
             claim=contract_claim(u.claims),
+            why=None,  # filled for query results and single reads (app.memory.why)
         )
         for u in units
     ]
@@ -71,8 +73,10 @@ async def read_model(db: AsyncSession, unit: MemoryUnit, *, with_events: bool = 
 
 
 async def read_one(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID) -> MemoryRead:
-    """One unit, with the text of the turns it was distilled from."""
-    return await read_model(db, await get(db, bank, memory_id), with_events=True)
+    """One unit, with the text of the turns it was distilled from and its `why`."""
+    model = await read_model(db, await get(db, bank, memory_id), with_events=True)
+    whys = await explain(db, [model], bank.timezone, bank.config)
+    return model.model_copy(update={"why": whys.get(model.id)})
 
 
 class UnitFilters(TypedDict):
@@ -85,6 +89,7 @@ class UnitFilters(TypedDict):
     since: datetime | None
     until: datetime | None
     as_of: datetime | None  # only units active at that instant
+    agent_id: NotRequired[str | None]  # only units this agent wrote
 
 
 async def list_page(

@@ -50,19 +50,22 @@ async def _insert(
     tags: list[str],
     confidence: float,
     importance: float,
-    valid_from: datetime,
+    valid_from: datetime | None,
     session_id: str | None,
     metadata: dict[str, Any],
     entities: list[EntityOut],
     actor: str,
     status: str,
     extract: bool = False,
+    agent_id: str | None = None,  # shared memory: the writing agent
+    proposed_update_of: uuid.UUID | None = None,  # shared memory: a proposed PATCH's target
 ) -> MemoryUnit:
     """A unit written through the API (not distilled), with its vector, entities and a history row.
     Secrets are masked first when the bank redacts (the default), so no vector or index sees them.
     `extract`: the content's entities and relations are found as in a distilled turn (besides those
     given), so resolution compares a direct write like a distilled unit ("works at Globex" supersedes
-    "works at Acme"). Its claims are read from the content and tags in every case."""
+    "works at Acme"). Its claims are read from the content and tags in every case. `valid_from` None:
+    a proposal that names no time, stamped when it is accepted (`app/memory/review.py`)."""
     if bank.config.redact:
         content = redact(content)
         entities = [e.model_copy(update={"name": redact(e.name)}) for e in entities]
@@ -95,6 +98,8 @@ async def _insert(
                 "embedding_model": embedder.model,
                 "metadata": metadata,
                 **claim_columns(claims),
+                "agent_id": agent_id,
+                "proposed_update_of": proposed_update_of,
             }
         ],
     )
@@ -108,6 +113,7 @@ async def _insert(
                 "memory_id": unit_id,
                 "action": "created",
                 "actor": actor,
+                "agent_id": agent_id,
                 "details": {"to": status},
             }
         ],
@@ -118,10 +124,19 @@ async def _insert(
 
 
 async def create(
-    db: AsyncSession, embedder: Embedder, bank: ConfiguredBank, body: MemoryCreate, actor: str
+    db: AsyncSession,
+    embedder: Embedder,
+    bank: ConfiguredBank,
+    body: MemoryCreate,
+    actor: str,
+    *,
+    agent_id: str | None = None,
+    propose: bool = False,
 ) -> MemoryUnit:
-    """A direct write: inserted `pending`; resolution decides what becomes of it."""
+    """A direct write: inserted `pending`; resolution decides what becomes of it. With `propose` it
+    waits as `proposed` for a review, with no valid time unless the write names one."""
     tz = bank.timezone
+    untimed = None if propose else datetime.now(UTC)
     return await _insert(
         db,
         embedder,
@@ -130,13 +145,14 @@ async def create(
         tags=body.tags,
         confidence=body.confidence,
         importance=body.importance,
-        valid_from=as_aware(body.occurred_at, tz) if body.occurred_at else datetime.now(UTC),
+        valid_from=as_aware(body.occurred_at, tz) if body.occurred_at else untimed,
         session_id=body.session_id,
         metadata=body.metadata,
         entities=[EntityOut(name=e.name, type=e.type) for e in body.entities],
         actor=actor,
-        status="pending",
+        status="proposed" if propose else "pending",
         extract=True,
+        agent_id=agent_id,
     )
 
 
@@ -149,13 +165,18 @@ async def write(
     actor: str,
     *,
     wait: bool,
+    agent_id: str | None = None,
+    propose: bool = False,
 ) -> tuple[MemoryUnit, Job | None]:
     """A direct write. Without `wait` the unit stays `pending` and the bank's resolution job
     is sent → (unit, job); with `wait` it is resolved in this transaction (with the LLM judge when one
-    is configured) → (unit as resolved: active, merged into a twin, or superseding an older value, None)."""
+    is configured) → (unit as resolved: active, merged into a twin, or superseding an older value, None).
+    With `propose` it waits as `proposed` and nothing is resolved → (unit, None)."""
+    if propose:  # shared memory: changes nothing until a review accepts it
+        return await create(db, embedder, bank, body, actor, agent_id=agent_id, propose=True), None
     if wait:  # the bank's lock before any row this write touches: the order every status change takes
         await lock_bank(db, bank.id)
-    unit = await create(db, embedder, bank, body, actor)
+    unit = await create(db, embedder, bank, body, actor, agent_id=agent_id)
     if not wait:
         job, _ = await schedule_resolve(db, bank.id)
         return unit, job
@@ -172,12 +193,17 @@ async def update(
     memory_id: uuid.UUID,
     body: MemoryPatch,
     actor: str,
+    *,
+    agent_id: str | None = None,
+    propose: bool = False,
 ) -> MemoryUnit:
     """A new unit with the changes supersedes the old one (history action `updated`). Only the
     chain's active head can be updated. Its claims, entities and relations are read from the new
-    content; a changed content keeps none of the old unit's entities."""
-    await lock_bank(db, bank.id)
-    old = await get(db, bank, memory_id, for_update=True)
+    content; a changed content keeps none of the old unit's entities. With `propose` the new unit
+    waits as `proposed` (`proposed_update_of` the old one) and the old one stays as it is."""
+    if not propose:  # shared memory: a proposal changes no status, so it takes no lock
+        await lock_bank(db, bank.id)
+    old = await get(db, bank, memory_id, for_update=not propose)
     if old.status != "active":
         raise Conflict(f"Memory {memory_id} is {old.status}; only an active unit can be updated.")
     changed = body.content is not None and body.content != old.content
@@ -190,21 +216,28 @@ async def update(
         tags=body.tags if body.tags is not None else list(old.tags),
         confidence=body.confidence if body.confidence is not None else old.confidence,
         importance=body.importance if body.importance is not None else old.importance,
-        valid_from=datetime.now(UTC),
+        valid_from=None if propose else datetime.now(UTC),
         session_id=old.session_id,
         metadata=dict(old.metadata_),
         entities=[EntityOut(name=e["name"], type=e["type"]) for e in entities.get(old.id, [])],
         actor=actor,
-        status="pending",
+        status="proposed" if propose else "pending",
         extract=True,
+        agent_id=agent_id,
+        proposed_update_of=old.id if propose else None,
     )
     await units_repo.copy_sources(db, old, new)
-    await supersede(db, old, new, reason="update", actor=actor, action="updated")
+    if propose:
+        await db.refresh(new)
+        return new
+    await supersede(db, old, new, reason="update", actor=actor, action="updated", agent_id=agent_id)
     await db.refresh(new)
     return new
 
 
-async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
+async def forget(
+    db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str, *, agent_id: str | None = None
+) -> MemoryUnit:
     """Soft delete by the bank's forgetting policy: `delete` → `deleted` (restorable), `downweight` →
     still active at a fifth of its importance, `never` → refused (only a purge erases)."""
     policy = bank.config.forgetting_policy
@@ -224,6 +257,7 @@ async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, a
                     "memory_id": unit.id,
                     "action": "downweighted",
                     "actor": actor,
+                    "agent_id": agent_id,
                     "details": {
                         "importance": unit.importance * DOWNWEIGHT_FACTOR,
                         "from": unit.status,
@@ -234,14 +268,22 @@ async def forget(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, a
         )
         await webhooks.memories_forgotten(db, bank.id, [unit.id], status=unit.status, action="downweighted")
     else:
-        await history_repo.transition_unit(db, unit, "deleted", action="deleted", actor=actor)
+        await history_repo.transition_unit(
+            db, unit, "deleted", action="deleted", actor=actor, agent_id=agent_id
+        )
         await webhooks.memories_forgotten(db, bank.id, [unit.id], status="deleted", action="deleted")
     await db.refresh(unit)
     return unit
 
 
 async def restore(
-    db: AsyncSession, embedder: Embedder, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str
+    db: AsyncSession,
+    embedder: Embedder,
+    bank: ConfiguredBank,
+    memory_id: uuid.UUID,
+    actor: str,
+    *,
+    agent_id: str | None = None,
 ) -> MemoryUnit:
     """Undo a forget: back to the status it had (or its importance); a unit that was in force goes
     through resolution again."""
@@ -259,6 +301,7 @@ async def restore(
                     "memory_id": unit.id,
                     "action": "restored",
                     "actor": actor,
+                    "agent_id": agent_id,
                     "details": {"from": unit.status, "to": unit.status},
                 }
             ],
@@ -267,13 +310,18 @@ async def restore(
         back = unit.previous_status or "active"
         if back not in ("active", "pending"):
             await history_repo.transition(
-                db, bank.id, [(unit.id, "deleted", back)], action="restored", actor=actor
+                db, bank.id, [(unit.id, "deleted", back)], action="restored", actor=actor, agent_id=agent_id
             )
         else:
             # The bank may have learned a newer value meanwhile: a unit coming back to life is resolved
             # again (it supersedes, becomes history, merges or activates), never simply re-activated.
             await history_repo.transition(
-                db, bank.id, [(unit.id, "deleted", "pending")], action="restored", actor=actor
+                db,
+                bank.id,
+                [(unit.id, "deleted", "pending")],
+                action="restored",
+                actor=actor,
+                agent_id=agent_id,
             )
             await resolve_pending(
                 db, bank.id, embedder=embedder, only=[unit.id], actor_details={"restored": True}
@@ -284,7 +332,9 @@ async def restore(
     return unit
 
 
-async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str) -> MemoryUnit:
+async def purge(
+    db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, actor: str, *, agent_id: str | None = None
+) -> MemoryUnit:
     """Erase content, vectors and graph links for good; the history keeps a tombstone."""
     await lock_bank(db, bank.id)
     unit = await get(db, bank, memory_id, for_update=True)
@@ -297,6 +347,7 @@ async def purge(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID, ac
         action="purged",
         actor=actor,
         details={"tombstone": True},
+        agent_id=agent_id,
     )
     await webhooks.memory_purged(db, bank.id, unit.id)
     await db.refresh(unit)

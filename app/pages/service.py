@@ -1,8 +1,8 @@
-"""Knowledge pages (DESIGN.md "Knowledge pages (L3)"): an entity's current facts, preferences, constraints
-and task state, grouped by tag, L3 first and newest first, every line citing its unit. Derived from the
-active units on read: a superseded, merged, expired or forgotten unit is never on a page, and there is
-no second copy that could drift. The profile is the page of the bank's main subject: `config.subject`,
-else the speaker of most user turns, else the user no turn names (the units that name no person)."""
+"""Knowledge pages (docs/architecture.md, "Knowledge pages"): an entity's current facts, preferences,
+constraints and task state, grouped by tag, L3 first and newest first, every line citing its unit. Derived
+from the active units on read: a superseded, merged, expired or forgotten unit is never on a page, and there
+is no second copy that could drift. The profile is the page of the bank's main subject: `config.subject`, else
+the speaker of most user turns, else the user no turn names (the units that name no person)."""
 
 from __future__ import annotations
 

@@ -222,9 +222,10 @@ class Importer:
             "superseded_by": self.maybe(line.superseded_by),
             "merged_into": self.maybe(line.merged_into),
             "merged_from": [self.new_id(m) for m in line.merged_from],
+            "proposed_update_of": self.maybe(line.proposed_update_of),
             "embedding_model": None,  # no vector yet: the reembed job makes them and sets it
         }
-        for name in ("supersedes", "superseded_by", "merged_into"):
+        for name in ("supersedes", "superseded_by", "merged_into", "proposed_update_of"):
             if row[name] is not None:
                 self.refs.append({"line": number, "field": name, "ref": row[name]})
         self.refs.extend({"line": number, "field": "merged_from", "ref": ref} for ref in row["merged_from"])
@@ -271,6 +272,7 @@ class Importer:
             "memory_id": self.new_id(line.memory_id),
             "action": line.action,
             "actor": line.actor,
+            "agent_id": line.agent_id,
             "at": line.at,
             "details": details,
         }

@@ -2,7 +2,8 @@
 `- [YYYY-MM-DD] content (confidence 0.90)`; a unit that is not active says so, so a superseded value
 is never read as current. Cut to `max_tokens` (see `tokens.py`) keeping the best-scored units. When
 working memory is asked for, the session's turns not yet distilled follow as a `recent turns` group,
-dated, in the order they were said: what the agent was told a minute ago is in the prompt too."""
+dated, in the order they were said: what the agent was told a minute ago is in the prompt too.
+With `context_why` each unit's line is followed by its `why` sentence (`  why: …`, `  缘由：…`)."""
 
 from __future__ import annotations
 
@@ -41,20 +42,26 @@ def _shown(unit: ContextUnit) -> str:
     return f"{unit.content} — outcome: {outcome}"
 
 
-def line(unit: ContextUnit, tz: tzinfo, mark_status: bool = True) -> str:
+def line(unit: ContextUnit, tz: tzinfo, mark_status: bool = True, with_why: bool = False) -> str:
     said = (unit.valid_from or unit.created_at).astimezone(tz)
     marker = "" if unit.status == "active" or not mark_status else f" [{unit.status}]"
-    return f"- [{said:%Y-%m-%d}] {_shown(unit)} (confidence {unit.confidence:.2f}){marker}"
+    text = f"- [{said:%Y-%m-%d}] {_shown(unit)} (confidence {unit.confidence:.2f}){marker}"
+    why = getattr(unit, "why", None) if with_why else None
+    if not why:
+        return text
+    chinese = why.endswith("。")  # the label in the sentence's language
+    return f"{text}\n  缘由：{why}" if chinese else f"{text}\n  why: {why}"
 
 
 U = TypeVar("U", bound=ContextUnit)
 
 
 def build_context(
-    units: list[U], tz: tzinfo, max_tokens: int | None, *, mark_status: bool = True
+    units: list[U], tz: tzinfo, max_tokens: int | None, *, mark_status: bool = True, with_why: bool = False
 ) -> tuple[str, list[U]]:
     """`units` best first. Returns the block and the units it holds (best first). `mark_status`
-    off for `as_of` answers, where every unit was active at that instant."""
+    off for `as_of` answers, where every unit was active at that instant; `with_why` adds each unit's
+    `why` under its line (counted in `max_tokens`)."""
     kept: list[U] = []
     groups: dict[str, list[U]] = {}
     used = 0
@@ -62,7 +69,7 @@ def build_context(
         tag = unit.tags[0] if unit.tags else "episode"
         if max_tokens is not None:  # counting tokens is most of the work here: only with a budget
             header = 0 if tag in groups else count_tokens(f"## {tag}") + 1
-            cost = count_tokens(line(unit, tz, mark_status)) + 1 + header
+            cost = count_tokens(line(unit, tz, mark_status, with_why)) + 1 + header
             if used + cost > max_tokens:
                 continue  # a shorter, lower-ranked unit may still fit
             used += cost
@@ -71,7 +78,7 @@ def build_context(
     blocks = []
     for tag, members in groups.items():  # groups in the order of their best unit
         members.sort(key=lambda u: u.valid_from or u.created_at, reverse=True)
-        blocks.append("\n".join([f"## {tag}", *(line(u, tz, mark_status) for u in members)]))
+        blocks.append("\n".join([f"## {tag}", *(line(u, tz, mark_status, with_why) for u in members)]))
     return "\n\n".join(blocks), kept
 
 

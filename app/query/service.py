@@ -7,7 +7,7 @@ import math
 import re
 import time
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo
 
@@ -29,11 +29,13 @@ from app.db.repositories.query import (
 )
 from app.events.service import working_memory
 from app.events.working_memory import WorkingMemory
+from app.memory import why
 from app.memory.reads import read_models
 from app.providers.embeddings import Embedder
 from app.query.context import build_context, with_recent_turns
 from app.query.fusion import Fused, active_channels, diversify, effective_weights, fuse, on_topic, relevant
 from app.query.recorder import ReadRecorder
+from app.query.rerank import RerankDeps, plan_rerank, rerank_pool
 from app.query.tags import infer_tags
 from app.query.timeparse import parse_time_filter
 from app.query.topic import SAYING, has_topic, without_phrase
@@ -59,6 +61,7 @@ class QueryDeps:
     working_memory: WorkingMemory
     recorder: ReadRecorder
     working_memory_turns: int
+    rerank: RerankDeps = field(default_factory=RerankDeps)
 
 
 def _words(query: str) -> list[str]:
@@ -199,6 +202,7 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
         as_of=as_aware(req.as_of, tz) if req.as_of else None,
         tags=req.tags,
         entities=[graph_repo.canonical(e) for e in req.entities] if req.entities else None,
+        agents=req.agents or None,
         time_from=time_filter.from_ if time_filter else None,
         time_to=time_filter.to if time_filter else None,
     )
@@ -284,21 +288,31 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
     }
     if HISTORY_STATUSES & set(plan.filters.statuses):
         evident |= await _history_of(db, evident, [u.memory_id for u in scored_enough])
-    ranked = [u for u in scored_enough if u.memory_id in evident][: req.top_k]
-    units, entities = await units_repo.get_units_with_entities(db, [r.memory_id for r in ranked])
-    models = {m.id: m for m in await read_models(db, units, entities=entities)}
+    pool = [u for u in scored_enough if u.memory_id in evident]
+    stage = plan_rerank(deps.rerank, plan.config, req, time_only=plan.time_only, candidates=len(pool))
+    wanted = pool[: max(req.top_k, stage.top_n)]  # the reranker reads the text of its top N too
+    units, entities = await units_repo.get_units_with_entities(db, [r.memory_id for r in wanted])
+    reranked = await rerank_pool(deps.rerank, stage, req.query, pool, {u.id: u.content for u in units})
+    ranked = reranked.pool[: req.top_k]
+    kept_ids = {r.memory_id for r in ranked}
+    kept_units = [u for u in units if u.id in kept_ids]
+    models = {m.id: m for m in await read_models(db, kept_units, entities=entities)}
+    whys = await why.explain(db, list(models.values()), plan.tz, plan.config)
     scored = [
         ScoredMemory(
-            **models[r.memory_id].model_dump(),
+            **{**models[r.memory_id].model_dump(), "why": whys.get(r.memory_id)},
             score=r.score,
             scores={c: ChannelScore(rank=rank, score=round(s, 6)) for c, (rank, s) in r.channels.items()}
             if req.explain
             else None,
+            rerank_score=reranked.scores.get(r.memory_id) if req.explain else None,
         )
         for r in ranked
         if r.memory_id in models
     ]
-    context, kept = build_context(scored, plan.tz, req.max_tokens, mark_status=req.as_of is None)
+    context, kept = build_context(
+        scored, plan.tz, req.max_tokens, mark_status=req.as_of is None, with_why=req.context_why
+    )
     turns: list[WorkingTurn] = []
     if req.working_memory and req.session_id:
         session = await events_repo.get_session(db, bank.id, req.session_id)
@@ -315,5 +329,10 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
         took_ms,
     )
     return QueryResult(
-        memories=kept, context=context, working_memory=turns, time_filter=plan.time_filter, took_ms=took_ms
+        memories=kept,
+        context=context,
+        working_memory=turns,
+        time_filter=plan.time_filter,
+        rerank=reranked.outcome,
+        took_ms=took_ms,
     )

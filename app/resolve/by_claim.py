@@ -1,7 +1,7 @@
-"""Resolution by claims (DESIGN.md "Claims and conflict detection"): a unit's claims are read when it
-reaches resolution without them, its candidates include the active holders of its attributes and the
-units stating a value it names as replaced, the verdicts of `app/claims` decide, and a compound unit
-whose one clause ends leaves its still-true clauses behind in a residual unit (history action `split`)."""
+"""Resolution by claims (docs/architecture.md, "Claims and conflict detection"): a unit's claims are read when
+it reaches resolution without them, its candidates include the active holders of its attributes and the units
+stating a value it names as replaced, the verdicts of `app/claims` decide, and a compound unit whose one
+clause ends leaves its still-true clauses behind in a residual unit (history action `split`)."""
 
 from __future__ import annotations
 
@@ -117,6 +117,7 @@ async def split_off(
                 "embedding_model": embedder.model,
                 "metadata": {**old.metadata_, "split_from": str(old.id)},
                 **unit_claims.columns(keep),
+                "agent_id": old.agent_id,  # still the old unit's author's words
             }
         ],
     )

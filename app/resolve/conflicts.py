@@ -1,6 +1,6 @@
-"""What makes two units the same statement or a conflict (DESIGN.md "Conflict detection"): the tags
-that hold one value, the relations that hold one object, and the rules that say why a newer unit
-replaces an older one. Pure: the resolution job (`service`) loads the facts and applies them."""
+"""What makes two units the same statement or a conflict (docs/architecture.md, "Claims and conflict
+detection"): the tags that hold one value, the relations that hold one object, and the rules that say why a
+newer unit replaces an older one. Pure: the resolution job (`service`) loads the facts and applies them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Resolution: every `pending` unit becomes `active`, `superseded`-by-it, or `merged` into an older
-twin. Decisions, in order (DESIGN.md "Conflict detection"):
+"""Resolution: every `pending` unit becomes `active`, `superseded`-by-it, or `merged` into an older twin.
+Decisions, in order (docs/architecture.md, "Claims and conflict detection"):
 
 1. the distiller said `supersedes` → the head of that unit's chain is superseded;
 2. a near-duplicate (cosine ≥ the bank's `dedupe_threshold`, same numbers, same polarity) → merged
@@ -28,7 +28,6 @@ from app.claims import Claim
 from app.db.models import Job, MemoryUnit
 from app.db.repositories import banks as banks_repo
 from app.db.repositories import embeddings as embeddings_repo
-from app.db.repositories import graph as graph_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import units as units_repo
 from app.db.repositories.locks import xact_lock
@@ -37,12 +36,10 @@ from app.jobs.service import RetryableError
 from app.keys import composite_key
 from app.providers.embeddings import Embedder
 from app.resolve import by_claim
+from app.resolve.authors import authors
+from app.resolve.candidates import find_candidates
 from app.resolve.claims import ClaimDecision, hedged_over_firm, names_attribute, residue
 from app.resolve.conflicts import (
-    SINGLE_VALUED_RELATIONS,
-    VALUE_TYPES,
-    Facts,
-    Neighbour,
     conflict_reason,
     key_tag,
     same_statement,
@@ -50,7 +47,7 @@ from app.resolve.conflicts import (
 from app.resolve.judge import Judge, JudgedUnit
 from app.resolve.order import said_at, said_before
 from app.resolve.restated import file_restatement, restated_head, retire_restatements
-from app.resolve.tuning import BATCH, LOCK_WAIT_SECONDS, MAX_CONFIDENCE, NEIGHBOURS, SIMILAR
+from app.resolve.tuning import BATCH, LOCK_WAIT_SECONDS, MAX_CONFIDENCE, SIMILAR
 from app.webhooks import emit as webhooks
 
 log = logging.getLogger(__name__)
@@ -152,7 +149,7 @@ async def _resolve_one(
                 db, head, unit, reason="distiller", actor="resolver", details=details, model=embedder.model
             )
     claims = await by_claim.ensure_claims(db, unit)
-    candidates, unit_facts = await _candidates(db, unit, embedder, claims)
+    candidates, unit_facts = await find_candidates(db, unit, embedder, claims)
     for c in candidates:
         if c.similarity >= config.dedupe_threshold and same_statement(unit, c.unit):
             await merge(db, unit, into=c.unit, similarity=c.similarity, details=details)
@@ -236,47 +233,6 @@ def _judged(unit: MemoryUnit) -> JudgedUnit:
     return JudgedUnit(content=unit.content, tags=list(unit.tags), said_at=unit.valid_from)
 
 
-def _facts(rows: dict[uuid.UUID, Facts], memory_id: uuid.UUID) -> Facts:
-    return rows.get(memory_id) or Facts()
-
-
-async def _candidates(
-    db: AsyncSession, unit: MemoryUnit, embedder: Embedder, claims: list[Claim]
-) -> tuple[list[Neighbour], Facts]:
-    """Active units that could be the same fact or its older value (semantic neighbours, units
-    with the same key tag, units sharing a single-valued relation, the holders of the unit's claimed
-    attributes and the units stating a value it names as replaced), and the unit's own facts."""
-    near = await embeddings_repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
-    similar = {u.id: (u, sim) for u, sim in near}
-    tag = key_tag(unit)
-    extra = await graph_repo.active_related(
-        db, unit, tag, list(SINGLE_VALUED_RELATIONS), exclude=list(similar)
-    )
-    for u, sim in extra:
-        similar.setdefault(u.id, (u, sim))
-    for u, sim in await by_claim.holders(db, unit, claims, exclude=similar):
-        similar.setdefault(u.id, (u, sim))
-    # Read without locks: lock them and keep those still active (maintenance may have archived one
-    # meanwhile), so what is superseded or merged into is what the rows say now.
-    live = {u.id for u in await units_repo.lock_units(db, list(similar)) if u.status == "active"}
-    similar = {uid: pair for uid, pair in similar.items() if uid in live}
-    facts = await load_facts(db, [unit.id, *similar])  # the unit's and theirs in one read
-    return [Neighbour(u, sim, _facts(facts, u.id)) for u, sim in similar.values()], _facts(facts, unit.id)
-
-
-async def load_facts(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, Facts]:
-    facts: dict[uuid.UUID, Facts] = {}
-    for memory_id, entity_id, kind in await graph_repo.unit_entities(db, ids):
-        f = facts.setdefault(memory_id, Facts())
-        if kind == "person":
-            f.persons.add(entity_id)
-        elif kind in VALUE_TYPES:
-            f.values.add(entity_id)
-    for memory_id, subject, relation, obj in await graph_repo.unit_relations(db, ids):
-        facts.setdefault(memory_id, Facts()).relations.add((subject, relation, obj))
-    return facts
-
-
 async def replace(
     db: AsyncSession,
     old: MemoryUnit,
@@ -308,6 +264,7 @@ async def file_as_history(
     chain = await history_repo.supersede_chain(db, head)  # oldest first, `head` last
     # `head` at the latest (a unit said before it in its session may name a later day)
     at = next((i for i, u in enumerate(chain) if said_at(u) > said_at(unit)), len(chain) - 1)
+    details = {**details, **authors(chain[at], unit)}
     later = chain[at]
     if at > 0:
         await history_repo.link_supersede(db, chain[at - 1].id, unit.id)
@@ -332,10 +289,12 @@ async def supersede(
     actor: str,
     details: dict[str, Any] | None = None,
     action: str = "superseded",
+    agent_id: str | None = None,
 ) -> None:
     """`new` replaces the active `old`: old → superseded (valid until new's valid time), new → active;
-    both directions of the chain are stored and both units get a history row."""
-    extra = details or {}
+    both directions of the chain are stored and both units get a history row, naming both units'
+    agents when they have one. `agent_id`: the agent that acted (a PATCH's)."""
+    extra = {**(details or {}), **authors(new, old)}
     superseded = await history_repo.transition_unit(
         db,
         old,
@@ -343,6 +302,7 @@ async def supersede(
         action=action,
         actor=actor,
         details={**extra, "superseded_by": str(new.id), "reason": reason},
+        agent_id=agent_id,
     )
     if not superseded:  # callers lock `old` and see it active first; never on a stale read
         raise Conflict(f"Memory {old.id} is no longer active; retry.")
@@ -354,6 +314,7 @@ async def supersede(
         action="activated",
         actor=actor,
         details={**extra, "supersedes": str(old.id), "reason": reason},
+        agent_id=agent_id,
     )
     await webhooks.memory_created(db, new, supersedes=old.id)
     await webhooks.memory_superseded(db, old.bank_id, old.id, new.id, reason)
@@ -366,6 +327,7 @@ async def merge(
     sources and confidence; `unit` becomes `merged`. False (nothing done) when `unit` was no longer
     in its status when its row was reached (maintenance's merge reads it without a lock)."""
     confidence = min(MAX_CONFIDENCE, 1 - (1 - into.confidence) * (1 - unit.confidence))
+    details = {**details, **authors(into, unit)}
     merged = await history_repo.transition_unit(
         db,
         unit,

@@ -48,8 +48,18 @@ class BankPage(ReadSchema):
 
 
 class KeyCreate(Schema):
-    scopes: list[Literal["read", "write"]] = Field(default=["read", "write"], min_length=1)
+    scopes: list[Literal["read", "write", "propose", "review"]] = Field(
+        default=["read", "write"],
+        min_length=1,
+        description="`read`, `write`; `propose`: writes wait as `proposed` units until a key with `review` "
+        "accepts or rejects them (a key with `write` too writes directly).",
+    )
     name: SafeText | None = Field(default=None, max_length=256)
+    agent_id: Slug | None = Field(
+        default=None,
+        description="The agent this key acts as: every write with it is recorded as this agent's.",
+        examples=["planner"],
+    )
 
 
 class KeyCreated(ReadSchema):
@@ -58,6 +68,7 @@ class KeyCreated(ReadSchema):
     key: str = Field(description="Shown once; only a hash is stored.")
     scopes: list[str]
     name: str | None
+    agent_id: str | None = None
     created_at: datetime
 
 

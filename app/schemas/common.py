@@ -22,8 +22,8 @@ MAX_METADATA_DEPTH = 8
 # Seqs are PostgreSQL `integer`: a bigger number in a query parameter is refused here, not by the driver.
 MAX_SEQ = 2**31 - 1
 EARLIEST, LATEST = datetime(1000, 1, 1, tzinfo=UTC), datetime(9000, 1, 1, tzinfo=UTC)
-# A timestamp without an offset is read in the bank's zone later (CONTRACT §3): held a day inside the
-# range, it lands in it whatever the zone (offsets stay under a day, local mean times included).
+# A timestamp without an offset is read in the bank's zone later (its `timezone` config): held a day
+# inside the range, it lands in it whatever the zone (offsets stay under a day, local mean times included).
 NAIVE_MARGIN = timedelta(days=1)
 # A unit's valid time is derived from what was said ("the city was founded 1500 years ago"), so it may lie
 # before the years a client sends; an import takes back anything kept clear of Python's years 1 and 9999.
@@ -94,7 +94,7 @@ Timestamp = Annotated[datetime, AfterValidator(_check_instant)]
 
 
 def as_aware(value: datetime, tz: tzinfo) -> datetime:
-    """Read a timestamp without an offset in the bank's time zone (CONTRACT §3)."""
+    """Read a timestamp without an offset in the bank's time zone (its `timezone` config)."""
     return value.replace(tzinfo=tz) if value.tzinfo is None else value
 
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from app.schemas.common import JsonObject, ReadSchema, SafeText, Schema, Timestamp
+from app.schemas.common import JsonObject, ReadSchema, SafeText, Schema, Slug, Timestamp
 
 MAX_EVENTS_PER_APPEND = 1000
 MAX_CONTENT_CHARS = 32_000
@@ -30,6 +30,11 @@ class EventIn(Schema):
 
 class AppendRequest(Schema):
     events: list[EventIn] = Field(min_length=1, max_length=MAX_EVENTS_PER_APPEND)
+    agent_id: Slug | None = Field(
+        default=None,
+        description="The agent appending (also the `X-Agent-Id` header): only when the key names no agent, "
+        "or with the admin key. The units distilled from these turns are recorded as this agent's.",
+    )
 
 
 class AppendResult(ReadSchema):
@@ -55,6 +60,10 @@ class EventRead(ReadSchema):
     occurred_at: datetime
     external_id: str | None
     metadata: dict[str, object] = Field(validation_alias="metadata_")
+    agent_id: str | None = Field(default=None, description="The agent that appended it.")
+    proposed: bool = Field(
+        default=False, description="Appended with a propose-only key: its distilled units wait for review."
+    )
     created_at: datetime
 
 

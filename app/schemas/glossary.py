@@ -17,6 +17,8 @@ BY_NAME: dict[str, str] = {
     "name": "A display name.",
     "config": "The bank's config (see BankConfig); `PATCH` merges into the current one.",
     "admin": "Whether this is the admin key (every bank) rather than a bank key.",
+    "agent_id": "The agent this acts or wrote as (shared memory: a key's label or the request's); null "
+    "when none was named.",
     "scopes": "What a bank key may do: `read`, `write`.",
     # time
     "created_at": "When it was created (RFC 3339).",
@@ -148,7 +150,7 @@ BY_FIELD: dict[str, str] = {
     "`session_id`).",
     "QueryRequest.working_memory": "With `session_id`: add the session's turns not yet distilled.",
     "QueryRequest.weights": "Per-channel weights for this query (over the bank's).",
-    "BankConfig.weights": "The bank's per-channel weights (see *Query* in the README).",
+    "BankConfig.weights": "The bank's per-channel weights (see docs/guides/query.md).",
     "MemoryAccepted.memory": "The unit: `pending` (resolution runs in the background), or as resolved "
     "with `?wait=true`.",
     "BankConfig.timezone": 'Where a timestamp without an offset is read, and where "today" is (IANA name).',

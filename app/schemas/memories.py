@@ -21,6 +21,11 @@ Tags = Annotated[list[Tag], Field(min_length=1, max_length=MAX_TAGS)]
 Visible = BeforeValidator(lambda v: strip_invisible(v) if isinstance(v, str) and "\x00" not in v else v)
 Content = Annotated[SafeText, Visible, Field(min_length=1, max_length=MAX_UNIT_CHARS)]
 Score = Annotated[float, Field(ge=0, le=1)]
+AGENT_HELP = "The agent that wrote it (its key's `agent_id`, or the writing request's); null when none."
+AGENT_WRITE_HELP = (
+    "The agent writing (also the `X-Agent-Id` header): only when the key names no agent, or with the "
+    "admin key; a key's own agent cannot be overridden (403)."
+)
 
 
 class EntityIn(Schema):
@@ -58,8 +63,8 @@ ValueType = Literal[
 
 
 class ClaimRead(ReadSchema):
-    """What the unit states (DESIGN.md "Claims"): two units conflict when subject and attribute match
-    and the values differ."""
+    """What the unit states: two units conflict when subject and attribute match and the values
+    differ."""
 
     subject: str = Field(description="Who or what it is about: `user` (the speaker) or an entity's name.")
     attribute: str = Field(
@@ -84,6 +89,11 @@ CLAIM_EXAMPLE = {
     "value_type": "number",
     "modality": "firm",
 }
+
+WHY_EXAMPLE = (
+    "Said by Ana in chat-1, turn 7, on 2026-11-20: 'If the configuration can be upgraded I can go to 8000.'; "
+    "replaces 5000 said on 2026-11-13."
+)
 
 
 class MemoryRead(ReadSchema):
@@ -117,6 +127,16 @@ class MemoryRead(ReadSchema):
         description="The unit's main claim; null when its content states none (or before it is read).",
         examples=[CLAIM_EXAMPLE],
     )
+    why: str | None = Field(
+        default=None,
+        description="Why this is remembered: one sentence from its provenance and history, in the bank's or "
+        "the unit's language (query results and single reads; null in lists).",
+        examples=[WHY_EXAMPLE],
+    )
+    agent_id: str | None = Field(default=None, description=AGENT_HELP, examples=["planner"])
+    proposed_update_of: uuid.UUID | None = Field(
+        default=None, description="A proposed update: the unit it supersedes once accepted."
+    )
 
 
 class MemoryCreate(Schema):
@@ -130,6 +150,7 @@ class MemoryCreate(Schema):
     )
     session_id: Slug | None = None
     metadata: JsonObject = Field(default_factory=dict)
+    agent_id: Slug | None = Field(default=None, description=AGENT_WRITE_HELP, examples=["planner"])
 
 
 def _at_least_one_field(schema: dict[str, Any], model: type) -> None:
@@ -172,14 +193,23 @@ class MemoryBrief(ReadSchema):
     valid_to: datetime | None
     created_at: datetime
     status_changed_at: datetime
+    agent_id: str | None = Field(default=None, description=AGENT_HELP)
 
 
 class HistoryAction(ReadSchema):
     memory_id: uuid.UUID
     action: str
     actor: str
+    agent_id: str | None = Field(default=None, description="The agent that acted, when one was named.")
     at: datetime
     details: dict[str, Any]
+
+
+class ReviewDecision(Schema):
+    """An accept or a reject of a proposed unit (the body is optional)."""
+
+    reason: SafeText | None = Field(default=None, max_length=1000, description="Kept in the history.")
+    agent_id: Slug | None = Field(default=None, description=AGENT_WRITE_HELP)
 
 
 class MemoryHistoryRead(ReadSchema):

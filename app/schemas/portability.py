@@ -102,6 +102,8 @@ class EventLine(Schema):
     occurred_at: AwareTimestamp
     external_id: Annotated[SafeText, Field(min_length=1, max_length=MAX_NAME_CHARS)] | None = None
     metadata: JsonObject = Field(default_factory=dict)
+    agent_id: Slug | None = Field(default=None, description="The agent that appended it.")
+    proposed: bool = Field(default=False, description="Appended with a propose-only key.")
     created_at: AwareTimestamp
 
 
@@ -152,6 +154,10 @@ class MemoryLine(Schema):
         description="Every claim of the unit in full, kept as given; absent (an older export): read again "
         "from the content and tags.",
     )
+    agent_id: Slug | None = Field(default=None, description="The agent that wrote it.")
+    proposed_update_of: uuid.UUID | None = Field(
+        default=None, description="A proposed update: the unit it supersedes once accepted."
+    )
 
 
 class EntityLine(Schema):
@@ -193,6 +199,7 @@ class HistoryLine(Schema):
     memory_id: uuid.UUID
     action: SafeText = Field(min_length=1, max_length=MAX_ENTITY_TYPE_CHARS)
     actor: Short
+    agent_id: Slug | None = None
     at: AwareTimestamp
     details: JsonObject = Field(default_factory=dict)
 

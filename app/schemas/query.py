@@ -6,16 +6,27 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
-from app.db.models import MEMORY_STATUSES
+from app.db.models import MEMORY_STATUSES, REVIEW_STATUSES
 from app.schemas.banks import ChannelWeights
 from app.schemas.common import TAG_PATTERN, ReadSchema, SafeText, Schema, Slug, Timestamp
 from app.schemas.events import WorkingTurn
 from app.schemas.memories import MemoryRead
 
 Status = Literal["pending", "active", "superseded", "merged", "expired", "archived", "deleted"]
-assert set(Status.__args__) == set(MEMORY_STATUSES)  # type: ignore[attr-defined]
+# Proposals and refusals are never retrieved (docs/guides/shared-memory.md).
+assert set(Status.__args__) == set(MEMORY_STATUSES) - set(REVIEW_STATUSES)  # type: ignore[attr-defined]
 
 CHANNELS = ("semantic", "keyword", "entity", "temporal", "tag")
+# What became of the rerank stage (app/query/rerank.py): it reordered the fused top N, or why it did not.
+RerankOutcome = Literal[
+    "applied",
+    "skipped (not configured)",
+    "skipped (disabled)",
+    "skipped (no topic)",
+    "skipped (no candidates)",
+    "skipped (budget)",
+    "skipped (error)",
+]
 
 
 class TimeRange(Schema):
@@ -39,6 +50,12 @@ class QueryRequest(Schema):
         default=None, max_length=50, description="Only units that mention one of these entities."
     )
     session_id: Slug | None = Field(default=None, description="The session whose working memory to add.")
+    agents: list[Slug] | None = Field(
+        default=None,
+        max_length=50,
+        description="Only units written by these agents (their `agent_id`); shared memory.",
+        examples=[["planner", "researcher"]],
+    )
     time_range: TimeRange | None = None
     as_of: Timestamp | None = Field(default=None, description="Answer with what was active at this instant.")
     statuses: list[Status] = Field(default=["active"], min_length=1)
@@ -61,6 +78,14 @@ class QueryRequest(Schema):
     max_tokens: int | None = Field(default=None, ge=1, le=100_000)
     working_memory: bool = False
     explain: bool = False
+    rerank: bool | None = Field(
+        default=None,
+        description="Run the rerank stage for this query (`false` skips it); default: the bank's "
+        "`rerank.enabled`. It runs only when the service has a rerank provider (HINDSIGHT_RERANK_URL).",
+    )
+    context_why: bool = Field(
+        default=False, description="Put each unit's `why` sentence in the `context` block, under its line."
+    )
     now: Timestamp | None = Field(default=None, description="Anchor of relative times in the query.")
     timezone: str | None = Field(default=None, description="Default: the bank's.")
 
@@ -92,6 +117,13 @@ class ScoredMemory(MemoryRead):
     scores: dict[str, ChannelScore] | None = Field(
         default=None, description="With `explain`: each channel that found the unit, its rank and raw score."
     )
+    rerank_score: float | None = Field(
+        default=None,
+        description="With `explain`, when `rerank` is `applied`: the reranker's score of the unit (null for "
+        "a unit past the reranked top N). The order of `memories` is then the reranker's; `score` stays the "
+        "fused one.",
+        examples=[0.9731],
+    )
 
 
 class TimeFilterRead(ReadSchema):
@@ -106,4 +138,12 @@ class QueryResult(ReadSchema):
     context: str
     working_memory: list[WorkingTurn]
     time_filter: TimeFilterRead | None
+    rerank: RerankOutcome = Field(
+        default="skipped (not configured)",
+        description="The rerank stage: `applied` (the fused top N reordered by the reranker), or "
+        "`skipped (…)` with the reason: `not configured`, `disabled` (bank or request), `no topic` (a time "
+        "window alone is asked), `no candidates` (fewer than two), `budget` (no answer within the time "
+        "budget: the fused order stands), `error` (the reranker failed).",
+        examples=["applied"],
+    )
     took_ms: float

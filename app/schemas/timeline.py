@@ -33,6 +33,7 @@ class EventItem(_Item):
     role: str
     speaker: str | None
     event_id: int
+    agent_id: str | None = Field(default=None, description="The agent that appended it.")
     occurred_at: datetime = Field(description="The client's time of the turn.")
     content: str = Field(description="The first 280 characters of the turn.")
     content_truncated: bool
@@ -45,6 +46,8 @@ class MemoryItem(_Item):
     memory_id: uuid.UUID
     action: str
     actor: str
+    agent_id: str | None = Field(default=None, description="The agent that acted, when one was named.")
+    unit_agent_id: str | None = Field(default=None, description="The agent that wrote the unit.")
     details: dict[str, Any] = Field(description="Carries `from` and `to` statuses; never content.")
     session_id: str | None = Field(description="The session the unit was distilled from, if any.")
     content: str | None = Field(

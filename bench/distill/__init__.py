@@ -17,7 +17,7 @@ Then the same distillation runs in this process under cProfile (the distill serv
 directly on the same kind of events in another bank, same distiller, same local embedder, real
 PostgreSQL and Redis): the top items by cumulative time, and the split between the distiller, the
 embedder and the database. Writes `--out` and the "Distillation throughput" section of
-docs/benchmarks.md.
+docs/benchmark-runs.md.
 
 The package: `conversation` (the events), `worker` (through one worker), `in_process` (the
 profile), `report` (the docs section), `run` (the command); what every benchmark shares is

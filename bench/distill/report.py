@@ -1,4 +1,4 @@
-"""The "Distillation throughput" section of docs/benchmarks.md, from the JSON report (`--docs-only`
+"""The "Distillation throughput" section of docs/benchmark-runs.md, from the JSON report (`--docs-only`
 rewrites it)."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 - `services`: the embedded stack in a temporary directory (or the URLs given), `hindsight api`,
   `hindsight worker` and `hindsight dev` as child processes;
 - `measure`: percentiles, the machine's facts, CPU accounting, the quiet-machine wait, RSS;
-- `docs`: a section of docs/benchmarks.md (its head, tables, footer) and writing it;
+- `docs`: a section of docs/benchmark-runs.md (its head, tables, footer) and writing it;
 - `cli`: the flags every benchmark with a docs section takes (`--out`, `--no-docs`, `--docs-only`,
   `--quiet-cpu`, `--quiet-wait`, the stack's URLs) and what a run leaves (the JSON, the section).
 

@@ -1,4 +1,4 @@
-"""The flags every benchmark with a section of docs/benchmarks.md takes, and what its run leaves:
+"""The flags every benchmark with a section of docs/benchmark-runs.md takes, and what its run leaves:
 the JSON report (`--out`) and that section, rewritten from the report (`--docs-only` does only that)."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def add_flags(parser: argparse.ArgumentParser, out: str, database_help: str | No
     parser.add_argument("--database-url", default=None, help=database_help)
     parser.add_argument("--redis-url", default=None)
     parser.add_argument("--out", default=out)
-    parser.add_argument("--no-docs", action="store_true", help="do not write docs/benchmarks.md")
+    parser.add_argument("--no-docs", action="store_true", help="do not write docs/benchmark-runs.md")
     parser.add_argument("--docs-only", action="store_true", help="rewrite the docs section from --out")
     parser.add_argument("--quiet-cpu", type=float, default=25.0, help="CPU %% counted as a quiet machine")
     parser.add_argument("--quiet-wait", type=float, default=0.0, help="wait up to this long for it (s)")

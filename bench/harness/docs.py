@@ -1,4 +1,4 @@
-"""A benchmark's section of docs/benchmarks.md: its head, its tables, its footer, and writing it in
+"""A benchmark's section of docs/benchmark-runs.md: its head, its tables, its footer, and writing it in
 place of the old one (keeping the old one's hand-written findings)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from bench.harness.services import ROOT
 
-DOCS = ROOT / "docs" / "benchmarks.md"
+DOCS = ROOT / "docs" / "benchmark-runs.md"
 FINDINGS = "### Findings"  # the hand-written part of a section, kept when it is rewritten
 
 Run = dict[str, Any]  # one run of a report: a size, an API configuration
@@ -71,10 +71,10 @@ def footer(report: dict[str, Any], what: str) -> list[str]:
 
 
 def write_section(title: str, section: str, keep: str | None = None) -> None:
-    """Replace (or append) the `## title` section of docs/benchmarks.md, keeping a hand-written
+    """Replace (or append) the `## title` section of docs/benchmark-runs.md, keeping a hand-written
     `keep` subsection ("### Findings") of the old one."""
     heading = f"## {title}"
-    current = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
+    current = DOCS.read_text() if DOCS.exists() else "# Benchmark runs of record\n"
     pattern = re.compile(rf"^{re.escape(heading)}\n.*?(?=^## |\Z)", re.S | re.M)
     found = pattern.search(current)
     if found:

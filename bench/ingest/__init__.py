@@ -16,7 +16,7 @@ append path writes its distillation job rows and sends them to the broker, nobod
 Reported per phase: events/s, request latency p50/p95/p99, the CPU of the machine split into
 the API, PostgreSQL + Redis, this client, and other processes (the client runs on the same
 machine and competes for the same cores), and afterwards a count check: every appended event is
-in the database, seqs without gaps. Writes `--out` and the "Ingest" section of docs/benchmarks.md.
+in the database, seqs without gaps. Writes `--out` and the "Ingest" section of docs/benchmark-runs.md.
 
 The package: `load` (the turns, the client, a phase of appends), `report` (the docs section), `run`
 (the command); what every benchmark shares is `bench.harness`'s.

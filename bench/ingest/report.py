@@ -1,4 +1,4 @@
-"""The "Ingest" section of docs/benchmarks.md, from the JSON report (`--docs-only` rewrites it)."""
+"""The "Ingest" section of docs/benchmark-runs.md, from the JSON report (`--docs-only` rewrites it)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The run: a bank whose subject has `--units` active units (written through the API, resolved in the
 call), then `GET /entities/{id}/page` and `GET /profile` timed over HTTP; the JSON report and the
-"Knowledge pages" section of docs/benchmarks.md (`python -m bench.pages`)."""
+"Knowledge pages" section of docs/benchmark-runs.md (`python -m bench.pages`)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ streamed back with `POST /v1/banks/{new id}/import`, `--repeat` times each (medi
 with the API process's RSS sampled every 50 ms (growth = peak minus the RSS just before). A small
 bank goes through both first, so the API's first-use allocations are not counted as growth. No
 worker runs: the import's `reembed` job stays queued. Writes `--out` and the "Bank export and
-import" section of docs/benchmarks.md.
+import" section of docs/benchmark-runs.md.
 
 The package: `seed` (the synthetic bank), `run` (the command and its docs section).
 """

@@ -12,7 +12,7 @@ Reported: client wall time p50/p95/p99/mean and the server's `took_ms`, the chan
 channel (the app's statement builder with only that channel on, through the app's engine settings),
 EXPLAIN (ANALYZE, BUFFERS) of one query per channel with the indexes its plan uses, the embedding
 time of one query, and the API process's RSS. Writes JSON (`--out`) and the "Query latency at scale"
-section of docs/benchmarks.md (`--no-docs` to skip).
+section of docs/benchmark-runs.md (`--no-docs` to skip).
 
 Without `--database-url` an embedded PostgreSQL (app.embedded, its own settings untouched) and Redis
 run in a temporary directory, one fresh database per size; the bulk load drops the secondary indexes

@@ -1,5 +1,5 @@
 """What a run reports: the table it prints and its "Query latency at scale" section of
-docs/benchmarks.md, both from the JSON report (so `--docs-only` rewrites the section unchanged)."""
+docs/benchmark-runs.md, both from the JSON report (so `--docs-only` rewrites the section unchanged)."""
 
 from __future__ import annotations
 

@@ -27,6 +27,7 @@ from bench.query_latency.http_timer import measure_http
 from bench.query_latency.loader import active_units, load_bank, server_facts
 from bench.query_latency.queries import BenchQuery, make_queries
 from bench.query_latency.report import SECTION, TARGET, docs_section, print_table
+from bench.query_latency.rerank_overhead import fake_reranker, measure_overhead, summary
 from bench.query_latency.under_load import distilling, replica_api
 from bench.query_latency.units import Generator
 from bench.query_latency.vectors import encode, load_model, vectors_for
@@ -108,6 +109,7 @@ def run_size(
     # The limiter stays on the path without throttling the load's appends.
     env = services.service_env(url, stack.redis_url, admin_key, HINDSIGHT_RATE_LIMIT_PER_SECOND="100000")
     cases: dict[str, Any] = {}
+    rerank: dict[str, Any] | None = None
     with contextlib.ExitStack() as running:
         base, pid = running.enter_context(services.api(env, work / f"api-{units_n}.log"))
         log(f"  API up at {base} (pid {pid}); {args.queries} queries over HTTP …")
@@ -145,6 +147,15 @@ def run_size(
         for name, case in cases.items():
             w = case["client_wall_ms"]
             log(f"  {name}: HTTP p50 {w['p50']} ms, p95 {w['p95']} ms {case.get('load', '')}")
+        if args.rerank_overhead:
+            delay = args.rerank_delay_ms
+            rerank_url, _ = running.enter_context(fake_reranker(delay, work / "fake-rerank.log"))
+            rerank_env = {**env, "HINDSIGHT_RERANK_URL": rerank_url, "HINDSIGHT_RERANK_KIND": "tei"}
+            at, _ = running.enter_context(services.api(rerank_env, work / f"api-rerank-{units_n}.log"))
+            rerank = measure_overhead(
+                at, admin_key, bank_id, queries, args.queries, gen.anchor, args.warmup, before, delay
+            )
+            log(f"  {summary(rerank)}")
 
     model = get_model()
     distinct: dict[str, BenchQuery] = {}
@@ -173,6 +184,7 @@ def run_size(
         "postgres": db_facts,
         "http": http,
         "cases": cases,
+        "rerank_overhead": rerank,
         "api_rss_mib": rss,
         "api_processes": processes,
         "query_embedding_ms": embed,
@@ -226,6 +238,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="again through a second API reading from a streaming replica (embedded PostgreSQL only)",
     )
+    parser.add_argument(
+        "--rerank-overhead",
+        action="store_true",
+        help="again through a second API with a rerank provider (a local fake answering in "
+        "--rerank-delay-ms), alternating the stage off and on: its overhead",
+    )
+    parser.add_argument("--rerank-delay-ms", type=float, default=5.0, help="the fake reranker's answer time")
     parser.add_argument("--prepare-only", action="store_true", help="generate and embed (cache), then stop")
     out, database_help = "bench/results/query_latency.json", "use this PostgreSQL (banks bench-<N>)"
     args = cli.parse_program(parser, argv, out, (SECTION, docs_section), database_help)

@@ -124,6 +124,8 @@ async def test_the_recall_form_becomes_the_query_body(js: Any) -> None:
         "w_recency": "0",
         "statuses": "active,superseded",
         "session_id": "chat-1",
+        "rerank": "off",
+        "context_why": "on",
     }
     body = await js("recall.js", f"m.queryBody({json.dumps(form)}, 'Asia/Shanghai')")
     assert body == {
@@ -139,8 +141,11 @@ async def test_the_recall_form_becomes_the_query_body(js: Any) -> None:
         "statuses": ["active", "superseded"],
         "session_id": "chat-1",
         "working_memory": True,
+        "rerank": False,
+        "context_why": True,
     }
-    assert await js("recall.js", "m.queryBody({query: 'x', top_k: ''}, 'UTC')") == {
+    assert (await js("recall.js", "m.queryBody({query: 'x', rerank: 'on'}, 'UTC')"))["rerank"] is True
+    assert await js("recall.js", "m.queryBody({query: 'x', top_k: '', rerank: ''}, 'UTC')") == {
         "query": "x",
         "top_k": 10,
         "explain": True,

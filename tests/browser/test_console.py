@@ -64,6 +64,9 @@ async def test_the_superseded_budget_draws_its_lineage(console: Console, seeded:
     actions = console.page.get_by_test_id("history-action")
     await expect(actions.filter(has_text="superseded")).to_contain_text("resolver")
     await expect(console.page.get_by_test_id("source-turn")).to_contain_text("My budget is 5000.")
+    why = console.page.get_by_test_id("memory-why")
+    await expect(why).to_contain_text("Said by Ana in chat-1, turn 1, on ")
+    await expect(why).to_contain_text("'My budget is 5000.'; replaced by 8000 on ")
     await console.shot("memory")
     # The chain reads the same from its head.
     await nodes.nth(1).get_by_role("link").click()
@@ -111,13 +114,27 @@ async def test_the_recall_tester_shows_channels_and_the_context_block(
     await expect(results.first).to_contain_text("8000")
     await expect(results.first.get_by_test_id("channel-score").first).to_be_visible()
     await expect(results.first.locator("[data-channel=semantic]")).to_contain_text(re.compile(r"#\d+ · "))
-    await expect(results.filter(has_text="5000")).to_have_count(0)
+    # No unit says 5000 (the why of the 8000 one names what it replaced).
+    await expect(results.get_by_role("link", name=re.compile("5000"))).to_have_count(0)
+    # Why each unit is remembered, and what the rerank stage did (no reranker here).
+    await expect(results.first.get_by_test_id("memory-why")).to_contain_text("Said by Ana in chat-1, turn 3")
+    await expect(results.first.get_by_test_id("memory-why")).to_contain_text("replaces 5000 said on")
+    await expect(console.page.get_by_test_id("rerank-status")).to_have_text("skipped (not configured)")
     # The block exactly as an agent receives it for the same request.
     agent = await api.post(f"/v1/banks/{seeded.bank}/query", json={"query": SEED_QUERY, "explain": True})
     block = console.page.get_by_test_id("context-block")
     await expect(block).to_have_text(agent.json()["context"])
     assert (await block.inner_text()).startswith("## constraint.budget")
     await console.shot("recall")
+    # With the why in the block, as the agent would get it with `context_why`.
+    await console.page.get_by_label("Why in the context block").check()
+    await console.page.get_by_test_id("recall-submit").click()
+    agent = await api.post(
+        f"/v1/banks/{seeded.bank}/query", json={"query": SEED_QUERY, "explain": True, "context_why": True}
+    )
+    assert "\n  why: Said by Ana in chat-1, turn 3" in agent.json()["context"]
+    await expect(block).to_have_text(agent.json()["context"])
+    await console.page.get_by_label("Why in the context block").uncheck()
     # A query naming a time shows the filter it was parsed into.
     await console.page.get_by_test_id("recall-input").fill("what did I say about my budget yesterday?")
     await console.page.get_by_test_id("recall-submit").click()

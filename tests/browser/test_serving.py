@@ -68,11 +68,16 @@ async def test_the_api_keeps_its_own_headers_and_no_cors(client: httpx.AsyncClie
 
 async def test_whoami_says_which_key_this_is(client: httpx.AsyncClient, app: Any, bank_id: str) -> None:
     admin = (await client.get("/v1/whoami")).json()
-    assert admin == {"admin": True, "bank_id": None, "scopes": ["read", "write"]}
+    assert admin == {
+        "admin": True,
+        "bank_id": None,
+        "scopes": ["propose", "read", "review", "write"],
+        "agent_id": None,
+    }
     created = await client.post(f"/v1/banks/{bank_id}/keys", json={"scopes": ["read"]})
     async with make_client(app, created.json()["key"]) as reader:
         me = await reader.get("/v1/whoami")
-    assert me.json() == {"admin": False, "bank_id": bank_id, "scopes": ["read"]}
+    assert me.json() == {"admin": False, "bank_id": bank_id, "scopes": ["read"], "agent_id": None}
     assert created.json()["key"] not in me.text
     async with make_client(app, None) as anonymous:
         assert_problem(await anonymous.get("/v1/whoami"), 401)

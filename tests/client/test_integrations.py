@@ -21,9 +21,12 @@ from tests.client.conftest import new_bank
 from tests.conftest import ADMIN_KEY
 from tests.fake_openai import chat_bodies, reply, script, tool_call
 
-# The integrations carry CONTRACT.md §5's five tools; the read-only `memory_profile` (issue 17) is the
-# MCP server's only, for now.
-SERVER_ONLY = {"memory_profile"}
+# The integrations carry the MCP server's five write and query tools; the read-only `memory_profile`
+# (issue 17), `memory_query_v2` and the review tools of shared memory (issue 33) are the MCP server's
+# only, for now. The server's deprecation of `memory_query` is about MCP tool names: the integrations are
+# versioned with the client package, so they carry the tool's own description, without the server's
+# deprecation note.
+SERVER_ONLY = {"memory_profile", "memory_query_v2", "memory_proposals", "memory_review"}
 
 
 def mcp_tools() -> dict[str, dict[str, Any]]:
@@ -37,7 +40,7 @@ def mcp_tools() -> dict[str, dict[str, Any]]:
         tool = spec.tool()
         schema = json.loads(json.dumps(tool.input_schema))
         del schema["properties"]["bank_id"]
-        listed[name] = {"description": tool.description, "parameters": schema}
+        listed[name] = {"description": spec.description, "parameters": schema}
     return listed
 
 

@@ -1,7 +1,7 @@
 """Our distributions have names of our own: the client is `hindsight-memory` (import `hindsight_memory`),
 the service `hindsight-memory-server` (import packages `app` and `worker`, console script `hindsight`).
 `hindsight-client` / `hindsight_client` are another project's names on PyPI: none is left in the tree but
-the README's one line for users of the old name (and `make install` uninstalling it)."""
+the clients guide's one line for users of the old name (and `make install` uninstalling it)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import tomllib
 from pathlib import Path
 
 from tests.conftest import ROOT
+
+RENAME_NOTE = ROOT / "docs" / "guides" / "clients.md"  # the one place that names the old client
 
 OLD = re.compile(r"hindsight[-_]client", re.IGNORECASE)
 # Generated, installed or ignored (.gitignore): not the project's sources.
@@ -23,6 +25,8 @@ SKIP_DIRS = {
     ".mypy_cache",
     ".ruff_cache",
     "build",
+    "site",  # the docs site `mkdocs build` writes
+    "node_modules",
 }
 
 
@@ -50,7 +54,7 @@ def test_no_old_client_name_is_left_in_the_tree() -> None:
     """Sources, tests, examples, docs, build files: no `hindsight_client` import, no `hindsight-client`
     but the Makefile's uninstall of it."""
     here = Path(__file__).resolve()
-    files = [p for p in _tree() if p.resolve() != here and p != ROOT / "README.md"]
+    files = [p for p in _tree() if p.resolve() != here and p != RENAME_NOTE]
     # The walk saw the client's sources (a walk that saw nothing would pass).
     assert any(p.suffix == ".py" and p.is_relative_to(ROOT / "clients") for p in files)
     hits = {str(p.relative_to(ROOT)): lines for p in files if (lines := _mentions(p))}
@@ -60,8 +64,8 @@ def test_no_old_client_name_is_left_in_the_tree() -> None:
     assert hits == {}
 
 
-def test_readme_names_the_old_client_once_to_explain_the_rename() -> None:
-    lines = _mentions(ROOT / "README.md")
+def test_the_clients_guide_names_the_old_client_once_to_explain_the_rename() -> None:
+    lines = _mentions(RENAME_NOTE)
     assert len(lines) <= 1, lines
     assert not any(re.search(r"\b(import|from)\s+hindsight_client\b", line) for line in lines)
 

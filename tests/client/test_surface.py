@@ -1,5 +1,5 @@
-"""Every method of CONTRACT §5 once against the live stack over HTTP, with the sync client and with the
-async one; a real Celery worker runs the jobs."""
+"""Every method of the client's surface (docs/guides/clients.md) once against the live stack over
+HTTP, with the sync client and with the async one; a real Celery worker runs the jobs."""
 
 from __future__ import annotations
 
@@ -83,6 +83,9 @@ def test_every_method_sync(hs: Hindsight, service: str, worker: Any) -> None:
     assert found.memories[0].score > 0
     assert found.memories[0].scores
     assert "1200" in found.context
+    assert found.memories[0].why is not None
+    assert found.memories[0].why.startswith("Said by Ana in lisbon, turn 3, on ")
+    assert found.rerank == "skipped (not configured)"
     dated = hs.query(bank_id, "what did I say yesterday?", now="2026-06-10T12:00:00+00:00")
     assert dated.time_filter is not None
     assert dated.time_filter.from_.day == 9

@@ -50,6 +50,7 @@ class Case:
     ok: int
     body: Any = None
     params: dict[str, str] = field(default_factory=dict)
+    ids: dict[str, str] = field(default_factory=dict)  # a path parameter read from another world value
 
 
 # In the order the right-key pass runs them (writes after the reads they would disturb, purge last).
@@ -83,6 +84,17 @@ CASES = [
     Case("GET", "/v1/banks/{bank_id}/memories/{memory_id}/history", "bank", 200),
     Case("DELETE", "/v1/banks/{bank_id}/memories/{memory_id}", "bank", 200),
     Case("POST", "/v1/banks/{bank_id}/memories/{memory_id}/restore", "bank", 200),
+    Case(
+        "POST", "/v1/banks/{bank_id}/memories/{memory_id}/accept", "bank", 200, ids={"memory_id": "proposal"}
+    ),
+    Case(
+        "POST",
+        "/v1/banks/{bank_id}/memories/{memory_id}/reject",
+        "bank",
+        200,
+        {"reason": "not said"},
+        ids={"memory_id": "other_proposal"},
+    ),
     Case(
         "PATCH", "/v1/banks/{bank_id}/memories/{memory_id}", "bank", 201, {"content": "Ana lives in Porto."}
     ),
@@ -145,11 +157,13 @@ class World:
         }
 
     def url(self, case: Case) -> str:
-        return case.path.format(**self.values)
+        return case.path.format(**{**self.values, **{name: self.values[v] for name, v in case.ids.items()}})
 
 
-async def create_key(admin: httpx.AsyncClient, bank: str) -> dict[str, Any]:
-    response = await admin.post(f"/v1/banks/{bank}/keys", json={"scopes": ["read", "write"]})
+async def create_key(
+    admin: httpx.AsyncClient, bank: str, scopes: tuple[str, ...] = ("read", "write", "review")
+) -> dict[str, Any]:
+    response = await admin.post(f"/v1/banks/{bank}/keys", json={"scopes": list(scopes)})
     assert response.status_code == 201, response.text
     key: dict[str, Any] = response.json()
     return key
@@ -157,7 +171,7 @@ async def create_key(admin: httpx.AsyncClient, bank: str) -> dict[str, Any]:
 
 @pytest.fixture
 async def world(app: Any, worker: Any) -> World:
-    """Two banks, keys, a session, a memory and a finished distillation job: settled before the
+    """Two banks, keys, a session, a memory, two proposals and a finished distillation job: settled before the
     tests compare the bank before and after (a worker left running by another module would
     otherwise distil the session in the middle)."""
     bank, other_bank = (f"access-{uuid.uuid4().hex[:10]}" for _ in range(2))
@@ -181,6 +195,13 @@ async def world(app: Any, worker: Any) -> World:
         )
         assert written.status_code == 201, written.text
         memory = written.json()["memory"]
+        proposer = await create_key(admin, bank, ("propose",))
+        async with make_client(app, proposer["key"]) as c:
+            proposals = [
+                await c.post(f"/v1/banks/{bank}/memories", json={"content": text, "tags": ["preference"]})
+                for text in ("Ana likes jazz.", "Ana likes opera.")
+            ]
+        assert [p.json()["memory"]["status"] for p in proposals] == ["proposed", "proposed"], proposals
         distilled = await admin.post(f"/v1/banks/{bank}/sessions/s1/distill")
         assert distilled.status_code == 202, distilled.text
         assert (await finished_job(admin, distilled.json()["job_id"]))["status"] == "succeeded"
@@ -208,6 +229,8 @@ async def world(app: Any, worker: Any) -> World:
             "key_id": spare["id"],
             "webhook_id": webhook.json()["id"],
             "task": "expire",
+            "proposal": proposals[0].json()["memory"]["id"],
+            "other_proposal": proposals[1].json()["memory"]["id"],
         },
     )
 
@@ -313,10 +336,13 @@ def tool_calls(world: World) -> dict[str, dict[str, Any]]:
     return {
         "memory_write": {"content": "Injected.", "tags": ["fact"], "bank_id": world.bank},
         "memory_query": {"query": "Where does Ana live?", "bank_id": world.bank},
+        "memory_query_v2": {"query": "Where does Ana live?", "bank_id": world.bank},
         "memory_update": {"memory_id": memory_id, "content": "Ana lives in Faro.", "bank_id": world.bank},
         "memory_forget": {"memory_id": memory_id, "bank_id": world.bank},
         "memory_reflect": {"session_id": "s1", "bank_id": world.bank},
         "memory_profile": {"bank_id": world.bank},
+        "memory_proposals": {"bank_id": world.bank},
+        "memory_review": {"memory_id": world.values["proposal"], "decision": "reject", "bank_id": world.bank},
     }
 
 
@@ -333,10 +359,13 @@ async def test_mcp_tools_refuse_bad_credentials_and_another_banks_key(
     assert set(calls) == {
         "memory_write",
         "memory_query",
+        "memory_query_v2",
         "memory_update",
         "memory_forget",
         "memory_reflect",
         "memory_profile",
+        "memory_proposals",
+        "memory_review",
     }
     units = "SELECT status, content FROM memory_units WHERE bank_id = :bank ORDER BY content"
     before = [(r["status"], r["content"]) for r in await sql(units, bank=world.bank)]

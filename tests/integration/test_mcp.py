@@ -24,7 +24,33 @@ from mcp.types import CallToolResult, TextContent, Tool
 from tests.conftest import ADMIN_KEY, ROOT, Stack, wait_for
 from tests.factories import finished_job, make_bank
 
-TOOLS = {"memory_write", "memory_query", "memory_update", "memory_forget", "memory_reflect", "memory_profile"}
+TOOLS = {
+    "memory_write",
+    "memory_query",
+    "memory_query_v2",
+    "memory_update",
+    "memory_forget",
+    "memory_reflect",
+    "memory_profile",
+    "memory_proposals",  # shared memory: the proposals waiting for a review, and reviewing one
+    "memory_review",
+}
+# memory_query v1's memories, as they were before v2 (deprecated, unchanged until its window ends)
+V1_UNIT_KEYS = {
+    "id",
+    "content",
+    "tags",
+    "status",
+    "confidence",
+    "importance",
+    "supersedes",
+    "superseded_by",
+    "merged_into",
+    "created_at",
+    "claim",
+    "agent_id",
+    "score",
+}
 
 
 @pytest.fixture(scope="module")
@@ -111,15 +137,29 @@ def check_tools(tools: list[Tool]) -> dict[str, Tool]:
     assert set(by_name) == TOOLS
     for tool in tools:
         assert tool.description, tool.name
-        assert len(tool.description) < 200, tool.name
-        assert tool.description.startswith("Call "), tool.description  # says when to call it
+        when, _, deprecated = tool.description.partition(" Deprecated: ")
+        assert len(when) < 200, tool.name
+        assert when.startswith("Call "), tool.description  # says when to call it
+        # A deprecated tool says so, names its successor and the end of its window, in words and in _meta.
+        assert bool(deprecated) == (tool.meta is not None and "io.hindsight/deprecated" in tool.meta), (
+            tool.name
+        )
+        if deprecated:
+            assert tool.meta is not None
+            successor = tool.meta["io.hindsight/deprecated"]
+            assert deprecated.startswith(f"use {successor['replaced_by']} ")
+            assert successor["until"] in deprecated
+            assert successor["replaced_by"] in by_name
         assert_flat(tool.input_schema)
         assert tool.annotations is not None
         assert "bank_id" in tool.input_schema["properties"]
         assert "bank_id" not in tool.input_schema.get("required", [])
     hints = {name: tool.annotations for name, tool in by_name.items() if tool.annotations}
     assert hints["memory_query"].read_only_hint is True
+    assert hints["memory_query_v2"].read_only_hint is True
     assert hints["memory_profile"].read_only_hint is True
+    assert hints["memory_proposals"].read_only_hint is True
+    assert hints["memory_review"].read_only_hint is False
     assert hints["memory_forget"].destructive_hint is True
     assert hints["memory_forget"].idempotent_hint is True
     for name in ("memory_write", "memory_update", "memory_forget", "memory_reflect"):
@@ -130,14 +170,23 @@ def check_tools(tools: list[Tool]) -> dict[str, Tool]:
     assert required == {
         "memory_write": {"content", "tags"},
         "memory_query": {"query"},
+        "memory_query_v2": {"query"},
         "memory_update": {"memory_id"},
         "memory_forget": {"memory_id"},
         "memory_reflect": {"session_id"},
         "memory_profile": set(),
+        "memory_proposals": set(),
+        "memory_review": {"memory_id", "decision"},
     }
     query = by_name["memory_query"].input_schema["properties"]
     assert query["top_k"]["type"] == "integer"
     assert query["tags"] == {**query["tags"], "type": "array"}
+    assert by_name["memory_query"].meta is not None  # deprecated
+    assert by_name["memory_query_v2"].meta is None
+    assert set(by_name["memory_query_v2"].input_schema["properties"]) == {*query, "context_why"}
+    output = by_name["memory_query_v2"].output_schema
+    assert output is not None
+    assert {"context", "memories", "rerank"} <= set(output["properties"])
     return by_name
 
 
@@ -173,6 +222,24 @@ async def exercise_every_tool(client: Client, rest: httpx.AsyncClient, bank: str
     assert "Ana prefers window seats on long flights." in data["context"]
     assert data["context"] in text_of(found)  # the prompt-ready block is what the model reads
     assert written["id"] in text_of(found)
+    assert [set(m) for m in data["memories"]] == [V1_UNIT_KEYS] * len(data["memories"])  # v1 as it was
+
+    # v2: the same context, and each memory with its claim, dates, score and why.
+    found_v2 = await client.call_tool(
+        "memory_query_v2", {"query": "Which seat does Ana prefer?", "top_k": "5", "context_why": "true"}
+    )
+    assert not found_v2.is_error, text_of(found_v2)
+    v2 = found_v2.structured_content
+    assert v2 is not None
+    [unit] = [m for m in v2["memories"] if m["id"] == written["id"]]
+    assert unit["claim"] == written["claim"]
+    assert unit["created_at"]
+    assert unit["valid_from"]
+    assert unit["valid_to"] is None
+    assert unit["why"].startswith("Written through MCP on ")
+    assert v2["rerank"] == "skipped (not configured)"
+    assert f"why: {unit['why']}" in v2["context"]
+    assert f"{written['id']}: Ana prefers window seats on long flights. — {unit['why']}" in text_of(found_v2)
 
     updated = await ok(
         client,

@@ -52,7 +52,7 @@ INFORMATIVE = {
         ("user", "I want to buy a laptop, my budget is 5000.", ["constraint.budget"]),
         ("user", "I went hiking in Yosemite last weekend with my sister.", ["fact.family"]),
         ("user", "I'm allergic to peanuts.", ["constraint.diet"]),
-        ("assistant", "Your order ORD-12345 has been shipped.", ["fact.id", "task_state"]),
+        ("assistant", "Your order ORD-12345 has been shipped.", ["task_state", "fact.id"]),
         ("assistant", "Your refund has been approved.", ["task_state"]),
         ("assistant", "I recommend the ThinkPad X1 Carbon for your needs.", ["episode"]),
         ("tool", "search returned 3 laptops under 5000", ["fact"]),  # a tool's result is data
@@ -62,7 +62,7 @@ INFORMATIVE = {
         ("user", "你好，我想配一台电脑，预算5000", ["constraint.budget"]),
         ("user", "我对花生过敏。", ["constraint.diet"]),
         ("assistant", "已为您完成退款。", ["task_state"]),
-        ("assistant", "您的订单ORD-5521已发货。", ["fact.id", "task_state"]),
+        ("assistant", "您的订单ORD-5521已发货。", ["task_state", "fact.id"]),
         ("assistant", "我推荐联想小新Pro，性价比最高。", ["episode"]),
         ("user", "我上周二去看了牙医。", ["fact.event"]),  # a one-time happening
     ],
@@ -93,7 +93,7 @@ WRAPPED = [
     ("Wait, my budget is actually 7000.", "Wait", "7000", "correction"),
     ("Oh, by the way, my order number is ORD-777.", "Oh", "ORD-777", None),
     ("Well, I live in Berlin.", "Well", "Berlin", None),
-    ("不对，我更正一下，实际预算是6000", "不对", "实际预算是6000", "correction"),
+    ("不对，我更正一下，实际预算是6000", "不对", "预算是6000", "correction"),
     ("你好，我想配一台电脑。", "你好", "想配一台电脑", None),
     ("对了，我的手机号是13812345678。", "对了", "13812345678", None),
     ("其实我更喜欢喝茶。", "其实", "喜欢喝茶", "correction"),

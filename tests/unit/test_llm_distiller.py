@@ -294,7 +294,8 @@ async def test_the_prompt_says_the_distillation_rules_with_counter_examples(
         "How can I help you today?",  # an offer
         "ATOMIC",
         "我喜欢简洁的回答，另外我的订单号是ORD-12345",  # one unit per claim
-        "I need it by Friday",  # claims that belong together
+        "I'm vegetarian and allergic to nuts",  # a clause per unit, the shared subject carried
+        'ORD-12345.").',  # split parts keep the id that links them
         "CLEAN",
         "不对，我更正一下，实际预算是6000",  # the wrapping goes, the correction stays a tag
         "SLOTS ACROSS TURNS",
@@ -302,7 +303,12 @@ async def test_the_prompt_says_the_distillation_rules_with_counter_examples(
         "刚才说的那个价格还能再谈吗？",  # a question is no budget
         "简洁的回答",  # no generic phrase as an entity
         "SELF-CONTAINED",  # no fragment that leans on its turn
-        "loves how it's",
+        "it was so worth it",  # a remark stays with its claim
+        "Replies need to be short",  # how to be served: a preference
+        "still to be confirmed",  # a step still to do
+        "The assistant says version 3.1",  # an assistant's fact, kept with its role
+        "no English",  # dates in the unit's language
+        "The user's budget is 6000.",  # a correction reads as the corrected fact
         "That must have been awesome",  # a guess is no constraint
         "RESTATED VALUES",  # no unit presenting a replaced value as current
         "For 5000, I recommend the IdeaPad",

@@ -19,7 +19,7 @@ from app.webhooks.delivery import Policy, body_of, signed_headers
 from app.webhooks.service import new_secret
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guides" / "webhooks.md"
 
 
 def test_retries_back_off_exponentially_up_to_an_hour_for_a_day_then_stop() -> None:
@@ -148,17 +148,16 @@ def test_the_signature_verifies_with_the_standard_webhooks_library() -> None:
         Verifier(new_secret()).verify(body, headers)
 
 
-async def test_the_readmes_receiver_accepts_a_signed_event_and_refuses_a_forged_one(
+async def test_the_guides_receiver_accepts_a_signed_event_and_refuses_a_forged_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import httpx
 
-    section = README.split("## Webhooks", 1)[1].split("\n## ", 1)[0]
-    [example] = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    [example] = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), re.DOTALL)
     secret = new_secret()
     monkeypatch.setenv("HINDSIGHT_WEBHOOK_SECRET", secret)
     namespace: dict[str, object] = {}
-    exec(compile(example, "README.md", "exec"), namespace)
+    exec(compile(example, str(GUIDE), "exec"), namespace)
     hook = Webhook(id=uuid.uuid4(), bank_id="b", url="https://x.example/", events=["memory.superseded"])
     hook.secret = secret
     payload = {

@@ -6,6 +6,7 @@ from app.db.models.events import ChatSession, Event
 from app.db.models.jobs import Job, QueryLog
 from app.db.models.memory import (
     MEMORY_STATUSES,
+    REVIEW_STATUSES,
     Entity,
     MemoryEmbedding,
     MemoryEntity,
@@ -17,6 +18,7 @@ from app.db.models.webhooks import Webhook, WebhookDelivery
 
 __all__ = [
     "MEMORY_STATUSES",
+    "REVIEW_STATUSES",
     "ApiKey",
     "Bank",
     "Base",

@@ -30,6 +30,7 @@ class ApiKey(Base):
     key_hash: Mapped[str] = mapped_column(Text, unique=True)
     key_prefix: Mapped[str] = mapped_column(Text)
     scopes: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    agent_id: Mapped[str | None] = mapped_column(Text)  # the agent this key's writes are recorded as
     created_at: Mapped[datetime] = created_at_column()
     revoked_at: Mapped[datetime | None]
     last_used_at: Mapped[datetime | None]

@@ -50,4 +50,6 @@ class Event(Base):
     occurred_at: Mapped[datetime]
     external_id: Mapped[str | None] = mapped_column(Text)
     metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", server_default="{}")
+    agent_id: Mapped[str | None] = mapped_column(Text)  # the agent that appended it
+    proposed: Mapped[bool] = mapped_column(server_default="false")  # appended with a propose-only key
     created_at: Mapped[datetime] = created_at_column()

@@ -11,7 +11,18 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db.models.base import Base, created_at_column
 
-MEMORY_STATUSES = ("pending", "active", "superseded", "merged", "expired", "archived", "deleted")
+MEMORY_STATUSES = (
+    "pending",
+    "active",
+    "superseded",
+    "merged",
+    "expired",
+    "archived",
+    "deleted",
+    "proposed",  # written with a propose-only key: waits for a review (accept → pending, reject)
+    "rejected",
+)
+REVIEW_STATUSES = ("proposed", "rejected")  # never retrieved: a proposal changes nothing until accepted
 MEMORY_LAYERS = ("episodic", "semantic")
 
 
@@ -60,6 +71,10 @@ class MemoryUnit(Base):
     # The main claim's subject and attribute: resolution's indexed lookup of one attribute's holders.
     claim_subject: Mapped[str | None] = mapped_column(Text)
     claim_attribute: Mapped[str | None] = mapped_column(Text)
+    # The agent that wrote it (a key's `agent_id`, or the request's); None: no agent named.
+    agent_id: Mapped[str | None] = mapped_column(Text)
+    # A proposed PATCH: the unit it supersedes once accepted.
+    proposed_update_of: Mapped[uuid.UUID | None]
 
 
 class MemoryEmbedding(Base):
@@ -129,5 +144,6 @@ class MemoryHistory(Base):
     memory_id: Mapped[uuid.UUID]
     action: Mapped[str] = mapped_column(Text)
     actor: Mapped[str] = mapped_column(Text)
+    agent_id: Mapped[str | None] = mapped_column(Text)  # the agent that acted, when one was named
     at: Mapped[datetime] = mapped_column(server_default=func.now())
     details: Mapped[dict[str, Any]] = mapped_column(server_default="{}")

@@ -82,6 +82,9 @@ def _where(f: Filters, params: dict[str, Any], alias: str = "m", *, window: bool
             " JOIN entities fe ON fe.id = fme.entity_id"
             " WHERE fe.bank_id = :bank AND fe.canonical_name = ANY(CAST(:entity_filter AS text[])))"
         )
+    if f.agents:
+        params["agent_filter"] = f.agents
+        clauses.append(f"{alias}.agent_id = ANY(CAST(:agent_filter AS text[]))")
     if window and f.small_window:
         clauses.append(f"{alias}.id IN (SELECT id FROM time_units)")
     elif window and f.window:
@@ -180,7 +183,7 @@ def _semantic(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) 
     vec = f"CAST(:qvec AS vector({c.dim}))"
     distance = f"(e.embedding::vector({c.dim}) <=> {vec})"
     params["qvec"] = str(c.vector)
-    exact = f.small_window and not (f.tags or f.entities or f.as_of)
+    exact = f.small_window and not (f.tags or f.entities or f.agents or f.as_of)
     if exact:
         # A small window's units by exact distance, read from the vectors' table alone (an HNSW
         # scan filtered to a few units of the bank would visit most of the graph); the units' other

@@ -16,6 +16,14 @@ from app.db.models import ChatSession, Event
 
 
 @dataclass(frozen=True)
+class Author:
+    """Who appends a batch (shared memory): the agent, and whether its turns' units are proposals."""
+
+    agent_id: str | None = None
+    proposed: bool = False
+
+
+@dataclass(frozen=True)
 class NewEvent:
     role: str
     content: str
@@ -57,10 +65,10 @@ async def existing_external_ids(
 
 _INSERT_EVENTS_AND_ADVANCE = text("""
     WITH inserted AS (
-        INSERT INTO events
-               (bank_id, session_id, seq, role, content, speaker, occurred_at, external_id, metadata)
+        INSERT INTO events (bank_id, session_id, seq, role, content, speaker, occurred_at, external_id,
+                            metadata, agent_id, proposed)
         SELECT :bank_id, :session_id, e.seq, e.role, e.content, e.speaker, e.occurred_at, e.external_id,
-               e.metadata::jsonb
+               e.metadata::jsonb, CAST(:agent_id AS text), CAST(:proposed AS boolean)
         FROM unnest(CAST(:seqs AS int[]), CAST(:roles AS text[]), CAST(:contents AS text[]),
                     CAST(:speakers AS text[]), CAST(:occurred AS timestamptz[]),
                     CAST(:external_ids AS text[]), CAST(:metadata AS text[]))
@@ -74,7 +82,7 @@ _INSERT_EVENTS_AND_ADVANCE = text("""
 
 
 async def insert_events_and_advance(
-    db: AsyncSession, bank_id: str, session_id: str, first_seq: int, events: list[NewEvent]
+    db: AsyncSession, bank_id: str, session_id: str, first_seq: int, events: list[NewEvent], author: Author
 ) -> None:
     """The batch (one INSERT over unnest of arrays, not one per event) and the session's `last_seq`
     in one statement, one round trip (the session row is locked by `lock_session_for_append`)."""
@@ -85,6 +93,8 @@ async def insert_events_and_advance(
             "session_id": session_id,
             "seqs": list(range(first_seq, first_seq + len(events))),
             **_arrays(events),
+            "agent_id": author.agent_id,
+            "proposed": author.proposed,
             "last_seq": first_seq + len(events) - 1,
             "at": max(e.occurred_at for e in events),
         },
@@ -126,10 +136,10 @@ _APPEND = text("""
         RETURNING s.last_seq, s.distilled_seq
     ),
     inserted AS (
-        INSERT INTO events
-               (bank_id, session_id, seq, role, content, speaker, occurred_at, external_id, metadata)
+        INSERT INTO events (bank_id, session_id, seq, role, content, speaker, occurred_at, external_id,
+                            metadata, agent_id, proposed)
         SELECT :bank_id, :session_id, se.last_seq - c.n + f.n, f.role, f.content, f.speaker, f.occurred_at,
-               f.external_id, f.metadata::jsonb
+               f.external_id, f.metadata::jsonb, CAST(:agent_id AS text), CAST(:proposed AS boolean)
         FROM fresh f, session se, counted c
     )
     SELECT se.last_seq, se.distilled_seq, ARRAY(SELECT ord FROM fresh ORDER BY ord) AS kept FROM session se
@@ -155,25 +165,38 @@ def _arrays(events: list[NewEvent]) -> dict[str, Any]:
     }
 
 
-async def append(db: AsyncSession, bank_id: str, session_id: str, events: list[NewEvent]) -> Appended:
+async def append(
+    db: AsyncSession, bank_id: str, session_id: str, events: list[NewEvent], author: Author | None = None
+) -> Appended:
     """Append `events` (no external id twice among them) to the session, creating or reopening it:
     one round trip, or four when another append of the session committed while this one waited."""
-    params = {"bank_id": bank_id, "session_id": session_id, **_arrays(events)}
+    author = author or Author()
+    params = {
+        "bank_id": bank_id,
+        "session_id": session_id,
+        **_arrays(events),
+        "agent_id": author.agent_id,
+        "proposed": author.proposed,
+    }
     row = (await db.execute(_APPEND, params)).first()
     if row is None:
-        return await append_locked(db, bank_id, session_id, events)
+        return await append_locked(db, bank_id, session_id, events, author)
     kept = [i - 1 for i in row.kept]
     return Appended(row.last_seq - len(kept) + 1, row.last_seq, row.distilled_seq, kept)
 
 
-async def append_locked(db: AsyncSession, bank_id: str, session_id: str, events: list[NewEvent]) -> Appended:
+async def append_locked(
+    db: AsyncSession, bank_id: str, session_id: str, events: list[NewEvent], author: Author
+) -> Appended:
     """The append with the session row locked first, then reads that see every committed event."""
     last_seq, distilled_seq = await lock_session_for_append(db, bank_id, session_id)
     ids = [e.external_id for e in events if e.external_id is not None]
     already = await existing_external_ids(db, bank_id, session_id, ids) if ids else set()
     kept = [i for i, e in enumerate(events) if e.external_id is None or e.external_id not in already]
     if kept:
-        await insert_events_and_advance(db, bank_id, session_id, last_seq + 1, [events[i] for i in kept])
+        await insert_events_and_advance(
+            db, bank_id, session_id, last_seq + 1, [events[i] for i in kept], author
+        )
     return Appended(last_seq + 1, last_seq + len(kept), distilled_seq, kept)
 
 

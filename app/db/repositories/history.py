@@ -19,7 +19,8 @@ async def add_history(db: AsyncSession, rows: list[dict[str, Any]]) -> None:
     """Write history rows stamped by the database's clock at the insert, not the transaction's start
     (`now()`): a transaction that waited for a unit's lock writes after the one it waited for, so a
     unit's rows are in the order things happened to it (never `superseded` before its `created`).
-    A row that carries its own `at` (an import) keeps it."""
+    A row that carries its own `at` (an import) keeps it; one without `agent_id` names no agent."""
+    rows = [{"agent_id": None, **r} for r in rows]  # one set of keys: a multi-row insert needs it
     stamped = [r for r in rows if "at" in r]
     clocked = [r for r in rows if "at" not in r]
     table = table_of(MemoryHistory)
@@ -47,6 +48,7 @@ async def transition(
     actor: str,
     details: dict[uuid.UUID, dict[str, Any]] | None = None,
     changed_at: datetime | None = None,
+    agent_id: str | None = None,
 ) -> set[uuid.UUID]:
     """Move units to new statuses and write one history row each, in the caller's transaction.
 
@@ -55,7 +57,7 @@ async def transition(
     decision taken on a stale read changes nothing and writes no row. Returns the ids that moved.
     Every history row's details carry `from` and `to`, which is what "what was active at T" is read
     from. `changed_at`: the clock of a task that runs on a clock of its own (maintenance's `now`),
-    else the database's.
+    else the database's. `agent_id`: the agent that acted, when one was named.
     """
     if not changes:
         return set()
@@ -88,6 +90,7 @@ async def transition(
                 "memory_id": memory_id,
                 "action": action,
                 "actor": actor,
+                "agent_id": agent_id,
                 "details": {**extra.get(memory_id, {}), "from": frm, "to": to},
                 # a task on a clock of its own stamps the unit, not its history (which stays in order)
                 **({"at": moved[memory_id]} if changed_at is None else {}),
@@ -107,6 +110,7 @@ async def transition_unit(
     action: str,
     actor: str,
     details: dict[str, Any] | None = None,
+    agent_id: str | None = None,
 ) -> bool:
     """`transition` of one unit from its status as loaded (lock it first), `details` on its history
     row; False when the unit was no longer in that status."""
@@ -117,6 +121,7 @@ async def transition_unit(
         action=action,
         actor=actor,
         details={unit.id: details} if details is not None else None,
+        agent_id=agent_id,
     )
 
 

@@ -1,5 +1,5 @@
-"""What a knowledge page reads (DESIGN.md "Knowledge pages (L3)"): an entity, the bank's main subject, and
-the active units about one of them — each a single bounded statement; the page is derived on read."""
+"""What a knowledge page reads (docs/architecture.md, "Knowledge pages"): an entity, the bank's main subject,
+and the active units about one of them — each a single bounded statement; the page is derived on read."""
 
 from __future__ import annotations
 

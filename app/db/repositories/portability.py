@@ -76,7 +76,9 @@ def sessions(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[
 
 
 def events(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[Any]]]:
-    names = "session_id seq role content speaker occurred_at external_id metadata_ created_at"
+    names = (
+        "session_id seq role content speaker occurred_at external_id metadata_ agent_id proposed created_at"
+    )
     stmt = (
         select(*_columns(Event, names)).where(Event.bank_id == bank_id).order_by(Event.session_id, Event.seq)
     )
@@ -103,7 +105,8 @@ _UNIT_ORDER = (
 _UNIT_COLUMNS = (
     "id content tags confidence importance status previous_status layer session_id source_seqs supersedes"
     " superseded_by merged_into merged_from valid_from valid_to status_changed_at created_at updated_at"
-    " expires_at last_accessed_at confirmed_at access_count distiller identity_key metadata_ claims"
+    " expires_at last_accessed_at confirmed_at access_count distiller identity_key metadata_ claims agent_id"
+    " proposed_update_of"
 )
 
 
@@ -161,7 +164,7 @@ def relations(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row
 def history(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[Any]]]:
     # An import inserts history in this order, so its new ids keep the order of the old ones.
     stmt = (
-        select(*_columns(MemoryHistory, "memory_id action actor at details"))
+        select(*_columns(MemoryHistory, "memory_id action actor agent_id at details"))
         .where(MemoryHistory.bank_id == bank_id)
         .order_by(MemoryHistory.at, MemoryHistory.id)
     )

@@ -39,6 +39,7 @@ class Filters:
     as_of: datetime | None = None
     tags: list[str] | None = None
     entities: list[str] | None = None  # canonical names
+    agents: list[str] | None = None  # only units these agents wrote
     time_from: datetime | None = None
     time_to: datetime | None = None
     window_units: int | None = None  # units said in the window, counted up to SMALL_WINDOW_UNITS + 1

@@ -88,7 +88,7 @@ _SOURCES = (
         key=_ID_KEY.format("e.id"),
         item=(
             "jsonb_build_object('kind', 'event', 'id', 'event:' || e.id, 'session_id', e.session_id, "
-            "'seq', e.seq, 'role', e.role, 'speaker', e.speaker, 'event_id', e.id, "
+            "'seq', e.seq, 'role', e.role, 'speaker', e.speaker, 'event_id', e.id, 'agent_id', e.agent_id, "
             f"'occurred_at', e.occurred_at, {_preview('e.content')})"
         ),
         from_="events e",
@@ -102,7 +102,8 @@ _SOURCES = (
         # Content only from the unit itself, never from history details: a purge blanks the unit.
         item=(
             "jsonb_build_object('kind', 'memory', 'id', 'memory:' || h.id, 'memory_id', h.memory_id, "
-            "'action', h.action, 'actor', h.actor, 'details', h.details, 'session_id', u.session_id, "
+            "'action', h.action, 'actor', h.actor, 'agent_id', h.agent_id, 'unit_agent_id', u.agent_id, "
+            "'details', h.details, 'session_id', u.session_id, "
             f"{_preview('u.content')})"
         ),
         from_="memory_history h LEFT JOIN memory_units u ON u.id = h.memory_id AND u.bank_id = h.bank_id",

@@ -224,6 +224,15 @@ async def set_layer(db: AsyncSession, ids: list[uuid.UUID], layer: str) -> None:
         await db.execute(update(MemoryUnit).where(MemoryUnit.id.in_(ids)).values(layer=layer))
 
 
+async def stamp_valid_from(db: AsyncSession, unit: MemoryUnit) -> None:
+    """A unit with no valid time of its own (a proposal that named none) holds from now."""
+    await db.execute(
+        update(MemoryUnit)
+        .where(MemoryUnit.id == unit.id, MemoryUnit.valid_from.is_(None))
+        .values(valid_from=func.clock_timestamp())
+    )
+
+
 async def copy_sources(db: AsyncSession, old: MemoryUnit, new: MemoryUnit) -> None:
     await db.execute(
         update(MemoryUnit)
@@ -310,6 +319,7 @@ async def list_units(
     as_of: datetime | None,
     after: tuple[datetime, uuid.UUID] | None,
     limit: int,
+    agent_id: str | None = None,
 ) -> list[MemoryUnit]:
     """Newest first, keyset-paginated on (created_at, id)."""
     stmt = select(MemoryUnit).where(MemoryUnit.bank_id == bank_id)
@@ -327,6 +337,8 @@ async def list_units(
         )
     if session_id:
         stmt = stmt.where(MemoryUnit.session_id == session_id)
+    if agent_id:
+        stmt = stmt.where(MemoryUnit.agent_id == agent_id)
     if since:
         stmt = stmt.where(MemoryUnit.created_at >= since)
     if until:

@@ -77,7 +77,8 @@ def typed_unit(
     if "correction" in tags:
         importance += CORRECTION_IMPORTANCE_BONUS
     speaker, named = speaker_of(turn, language)
-    content, dates = resolve_dates(clean.strip_wrapping(sentence), local_time)
+    plan = tags[0].split(".", 1)[0] in ("task_state", "constraint")  # a step or a limit: dates ahead
+    content, dates = resolve_dates(clean.strip_wrapping(sentence), local_time, plan)
     content = attributed_content(
         first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named
     )
@@ -118,7 +119,7 @@ def slot_unit(turn: Turn, claim: str, language: str, slot: Slot, local_time: dat
         return None
     hedge = (HEDGE_ZH if language == "zh" else HEDGE_EN).search(claim)
     speaker, named = speaker_of(turn, language)
-    content, dates = resolve_dates(clean.strip_wrapping(claim), local_time)
+    content, dates = resolve_dates(clean.strip_wrapping(claim), local_time, slot.tag.startswith("constraint"))
     content = attributed_content(
         first_person_to_speaker(content, speaker, named), speaker, language, turn.role, named
     )

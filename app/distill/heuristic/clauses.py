@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from app.distill.heuristic.kinds import clause_kind, is_remark
 from app.distill.heuristic.noise import (
     CORRECTION_OPENING_EN,
     CORRECTION_OPENING_ZH,
@@ -39,16 +40,13 @@ class Clause:
     hedged: bool = False  # …or with a hedge ("maybe", "大概"), taken off the text
 
 
-# A word that opens a clause with its own subject
-_SUBJECT_EN = (
-    r"(?:I|I'm|I've|I'd|I'll|we|we're|we've|we'll|we'd|my|our|it|it's|its|they|they're|their|he|she|his|her|"
-    r"you|you're|you'll|your|there|the|this|that|these|those|a|an|one|both|all|each|no)"
-)
-# Connectives that join two clauses (a closed class): taken off the clause they open
-_JOINER_EN = r"(?:and|but|plus|so|also|yet|then)"
+# Where an English clause may end: a semicolon, a comma, or a connective (a closed class, taken off the
+# clause it opens); whether it does is decided by what follows (a predicate of its own, `split_clauses`)
+# ("since" and "as" are left out: they also open a time, "since I moved", which belongs to its clause)
+_JOINER_EN = r"(?:and|but|plus|so|also|yet|then|because|or|whereas)"
 _BOUNDARY_EN = re.compile(
-    rf"\s*;\s*|,\s+(?:{_JOINER_EN}\s+)?(?:also\s+)?(?={_SUBJECT_EN}\b)"
-    rf"|\s+(?:and|but|plus)\s+(?:also\s+)?(?={_SUBJECT_EN}\b)",
+    rf"\s*;\s*|,\s+(?:{_JOINER_EN}\s+)?(?:also\s+|then\s+)?"
+    r"|\s+(?:and|but|plus|so|because|yet|whereas)\s+(?:also\s+|then\s+)?",
     re.IGNORECASE,
 )
 # "and" before a bare predicate: the subject of the clause before is carried in
@@ -85,6 +83,14 @@ _COPULA_ZH = re.compile(r"^(?:不是|是|而是|也就是)")
 _LEAD_SUBJECT_ZH = re.compile(r"^(我们|我|咱们|他们|她们|他|她)(?=[\u4e00-\u9fff])")
 
 
+@lru_cache(maxsize=16384)
+def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    """lemminflect's lemmas of a lower-case word by part of speech (cached: a hot spot)."""
+    from lemminflect import getAllLemmas
+
+    return dict(getAllLemmas(word))
+
+
 @lru_cache(maxsize=8192)
 def _can_be_verb(word: str) -> bool:
     lower = word.lower()
@@ -97,11 +103,61 @@ def _can_be_verb(word: str) -> bool:
     return "VERB" in lemmas or "AUX" in lemmas
 
 
-def _has_predicate_en(text: str) -> bool:
+# Words after which an inflected form is a noun ("three times", "by parts", "the drains"), not a verb
+_NOMINAL_BEFORE_EN = frozenset(
+    """a an the my our your his her their its this that these those some any no every each all both of in on
+    at by for with to from into over under about per than as one two three four five six seven eight nine
+    ten few many several""".split()
+)
+# A subject that needs no verb test: a pronoun (or its contraction) opens a clause of its own
+_PRONOUN_OPENERS_EN = frozenset(
+    """i i'm i've i'd i'll we we're we've we'll we'd you you're you've you'll you'd he he's she she's they
+    they're they've they'll it it's there there's nobody somebody someone everyone everybody nothing
+    something everything""".split()
+)
+# An imperative: a verb, then where its object starts ("Book it", "Send the quote", "Keep me posted")
+_OBJECT_START_EN = frozenset(
+    """it me us them him her my our the a an this that these those all up out off back in on to""".split()
+)
+
+
+def _finite_at(words: list[str], index: int) -> bool:
+    """Whether `words[index]` is a finite verb: an auxiliary, or an inflected verb form ("drains",
+    "arrived") not read as a noun by the word before it ("three times", "by parts")."""
+    word = words[index].lower()
+    if word in _AUX_EN or ("'" in word and word.split("'", 1)[1] in _CONTRACTIONS):
+        return True
+    return _inflected_verb(word) and (index == 0 or words[index - 1].lower() not in _NOMINAL_BEFORE_EN)
+
+
+def _opens_with_verb_en(text: str, imperative: bool) -> bool:
+    """Whether the part opens with a verb of no subject of its own: a form of it ("loved", "getting"),
+    or a base form before its object ("make us …"), which is an imperative where `imperative` allows."""
     words = _WORD_EN.findall(text)
-    if words[:1] and words[0].lower() == "no" and len(words) >= 2:
-        return True  # an elliptic negation: "…, no balloon payment"
-    return any(_can_be_verb(w) for w in words[1:]) or (len(words) >= 2 and _can_be_verb(words[0]))
+    if not words or words[0].lower() in _PRONOUN_OPENERS_EN or words[0].lower() in ("no", "please"):
+        return False
+    first = words[0].lower()
+    lemmas = _lemmas(first)
+    if "VERB" not in lemmas:
+        return False
+    if first.endswith("ing") or _inflected_verb(first):
+        later = any(_finite_at(words, i) for i in range(1, len(words)))
+        return "NOUN" not in lemmas or not later  # "prices went up": a noun, then its verb
+    return len(words) > 1 and words[1].lower() in _OBJECT_START_EN and not imperative
+
+
+def _has_predicate_en(text: str) -> bool:
+    """A clause of its own: a pronoun subject and more, a request or imperative, or a finite verb after
+    its subject. Two words without a pronoun are a fragment ("flights included", "6 and 9")."""
+    words = _WORD_EN.findall(text)
+    if len(words) < 2:
+        return False
+    first = words[0].lower()
+    if first in ("no", "please") or first in _PRONOUN_OPENERS_EN:
+        return True  # "…, no balloon payment" (an elliptic negation), "…, please call first"
+    if _can_be_verb(words[0]) and not _inflected_verb(first) and words[1].lower() in _OBJECT_START_EN:
+        return True
+    return len(words) > 2 and any(_finite_at(words, i) for i in range(1, len(words)))
 
 
 def states_something(text: str) -> bool:
@@ -113,6 +169,8 @@ def states_something(text: str) -> bool:
     words = _WORD_EN.findall(text)
     if not words:
         return False
+    if words[0].lower() == "no" and len(words) >= 2:
+        return True  # an elliptic negation: "…, no balloon payment"
     if words[0].lower() in _PRONOUN_SUBJECTS_EN or re.match(r"^(?:there|it)\b", text, re.I):
         return True
     return any(w.lower() in _AUX_EN or _inflected_verb(w) for w in words)
@@ -132,8 +190,13 @@ def _inflected_verb(word: str) -> bool:
     return bool(lemmas) and lemmas[0] != lower and not lower.endswith("ing")
 
 
+# Words that make a Chinese predicate whatever jieba tags the word beside them: an adverb of aspect or
+# negation before it ("又卡纸了", "也用不了"), a modal ("8点可以"), an aspect particle after it ("卡纸了")
+_PREDICATE_MARK_ZH = re.compile(r"又|也|还|都|不|没|已经|正在|可以|能|会|要|得|了$|了[，。！？,.!?]|过[，。]")
+
+
 def _has_predicate_zh(text: str) -> bool:
-    if _PRONOUN_ZH.match(text):
+    if _PRONOUN_ZH.match(text) or _PREDICATE_MARK_ZH.search(text):
         return True
     from app.text import pos_words
 
@@ -205,12 +268,34 @@ def split_clauses(sentence: str) -> list[Clause]:
     body = sentence[offset:]
     has_predicate = _has_predicate_zh if zh else _has_predicate_en
     spans: list[tuple[int, int, str]] = []  # start, end (in the sentence), text
+    previous_end = 0
     for start, text_start, end in _cut(body, zh):
+        joiner, previous_end = body[previous_end:text_start], end
         text = body[text_start:end].strip()
-        inner = _opening(text)[0]
+        inner, inner_corrected, _ = _opening(text)
+        corrected = corrected or inner_corrected  # "…说错了，应该是三个人": the sentence corrects
         text = text[inner:]
-        refers_back = (REFERS_BACK_ZH if zh else REFERS_BACK_EN).search(text) is not None
-        if spans and (not has_predicate(text) or (zh and _COPULA_ZH.match(text)) or refers_back):
+        if not text.strip(" ,，.。:：;；!！"):
+            continue  # nothing but a correction's wording ("我更正一下之前的说法，")
+        # a part pointing back ("…and it leaks", "…，它很好用") is a remark on the clause before unless it
+        # makes a claim of its own ("…, and it has to integrate with Gmail", "…, it's now 0770 900123")
+        refers_back = (REFERS_BACK_ZH if zh else REFERS_BACK_EN).search(text) is not None and (
+            clause_kind(text, "zh" if zh else "en", "user") == "episode"
+        )
+        remark = is_remark(text, "zh" if zh else "en") and not _matches_a_rule(text, zh)
+        # "…and loved it", "…, getting others involved": a verb with no subject of its own continues the
+        # clause before (an imperative after a comma or semicolon is a clause: "…, send me the invoice")
+        bare = not zh and _opens_with_verb_en(text, imperative=bool(re.search(r"[,;]", joiner)))
+        # a condition or a time after its clause ("…, since I moved", "…，如果可以的话") modifies it
+        subordinate = _SUBORDINATE.match(text) is not None
+        if spans and (
+            not has_predicate(text)
+            or (zh and _COPULA_ZH.match(text))
+            or refers_back
+            or bare
+            or remark
+            or subordinate
+        ):
             prev_start = spans[-1][0]
             spans[-1] = (prev_start, offset + end, body[prev_start - offset : end].strip())
             continue
@@ -224,7 +309,10 @@ def split_clauses(sentence: str) -> list[Clause]:
             spans[i : i + 2] = [(first[0], second[1], sentence[first[0] : second[1]].strip())]
     if not zh:
         spans = [piece for span in spans for piece in _carried_en(span)]
-    if len(spans) > 1 and not has_predicate(spans[0][2]):
+    if len(spans) > 1 and (
+        not has_predicate(spans[0][2])
+        or (is_remark(spans[0][2], "zh" if zh else "en") and not _matches_a_rule(spans[0][2], zh))
+    ):
         first, second = spans[0], spans[1]
         spans[:2] = [(first[0], second[1], sentence[first[0] : second[1]].strip())]
     clauses = []

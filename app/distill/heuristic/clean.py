@@ -1,13 +1,14 @@
-"""What makes a sentence a unit and not a transcript line (DESIGN.md "What a unit is: distilled, not
-transcribed"): the conversational wrapping taken off ("Actually,", "不对，我更正一下，"), small talk and the
-assistant's offers, apologies, confirmations and echoes recognised as noise, a sentence joining
-unrelated claims cut into one claim each, and the entities worth a node. The word lists are tables in
-`rules.py`; both distillers (heuristic and LLM) clean their units with these functions."""
+"""What makes a sentence a unit and not a transcript line (docs/architecture.md, "What a unit is"): the
+conversational wrapping taken off ("Actually,", "不对，我更正一下，"), small talk and the assistant's offers,
+apologies, confirmations and echoes recognised as noise, a sentence joining unrelated claims cut into one
+claim each, and the entities worth a node. The word lists are tables in `rules.py`; both distillers (heuristic
+and LLM) clean their units with these functions."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from app.distill.heuristic.noise import (
     CLAIM_SPLIT_EN,
@@ -36,6 +37,7 @@ from app.text import FILLER_EN, FILLER_ZH, STOPWORDS_EN, has_cjk
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.\w|(?<!\w)@\w{2,}")
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
@@ -66,13 +68,35 @@ def content_words(text: str, ignore: Iterable[str] = ()) -> list[str]:
     return words
 
 
+def is_pleasantry(sentence: str) -> bool:
+    """A pleasantry, an offer, an apology or a closing, wherever it opens ("Gracias, see you next week!")."""
+    opened = strip_wrapping(sentence)
+    return any(p.search(s) for p in (PLEASANTRY_EN, PLEASANTRY_ZH) for s in (sentence, opened))
+
+
 def is_small_talk(sentence: str, names: Iterable[str] = ()) -> bool:
+    """Pleasantries with nothing to recall (see `_small_talk`; cached, a clause is asked about twice)."""
+    return _small_talk(sentence, frozenset(names))
+
+
+@lru_cache(maxsize=4096)
+def _small_talk(sentence: str, names: frozenset[str]) -> bool:
     """Pleasantries with nothing to recall: "That's awesome, Noor!", "Glad you had fun", "太好了".
     Every content word is a word of small talk (or the name of someone in the conversation)."""
-    if PLEASANTRY_EN.search(sentence) or PLEASANTRY_ZH.search(sentence):
+    if is_pleasantry(sentence):
+        return True
+    opened = strip_wrapping(sentence)
+    greeting = GREETING.match(sentence)
+    if greeting and greeting.end() < len(sentence):
+        from app.distill.heuristic.clauses import states_something
+
+        rest = sentence[greeting.end() :].strip(" .!?。！？")
+        if len(rest) <= 20 and not states_something(rest) and not any(c.isdigit() for c in rest):
+            return True
+    if META_EN.search(opened) and not any(c.isdigit() for c in sentence):
         return True
     if has_cjk(sentence):
-        return not SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)).strip()
+        return not SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)).strip(" ，。！？、,.!?~…")
     if any(c.isdigit() for c in sentence):
         return False
     reaction = REACTION_EN.search(sentence) or ENCOURAGEMENT_EN.search(strip_wrapping(sentence))
@@ -82,10 +106,48 @@ def is_small_talk(sentence: str, names: Iterable[str] = ()) -> bool:
     return all(w in SMALL_TALK_EN or w in FILLER_EN for w in words)
 
 
+# A turn about the conversation itself: it announces a question, asks for a session ("Quick question
+# about billing", "Ready for another session?", "I have a few questions for you")
+META_EN = re.compile(
+    r"^(?:(?:i (?:have|got)|got|just) )?(?:a |one |another |a few |some |two |a couple of )?"
+    r"(?:quick |small )?"
+    r"(?:questions?|query|queries)(?: for you| about| on| regarding|$)|\bready for (?:another|a|the|our) "
+    r"(?:session|lesson|class|chat)\b",
+    re.IGNORECASE,
+)
+# A greeting followed by a name or a title only ("你好，IT小助手", "Hi Dr. Moss"): a vocative, no claim
+GREETING = re.compile(
+    r"^(?:(?:hi|hello|hey|good (?:morning|afternoon|evening))\b|你好|您好|嗨|哈喽|早上好|晚上好)[,，!！\s]*",
+    re.I,
+)
+
+
+def is_informative(sentence: str, names: Iterable[str] = ()) -> bool:
+    """Says something of its own: three content words that are not small talk (English), or seven
+    characters once filler, small talk and pronouns are out (Chinese). An assistant's statement of this
+    size is a fact it brings ("CloudDesk has a known bug"), not a pleasantry."""
+    if has_cjk(sentence):
+        said = SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence))
+        rest = re.sub(r"我们|我|你们|您|你|[，。！？、,.!?\s]", "", said)
+        return len(rest) >= 7
+    words = [w for w in content_words(sentence, names) if w not in SMALL_TALK_EN and w not in FILLER_EN]
+    return len(words) >= 3
+
+
+def is_small_talk_from(text: str, role: str, names: Iterable[str] = ()) -> bool:
+    """Small talk said by `role`; what an assistant tells the user about their things is news when it
+    says enough ("You solved all three practice problems"), a pleasantry when not ("You're welcome")."""
+    if not is_small_talk(text, names):
+        return False
+    return role == "user" or is_pleasantry(text) or not is_informative(text, names)
+
+
 def has_specifics(sentence: str, names: Iterable[str] = ()) -> bool:
     """A number, an id, a date word, a name or a decision: what an assistant turn can add."""
     if _NUMBER.search(sentence) or DECISION_EN.search(sentence) or DECISION_ZH.search(sentence):
         return True
+    if _ADDRESS.search(sentence):
+        return True  # an e-mail address, a handle
     skip = set(names) | NOT_NAMES
     words = [w.strip(".,!?;:'\"()") for w in sentence.split()[1:]]  # the first word is capitalised anyway
     return any(w[:1].isupper() and w not in skip and w.lower() not in STOPWORDS_EN for w in words)

@@ -3,6 +3,7 @@ sentence, first person resolved to the speaker, relative dates resolved against 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import datetime
 
@@ -19,10 +20,19 @@ from app.distill.heuristic.candidates import (
 from app.distill.heuristic.clauses import Clause, split_clauses, states_something
 from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to
 from app.distill.heuristic.entities import dedupe_entities, find_entities
-from app.distill.heuristic.kinds import clause_kind, is_request
+from app.distill.heuristic.kinds import clause_kind, discussed, is_request
 from app.distill.heuristic.life_events import is_life_event
 from app.distill.heuristic.noise import PROMISE
-from app.distill.heuristic.parts import CHANNEL, KIND_RULES, episode_text, leftover_kind, linked, says_enough
+from app.distill.heuristic.parts import (
+    CHANNEL,
+    KIND_RULES,
+    episode_text,
+    kind_first,
+    kind_rule,
+    leftover_kind,
+    linked,
+    says_enough,
+)
 from app.distill.heuristic.parts import matches as _matches
 from app.distill.heuristic.person import WORD, first_person_to_speaker
 from app.distill.heuristic.relations import with_relations
@@ -36,6 +46,7 @@ from app.distill.heuristic.tuning import (
     KIND_DEFAULTS,
     MAX_SPLIT_CLAUSES,
     MAX_SPLIT_SENTENCES,
+    MAX_SPLIT_WORDS,
     MIN_CONTENT_CHARS_ZH,
     MIN_CONTENT_WORDS_EN,
     SLOT_WINDOW,
@@ -62,6 +73,16 @@ def _is_short(sentence: str, language: str) -> bool:
     return len(words) <= 2 and not any(w.isdigit() for w in words)
 
 
+def _states_claims(text: str, sentences: list[str], service: bool) -> bool:
+    """A short turn states claims (its plain clauses are units); a long one tells a story. `service`:
+    the turn is said to an assistant (see `_turn`)."""
+    if not service:
+        return len(sentences) == 1
+    language = language_of(text)
+    size = len(FILLER_ZH.sub("", text)) if language == "zh" else len(WORD.findall(text))
+    return len(sentences) <= MAX_SPLIT_SENTENCES and size <= MAX_SPLIT_WORDS[language]
+
+
 def _has_content(text: str, language: str) -> bool:
     if language == "zh":
         rest = FILLER_ZH.sub("", text)
@@ -71,6 +92,9 @@ def _has_content(text: str, language: str) -> bool:
     # two content words are enough with a number or a date: "The meeting is on Tuesday"
     specific = any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
     return len(content) >= MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
+
+
+_ASSISTANT_SELF = re.compile(r"^(?:I|I'm|I am|I'd|me too|我(?!们))(?:\b|(?=[\u4e00-\u9fff]))", re.IGNORECASE)
 
 
 class HeuristicDistiller:
@@ -149,9 +173,16 @@ class HeuristicDistiller:
         recent = turns[max(0, index - SLOT_WINDOW - ECHO_WINDOW) : index]
         # in the turn's order: a unit, or a clause left for the episode (whether a question, where it sits)
         parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]] = []
-        said = " ".join(t.content for t in recent[-ECHO_WINDOW:] if t.role != turn.role)
+        # an echo restates what the user said (an assistant confirming a tool's finding adds its word)
+        said = " ".join(
+            t.content for t in recent[-ECHO_WINDOW:] if t.role != turn.role and "user" in (t.role, turn.role)
+        )
         slot = open_slot(recent, turn)
         sentences = split_sentences(turn.content)
+        # said to an assistant (one answers in the conversation), a short turn states claims to remember;
+        # between people, talk is a story told, and only a one-sentence turn's clauses are claims
+        service = any(t.role != "user" for t in turns)
+        claims_turn = _states_claims(turn.content, sentences, service)
         for number, sentence in enumerate(sentences):
             language = language_of(sentence)
             if _is_filler(sentence, language):
@@ -159,15 +190,15 @@ class HeuristicDistiller:
             clauses = split_clauses(sentence)
             # a short turn's plain clauses are its claims; a long one's are a narrative, where a sentence
             # is cut only when each of its clauses is a claim (else it stays whole, its context kept)
-            short = len(sentences) <= MAX_SPLIT_SENTENCES and len(clauses) <= MAX_SPLIT_CLAUSES
-            context = (said, names, slot, quoted, short)
+            short = claims_turn and len(clauses) <= MAX_SPLIT_CLAUSES
+            context = (said, names, slot, quoted, short, short and service)
             cut = self._sentence_parts(turn, number, clauses, language, local_time, context)
             made = [unit for unit, *_ in cut if unit is not None]
             if not short and len(clauses) > 1 and made and len(made) < len(cut):
                 whole = Clause(sentence, 0, len(sentence), clauses[0].correction, clauses[0].hedged)
                 cut = self._sentence_parts(turn, number, [whole], language, local_time, context)
             parts += cut
-        if any(unit is None for unit, *_ in parts):
+        if any(unit is None for unit, *_ in parts) and not (claims_turn and service):
             # a mention in a turn that says more stays in the turn's episode, in its place
             parts = [(None, False, t, w) if u and loose else (u, loose, t, w) for u, loose, t, w in parts]
         units = [unit for unit, _, _, _ in parts if unit is not None]
@@ -189,11 +220,11 @@ class HeuristicDistiller:
         clauses: list[Clause],
         language: str,
         local_time: datetime,
-        context: tuple[str, set[str], Slot | None, str | None, bool],
+        context: tuple[str, set[str], Slot | None, str | None, bool, bool],
     ) -> list[tuple[Candidate | None, bool, str, tuple[int, Clause]]]:
         """A sentence's clauses in order: each a unit (and whether it leans on its turn), or text left
         for the turn's episode (and whether it is a question)."""
-        said, names, slot, quoted, short = context
+        said, names, slot, quoted, short, stated = context
         parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]] = []
         for clause in clauses:
             claim = clause.text
@@ -204,7 +235,7 @@ class HeuristicDistiller:
             first = clause is clauses[0]
             size = len(clauses)
             unit = self._clause_unit(
-                turn, clause, language, question, local_time, said, names, size, short, first
+                turn, clause, language, question, local_time, said, names, size, (short, stated), first
             )
             if unit is not None:
                 found = _matches(claim, language, turn.role)
@@ -232,64 +263,76 @@ class HeuristicDistiller:
         said: str,
         names: set[str],
         clauses: int,
-        short: bool,
+        shape: tuple[bool, bool],
         first: bool = True,
     ) -> Candidate | None:
         """The clause's unit: tagged by the rules that recognise it, else by what it is (kinds.py); None
         for a question that asks nothing to be done, and for what stays in the turn's episode."""
         claim = clause.text
+        short, stated = shape  # a short turn's clause; a claim stated to an assistant
         # a request opens its sentence ("Please …", "请…"); one inside a story is reported speech
         request = turn.role == "user" and (first or short) and is_request(claim, language)
-        if (question and not request) or (turn.role != "user" and PROMISE.match(claim)):
+        if (question and not request) or (turn.role != "user" and PROMISE.search(claim)):
             return None  # an assistant's "I'll look into it" is an offer, not a fact
         matches = _matches(claim, language, turn.role)
         if clause.correction and not request:
             matches.append(KIND_RULES["correction"])
         corrections = [m for m in matches if m[0].tag == "correction"]
-        kind = clause_kind(claim, language, turn.role)
+        if not corrections and clean.is_small_talk_from(claim, turn.role, names):
+            return None  # "Got it, I've updated your preferences": whatever a rule sees in it
+        kind = clause_kind(claim, language, turn.role, stated=stated)
         # a request about how to be served is a preference, whatever channel words a rule saw in it
         served = request and kind == "preference"
         ruled = [m for m in matches if not m[0].loose and m[0].tag != "correction"]
         if ruled and not (served and all(m[0].tag in CHANNEL for m in ruled)):
             if not (question and any(m[0].tag.startswith("constraint.quantity") for m in ruled)):
-                return typed_unit(turn, claim, language, matches, local_time, clause.hedged)
+                unit = typed_unit(turn, claim, language, matches, local_time, clause.hedged)
+                return kind_first(unit, kind) if stated else unit
         if self._noise(claim, turn.role, question, said, names) and not corrections:
             return None
         done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
         if not (request or done or corrections) and (
-            _is_short(claim, language) or not says_enough(claim, language) or not states_something(claim)
+            (_is_short(claim, language) and not stated)  # a stated "I'm diabetic" is a claim
+            or not says_enough(claim, language)
+            or not states_something(claim)
         ):
             return None
         loose = [m for m in matches if m[0].loose and m[0].tag != "correction"]
         if loose and not request:
-            return typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
+            unit = typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
+            return kind_first(unit, kind) if stated else unit
         # a compound's clauses are its claims in a short turn; in a long one they are a narrative
-        if not (corrections or request or done or (clauses > 1 and short)):
+        if not (corrections or request or done or stated or (clauses > 1 and short)):
             return None  # a plain sentence stays with its turn (its kind: _leftover_kind)
         if kind == "episode" and not corrections:
             return None  # advice given, a lesson covered: the turn's episode
         if corrections and (kind == "episode" or not states_something(claim)):
             return typed_unit(turn, claim, language, corrections, local_time, clause.hedged)
-        matches = [KIND_RULES[kind], *corrections]
+        matches = [kind_rule(kind), *corrections]
         return typed_unit(turn, claim, language, matches, local_time, clause.hedged)
 
     @staticmethod
     def _noise(sentence: str, role: str, question: bool, said: str, names: set[str]) -> bool:
         """Small talk (either role), and what an assistant says without adding anything: its questions
         (the answer quotes them), offers, echoes of what the user said, talk with nothing specific."""
-        if clean.is_small_talk(sentence, names) or (role != "user" and PROMISE.match(sentence)):
+        if clean.is_small_talk_from(sentence, role, names) or (role != "user" and PROMISE.search(sentence)):
             return True  # small talk, or an assistant's offer to act ("I'll look into it")
         if role == "user":
             return False
         if said and clean.is_echo(sentence, said, names):
             return True
+        kind = clause_kind(sentence, language_of(sentence), role)
         if (
             role == "assistant"
-            and not question
-            and clause_kind(sentence, language_of(sentence), role) == "task_state"
+            and _ASSISTANT_SELF.match(sentence)
+            and kind != "task_state"
+            and not discussed(sentence, role)
         ):
+            return True  # the assistant about itself ("I prefer window seats too"): no news
+        if role == "assistant" and not question and kind == "task_state":
             return False  # a step done or still to do is news, named or not ("收货地址还需要您确认")
-        return role == "assistant" and (question or not clean.has_specifics(sentence, names))
+        informative = clean.has_specifics(sentence, names) or clean.is_informative(sentence, names)
+        return role == "assistant" and (question or not informative)
 
     def _episodes(
         self, turn: Turn, sentences: list[str], local_time: datetime, asked: tuple[Turn, str] | None

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from app.text import STOPWORDS_EN
+
 _EN = re.IGNORECASE
 
 # How the user wants to be served: speed, channel, tone, format, the way a thing is done
@@ -22,6 +24,18 @@ MANNER_ZH = re.compile(
     r"简洁|简短|详细|快|尽快|马上|立刻|直接|邮箱|邮件|电话|短信|微信|语气|格式|中文|英文|正式|口语|而不是|就行|就好|"
     r"别打|不要打"
 )
+# What a statement about serving the speaker names: replies, updates, the way or time to reach them
+# ("Replies need to be fast", "mornings are the best time to call me", "回复要快")
+SERVED_EN = re.compile(
+    r"^(?:the |your |any |all )?(?:replies|reply|answers?|responses?|updates?|messages?|notifications?|"
+    r"reminders?|summaries|summary|explanations?)\b|\b(?:best|easiest|only) (?:time|way|day|channel) to "
+    r"(?:call|reach|contact|text|email|message)\b|\b(?:call|reach|contact|text|email|message) me\b",
+    _EN,
+)
+SERVED_ZH = re.compile(r"^(?:你的|您的)?(?:回复|回答|答复|消息|通知|提醒|解释)|(?:联系|打电话给|通知|提醒)我")
+# A dated obligation: an exam, a deadline, an interview (a limit in time, not a step)
+OBLIGATION_EN = re.compile(r"\b(?:exam|test|deadline|due|interview|hearing|defen[cs]e)\b", _EN)
+OBLIGATION_ZH = re.compile(r"考试|截止|期限|面试|答辩|到期")
 # A request to the listener (in either language) or an imperative: a step to do, or a wish about service
 REQUEST_EN = re.compile(
     r"^(?:please|kindly|could you|can you|would you|will you|i'd like you to|i need you to|"
@@ -71,7 +85,8 @@ PLAN_EN = re.compile(
 PLAN_ZH = re.compile(r"打算|计划|准备|要去|将要|即将|下周|下个月|明天|后天|今晚|下次|春节|周末要|要把")
 PENDING_EN = re.compile(
     r"\b(?:still (?:waiting|need|to be|pending|have to|has to)|not yet|yet to|to be confirmed|needs? to|"
-    r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b",
+    r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b|"
+    r"(?:\bnot|n't|\bnever)\b[^,;]{0,30}\byet\b",
     _EN,
 )
 PENDING_ZH = re.compile(
@@ -85,7 +100,7 @@ DONE_EN = re.compile(
 )
 DONE_ZH = re.compile(
     r"已(?:经)?(?:为您|帮您|给您)?[^，。]{0,4}(?:创建|签发|开通|修改|写好|申请|上传|提交|安排|完成|支付|发货|确认|处理|"
-    r"解决|取消|验证|预订|退款)|(?:上传|提交|写好|办好|发出|签发|创建)了"
+    r"解决|取消|验证|预订|退款|退回|寄出|发出|到账|生效|更换|预约|登记|办理|重置)|(?:上传|提交|写好|办好|发出|签发|创建)了"
 )
 DISCUSSED_EN = re.compile(r"\b(?:covered|discussed|talked about|went over|reviewed|practi[cs]ed)\b", _EN)
 DISCUSSED_ZH = re.compile(r"讲了|学了|讨论了|复习了|练了")
@@ -100,6 +115,32 @@ CONSTRAINT_EN = re.compile(
     _EN,
 )
 CONSTRAINT_ZH = re.compile(r"只能|不能|请不了|不可以|最多|不超过|必须|规定")
+# What is still to happen: a future tense, a schedule ("will", "is scheduled for", "将", "预计")
+FUTURE_EN = re.compile(
+    r"\b(?:will|'ll|(?:is|are|am|'s|'re|'m) going to|(?:is|are) (?:scheduled|booked|set|due) (?:for|on|to))\b"
+    r"(?! (?:never|always)\b)",
+    _EN,
+)
+FUTURE_ZH = re.compile(
+    r"将(?!近)|预计|安排在|定于|"
+    r"(?<![不也开机社学体聚约大年晚宴])会(?![员议计话所长场费谈面见晤])(?=[\u4e00-\u9fff]{2})"
+)
+HEDGE_ZH_EN = re.compile(r"\b(?:if|maybe|might|perhaps|probably)\b|如果|可能|也许|大概", _EN)
+# A way the user likes things done, in Chinese ("最好周六上午", "发邮件比较好", "简单点就行")
+PREFER_ZH = re.compile(r"最好|比较好|更好|为好|就行|就好|更喜欢|偏向")
+# "I need financing", "we need a van": a requirement (a limit); "I need to renew …": a step to do
+NEED_EN = re.compile(r"^(?:I|we)(?: really| still| also| just)? need(?:s)?\b(?! you\b)", _EN)
+DATE_WORD_EN = re.compile(
+    r"\d|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next|january|"
+    r"february|march|april|may|june|july|august|september|october|november|december)\b",
+    _EN,
+)
+DATE_WORD_ZH = re.compile(
+    r"\d|[一二三四五六七八九十]+[月号日]|周[一二三四五六日天]|星期|明天|后天|下周|下个月"
+)
+OTHER_SUBJECT_ZH = re.compile(
+    r"^(?:她|他|它|他们|她们|我(?:的)?(?:妹妹|姐姐|哥哥|弟弟|妈妈|爸爸|父母|老婆|老公|儿子|女儿|孩子|朋友|同事))"
+)
 PAST_TIME_EN = re.compile(
     r"\b(?:yesterday|last (?:week|month|year|night|time)|ago|this morning|earlier|just now|recently)\b", _EN
 )
@@ -118,8 +159,10 @@ def _past_verb(word: str) -> bool:
 
 
 def _is_past(text: str) -> bool:
+    """A happening in the past tense: a past verb among the first words (a past copula describes: "it
+    was tough" is no event)."""
     words = re.findall(r"[A-Za-z]+", text)
-    return any(_past_verb(w) for w in words[1:6])
+    return any(_past_verb(w) for w in words[1:6] if w.lower() not in ("was", "were"))
 
 
 def is_request(text: str, language: str) -> bool:
@@ -129,14 +172,36 @@ def is_request(text: str, language: str) -> bool:
     return REQUEST_EN.search(text) is not None or _imperative(text)
 
 
-def clause_kind(text: str, language: str, role: str) -> str:
-    """The kind of a clause no rule recognised, with a subtag where the clause names it."""
-    if language == "zh":
-        return _zh(text, role)
-    return _en(text, role)
+def clause_kind(text: str, language: str, role: str, stated: bool = False) -> str:
+    """The kind of a clause no rule recognised, with a subtag where the clause names it. `stated`: the
+    clause is a claim the turn makes (a short turn's), so a plain statement is a `fact` unless it is a
+    remark; in a story a plain statement is a fact only with the shape of a lasting state."""
+    kind = _zh(text, role) if language == "zh" else _en(text, role)
+    if stated and kind in ("fact", "episode", "fact.event") and not is_remark(text, language):
+        # said to an assistant, what is still to happen is a step ahead ("the technician will come on
+        # Friday", "预计3个工作日内退回"); a way the user likes things done is a preference ("最好周六上午")
+        if (FUTURE_ZH if language == "zh" else FUTURE_EN).search(text) and not HEDGE_ZH_EN.search(text):
+            return "task_state"
+        if language == "zh" and role == "user" and PREFER_ZH.search(text):
+            return "preference"
+    if kind == "episode" and stated and not is_remark(text, language) and not discussed(text, role):
+        return "fact"
+    return kind
+
+
+def discussed(text: str, role: str) -> bool:
+    """What was covered or advised: the turn's episode, never a fact."""
+    advice = role == "assistant" and ADVICE.search(text) is not None
+    return bool(DISCUSSED_EN.search(text) or DISCUSSED_ZH.search(text) or advice)
 
 
 def _en(text: str, role: str) -> str:
+    if role == "user" and SERVED_EN.search(text) and not REQUEST_EN.search(text) and not _imperative(text):
+        return "preference"
+    if role == "user" and OBLIGATION_EN.search(text) and DATE_WORD_EN.search(text):
+        return "constraint.time"
+    if role == "user" and NEED_EN.search(text):
+        return "task_state" if TASK_VERB_EN.search(text) else "constraint"
     if role == "user":
         if REQUEST_EN.search(text) or _imperative(text):
             return "preference" if MANNER_EN.search(text) else "task_state"
@@ -163,6 +228,10 @@ def _imperative(text: str) -> bool:
 
 
 def _zh(text: str, role: str) -> str:
+    if role == "user" and SERVED_ZH.search(text) and not REQUEST_ZH.search(text):
+        return "preference"
+    if role == "user" and OBLIGATION_ZH.search(text) and DATE_WORD_ZH.search(text):
+        return "constraint.time"
     if role == "user":
         if REQUEST_ZH.search(text):
             return "preference" if MANNER_ZH.search(text) else "task_state"
@@ -172,7 +241,8 @@ def _zh(text: str, role: str) -> str:
             return "task_state" if TASK_VERB_ZH.search(text) and not MANNER_ZH.search(text) else "preference"
         if MANNER_ZH.search(text) and re.search(r"发|联系|回复|通知", text):
             return "preference"
-    if PENDING_ZH.search(text) or (role == "user" and PLAN_ZH.search(text)):
+    others = OTHER_SUBJECT_ZH.match(text) is not None  # "她下个月结婚": her plan, not the speaker's step
+    if PENDING_ZH.search(text) or (role == "user" and PLAN_ZH.search(text) and not others):
         return "task_state"
     if DONE_ZH.search(text):
         return "task_state"
@@ -195,17 +265,35 @@ STATE_EN = re.compile(
 )
 FEELING_EN = re.compile(
     r"\b(?:so|really|very|super|pretty|quite|too)?\s*(?:excited|happy|glad|proud|thrilled|tired|sad|grateful|"
-    r"thankful|lucky|stressed|nervous|sorry|blessed|busy|curious|sure|bored|relieved|inspired|amazed)\b",
+    r"thankful|lucky|stressed|nervous|sorry|blessed|busy|curious|sure|bored|relieved|inspired|amazed|"
+    r"determined|loving|enjoying|hating|worth it|fun|tough|hard|great|amazing|awesome|nice|cool|"
+    r"wonderful|crazy|scary|fine)\b",
     _EN,
 )
 STATE_ZH = re.compile(
     r"^(?:我们|我的|我)[^，。]{0,6}?(?:是|有|在|叫|姓|用|住|属于|患|得了|对.{1,6}过敏|身体)"
 )
-FEELING_ZH = re.compile(r"开心|高兴|激动|难过|累|兴奋|感谢|幸运|紧张|好奇")
+FEELING_ZH = re.compile(
+    r"开心|高兴|激动|难过|累|兴奋|感谢|幸运|紧张|好奇|挺好|不错|太好|好玩|辛苦|挺紧|很紧|麻烦"
+)
 _SPECIFIC_EN = re.compile(r"\d|\b[A-Z]{2,}\b|(?<=[a-z,] )[A-Z][a-z]+")
 _SPECIFIC_ZH = re.compile(
     r"[0-9A-Za-z]|[一两二三四五六七八九十百千万]+[个次天年月周岁份台元块号点]|[二三四五六七八九十]{2,}"
 )
+
+
+def is_remark(text: str, language: str) -> bool:
+    """A remark on what was said rather than a claim: a feeling or an evaluation with nothing specific
+    in it ("It was tough", "I'm loving it", "所以时间挺紧的"). It stays with the clause it remarks on."""
+    if language == "zh":
+        if _SPECIFIC_ZH.search(text) or DISCUSSED_ZH.search(text) or REQUEST_ZH.search(text):
+            return False
+        return FEELING_ZH.search(text) is not None
+    if _SPECIFIC_EN.search(text) or DISCUSSED_EN.search(text) or REQUEST_EN.search(text) or _imperative(text):
+        return False
+    words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOPWORDS_EN and len(w) > 2]
+    feeling = FEELING_EN.search(text) is not None
+    return feeling and len(words) <= 3 and _en(text, "user") in ("fact", "episode")
 
 
 def _lasting_en(text: str, role: str) -> bool:

@@ -12,7 +12,8 @@ WRAPPING_EN = re.compile(
     r"(?:(?:hi|hello|hey|hiya|wow|woah|whoa|aw+|ooh|omg|haha|yay|well|oh|ah|okay|ok|um+|uh+|hmm+|hm|er|erm|yes|"
     r"yeah|yep|no|nope|sorry|anyway|anyways|btw|by the way|oh right|oh wait|i mean|you know|honestly|"
     r"to be honest|basically|also|plus|so|and|but|actually|wait|correction|scratch that|let me correct "
-    r"(?:that|myself)|great|cool|thanks|thank you|alright|right|sure|one more thing|quick question|"
+    r"(?:that|myself)|gracias|merci|danke|ciao|cheers|just so you know|for the record|fyi|"
+    r"great|cool|thanks|thank you|alright|right|sure|one more thing|quick question|"
     r"understood|got it|noted|of course|certainly|absolutely|perfect|"
     r"(?:just )?to be clear)(?:,?\s+(?:there|[A-Z][a-z]+))?\s*[,!.:;-]+\s*"
     r"|(?:actually|well|so|oh|also|anyway|by the way|btw|and|but|plus|um+|uh+|hmm+|basically|honestly)\s+)",
@@ -22,8 +23,9 @@ WRAPPING_EN = re.compile(
 # hedges (a lower confidence): read, then taken off like any other wrapping.
 CORRECTION_OPENING_EN = re.compile(
     r"(?:(?:sorry|oops|no|wait),?\s+)?(?:i meant|i mean(?=,)|correction|scratch that|let me correct"
-    r"(?: that| myself)?|i misspoke|make (?:that|it)|actually|wait(?=,?\s+(?:no|it'?s|my)\b)|"
-    r"no(?=,\s+it'?s\b))"
+    r"(?: that| myself| what i said(?: earlier| before)?)?|i misspoke(?: earlier| before)?|i was wrong|"
+    r"my (?:mistake|bad)|i said \w+(?: \w+)? (?:before|earlier)(?:,? but)?|i got (?:it|that) wrong|"
+    r"make (?:that|it)|actually|wait(?=,?\s+(?:no|it'?s|my|the)\b)|no(?=,\s+(?:it'?s|the|my)\b))"
     r"\s*[,!.:;-]*\s*",
     re.IGNORECASE,
 )
@@ -36,14 +38,19 @@ WRAPPING_ZH = re.compile(
     r"(?:(?:你好|您好|嗨|哈喽|[哦噢喔]?对了|话说|其实吧|其实|就是说|不对|说错了|我更正一下|更正一下|我纠正一下|纠正一下|"
     r"顺便说一下|顺便|另外|此外|而且|并且|不过|但是)"
     r"[，,。！!、：:\s]*"
-    r"|(?:嗯+|哦+|噢|喔|呃|额|哎|唉|诶|欸|啊|好的|好吧|好了|还有|然后|所以|那个|更正|喂|是的|对)[，,。！!、：:]+)"
+    r"|(?:嗯+|哦+|噢|喔|呃|额|哎|唉|诶|欸|啊|好的|好吧|好了|还有|然后|所以|那个|更正|喂|是的|对|明白了?|了解了?|收到|"
+    r"没问题|好)[，,。！!、：:]+)"
 )
 CORRECTION_OPENING_ZH = re.compile(
-    r"(?:不对|说错了|我?更正一下|我?纠正一下|更正|纠正|其实|我是说|我的意思是|不好意思[，,]?(?=是|应该))[，,。！!、：:\s]*"
+    r"(?:(?:不好意思|抱歉)[，,]?)?(?:不对|(?:刚才|之前|前面)?我?(?:说错了|记错了|搞错了|写错了)|"
+    r"我?(?:更正|纠正)一下(?:(?:之前|刚才|前面)的?(?:说法|信息)?)?|更正|纠正|其实|实际上|实际(?=[\u4e00-\u9fff]{2})|我是说|我的意思是|"
+    r"不好意思[，,]?(?=是|应该))[，,。！!、：:\s]*"
 )
 HEDGE_OPENING_ZH = re.compile(r"(?:可能|也许|大概|好像|我觉得|我想想|估计|或许)[，,]?")
 # Pleasantries, offers, apologies and closings (either role): no unit.
 PLEASANTRY_EN = re.compile(
+    r"^(?:go ahead|hold on|one moment|just a (?:moment|sec(?:ond)?|minute)|let me (?:think|check)|"
+    r"i'?ll (?:wait|think about it))\b|"
     r"^(?:how|what) (?:can|may|could) i (?:help|assist|do for)|\bhow (?:can|may) i (?:help|assist)\b|"
     r"\b(?:is there )?anything else (?:i can|you(?:'d like| need| want))|\blet me know if\b|"
     r"\b(?:i'?m |i am |i'?d be |i would be )?(?:happy|glad) to help\b|\bfeel free to\b|"
@@ -55,14 +62,22 @@ PLEASANTRY_EN = re.compile(
     r"^(?:i )?(?:can|will|'ll) (?:gladly )?help you with (?:that|this)\b|"
     r"^is there anything\b|^(?:i'?m |i am )?(?:here|always here) (?:to help|for you)\b|"
     r"^see (?:you|ya)\b|^(?:talk|speak) (?:to you )?(?:soon|later|tomorrow)\b|"
-    r"\bthanks? (?:you )?for (?:contacting|reaching out to|calling|choosing|your patience)\b",
+    r"\bthanks? (?:you )?for (?:contacting|reaching out to|calling|choosing|your patience)\b|"
+    r"^(?:this is|you'?ve reached|welcome to) .{1,30}\b(?:support|customer service|help ?desk|team)\b|"
+    # wishes, and the note that what the user said was recorded ("I've updated your preferences")
+    r"^(?:i )?hope (?:the|your|you|it|this|everything)\b|^enjoy (?:your|the)\b|^good luck\b|"
+    r"^have (?:fun|a (?:safe|great|good|nice|lovely))\b|"
+    r"\b(?:updated|noted|saved|recorded|logged|made a note of)\b.{0,24}\b(?:preferences?|profile|notes?|"
+    r"details|info(?:rmation)?|records?|file)\b|^(?:noted|i'?ve noted|i'?ve made a note of) (?:that|it)\b",
     re.IGNORECASE,
 )
 PLEASANTRY_ZH = re.compile(
     r"有什么(?:可以|能|需要)?(?:帮|为|帮助)(?:您|你)|还有(?:什么|其他)(?:可以|需要|能)|"
     r"很高兴(?:为您|帮您|能帮|为你|帮你|认识)|(?:非常|很)?(?:抱歉|对不起)[，,]?(?:给您|让您|打扰)|祝您|祝你|"
     r"随时(?:联系|告诉|找)|^不客气|^没关系|辛苦了|^好的[，,]?(?:已|我)(?:经)?(?:记录|记下|了解|明白|知道)|"
-    r"^(?:收到|明白|了解)了?$|^已(?:经)?(?:为您|帮您)?(?:记下|记录|修改|更新|收到|备注)了?[。！.!]?$"
+    r"^(?:收到|明白|了解)了?$|^已(?:经)?(?:为您|帮您)?(?:记下|记录|修改|更新|收到|备注)了?[。！.!]?$|"
+    r"^这里是.{1,12}(?:客服|助手|服务|中心)|^我是.{0,10}(?:客服|助手)|"
+    r"(?:更新|记录|记下|备注|保存)(?:好)?了?(?:您|你)的(?:偏好|资料|信息|要求|习惯)"
 )
 # Words of small talk: a sentence made of nothing else says nothing ("That's awesome, Noor!").
 SMALL_TALK_EN = frozenset(
@@ -75,11 +90,17 @@ SMALL_TALK_EN = frozenset(
     glad day week weekend lately recently doing going things stuff everything anything something news life
     long time keep up work job well done wonder wonderful hey yeah ya y'all guys dear buddy pal man girl
     cheers hug hugs xoxo wishing best stay safe soon see later tell know knew think thought really such
-    much so own us way ever even bit little always never too more most sharing glad hear take look""".split()
+    much so own us way ever even bit little always never too more most sharing glad hear take look
+    understand understood frustrating frustration annoying inconvenience patience wait waiting question
+    questions ask asked asking customers choice option options help helping walk through process happen
+    happens happened sense worry worries hold on ahead works think moment minute second""".split()
 )
 SMALL_TALK_ZH = re.compile(
     r"太好了|太棒了|真不错|不错|真棒|好棒|厉害|加油|辛苦|谢谢|感谢|哈哈|好的|没问题|当然|是啊|对啊|确实|有道理|"
-    r"原来如此|这样啊|那就好|好主意|听起来|很好|挺好|非常|特别|真的|真|很|呀|啊|吧|呢|了|的|你|您|哇|棒"
+    r"原来如此|这样啊|那就好|好主意|听起来|很好|挺好|非常|特别|真的|真|很|呀|啊|吧|呢|了|的|你|您|哇|棒|"
+    r"理解|心情|着急|不便|耐心|等待|重视|这种情况|确实|让人|"
+    # managing the conversation: agreeing, deferring, waiting, thanking ("就按你说的办", "稍等，我找一下")
+    r"就这样|就按|说的办|考虑一下|再想想|等(?:你|您)的?消息|稍等|等一下|找一下|麻烦(?:你|您)|帮助|那就|这样|再|那|我|行|可以"
 )
 # What an assistant turn can add beyond pleasantries: a decision, a recommendation, a result.
 DECISION_EN = re.compile(
@@ -133,7 +154,11 @@ NOT_NAMES = frozenset(
 
 # An assistant's offer to act ("I'll look for hotels", "Let me check", "我会…", "我来…"): no claim yet
 PROMISE = re.compile(
-    r"^(?:I'll|I will|I can|let me|I'm going to|我会|我来|我这就|我马上|稍后|我可以)", re.IGNORECASE
+    r"^(?:I'll|I will|I can|let me|I'm going to|(?:I'm |I am |I'd be )?(?:happy|glad) to|"
+    r"我会|我来|我这就|我马上|稍后|我可以)"
+    r"|\b(?:will|'ll) (?:let you know|notify you|get back to you|keep you (?:posted|updated)|update you)\b"
+    r"|(?:会|将)[^，。]{0,8}(?:通知|联系|告知|回复|答复)(?:您|你)|^(?:下次|以后|之后)?(?:会|将)(?:优先|尽快|及时)?(?:安排|处理)",
+    re.IGNORECASE,
 )
 # A reaction to what the other speaker said ("That's awesome!", "It sounds like you're doing impressive
 # work", "Your passion is inspiring"): an evaluation with nothing specific (no name, number or date).
@@ -145,6 +170,12 @@ REACTION_EN = re.compile(
     r"interesting|brilliant|super|stunning|cute|neat|special|admirable|courageous|brave|strong|talented|"
     r"awesome|rad|epic|dope|powerful|meaningful|touching|heartwarming|remarkable|outstanding)\b",
     re.IGNORECASE,
+)
+# What the assistant tells the user about their own things is no encouragement ("Your refund was approved")
+_SERVICE_OBJECTS = (
+    "order|account|refund|booking|ticket|plan|subscription|package|parcel|appointment|payment|card|password|"
+    "request|application|claim|reservation|flight|visa|invoice|delivery|device|laptop|phone|certificate|"
+    "license|licence|policy|test drive|replacement"
 )
 # Encouragement and support between friends ("Keep it up!", "You got this", "I'm proud of you"), and
 # what is said to the other about themselves ("Your hard work will pay off"): small talk unless it
@@ -158,7 +189,8 @@ ENCOURAGEMENT_EN = re.compile(
     r"\bi (?:totally )?(?:get|understand) "
     r"(?:it|that|you)\b|\bcan'?t wait\b|\bsounds like a plan\b|\bi couldn'?t agree more\b|\btake care\b|"
     r"\bsorry (?:that|this) happened\b|\bhave (?:fun|a blast)\b|\bi'?m (?:so )?(?:happy|glad) for you\b|"
-    r"^(?:you|your|you'?re|you'?ve|you'?ll|you'?d)\b|^(?:(?:i'?m|so|really|i am)\s+)*glad\b|"
+    r"^(?:you|your(?! (?:" + _SERVICE_OBJECTS + r")\b)|you'?re|you'?ve|you'?ll|you'?d)\b|"
+    r"^(?:(?:i'?m|so|really|i am)\s+)*glad\b|"
     r"\bappreciate (?:your|the|it|you|that)\b|\bthanks? (?:you )?(?:so much )?for\b|\bhad a blast\b|"
     r"\bis the best\b|\blife'?s too short\b|\bsounds like\b|^let'?s\b|\bmake a (?:real |big )?difference\b|"
     r"^(?:nice one|good on you|well done|great job|good job|nice job|awesome job)\b|\bso talented\b",

@@ -87,6 +87,26 @@ KIND_RULES = {
 }
 
 
+def kind_rule(kind: str) -> tuple[Rule, re.Match[str]]:
+    """The rule a clause's kind tags it with ("constraint.time": a constraint's confidence, its tag)."""
+    if kind in KIND_RULES:
+        return KIND_RULES[kind]
+    base, _ = KIND_RULES[kind.split(".", 1)[0]]
+    return _kind_rule(kind, base.confidence, base.importance)
+
+
+_SERVICE_KINDS = ("preference", "task_state", "constraint")
+
+
+def kind_first(unit: Candidate, kind: str) -> Candidate:
+    """A rule that names what a fact is about (an id, an address, a relative) tags a fact; a clause that
+    is a step to do, a wish about how to be served or a limit is that first ("my address is still to be
+    confirmed": a `task_state`, tagged `fact.location` after it)."""
+    if kind.split(".", 1)[0] not in _SERVICE_KINDS or not unit.tags[0].startswith("fact"):
+        return unit
+    return unit.model_copy(update={"tags": [kind, *(t for t in unit.tags if t != kind)]})
+
+
 def linked(units: list[Candidate]) -> list[Candidate]:
     """The parts of one turn keep what links them: each carries the ids and names the others hold, so a
     question about one part (the complaint) brings the other along (its order number)."""

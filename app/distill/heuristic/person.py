@@ -10,7 +10,8 @@ from app.text import has_cjk
 
 MODALS = frozenset("can could will would shall should may might must was did had".split())
 ADVERBS = frozenset(
-    "really also just usually always generally definitely still actually mostly totally often never".split()
+    """really also just usually always generally definitely still actually mostly totally often never already
+    sometimes rarely recently finally only even ever""".split()
 )
 
 LY_VERBS = frozenset("apply reply rely supply fly multiply imply comply ally rally tally bully".split())

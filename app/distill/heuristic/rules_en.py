@@ -42,6 +42,8 @@ EN_RULES: tuple[Rule, ...] = (
     ),
     # "not X but Y" (not "not only X but also Y")
     rule("correction", r"\bnot (?!only\b|just\b)\w+(?: \w+){0,2},? but (?!also\b)(?:rather )?\w", 0.85, 0.7),
+    # "X, not Y" at the end: the value given instead of another ("the meeting is at 4pm, not 3pm")
+    rule("correction", r"\w, not (?:the |a |an |on |at |in )?[\w:.-]+(?: \w+)?[.!]?$", 0.85, 0.7),
     # constraints
     rule("constraint.budget", r"\bbudget\b", 0.9, 0.85, relation="has_budget", object_type="amount"),
     rule(

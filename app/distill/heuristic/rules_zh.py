@@ -16,7 +16,7 @@ ZH_RULES: tuple[Rule, ...] = (
         0.9,
         0.7,
     ),
-    rule("correction", r"不是\S{1,12}而是", 0.85, 0.7),
+    rule("correction", r"不是\S{1,12}而是|是[^，。不]{1,12}[，,]?(?:而)?不是\S{1,12}", 0.85, 0.7),
     rule("constraint.budget", r"预算", 0.9, 0.85, relation="has_budget", object_type="amount"),
     rule(
         "constraint.budget",

@@ -1,4 +1,4 @@
-"""The offline task detector: a task built from the turns' roles (DESIGN.md "Task episodes").
+"""The offline task detector: a task built from the turns' roles (docs/architecture.md, "Task episodes").
 
 The request is the first user turn that asks for something (not a greeting); the steps are the tool
 turns after it (their call and result) and the assistant's reports of what it did ("I checked the

@@ -16,10 +16,13 @@ ASSISTANT_EPISODE = (0.7, 0.2)
 # few sentences is about one thing, and ten still fit a prompt (English set by retrieval recall,
 # docs/benchmarks.md; Chinese has no retrieval benchmark to set it by).
 EPISODE_MAX_CHARS = {"en": 250, "zh": 600}
-# A sentence of more clauses than this is a narrative: its plain statements stay one episode.
+# A turn that states claims (a request, a few facts about oneself) is short; a longer one tells a story,
+# whose clauses lean on each other: its plain statements stay one episode, a sentence cut only when each
+# of its clauses is a claim. Short: at most this many sentences, clauses in a sentence, and words (English)
+# or characters (Chinese) in the turn.
+MAX_SPLIT_SENTENCES = 2
 MAX_SPLIT_CLAUSES = 3
-# ...and so is a turn of more sentences than this.
-MAX_SPLIT_SENTENCES = 1
+MAX_SPLIT_WORDS = {"en": 24, "zh": 48}
 # The other speaker's question an answer's episode quotes (and cites): a question, not a paragraph.
 QUOTE_MAX_CHARS = 200
 # Fewer content words than this (without a number, name or date) says nothing worth a unit.

@@ -23,7 +23,7 @@ export function problemMessage(status, problem) {
   return `${head}${detail}${errors ? ` (${errors})` : ""}`;
 }
 
-/** The signed-in key and what it may do: {key, principal: {admin, bank_id, scopes}} or null. */
+/** The signed-in key and what it may do: {key, principal: {admin, bank_id, scopes, agent_id}} or null. */
 export function session() {
   try {
     return JSON.parse(sessionStorage.getItem(STORAGE) || "null");
@@ -35,6 +35,12 @@ export function session() {
 export function canWrite() {
   const s = session();
   return Boolean(s && (s.principal.admin || s.principal.scopes.includes("write")));
+}
+
+/** Whether the key may accept or reject proposed units (the `review` scope, or the admin key). */
+export function canReview() {
+  const s = session();
+  return Boolean(s && (s.principal.admin || s.principal.scopes.includes("review")));
 }
 
 export function onSignOut(listener) {

@@ -8,6 +8,7 @@ import { EntitiesView, EntityView } from "./views/entities.js";
 import { LoginView } from "./views/login.js";
 import { MemoriesView } from "./views/memories.js";
 import { MemoryView } from "./views/memory.js";
+import { ProposalsView } from "./views/proposals.js";
 import { RecallView } from "./views/recall.js";
 import { SessionView } from "./views/session.js";
 import { TimelineView } from "./views/timeline.js";
@@ -16,6 +17,7 @@ const BANK_VIEWS = {
   bank: BankView,
   memories: MemoriesView,
   memory: MemoryView,
+  proposals: ProposalsView,
   session: SessionView,
   timeline: TimelineView,
   recall: RecallView,
@@ -26,6 +28,7 @@ const BANK_VIEWS = {
 const TABS = [
   ["bank", "Overview", []],
   ["memories", "Memories", ["memories"]],
+  ["proposals", "Proposed", ["proposals"]],
   ["timeline", "Timeline", ["timeline"]],
   ["recall", "Recall", ["recall"]],
   ["entities", "Entities", ["entities"]],
@@ -48,7 +51,7 @@ function useLocation() {
 function Header({ principal }) {
   const who = principal.admin
     ? "admin key"
-    : `key of ${principal.bank_id} (${principal.scopes.join(", ")})`;
+    : `key of ${principal.bank_id} (${principal.scopes.join(", ")})${principal.agent_id ? `, agent ${principal.agent_id}` : ""}`;
   return html`
     <header class="top">
       <a class="brand" href="/ui/banks">Hindsight</a>

@@ -40,8 +40,10 @@ export function lineageModel(history) {
 /** One line for a history action: "superseded · resolver · active → superseded · reason: …". */
 export function describeAction(action) {
   const d = action.details || {};
-  const bits = [action.action, action.actor];
+  const bits = [action.action, action.agent_id ? `${action.actor} (agent ${action.agent_id})` : action.actor];
   if (d.from || d.to) bits.push(`${d.from ?? "∅"} → ${d.to ?? "∅"}`);
   if (d.reason) bits.push(`reason: ${d.reason}`);
+  if (d.kept_agent !== undefined) bits.push(`agents: ${d.kept_agent || "none"} over ${d.replaced_agent || "none"}`);
+  if (d.proposed_by) bits.push(`proposed by ${d.proposed_by}`);
   return bits.join(" · ");
 }

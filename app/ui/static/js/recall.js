@@ -35,6 +35,8 @@ export function queryBody(form, timeZone) {
   if (Object.keys(weights).length) body.weights = weights;
   const statuses = list(form.statuses);
   if (statuses.length) body.statuses = statuses;
+  if (form.rerank === "on" || form.rerank === "off") body.rerank = form.rerank === "on";
+  if (form.context_why) body.context_why = true;
   if (form.session_id) {
     body.session_id = form.session_id.trim();
     body.working_memory = true;

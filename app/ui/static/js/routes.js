@@ -1,4 +1,4 @@
-// Deep links of the console (CONTRACT.md §6) → a view and its parameters. Pure: unit-tested.
+// Deep links of the console (docs/guides/console.md) → a view and its parameters. Pure: unit-tested.
 
 const ROUTES = [
   ["login", /^\/ui\/login\/?$/],
@@ -6,6 +6,7 @@ const ROUTES = [
   ["bank", /^\/ui\/banks\/(?<bank>[^/]+)\/?$/],
   ["memories", /^\/ui\/banks\/(?<bank>[^/]+)\/memories\/?$/],
   ["memory", /^\/ui\/banks\/(?<bank>[^/]+)\/memories\/(?<memory>[^/]+)\/?$/],
+  ["proposals", /^\/ui\/banks\/(?<bank>[^/]+)\/proposals\/?$/],
   ["session", /^\/ui\/banks\/(?<bank>[^/]+)\/sessions\/(?<session>[^/]+)\/?$/],
   ["timeline", /^\/ui\/banks\/(?<bank>[^/]+)\/timeline\/?$/],
   ["recall", /^\/ui\/banks\/(?<bank>[^/]+)\/recall\/?$/],

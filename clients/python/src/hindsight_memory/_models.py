@@ -44,6 +44,7 @@ class ApiKey(Model):
     key: str = Field(description="Shown once; only a hash is stored.")
     scopes: list[str]
     name: str | None = None
+    agent_id: str | None = None
     created_at: datetime
 
 
@@ -80,6 +81,8 @@ class Event(Model):
     occurred_at: datetime
     external_id: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    agent_id: str | None = None
+    proposed: bool = False
     created_at: datetime
 
 
@@ -178,6 +181,9 @@ class Memory(Model):
     distiller: str | None = None
     embedding_model: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    why: str | None = None  # why it is remembered (query results and single reads)
+    agent_id: str | None = None  # the agent that wrote it
+    proposed_update_of: str | None = None  # a proposed update: the unit it supersedes once accepted
 
 
 class WrittenMemory(Memory):
@@ -195,12 +201,14 @@ class MemoryBrief(Model):
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     created_at: datetime
+    agent_id: str | None = None
 
 
 class HistoryAction(Model):
     memory_id: str
     action: str
     actor: str
+    agent_id: str | None = None  # the agent that acted
     at: datetime
     details: dict[str, Any] = Field(default_factory=dict)
 
@@ -224,6 +232,7 @@ class ChannelScore(Model):
 class ScoredMemory(Memory):
     score: float
     scores: dict[str, ChannelScore] | None = None
+    rerank_score: float | None = None  # with explain, when the rerank stage was applied
 
 
 class TimeFilter(Model):
@@ -238,6 +247,7 @@ class QueryResult(Model):
     context: str
     working_memory: list[WorkingTurn] = Field(default_factory=list)
     time_filter: TimeFilter | None = None
+    rerank: str | None = None  # "applied", or "skipped (…)" and why
     took_ms: float = 0.0
 
 

@@ -153,9 +153,15 @@ class Operations:
         return self._call(request, BankImport)
 
     def create_key(
-        self, bank_id: str, scopes: Sequence[str] = ("read", "write"), name: str | None = None
+        self,
+        bank_id: str,
+        scopes: Sequence[str] = ("read", "write"),
+        name: str | None = None,
+        agent_id: str | None = None,
     ) -> Plan[ApiKey]:
-        body = jsonable({"scopes": list(scopes), "name": name})
+        """A bank key (`read`, `write`, `propose`, `review`); `agent_id`: the agent its writes are
+        recorded as."""
+        body = jsonable({"scopes": list(scopes), "name": name, "agent_id": agent_id})
         return self._call(Request("POST", f"/v1/banks/{seg(bank_id)}/keys", json=body), ApiKey)
 
     def revoke_key(self, bank_id: str, key_id: str) -> Plan[None]:
@@ -267,10 +273,11 @@ class Operations:
         since: datetime | None = None,
         until: datetime | None = None,
         as_of: datetime | None = None,
+        agent_id: str | None = None,
         page_size: int = DEFAULT_PAGE_SIZE,
     ) -> PageFn[Memory]:
         filters: dict[str, Any] = {"status": status, "tag": tag, "entity": entity, "session_id": session_id}
-        filters |= {"since": since, "until": until, "as_of": as_of}
+        filters |= {"since": since, "until": until, "as_of": as_of, "agent_id": agent_id}
         params = {**jsonable(filters), "limit": page_size}
         if "status" in params:
             params["status"] = comma(params["status"])
@@ -315,6 +322,22 @@ class Operations:
 
     def restore_memory(self, bank_id: str, memory_id: str) -> Plan[Memory]:
         return self._call(Request("POST", self._memory_path(bank_id, memory_id) + "/restore"), Memory)
+
+    def proposal_pages(self, bank_id: str, *, page_size: int = DEFAULT_PAGE_SIZE) -> PageFn[Memory]:
+        """The proposed units waiting for a review, newest first."""
+        return self.memory_pages(bank_id, status="proposed", page_size=page_size)
+
+    def accept_memory(self, bank_id: str, memory_id: str, *, reason: str | None = None) -> Plan[Memory]:
+        """Accept a proposed unit (a `review` key): resolved now, returned as resolved."""
+        return self._review(bank_id, memory_id, "accept", reason)
+
+    def reject_memory(self, bank_id: str, memory_id: str, *, reason: str | None = None) -> Plan[Memory]:
+        """Reject a proposed unit (a `review` key): `rejected`, never recalled; `reason` kept."""
+        return self._review(bank_id, memory_id, "reject", reason)
+
+    def _review(self, bank_id: str, memory_id: str, decision: str, reason: str | None) -> Plan[Memory]:
+        path = f"{self._memory_path(bank_id, memory_id)}/{decision}"
+        return self._call(Request("POST", path, json=jsonable({"reason": reason})), Memory)
 
     # --- entities and timeline ---------------------------------------------------------------------------
 

@@ -56,6 +56,10 @@ class Memories(Resource[Mode]):
     forget = operation(Ops.forget_memory)
     restore = operation(Ops.restore_memory)
     purge = operation(Ops.purge_memory)
+    # shared memory: proposals of propose-only keys, reviewed with a `review` key
+    proposals = listing(Ops.proposal_pages)
+    accept = operation(Ops.accept_memory)
+    reject = operation(Ops.reject_memory)
 
 
 class Entities(Resource[Mode]):
@@ -65,8 +69,9 @@ class Entities(Resource[Mode]):
 
 class ClientMethods(Resource[Mode], Generic[Mode, Http]):
     """What `Hindsight` and `AsyncHindsight` share: the constructor, the resources and the client-level
-    calls. `base_url` / `api_key` default to $HINDSIGHT_URL / $HINDSIGHT_API_KEY; 429, 503 and
-    connection failures are retried up to `max_retries` times."""
+    calls. `base_url` / `api_key` / `agent_id` default to $HINDSIGHT_URL / $HINDSIGHT_API_KEY /
+    $HINDSIGHT_AGENT_ID; 429, 503 and connection failures are retried up to `max_retries` times.
+    `agent_id`: the agent this client writes as, when its key names none (the `X-Agent-Id` header)."""
 
     def __init__(
         self,
@@ -76,8 +81,9 @@ class ClientMethods(Resource[Mode], Generic[Mode, Http]):
         max_retries: int = 2,
         *,
         http_client: Http | None = None,
+        agent_id: str | None = None,
     ) -> None:
-        config = ClientConfig.resolve(base_url, api_key, timeout, max_retries)
+        config = ClientConfig.resolve(base_url, api_key, timeout, max_retries, agent_id)
         self._owns_http = http_client is None
         self._http = http_client or self._open(timeout)
         driver = self._driver_for(self._http, Target(config.base_url, config.headers), max_retries)

@@ -5,8 +5,10 @@ import { path } from "../routes.js";
 import { toLocalInput, zonedToUtc } from "../time.js";
 import { BankContext, Empty, Loading, More, Problem, Status, Tags, Time, navigate, usePages } from "../ui.js";
 
-export const STATUSES = ["pending", "active", "superseded", "merged", "expired", "archived", "deleted"];
-const FILTERS = ["status", "tag", "entity", "session_id", "since", "until", "text"];
+export const STATUSES = [
+  "pending", "active", "superseded", "merged", "expired", "archived", "deleted", "proposed", "rejected",
+];
+const FILTERS = ["status", "tag", "entity", "session_id", "agent_id", "since", "until", "text"];
 
 export function MemoriesView({ params, search }) {
   const { timeZone } = useContext(BankContext);
@@ -18,6 +20,7 @@ export function MemoriesView({ params, search }) {
       tag: filters.tag,
       entity: filters.entity,
       session_id: filters.session_id,
+      agent_id: filters.agent_id,
       since: filters.since,
       until: filters.until,
       limit: 50,
@@ -51,6 +54,7 @@ export function MemoriesView({ params, search }) {
       <label>Tag prefix <input name="tag" value=${filters.tag} placeholder="constraint" /></label>
       <label>Entity <input name="entity" value=${filters.entity} /></label>
       <label>Session <input name="session_id" value=${filters.session_id} /></label>
+      <label>Agent <input name="agent_id" value=${filters.agent_id} /></label>
       <label>Created from <input type="datetime-local" step="1" name="since" value=${toLocalInput(filters.since, timeZone)} /></label>
       <label>Created before <input type="datetime-local" step="1" name="until" value=${toLocalInput(filters.until, timeZone)} /></label>
       <label>Text <input name="text" value=${filters.text} placeholder="in the loaded rows" /></label>
@@ -63,7 +67,7 @@ export function MemoriesView({ params, search }) {
         <div class="scroll"><table class="memories">
           <thead><tr><th scope="col">Created</th><th scope="col">Content</th><th scope="col">Tags</th>
             <th scope="col">Status</th><th scope="col" class="num">Conf.</th><th scope="col" class="num">Imp.</th>
-            <th scope="col">Session</th></tr></thead>
+            <th scope="col">Session</th><th scope="col">Agent</th></tr></thead>
           <tbody>${rows.map(
             (m) => html`<tr data-testid="memory-row" data-status=${m.status}>
               <td class="nowrap"><${Time} iso=${m.created_at} /></td>
@@ -75,6 +79,7 @@ export function MemoriesView({ params, search }) {
               <td>${m.source.session_id
                 ? html`<a href=${path("banks", params.bank, "sessions", m.source.session_id)}>${m.source.session_id}</a>`
                 : html`<span class="muted">—</span>`}</td>
+              <td data-testid="memory-agent">${m.agent_id || html`<span class="muted">—</span>`}</td>
             </tr>`,
           )}</tbody>
         </table></div>`

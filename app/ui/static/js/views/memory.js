@@ -1,7 +1,7 @@
 // One unit: content and metadata, the source turns, the lineage drawn, the history; forget, restore
 // and edit as the key allows (each asks first).
 import { html, useRef, useState } from "../../vendor/htm-preact.js";
-import { api, bankPath, canWrite } from "../api.js";
+import { api, bankPath, canReview, canWrite } from "../api.js";
 import { describeAction, lineageModel } from "../lineage.js";
 import { path } from "../routes.js";
 import { ConfirmButton, Empty, Loading, Problem, Status, Tags, Time, navigate, shortId, useLoad } from "../ui.js";
@@ -79,10 +79,35 @@ function EditForm({ memory, onSave, onCancel }) {
     </form>`;
 }
 
+/** Accept or reject a proposed unit (a key with the `review` scope); each asks first. */
+export function ReviewButtons({ bank, memory, onReviewed }) {
+  const [error, setError] = useState(null);
+  if (memory.status !== "proposed" || !canReview()) return null;
+  const decide = (decision) => async () => {
+    setError(null);
+    try {
+      onReviewed(await api.post(bankPath(bank, "memories", memory.id, decision), {}));
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return html`
+    <span class="row review">
+      <${ConfirmButton} label="Accept" testid="proposal-accept"
+        question="Accept this proposal? It is resolved now against what the bank knows, as if written now."
+        onConfirm=${decide("accept")} />
+      <${ConfirmButton} label="Reject" testid="proposal-reject" danger
+        question="Reject this proposal? It will never be recalled; its history is kept."
+        onConfirm=${decide("reject")} />
+      <${Problem} error=${error} />
+    </span>`;
+}
+
 function Actions({ bank, memory, onChanged }) {
   const [error, setError] = useState(null);
   const [editing, setEditing] = useState(false);
-  if (!canWrite()) return html`<p class="muted">This key can read only.</p>`;
+  const review = html`<${ReviewButtons} bank=${bank} memory=${memory} onReviewed=${onChanged} />`;
+  if (!canWrite()) return memory.status === "proposed" && canReview() ? review : html`<p class="muted">This key can read only.</p>`;
   const act = (request) => async () => {
     setError(null);
     try {
@@ -95,6 +120,7 @@ function Actions({ bank, memory, onChanged }) {
   return html`
     <div class="actions">
       <div class="row">
+        ${review}
         ${memory.status === "active" ? html`<button type="button" onClick=${() => setEditing(!editing)}
           aria-expanded=${editing} data-testid="edit">Edit</button>` : null}
         ${memory.status !== "deleted"
@@ -137,6 +163,7 @@ export function MemoryView({ params }) {
     <h1 class="visually-hidden">Memory ${shortId(memory.id)}</h1>
     <article class="unit">
       <p class="content" data-testid="memory-content">${memory.content}</p>
+      ${memory.why ? html`<p class="why" data-testid="memory-why"><strong>Why I remember this:</strong> ${memory.why}</p>` : null}
       <div><${Status} status=${memory.status} /> <${Tags} tags=${memory.tags} /></div>
       <dl class="facts">
         <dt>Confidence</dt><dd>${memory.confidence.toFixed(2)}</dd>
@@ -153,6 +180,10 @@ export function MemoryView({ params }) {
           : html`<span class="muted">none</span>`}</dd>
         <dt>Read</dt><dd>${memory.access_count} times${memory.last_accessed_at ? html`, last <${Time} iso=${memory.last_accessed_at} />` : null}</dd>
         <dt>Distiller</dt><dd>${memory.distiller || "—"}</dd>
+        <dt>Agent</dt><dd data-testid="memory-agent">${memory.agent_id || html`<span class="muted">none</span>`}</dd>
+        ${memory.proposed_update_of
+          ? html`<dt>Proposes to update</dt><dd><a href=${path("banks", params.bank, "memories", memory.proposed_update_of)}>${shortId(memory.proposed_update_of)}</a></dd>`
+          : null}
         <dt>Id</dt><dd><code>${memory.id}</code></dd>
       </dl>
       <${Actions} bank=${params.bank} memory=${memory} onChanged=${load.reload} />
@@ -177,6 +208,7 @@ export function MemoryView({ params }) {
       <ol class="history">${history.actions.map(
         (a) => html`<li data-testid="history-action" data-action=${a.action}>
           <${Time} iso=${a.at} /> <strong>${a.action}</strong> <span class="muted">by</span> ${a.actor}
+          ${a.agent_id ? html` <span class="muted">agent</span> <span data-testid="history-agent">${a.agent_id}</span>` : null}
           <div class="muted small">${describeAction(a).split(" · ").slice(2).join(" · ")}</div></li>`,
       )}</ol>
     </section>`;

@@ -26,8 +26,13 @@ function Result({ bank, memory, bars, rank }) {
     <li class="result" data-testid="recall-result" data-id=${memory.id}>
       <div class="head"><span class="rank">${rank}</span>
         <a href=${path("banks", bank, "memories", memory.id)}>${memory.content}</a></div>
-      <div><span class="score">score ${memory.score.toFixed(3)}</span> <${Status} status=${memory.status} />
+      <div><span class="score">score ${memory.score.toFixed(3)}</span>
+        ${memory.rerank_score != null
+          ? html` <span class="score" data-testid="rerank-score">rerank ${formatScore(memory.rerank_score)}</span>`
+          : null}
+        <${Status} status=${memory.status} />
         <${Tags} tags=${memory.tags} /> <span class="muted">said <${Time} iso=${memory.valid_from} /></span></div>
+      ${memory.why ? html`<p class="why muted" data-testid="memory-why">${memory.why}</p>` : null}
       <ul class="channels" aria-label="Channels that found it">${bars.map(
         (b) => html`<li data-testid="channel-score" data-channel=${b.channel}>
           <span class="channel">${b.channel}</span>
@@ -76,6 +81,8 @@ export function RecallView({ params }) {
         <label>Statuses <input name="statuses" placeholder="active" list="statuses" /></label>
         <datalist id="statuses">${STATUSES.map((s) => html`<option value=${s} />`)}</datalist>
         <label>Session (adds its working memory) <input name="session_id" /></label>
+        <label>Rerank <select name="rerank"><option value="">bank default</option><option value="on">on</option><option value="off">off</option></select></label>
+        <label class="check"><input type="checkbox" name="context_why" /> Why in the context block</label>
       </div>
       <fieldset class="filters"><legend>Channel weights (empty = default, 0 = off)</legend>
         ${WEIGHTS.map((w) => html`<label>${w} <input type="number" name=${`w_${w}`} min="0" max="10" step="0.1" /></label>`)}
@@ -87,7 +94,8 @@ export function RecallView({ params }) {
     <${Problem} error=${state.error} />
     ${result
       ? html`
-        <p class="muted" role="status">${result.memories.length} results in ${result.took_ms.toFixed(1)} ms.</p>
+        <p class="muted" role="status">${result.memories.length} results in ${result.took_ms.toFixed(1)} ms;
+          rerank <span data-testid="rerank-status">${result.rerank || "—"}</span>.</p>
         <section>
           <h2>Time filter</h2>
           ${result.time_filter

@@ -42,10 +42,10 @@ function Chart({ items, onPick, timeZone }) {
 function Item({ bank, item, onPick }) {
   let body;
   if (item.kind === "event") {
-    body = html`<a href=${path("banks", bank, "sessions", item.session_id)}>${item.session_id}</a> #${item.seq}${" "}<span class=${`role role-${item.role}`}>${item.speaker || item.role}</span> ${item.content}${item.content_truncated ? "…" : ""}`;
+    body = html`<a href=${path("banks", bank, "sessions", item.session_id)}>${item.session_id}</a> #${item.seq}${" "}<span class=${`role role-${item.role}`}>${item.speaker || item.role}</span> ${item.content}${item.content_truncated ? "…" : ""}${item.agent_id ? html` <span class="muted" data-testid="timeline-agent">agent ${item.agent_id}</span>` : null}`;
   } else if (item.kind === "memory") {
     const d = item.details || {};
-    body = html`<strong>${item.action}</strong> <span class="muted">by ${item.actor}</span>
+    body = html`<strong>${item.action}</strong> <span class="muted">by ${item.actor}${item.agent_id ? html` (agent <span data-testid="timeline-agent">${item.agent_id}</span>)` : null}</span>
       ${d.from || d.to ? html` <span class="muted">${d.from ?? "∅"} → ${d.to ?? "∅"}</span>` : null}${" · "}<a href=${path("banks", bank, "memories", item.memory_id)}>${item.content ?? shortId(item.memory_id)}${item.content_truncated ? "…" : ""}</a>
       ${d.reason ? html` <span class="muted">(${d.reason})</span>` : null}`;
   } else if (item.kind === "query") {

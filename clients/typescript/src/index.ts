@@ -1,0 +1,35 @@
+// hindsight-memory: the TypeScript client of Hindsight, agent memory as a service.
+export {
+  Banks,
+  Entities,
+  Events,
+  type EventInput,
+  Hindsight,
+  Jobs,
+  Memories,
+  type MemoryFilters,
+  Sessions,
+  type TimelineFilters,
+  jobFinished,
+} from "./client.js";
+export {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  HindsightError,
+  JobTimeoutError,
+  NotFoundError,
+  PermissionDeniedError,
+  type ProblemEntry,
+  RateLimitError,
+  ServiceUnavailableError,
+  UnprocessableEntityError,
+} from "./errors.js";
+export { type ClientOptions, VERSION } from "./http.js";
+export { MemorySession, type MemorySessionOptions, renderRecall } from "./session.js";
+export { MEMORY_TOOLS, type MemoryToolSpec, queryText, runTool, unitText } from "./tools.js";
+export type * from "./types.js";
+export type { components, paths } from "./openapi.js";

@@ -1,0 +1,176 @@
+"""Issue 32 by mechanism, on phrasings written for these tests (none from the labelled suite): clauses cut
+by their predicates, remarks kept with their claim, kinds by what a clause is, corrections read as the
+corrected fact, dates resolved forward in a plan and written in the unit's language, abbreviations that
+end no sentence, and the talk about the conversation itself left out."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from app.distill.dates import resolve_dates
+from app.distill.heuristic.clauses import split_clauses
+from app.distill.heuristic.distiller import HeuristicDistiller
+from app.distill.types import Candidate, Turn
+from app.text import split_sentences
+
+T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)  # a Monday
+DISTILLER = HeuristicDistiller()
+GREETING = {"en": "Hello, how can I help?", "zh": "您好，请问有什么可以帮您？"}
+
+
+def said(text: str, role: str = "user") -> list[Candidate]:
+    """The units of `text` said to an assistant (an assistant's greeting before it)."""
+    language = "zh" if any("\u4e00" <= c <= "\u9fff" for c in text) else "en"
+    before = [Turn(1, 1, "assistant", GREETING[language], None, T0)] if role == "user" else []
+    return DISTILLER.distill_turn(Turn(2, 2, role, text, None, T0), T0, recent=before)
+
+
+def kinds(units: list[Candidate]) -> list[str]:
+    return [u.tags[0].split(".")[0] for u in units]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "clauses"),
+    [
+        ("My laptop is a Dell XPS 13 and the battery drains in two hours.", 2),
+        ("The invoice was paid last Friday but the receipt never arrived.", 2),
+        ("I work nights, so mornings are the best time to call me.", 2),
+        ("I'm learning Dutch because I'm moving to Utrecht in May.", 2),
+        ("Our budget is 900 a month, and it has to sync with Outlook.", 2),  # "it" makes a claim
+        ("三楼的复印机又坏了，而且扫描也用不了。", 2),
+        ("We went to Lisbon last spring and loved it.", 1),  # a bare verb continues the clause
+        ("The repair took a week, and it was so worth it.", 1),  # a remark stays with its claim
+        ("I've lived here for 9 years, since I moved from Accra.", 1),  # a time after its clause
+        ("I use Linux at work and a Mac at home.", 1),  # "a Mac at home" has no predicate
+    ],
+)
+def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, clauses: int) -> None:
+    assert len(split_clauses(sentence)) == clauses, [c.text for c in split_clauses(sentence)]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Replies need to be fast.", "preference"),  # how to be served
+        ("Evenings are the best time to reach me.", "preference"),
+        ("回复要快一点。", "preference"),
+        ("I need a car seat for a toddler.", "constraint"),  # a requirement
+        ("I have a driving test on June 19.", "constraint"),  # a dated obligation
+        ("The data isn't ready yet.", "task_state"),  # a step still to do
+        ("My address is still to be confirmed.", "task_state"),  # a fact rule tags it after
+        ("I still have to sign the lease.", "task_state"),
+        ("我弟弟下个月订婚。", "fact"),  # someone else's plan is no step of the speaker's
+        ("The printer on floor 4 shows error E-52.", "fact"),  # a lasting state
+        ("The movers will come on Friday.", "task_state"),  # still to happen
+        ("简单一点的方案就行。", "preference"),  # how the user likes it done
+        ("我的会员号是VIP-20931。", "fact"),  # 会员 is no modal 会
+    ],
+)
+def test_the_kind_comes_from_what_the_clause_is(text: str, kind: str) -> None:
+    made = said(text)
+    assert made, "nothing kept"
+    assert kinds(made)[0] == kind, [(u.tags, u.content) for u in made]
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("I'm diabetic so please no sugary snacks in the basket.", 2),  # a stated two-word claim stays
+        ("I'm allergic to latex and I take insulin every evening.", 2),
+        ("Okay, the NAS is in the basement. Also the backups stopped two days ago.", 2),
+        ("我有哮喘，平时在用沙丁胺醇。", 2),
+    ],
+)
+def test_a_short_turn_said_to_an_assistant_is_a_unit_per_claim(text: str, count: int) -> None:
+    assert len(said(text)) == count, [u.content for u in said(text)]
+
+
+def test_talk_between_people_keeps_a_story_whole() -> None:
+    """No assistant in the conversation: a two-sentence story is one episode, not a unit per clause."""
+    story = "We drove up to the lake on Saturday. The water was freezing but the kids swam anyway!"
+    units = DISTILLER.distill_turn(Turn(1, 1, "user", story, "Ines", T0), T0)
+    assert len(units) == 1, [u.content for u in units]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "gone"),
+    [
+        ("我更正一下之前的说法，实际预算是7000。", "预算是7000", ("更正", "之前的说法", "实际")),
+        ("刚才说错了，应该是四个人。", "应该是四个人", ("说错",)),
+        (
+            "Sorry, I misspoke earlier: the deposit is 300, not 200.",
+            "the deposit is 300",
+            ("misspoke", "Earlier"),
+        ),
+        ("I said Tuesday before, but it's actually Thursday.", "Thursday", ("said Tuesday",)),
+    ],
+)
+def test_a_correction_reads_as_the_corrected_fact(text: str, value: str, gone: tuple[str, ...]) -> None:
+    [unit] = said(text)
+    assert "correction" in unit.tags
+    assert value in unit.content
+    assert not any(word in unit.content for word in gone), unit.content
+
+
+@pytest.mark.parametrize(
+    ("text", "plan", "day"),
+    [
+        ("Your parcel left the depot and should arrive Thursday.", True, "2026-06-04"),
+        ("I need the visa by May 28.", True, "2027-05-28"),  # a deadline is ahead
+        ("The technician came on Thursday.", False, "2026-05-28"),
+        ("改到周六吧。", True, "2026-06-06"),
+    ],
+)
+def test_a_date_in_a_plan_or_a_deadline_resolves_forward(text: str, plan: bool, day: str) -> None:
+    content, _ = resolve_dates(text, T0, plan)
+    assert day in content, content
+
+
+def test_a_chinese_unit_writes_its_week_in_chinese() -> None:
+    content, _ = resolve_dates("我上周买的电饭煲坏了。", T0)
+    assert "2026-05-25那一周" in content
+    assert "week" not in content
+
+
+def test_abbreviations_and_initials_end_no_sentence() -> None:
+    text = "Booked with Dr. Okafor on Monday. The clinic is on Elm St. near the park. I met J. Rivera."
+    assert split_sentences(text) == [
+        "Booked with Dr. Okafor on Monday.",
+        "The clinic is on Elm St. near the park.",
+        "I met J. Rivera.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("Hey, quick question about my plan.", "user"),  # a question announced
+        ("Ready for another lesson?", "user"),
+        ("你好，小助手", "user"),  # a greeting and a vocative
+        ("Gracias, see you next week!", "user"),
+        ("稍等，我找一下。", "user"),
+        ("I hope the rest of your stay goes smoothly.", "assistant"),  # a wish
+        ("Got it, I've updated your preferences.", "assistant"),  # the note that it was recorded
+        ("I prefer aisle seats myself.", "assistant"),  # the assistant about itself
+        ("好的，有进展会第一时间通知您。", "assistant"),  # a promise to notify
+    ],
+)
+def test_talk_about_the_conversation_leaves_no_unit(text: str, role: str) -> None:
+    assert said(text, role) == [], [u.content for u in said(text, role)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "FleetDesk has a known bug: exporting invoices drops the footer.",
+        "布洛芬饭后服用对胃的刺激小一些。",
+        "Your refund of 80 EUR was approved.",
+        "You passed all four mock exams, so we can start past papers next week.",
+    ],
+)
+def test_an_assistant_stating_a_new_fact_is_kept_with_its_role(text: str) -> None:
+    made = said(text, "assistant")
+    assert made, "nothing kept"
+    assert made[0].content.startswith(("The assistant", "助手")), made[0].content
