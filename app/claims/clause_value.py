@@ -25,10 +25,12 @@ def main_value(text: str, zh: bool) -> Value | None:
     """The clause's value: its first typed value, else what a relation verb names, else a name, else
     the words after the copula (Chinese: after the last verb)."""
     if not zh:
-        for pattern, _key in lx.RELATIONS_EN:
-            found_relation = pattern.search(text)
+        typed = " ".join(s.value.text for s in find_values(text))
+        for pattern, key in lx.RELATIONS_EN:
+            found_relation = pattern.search(text) if key in lx.NAMED_OBJECTS else None
             named_after = _names(text[found_relation.end() :], zh) if found_relation else []
-            named_after = [n for n in named_after if not find_values(n)]  # "moved to Wednesdays"
+            # not a value's part or a value ("moved to Wednesdays", "6000 EUR")
+            named_after = [n for n in named_after if not find_values(n) and n not in typed]
             if named_after:  # "relocated to Lyon in March", "Harbor Soft uses DeskPilot": what the verb names
                 return Value("name", named_after[0], key=named_after[0].lower())
     spans = [s for s in find_values(text) if s.value.text not in _NOT_VALUES]

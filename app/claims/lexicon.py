@@ -146,6 +146,10 @@ RELATIONS_EN = [
     (re.compile(r"\b(?:own(?:s|ed)?)\b", re.I), "owns"),
     (re.compile(r"\bbelong(?:s|ed)?\s+to\b", re.I), "belongs_to"),
     (re.compile(r"\bdepend(?:s|ed)?\s+on\b", re.I), "depends_on"),
+    (
+        re.compile(r"\b(?:has|have|had|hit)\b.{0,30}\b(?:bugs?|issues?|problems?|outages?|defects?)\b", re.I),
+        "has_issue",
+    ),
 ]
 RELATIONS_ZH = [
     (
@@ -160,6 +164,7 @@ RELATIONS_ZH = [
     (re.compile(r"属于"), "belongs_to"),
     (re.compile(r"负责"), "manages"),
     (re.compile(r"依赖"), "depends_on"),
+    (re.compile(r"有.{0,8}(?:bug|BUG|问题|故障|漏洞|缺陷)"), "has_issue"),
 ]
 # The canonical head of a head word (English stems, Chinese words): empty, every other attribute noun
 # is compared by the frames it stands in.
@@ -170,13 +175,17 @@ TAG_HEAD_VALUES = {"budget": ("amount", "number")}
 # Relations whose object is a name (a place, a person, an organisation): a date or an amount after
 # "moved to" is no address ("Football moved to Sundays").
 NAME_HEADS = frozenset({"employer", "manager", "address.home"})
+# Relations whose object is named (a place, a person, an organisation, a product)
+NAMED_OBJECTS = NAME_HEADS | {"uses", "owns", "belongs_to", "depends_on"}
 # Relations one subject holds many objects of (uses Slack and Jira, owns a car and a bike, allergic to
 # two things): a new object replaces an old one only when the statement says it changes.
-MULTI_VALUED_HEADS = frozenset({"uses", "owns", "belongs_to", "depends_on", "allergy", "manages"})
+MULTI_VALUED_HEADS = frozenset(
+    {"uses", "owns", "belongs_to", "depends_on", "allergy", "manages", "has_issue"}
+)
 # words of the relation table that name the relation, not its object (left out of the qualifier)
 RELATION_WORDS = frozenset(
     """work employ employer report manag boss live resid move allerg allergi budget use run built own belong
-    depend
+    depend bug issu problem
     工作 上班 任职 就职 入职 跳槽 加入 领导 上司 汇报 住 家住
     搬 家 过敏 预算 使用 在用 属于 负责 依赖""".split()
 )

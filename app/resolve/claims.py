@@ -79,6 +79,7 @@ def decide(
     announced = any(c.shift or c.modality == "retired" for c in new)
     weak: tuple[float, ClaimDecision] | None = None
     retired: ClaimDecision | None = None
+    named: ClaimDecision | None = None
     for candidate_id, olds in candidates:
         strong_hits: dict[int, Verdict] = {}
         weak_hits: dict[int, tuple[float, Verdict]] = {}
@@ -104,8 +105,13 @@ def decide(
             replaced = replaced or [w for i, (_, w) in sorted(weak_hits.items()) if i in strong_hits]
             first = replaced[0] if replaced else strong_hits[min(strong_hits)]
             found = ClaimDecision(candidate_id, first.action, first.reason, frozenset(strong_hits))
-            if replaced:
+            if replaced and any(_of_its_relation(olds[i], new) for i in strong_hits):
                 return found
+            if replaced:
+                # it names the old value, but of another relation ("TicketFlow has a bug" beside "uses
+                # DeskPilot instead of TicketFlow"): only if no holder of its own relation is found
+                named = named or found
+                continue
             # A retirement by name only: a newer value of the same attribute elsewhere is the claim the
             # statement replaces ("uses B, no longer A"), not a statement that merely mentions A.
             retired = retired or found
@@ -119,7 +125,12 @@ def decide(
                     closeness,
                     ClaimDecision(candidate_id, verdict.action, verdict.reason, frozenset([best])),
                 )
-    return retired or (weak[1] if weak else None)
+    return named or retired or (weak[1] if weak else None)
+
+
+def _of_its_relation(old: Claim, new: list[Claim]) -> bool:
+    """Whether the old claim is of the relation the new claims state (or either states none)."""
+    return any(not old.head or not c.head or old.head == c.head for c in new)
 
 
 def residue(olds: list[Claim], hit: frozenset[int], retired: bool = False) -> list[Claim]:
