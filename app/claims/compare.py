@@ -7,9 +7,11 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from app.claims import lexicon as lx
 from app.claims.frames import overlap, tokens
 from app.claims.model import Claim
-from app.claims.values import compatible, fold, same
+from app.claims.modifiers import modified_apart
+from app.claims.values import compatible, fold, free, same
 from app.text import has_cjk
 
 Action = Literal["supersede", "retire", "keep"]
@@ -33,8 +35,13 @@ def names_old(old: Claim, new: Claim) -> bool:
         return False
     if any(same(named, v) for v in (old.value, *old.mentions)):
         return True
-    # a named thing ("closed that Amex") found in the old clause's words
-    return named.type == "name" and len(fold(named.text)) >= 2 and fold(named.text) in fold(old.text)
+    # a named thing ("closed that Amex") or the object a retirement ends ("stop the morning digest")
+    # found in the old clause's words
+    if named.type == "text" and new.modality != "retired":
+        return False
+    return (
+        named.type in ("name", "text") and len(fold(named.text)) >= 2 and fold(named.text) in fold(old.text)
+    )
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -51,6 +58,7 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
 # Chinese needs a higher cosine, or frames sharing half their jieba words. Chosen on the dev half.
 SAME_FRAME = {"en": 0.75, "zh": 0.9}
 WEAK_FRAME = 0.35
+REWORDED_FRAME = 0.5
 SAME_WORDS = 0.5
 
 
@@ -78,19 +86,43 @@ def same_attribute(
     enough, is one attribute; frames somewhat close are "weak" (a change word may tie them)."""
     if old.head and new.head and old.head != new.head:
         return "different"
-    if _qualifiers_differ(old.qualifier, new.qualifier):
+    zh = has_cjk(old.frame + new.frame)
+    if _qualifiers_differ(old.qualifier, new.qualifier) or _qualifiers_differ(old.topic, new.topic):
+        # other words, but a verb of change said of a frame this close: one attribute reworded
+        reworded = new.shift and not zh and old.value.type == new.value.type and not free(new.value)
+        if reworded and similarity(old, new, frame_similarity) >= REWORDED_FRAME:
+            return "weak"
+        return "different"
+    if modified_apart(old, new, zh):
         return "different"
     if old.head and old.head == new.head:
-        return "same"
-    zh = has_cjk(old.frame + new.frame)
+        return "weak" if old.head in lx.MULTI_VALUED_HEADS else "same"
     words = overlap(tokens(old.frame, zh), tokens(new.frame, zh))
     close = similarity(old, new, frame_similarity)
     # Frames alone tie two untyped values at most weakly: "I like ⟨text⟩" names no attribute that holds
     # one value, so liking one thing never replaces wanting another without a change word.
-    untyped = old.value.type == "text" or new.value.type == "text"
-    if (close >= SAME_FRAME["zh" if zh else "en"] or words >= SAME_WORDS) and not untyped:
+    untyped = free(old.value) or free(new.value)
+    # Neither names a noun and their verbs differ ("I run 5 km", "I swim 2 km"): alike frames are no
+    # proof of one attribute.
+    verbs_differ = not (old.topic or new.topic) and bool(old.verb and new.verb) and old.verb != new.verb
+    # Each narrowed by a noun the other lacks ("my laptop's RAM", "my desktop's RAM"): perhaps two
+    # things, perhaps one reworded; only a change word ties them.
+    apart = bool(old.topic - new.topic) and bool(new.topic - old.topic) and not zh
+    if (close >= SAME_FRAME["zh" if zh else "en"] or words >= SAME_WORDS) and not (
+        untyped or verbs_differ or apart
+    ):
         return "same"
     return "weak" if close >= WEAK_FRAME else "different"
+
+
+def _said_in(word: str, text: str) -> bool:
+    """Whether a word of a retirement is said in the old clause: itself, or for a short Chinese word
+    all its characters (养猫 in 养了一只猫, 踢球 in 踢足球, 信用卡 in 招商银行的信用卡)."""
+    if len(word) < 2:
+        return False
+    if word in text:
+        return True
+    return 2 <= len(word) <= 4 and not word.isascii() and all(ch in text for ch in word)
 
 
 # An identifier: letters joined to three or more digits (an order, a ticket, a badge number). Two
@@ -105,7 +137,7 @@ def _identifiers(text: str) -> frozenset[str]:
 def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) -> Verdict:
     """What `new` (said later) does to `old`; `frame_similarity` is the cosine of the two frames'
     embeddings when the caller has an embedder."""
-    if old.subject != new.subject:
+    if old.subject != new.subject and not (old.implicit_subject or new.implicit_subject):
         return Verdict("keep", "another subject")
     if new.modality == "hedged" and old.modality != "hedged":
         return Verdict("keep", "a hedged statement never replaces a firm one")
@@ -123,7 +155,7 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     attribute = same_attribute(old, new, frame_similarity)
     if new.modality == "retired":
         # a retirement names what it ends ("the Visa", 滴答清单): a word of it in the old clause
-        named = any(len(w) >= 2 and w in fold(old.text) for w in new.qualifier)
+        named = any(_said_in(w, fold(old.text)) for w in new.qualifier)
         if attribute == "same" or named or (attribute == "weak" and _overlap(old.qualifier, new.qualifier)):
             return Verdict("retire", "retires what the old claim is about")
         return Verdict("keep", "a retirement of something else")
@@ -134,6 +166,18 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     if same(old.value, new.value):
         return Verdict("keep", "the same value")
     if attribute == "weak":
+        if new.old_value is not None:
+            # it says which value it replaces ("…, not by phone"), and this one is not it
+            return Verdict("keep", "names another value as replaced")
+        # Only a typed value, or a verb of change, ties two claims whose attribute is unsaid: free text
+        # ("email notifications") beside a number is no older value of it, and "now" alone is no change
+        # unless both speak of one topic ("my phone plan is …", "I'm on … for the plan now").
+        if (
+            (free(old.value) or free(new.value))
+            and not new.shift
+            and not (new.change and old.topic & new.topic)
+        ):
+            return Verdict("keep", "free text and no verb of change")
         if new.change:
             return Verdict("supersede", "a change of a value of the same type", strong=False)
         return Verdict("keep", "attribute unsaid and no change word")

@@ -9,10 +9,13 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
-from app.claims.frames import mask, nounish, stem, zh_words
+from app.claims.clause_value import NAME, main_value, strip
+from app.claims.frames import en_nouns, mask, stem, zh_words
 from app.claims.model import Claim, Modality, Value
-from app.claims.values import Span, find_values
-from app.text import has_cjk, pos_tag, split_sentences
+from app.claims.subjects import subject_of
+from app.claims.topic import main_verb, retired_words, topic
+from app.claims.values import find_values, free
+from app.text import has_cjk, split_sentences
 
 MAX_CHARS = 20_000  # a statement longer than this is read up to here: claims live in short clauses
 _EN_CLAUSE = re.compile(
@@ -23,7 +26,6 @@ _EN_CLAUSE = re.compile(
 _EN_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _ZH_CLAUSE = re.compile(r"[,;，；:：]|但是|不过|而且|并且")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
-_NAME = re.compile(r"(?<![\w'])(?:[A-Z][\w\-]*|[A-Z]{2,}\w*)(?:\s+(?:[A-Z][\w\-]*|\d+(?:\.\d+)*))*")
 _ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof|St|Mt|No|vs|etc|approx)\.(?=\s)", re.IGNORECASE)
 _LEAD_NOT_EN = re.compile(r"^\s*(?:and\s+|but\s+)?not\s+(?P<old>.+)$", re.IGNORECASE)
 _LEAD_NOT_ZH = re.compile(r"^\s*(?:而不是|不是|不要|别|不用)(?P<old>.+?)(?:了)?$")
@@ -42,12 +44,11 @@ _REPORTED = re.compile(
     r"|^\s*(?:用户|助手|客服)(?:说|问|提到|表示|补充)(?:道)?[：:，,]?",
     re.IGNORECASE,
 )
-# what a value-less clause's value follows when it has no typed value and no name: a copula
-_ZH_PIVOT = re.compile(r"是|用|成|为|变成|换成")
-_EN_PIVOT = re.compile(
-    r"\b(?:is|are|was|were|am|'m|'re|'s|be|became|become|gone|turned|to|into|with|meant|mean)\b",
-    re.IGNORECASE,
-)
+
+
+# 用户 as the distiller writes the speaker ("有事请打电话通知用户"): the speaker, never a value; not
+# the users of a product (用户数, 用户量)
+_SPEAKER_ZH = re.compile(r"用户(?![数量群名体验反馈需求画像增长留存们])")
 
 
 def extract(
@@ -61,26 +62,56 @@ def extract(
     claims: list[Claim] = []
     text = _DATE_NOTE.sub("", text)
     for sentence in split_sentences(_ABBREVIATION.sub(r"\1", text)):
-        sentence = _REPORTED.sub("", sentence, count=1)
+        sentence = _SPEAKER_ZH.sub("我", _REPORTED.sub("", sentence, count=1))
         prefixed = _PREFIX.match(sentence) is not None
         claims += _sentence(_PREFIX.sub("", sentence), lang, subject, corrected or prefixed)
-    return claims
+    return [_slotted(c, tags) for c in claims]
+
+
+def _slotted(claim: Claim, tags: Iterable[str]) -> Claim:
+    """A claim with no head takes the one its unit's tag names ("如果配置能升级的话，可以到8000" tagged
+    a budget is a budget): the tag slot is a hint about the attribute, never more than its head."""
+    head = next((lx.TAG_HEADS[t] for t in tags if t in lx.TAG_HEADS), "")
+    if claim.head or not head or claim.value.type not in lx.TAG_HEAD_VALUES.get(head, ()):
+        return claim
+    attribute = head + ("." + "_".join(sorted(claim.qualifier)) if claim.qualifier else "")
+    return replace(claim, head=head, attribute=attribute)
 
 
 def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[Claim]:
     zh = lang.startswith("zh") or has_cjk(sentence)
     hedged = (lx.ZH_HEDGE if zh else lx.EN_HEDGE).search(sentence) is not None
-    changed = corrected or (lx.ZH_CHANGE if zh else lx.EN_CHANGE).search(sentence) is not None
     clauses = _clauses(sentence, zh)
+    said = " ".join(clauses)  # a change word inside a dropped condition ("要是内存能加到32G") is no change
+    change_words = lx.ZH_CHANGE if zh else lx.EN_CHANGE
+    changed = corrected or change_words.search(said) is not None
+    untimed = (lx.ZH_TEMPORAL if zh else lx.EN_TEMPORAL).sub(" ", said)
+    shifted = corrected or change_words.search(untimed) is not None
     claims: list[Claim] = []
     context: list[str] = []  # a value-less clause ("For the laptop") narrows the next one
+    scene: list[str] = []  # what the clause before was about: narrows a bare head ("…, budget 55ms")
     negated: list[str] = []
     for clause in clauses:
         lead_not = (_LEAD_NOT_ZH if zh else _LEAD_NOT_EN).match(clause)
         if lead_not:  # "amoxicillin, not penicillin", "改用微信, 别打电话了": the replaced value
             negated.append(lead_not.group("old"))
             continue
-        claim = _clause(clause, zh, speaker, hedged, changed, context)
+        claim = _clause(clause, zh, speaker, hedged, (changed, shifted), context)
+        if claim is not None and claim.head and not claim.qualifier and scene:
+            claim = replace(claim, qualifier=frozenset(scene), attribute=f"{claim.head}.{'_'.join(scene)}")
+        if claim is not None and claim.implicit_subject and claims and not claims[-1].implicit_subject:
+            # "My son plays football on Saturdays and piano on Wednesdays": the son's piano
+            claim = replace(claim, subject=claims[-1].subject, implicit_subject=False)
+        if claim is not None and claims and _bare(claim):
+            # a value alone ("I take one tablet of metformin, 500 mg"): more of the claim before it
+            last = claims[-1]
+            claims[-1] = replace(
+                last, text=f"{last.text}, {clause.strip()}", mentions=(*last.mentions, claim.value)
+            )
+            continue
+        if claim is None and _subject(clause, zh, speaker) != speaker:
+            # "老婆在医院当护士": another person's state is a claim of its own, never an apposition
+            claim = _clause_of(clause, zh, speaker)
         if claim is None:
             if claims and not _PRONOUN_LEAD.match(clause):
                 # an apposition ("Project X, the robotics pilot") belongs to the claim before it
@@ -90,10 +121,37 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
                 context = _frame_words(clause, zh, nouns=True)
             continue
         claims.append(claim)
+        if not claim.head:
+            # "The recall endpoint gained a rerank stage, budget 55ms": the budget is the endpoint's;
+            # "I want to buy a laptop, my budget is 5000": the laptop's
+            things = claim.qualifier or (
+                _frame_words(claim.value.text, zh, nouns=True) if free(claim.value) else []
+            )
+            scene = sorted(things) or scene
     if negated:
-        old = _main_value(negated[0], zh) or Value("text", _strip(negated[0]))
-        claims = [c if c.old_value else replace(c, old_value=old, change=True) for c in claims]
+        old = main_value(negated[0], zh) or Value("text", strip(negated[0]))
+        claims = [c if c.old_value else replace(c, old_value=old, change=True, shift=True) for c in claims]
     return claims
+
+
+def _bare(claim: Claim) -> bool:
+    """Whether a clause says nothing but its value."""
+    return not (claim.head or claim.qualifier or claim.verb) and strip(claim.text) == strip(claim.value.text)
+
+
+def _clause_of(clause: str, zh: bool, speaker: str) -> Claim:
+    """A claim of free text about the person a clause names (what follows the person)."""
+    subject = _subject(clause, zh, speaker)
+    rest = strip(clause[clause.find(subject) + len(subject) :]) if subject in clause else strip(clause)
+    value = Value("text", rest or strip(clause))
+    return Claim(
+        subject=subject,
+        attribute="",
+        value=value,
+        text=clause.strip(),
+        frame=mask(clause, [value], zh),
+        verb=main_verb(rest, zh),
+    )
 
 
 def _clauses(sentence: str, zh: bool) -> list[str]:
@@ -113,7 +171,7 @@ def _clauses(sentence: str, zh: bool) -> list[str]:
         part = _drop_condition(part)
         # "30 second timeout and retries 3 times": two statements when each side holds a value
         pieces = _EN_AND.split(part)
-        if len(pieces) > 1 and all(find_values(p) or _NAME.search(p[1:]) for p in pieces):
+        if len(pieces) > 1 and all(find_values(p) or NAME.search(p[1:]) for p in pieces):
             out += pieces
         elif part.strip():
             out.append(part)
@@ -132,26 +190,36 @@ def _drop_condition(clause: str) -> str:
 
 
 def _clause(
-    clause: str, zh: bool, speaker: str, hedged: bool, changed: bool, context: list[str]
+    clause: str, zh: bool, speaker: str, hedged: bool, change: tuple[bool, bool], context: list[str]
 ) -> Claim | None:
+    changed, shifted = change
     old_text, value_text, frame_text = _change_parts(clause, zh)
-    old = _main_value(old_text, zh) if old_text else None
+    old = main_value(old_text, zh) if old_text else None
     retire = (lx.ZH_RETIRE if zh else lx.EN_RETIRE).search(clause) is not None
-    value = _main_value(value_text, zh)
+    value = main_value(value_text, zh)
     if value is None and retire:
-        value = _main_value(clause, zh) or Value("text", _strip(clause))
+        value = main_value(clause, zh) or Value("text", strip(clause))
     if value is None:
         return None
     if retire and old is None:
         old = value
     mentions = tuple(s.value for s in find_values(clause))
-    subject = _subject(clause, zh, speaker)
+    subject, said = subject_of(clause, zh, speaker)
+    if subject == value.text.lower():  # "Priya is on call": who is on call is the value
+        subject, said = speaker, False
     frame_text = (lx.ZH_CHANGE if zh else lx.EN_CHANGE).sub(" ", frame_text)
-    words = _frame_words(_without(frame_text, [value.text, *(m.text for m in mentions)]), zh, nouns=True)
+    bare = _without(frame_text, [value.text, *(m.text for m in mentions)])
+    words = _frame_words(bare, zh, nouns=True)
     words = [w for w in words if w not in _subject_words(subject)] or context
+    if zh and not retire and value.type == "text" and value.text.lstrip("了") in words:
+        return None  # "我换了牙医": the clause names an attribute, the next one its value
     head, qualifier = _head(clause, words, zh)
+    if head in lx.NAME_HEADS and value.type not in ("name", "text"):
+        head, qualifier = "", words
     if head and not qualifier:
         qualifier = [w for w in context if lx.HEAD_SYNONYMS.get(w) != head and w not in lx.RELATION_WORDS]
+    if retire:  # what it ends narrows it: "I cancelled my FitZone membership"
+        qualifier = sorted({*qualifier, *retired_words(clause, zh)})
     modality: Modality = "retired" if retire else "hedged" if hedged else "firm"
     additive = (lx.ZH_ADDITIVE if zh else lx.EN_ADDITIVE).search(clause) is not None
     attribute = head + ("." + "_".join(sorted(qualifier)) if head and qualifier else "")
@@ -162,12 +230,16 @@ def _clause(
         modality=modality,
         old_value=old,
         change=changed or old is not None,
+        shift=shifted or old is not None,
         additive=additive,
         head=head,
         qualifier=frozenset(qualifier),
         mentions=mentions,
         text=clause.strip(),
         frame=mask(clause, [value, *([old] if old else []), *mentions], zh, head),
+        implicit_subject=not said,
+        topic=topic([w for w in qualifier if w not in lx.RELATION_WORDS], clause, value.text, zh),
+        verb=main_verb(bare, zh),
     )
 
 
@@ -181,7 +253,7 @@ def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
         if instead and instead.start() > 0:
             return instead.group("old"), clause[: instead.start()], clause[: instead.start()]
         return "", clause, clause
-    match = lx.EN_FROM_TO.search(clause)
+    match = lx.EN_FROM_TO.search(clause) or lx.EN_SWAP.search(clause)
     if match:
         return match.group("old"), match.group("new"), clause[: match.start()]
     for pattern in (lx.EN_INSTEAD, lx.EN_NOT):
@@ -190,90 +262,6 @@ def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
             kept = clause[: found.start()] + clause[found.end() :]
             return found.group("old"), kept, kept
     return "", clause, clause
-
-
-def _main_value(text: str, zh: bool) -> Value | None:
-    """The clause's value: its first typed value, else what a relation verb names, else a name, else
-    the words after the copula (Chinese: after the last verb)."""
-    spans = [s for s in find_values(text) if s.value.text not in _NOT_VALUES]
-    if spans:
-        first = spans[0]
-        if first.value.type in ("version", "number") and _PRODUCT_BEFORE.search(text[: first.start]):
-            return _versioned(text, first)
-        return first.value
-    for pattern, _key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
-        match = pattern.search(text)
-        named = (match.groupdict().get("v") or match.groupdict().get("v2")) if match else None
-        if named and _strip(_TRAILING_ZH.sub("", named)):
-            named = _strip(_TRAILING_ZH.sub("", named))
-            return Value("name", named, key=named.lower())
-    pivot = _ZH_PIVOT if zh else _EN_PIVOT
-    found = list(pivot.finditer(text))
-    if zh and found:
-        rest = _strip(_TRAILING_ZH.sub("", text[found[-1].end() :]))
-        if rest:
-            return Value("text", rest)
-    names = _names(text, zh)
-    if names:
-        # the name after the copula is the value ("my GP is Dr Okafor"), else the first
-        after = [n for n in names if found and text.find(n) >= found[0].end()]
-        name = (after or names)[0]
-        return Value("name", name, key=name.lower())
-    if found:
-        rest = _strip(text[found[0].end() :])
-        if rest:
-            return Value("text", rest)
-    return _after_verb(text) if zh else None
-
-
-def _after_verb(text: str) -> Value | None:
-    """What follows a Chinese clause's last verb that leaves content ("更喜欢最后一排了" → 最后一排)."""
-    words = zh_words(text)
-    for i in range(len(words) - 1, -1, -1):
-        if words[i][1].startswith("v"):
-            rest = _strip(_TRAILING_ZH.sub("", "".join(w for w, _ in words[i + 1 :])))
-            if len(rest) >= 2:
-                return Value("text", rest)
-    return None
-
-
-_NOT_VALUES = frozenset({"一个", "一下", "一点"})
-_PRODUCT_BEFORE = re.compile(r"(?:[A-Z][A-Za-z]*[a-z][A-Z]?[A-Za-z]*|[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]+)\s*$")
-_TRAILING_ZH = re.compile(r"(?:了|吧|啦|呢|的|我|哦|呀|刚好|就行|为主)+[。！!？?]*$")
-
-
-def _versioned(text: str, span: Span) -> Value:
-    product = _PRODUCT_BEFORE.search(text[: span.start])
-    name = product.group(0).strip() if product else ""
-    label = f"{name} {span.value.text}".strip()
-    key = f"{name.lower()} {span.value.key or span.value.text}".strip()
-    return Value("version", label, key=key)
-
-
-def _names(text: str, zh: bool) -> list[str]:
-    if zh:
-        return [w for w, flag in pos_tag(text) if flag in ("nr", "ns", "nt", "nz", "eng", "nrt")]
-    found = []
-    for match in _NAME.finditer(text):
-        name = match.group(0).strip()
-        words = name.split()
-        while words and words[0].lower() in lx.EN_NOISE | lx.EN_SELF | {"correction", "dr.", "dr"}:
-            words = words[1:]
-        if words and match.start() == 0 and words[0] == name.split()[0] and _known_word(words[0]):
-            words = words[1:]
-        if words:
-            found.append(" ".join(words))
-    return found
-
-
-def _known_word(word: str) -> bool:
-    from lemminflect import getAllLemmas
-
-    return bool(getAllLemmas(word.lower()))
-
-
-def _strip(text: str) -> str:
-    return re.sub(r"^[\s\W]+|[\s\W]+$", "", text)
 
 
 def _without(text: str, parts: Iterable[str]) -> str:
@@ -298,26 +286,16 @@ def _frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
         ]
         return [w for w in words if w not in lx.ZH_NOISE and not w.isdigit() and w.strip()]
     words = [w.lower() for w in _WORD.findall(text)]
+    noun = en_nouns(words) if nouns else [True] * len(words)
     return [
         stem(w)
-        for w in words
-        if w not in lx.EN_NOISE and w not in lx.EN_SELF and not w.isdigit() and (not nouns or nounish(w))
+        for w, is_noun in zip(words, noun, strict=True)
+        if w not in lx.EN_NOISE and w not in lx.EN_SELF and not w.isdigit() and is_noun
     ]
 
 
 def _subject(clause: str, zh: bool, speaker: str) -> str:
-    """Another person the clause is about ("my son is …", "我女儿…"), else the speaker."""
-    if zh:
-        for person in lx.ZH_PEOPLE:
-            index = clause.find(person)
-            if index >= 0 and not clause[index + len(person) :].startswith(("的领导", "的上司")):
-                return person
-        return speaker
-    words = [w.lower().rstrip("'s").rstrip("'") for w in clause.split()[:6]]
-    for i, word in enumerate(words):
-        if word in lx.EN_PEOPLE and (i == 0 or words[i - 1] in lx.EN_SELF | {"the", "his", "her"}):
-            return word
-    return speaker
+    return subject_of(clause, zh, speaker)[0]
 
 
 def _subject_words(subject: str) -> set[str]:

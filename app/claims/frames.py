@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from app.claims import lexicon as lx
 from app.claims.model import Value
@@ -67,10 +67,70 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
 def nounish(word: str) -> bool:
     """Whether an English word can narrow an attribute as a noun: one with a noun reading, or a word
     the lemma table does not know (API, DB, a product)."""
+    known = lemmas(word)
+    return not known or "NOUN" in known or "PROPN" in known
+
+
+# Words after which an English word that may be a noun or a verb is a verb ("I *pay*", "we *ship*",
+# "to *run*"), or a noun ("my *pay*", "the *run*"); after a noun, a verb when a preposition, an
+# article or a number follows ("the renovation *starts* on …"), else a noun of a compound.
+_BEFORE_VERB = frozenset(
+    """i we you they he she it who that which to will would can could should must may might do does did
+    don't doesn't didn't won't can't have has had 've 'd 'll also now still just usually always often
+    never rarely sometimes only already currently mostly mainly then i'm we're you're they're he's she's
+    am are is was were be been""".split()
+)
+_BEFORE_NOUN = frozenset(
+    "a an the my our your his her their its this that these those each every some any no per".split()
+)
+_OPENS_OBJECT = _BEFORE_NOUN | frozenset("me us him them it".split())
+# what ends a noun phrase: an auxiliary or copula, a preposition
+_PHRASE_ENDS = frozenset(
+    """is are was were has have had does do did will would can could should 's in on at for to from with
+    by of into about""".split()
+)
+_AFTER_VERB = frozenset(
+    """a an the my our your his her their in on at for to from with by of into about every each
+    around after before until since""".split()
+)
+
+
+@lru_cache(maxsize=65_536)
+def lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    """The lemma table's readings of a word (cached: a bank's words repeat)."""
     from lemminflect import getAllLemmas
 
-    lemmas = getAllLemmas(word.lower())
-    return not lemmas or "NOUN" in lemmas or "PROPN" in lemmas
+    return dict(getAllLemmas(word.lower()))
+
+
+def en_nouns(words: list[str]) -> list[bool]:
+    """Which of the words (in order, lower case) are nouns: by the lemma table when it knows one
+    reading, by position when it knows both (a tiny tagger: no parser ships offline)."""
+    flags: list[bool] = []
+    in_phrase = False  # after a determiner, before the phrase's verb or preposition
+    for i, word in enumerate(words):
+        known = lemmas(word)
+        noun, verb = "NOUN" in known or "PROPN" in known or not known, "VERB" in known
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if in_phrase and not noun and "AUX" not in known and word not in _AFTER_VERB:
+            # "the *staging* *deploy* is …", "my *desktop* has …": inside a noun phrase, a word the
+            # table knows only as a verb or an adjective is the phrase's, up to its verb
+            noun = after in _PHRASE_ENDS or not after or lemmas(after).keys() <= {"VERB"}
+        if noun and verb:
+            before = words[i - 1] if i else ""
+            after = words[i + 1] if i + 1 < len(words) else ""
+            if before in _BEFORE_VERB or (not before and after in _OPENS_OBJECT):
+                noun = False  # "I pay …"; "Stop the digest", "Send me …" (an imperative)
+            elif before in _BEFORE_NOUN or before in _AFTER_VERB or not before:
+                noun = True  # "my pay", "of RAM"
+            elif flags and flags[-1]:
+                noun = not (after in _AFTER_VERB or after[:1].isdigit() or not after)
+        flags.append(noun)
+        if word in _BEFORE_NOUN:
+            in_phrase = True
+        elif in_phrase and (not noun or word in _AFTER_VERB):
+            in_phrase = False
+    return flags
 
 
 ZH_NOUN_FLAGS = ("n", "nr", "ns", "nt", "nz", "ng", "nrt", "nrfg", "nw", "vn", "eng", "j", "an", "t", "s")
@@ -83,14 +143,25 @@ def _stemmer() -> object:
     return snowballstemmer.stemmer("english")
 
 
+@lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     return str(_stemmer().stemWord(word.lower()))  # type: ignore[attr-defined]
 
 
 def zh_words(text: str) -> list[tuple[str, str]]:
+    """jieba's (word, part of speech) pairs of a text (a clause's cached: it is read several times)."""
+    return list(_zh_words(text) if len(text) <= 200 else _zh_cut(text))
+
+
+@lru_cache(maxsize=8_192)
+def _zh_words(text: str) -> tuple[tuple[str, str], ...]:
+    return _zh_cut(text)
+
+
+def _zh_cut(text: str) -> tuple[tuple[str, str], ...]:
     import jieba.posseg
 
     from app.text import pos_tag
 
     pos_tag("")  # jieba initialised once, quietly
-    return [(p.word, p.flag) for p in jieba.posseg.cut(text)]
+    return tuple((p.word, p.flag) for p in jieba.posseg.cut(text))

@@ -9,28 +9,47 @@ import re
 # --- English -----------------------------------------------------------------------------------------
 # "from A to B", "instead of A", "rather than A", "A, not B": the value a change names as replaced
 EN_FROM_TO = re.compile(r"\bfrom\s+(?P<old>.+?)\s+(?:to|into)\s+(?P<new>.+)", re.IGNORECASE)
-EN_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>[^,.;]+)", re.I)
-EN_NOT = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>[^,.;]+)$", re.IGNORECASE)
+# "traded the Golf for a Polo", "swapped Jira for Linear"
+EN_SWAP = re.compile(
+    r"\b(?:trad|swapp|exchang|replac)(?:ed|ing)\s+(?P<old>.+?)\s+(?:for|with)\s+(?P<new>.+)", re.IGNORECASE
+)
+EN_INSTEAD = re.compile(
+    r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>(?:[^,.;]|\.(?=\d))+)", re.I
+)
+EN_NOT = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>(?:[^,.;]|\.(?=\d))+)$", re.IGNORECASE)
 EN_CHANGE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|push(?:ed)?|rais(?:ed|ing)|lower(?:ed)?|"
     r"increas(?:ed|ing)|decreas(?:ed|ing)|reduc(?:ed|ing)|cut|upgrad(?:ed|ing)|downgrad(?:ed|ing)|"
     r"bump(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|delay(?:ed)?|"
     r"stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|went|gone|became|become|"
     r"now|nowadays|these\s+days|anymore|any\s+more|actually|meant|correction|mixed\s+(?:it\s+)?up|"
-    r"no\s+wait|oops|sorry|ugh|updated?|set|configured)\b",
+    r"no\s+wait|oops|sorry|ugh|updated?|set|configured|"
+    r"(?:can|could|will|'ll)\s+(?:go|stretch|do)\s+(?:up\s+)?to)\b",
     re.IGNORECASE,
 )
+# the change class's words of time alone ("now", "these days"): a restatement's mark, weaker than a
+# verb of change or a correction
+EN_TEMPORAL = re.compile(r"\b(?:now|nowadays|these\s+days|currently)\b", re.IGNORECASE)
+ZH_TEMPORAL = re.compile(r"现在|最近|如今|目前|已经")
+# single words of the change class that end an object ("I take oat milk now")
+EN_CHANGE_WORDS = frozenset("now nowadays anymore instead".split())
 EN_HEDGE = re.compile(
-    r"\b(?:maybe|might|perhaps|possibly|probably|could|would\s+consider|consider(?:ing)?|"
+    r"\b(?:maybe|might|may|perhaps|possibly|probably|potentially|could|would\s+consider|consider(?:ing)?|"
+    r"plan(?:ning)?\s+to|hop(?:e|ing)\s+to|(?:would|'d)\s+like\s+to|tempted|wondering|if\s+possible|"
+    r"someday|eventually|in\s+the\s+future|"
     r"thinking\s+(?:of|about)|not\s+sure|unsure|likely|hopefully|nothing\s+is\s+signed|"
     r"\w+'d\s+probably)\b",
     re.IGNORECASE,
 )
 EN_CONDITION = re.compile(r"\b(?:if|unless|in\s+case|provided\s+that|assuming)\b", re.IGNORECASE)
 EN_RETIRE = re.compile(
-    r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't)\b.*\b(?:anymore|any\s+more|at\s+all)|"
-    r"stop(?:ped)?|quit|closed|cancel(?:l?ed)?|gave\s+up|got\s+rid\s+of|ended|expired|"
-    r"discontinued|shut\s+down|retired|dropped|(?:is|are|was|were)\s+over)\b",
+    r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't|not)\b.*\b(?:anymore|any\s+more|at\s+all)|"
+    r"no\s+\w+\s+(?:anymore|any\s+more)|no\s+more|"
+    r"stop(?:ped)?|quit|closed|cancel(?:l?ed)?|gave\s+up|got\s+rid\s+of|ended|expired|lapsed?|"
+    r"discontinued|shut\s+down|retired|dropped|sold|gave\s+away|unsubscribed|scrapped|ditched|"
+    r"(?:turned|switched)\s+off|passed\s+away|died|uninstalled|deleted|left|(?:is|are|'s)\s+gone|"
+    r"moved\s+out|decommissioned|giv(?:en|ing)\s+up|abandoned|terminated|wound\s+down|phased\s+out|"
+    r"(?:is|are|was|were)\s+over)\b",
     re.IGNORECASE,
 )
 EN_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|in\s+addition|another|additionally)\b", re.I)
@@ -68,14 +87,17 @@ ZH_FROM_TO = re.compile(
 )
 ZH_INSTEAD = re.compile(r"(?:而不是|不是|不要|别|不用|不再用|代替|取代)(?P<old>[^，。,；;！!]+)")
 ZH_CHANGE = re.compile(
-    r"改成|改为|改到|换成|换到|换了|变成|变为|涨到|升到|升级|加到|提高到|降到|减到|调到|调整|推迟|延后|"
+    r"改成|改为|改到|换成|换到|换了|变成|变为|转到|转去|转学|改签|涨到|升到|升级|加到|提高到|降到|减到|调到|调整|推迟|延后|"
     r"延期|提前到|搬到|搬去|改用|换用|扩到|缩到|入职|跳槽|现在|最近|如今|目前|已经|其实|说错|不对|更正|"
-    r"记错|搞错|弄错|纠正"
+    r"记错|搞错|弄错|纠正|(?:可以|能|愿意)(?:出|加|涨|提)?到"
 )
-ZH_HEDGE = re.compile(r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定")
+ZH_HEDGE = re.compile(
+    r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定|打算|计划|希望|争取|将来|有望"
+)
 ZH_CONDITION = re.compile(r"如果|要是|假如|万一|的话|只要|倘若")
 ZH_RETIRE = re.compile(
-    r"不再|不.{0,6}了$|已经停|停了|停掉|取消了|作废|注销|关掉|关闭了|戒了|没有了|不用了|退掉|"
+    r"不再|不.{0,12}了[。！!]*$|没.{0,3}了[。！!]*$|退订|停用|不续|没续|已经停|停了|停掉|取消了|作废|注销|关掉|关闭了|"
+    r"戒.{0,6}了|没有了|不用了|退掉|退了|退出|销户|下线|搬出去|搬走了|放弃|停办|废弃|解约|退租|"
     r"卖掉了|结束了|黄了|砍掉"
 )
 ZH_ADDITIVE = re.compile(r"^(?:我|我们)?(?:还(?!是)|也|另外|此外|又)|还会|也在|还有|也有|另外")
@@ -86,6 +108,8 @@ ZH_PEOPLE = (
     "老婆 老公 妻子 丈夫 爱人 媳妇 儿子 女儿 孩子 父母 爸爸 妈妈 爸 妈 父亲 母亲 哥哥 姐姐 弟弟 妹妹 "
     "爷爷 奶奶 外公 外婆 同事 朋友 室友 邻居 男朋友 女朋友 婆婆 公公 岳父 岳母 隔壁"
 ).split()
+# one-character kin after "my" (我哥, 我姐, 我的弟弟 is in ZH_PEOPLE already)
+ZH_KIN = re.compile(r"(?:我|我的)(?P<who>哥|姐|弟|妹|叔|舅|姨|姑|嫂)(?![哥姐弟妹])")
 ZH_SELF = ("我们", "我", "咱们", "用户")  # 用户: the speaker, as the distiller writes it
 ZH_NOISE = frozenset(
     "的 了 是 在 我 我们 用户 你 他 她 它 这 那 个 一 一个 一台 一辆 有 和 与 "
@@ -94,7 +118,8 @@ ZH_NOISE = frozenset(
     "对 从 到 跟 说 下 现在 最近 已经 其实 如果 要是 的话 可能 也许 或许 吧 呢 啊 啦 呀 嘛 哦 了 过 着 "
     "白色 黑色 红色 蓝色 绿色 黄色 灰色 银色 紫色 粉色 每 每个 每天 每周 每月 每年 一下 一点 "
     "这次 那个 这个 定 定了 通知 一般 平时 再 又 刚才 说错 不对 "
-    "直属 直接 更正 告诉 记得 跟你说 上个月 下个月 这个月 上周 下周 今年 去年 明年".split()
+    "直属 直接 更正 告诉 记得 跟你说 上个月 下个月 这个月 上周 下周 今年 去年 明年 "
+    "刚好 正好 一直 总是 经常 通常 比较 非常 特别 还是 就是 只是 都是".split()
 )
 
 # --- attribute heads ---------------------------------------------------------------------------------
@@ -109,7 +134,9 @@ RELATIONS_EN = [
     (re.compile(r"\b(?:report(?:s|ed|ing)?\s+to|manager|boss)\b", re.I), "manager"),
     (
         re.compile(
-            r"\b(?:live[sd]?\s+(?:in|at)|living\s+in|reside[sd]?\s+in|based\s+in|mov(?:ed|ing)\s+to)\b", re.I
+            r"\b(?:live[sd]?\s+(?:in|at)|living\s+in|reside[sd]?\s+in|based\s+in|mov(?:ed|ing)\s+to|"
+            r"relocat(?:ed|ing)\s+to|settled\s+in|home\s+is\s+in)\b",
+            re.I,
         ),
         "address.home",
     ),
@@ -119,6 +146,10 @@ RELATIONS_EN = [
     (re.compile(r"\b(?:own(?:s|ed)?)\b", re.I), "owns"),
     (re.compile(r"\bbelong(?:s|ed)?\s+to\b", re.I), "belongs_to"),
     (re.compile(r"\bdepend(?:s|ed)?\s+on\b", re.I), "depends_on"),
+    (
+        re.compile(r"\b(?:has|have|had|hit)\b.{0,30}\b(?:bugs?|issues?|problems?|outages?|defects?)\b", re.I),
+        "has_issue",
+    ),
 ]
 RELATIONS_ZH = [
     (
@@ -133,14 +164,28 @@ RELATIONS_ZH = [
     (re.compile(r"属于"), "belongs_to"),
     (re.compile(r"负责"), "manages"),
     (re.compile(r"依赖"), "depends_on"),
+    (re.compile(r"有.{0,8}(?:bug|BUG|问题|故障|漏洞|缺陷)"), "has_issue"),
 ]
 # The canonical head of a head word (English stems, Chinese words): empty, every other attribute noun
 # is compared by the frames it stands in.
 HEAD_SYNONYMS: dict[str, str] = {}
+# Tags that name a single-valued slot, and the value types that fill it
+TAG_HEADS = {"constraint.budget": "budget"}
+TAG_HEAD_VALUES = {"budget": ("amount", "number")}
+# Relations whose object is a name (a place, a person, an organisation): a date or an amount after
+# "moved to" is no address ("Football moved to Sundays").
+NAME_HEADS = frozenset({"employer", "manager", "address.home"})
+# Relations whose object is named (a place, a person, an organisation, a product)
+NAMED_OBJECTS = NAME_HEADS | {"uses", "owns", "belongs_to", "depends_on"}
+# Relations one subject holds many objects of (uses Slack and Jira, owns a car and a bike, allergic to
+# two things): a new object replaces an old one only when the statement says it changes.
+MULTI_VALUED_HEADS = frozenset(
+    {"uses", "owns", "belongs_to", "depends_on", "allergy", "manages", "has_issue"}
+)
 # words of the relation table that name the relation, not its object (left out of the qualifier)
 RELATION_WORDS = frozenset(
     """work employ employer report manag boss live resid move allerg allergi budget use run built own belong
-    depend
+    depend bug issu problem
     工作 上班 任职 就职 入职 跳槽 加入 领导 上司 汇报 住 家住
     搬 家 过敏 预算 使用 在用 属于 负责 依赖""".split()
 )

@@ -7,8 +7,11 @@ from typing import Any, Literal
 
 Modality = Literal["firm", "hedged", "retired"]
 # amount (money), quantity (a number with a unit: duration, mass, size, percent, count), number (bare),
-# date, weekday, time (of day), version, name (a person, place, organisation or product), text
-ValueType = Literal["amount", "quantity", "number", "date", "weekday", "time", "version", "name", "text"]
+# date, weekday, time (of day), version, id (an identifier or a contact), name (a person, place,
+# organisation or product), text
+ValueType = Literal[
+    "amount", "quantity", "number", "date", "weekday", "time", "version", "id", "name", "text"
+]
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,11 @@ class Claim:
     """One clause's claim. `old_value` is the value a change statement names as replaced ("from A to
     B", "instead of A", "不是A"); `change` says the clause announces a change or a correction without
     naming the old value; `additive` that it adds to what is known ("also", "还"); `qualifier` the words
-    that narrow the attribute (for comparison), `text` the clause it came from."""
+    that narrow the attribute (for comparison), `text` the clause it came from, `topic` the nouns among
+    the qualifier words and `verb` the clause's main verb (what a claim naming no noun is about);
+    `shift` that the change is said by a verb of change, a correction or a named old value, not only
+    by a word of time ("now", 现在); `implicit_subject` that the clause names nobody (the speaker
+    by default): it may continue a claim about another person ("Football moved to Sundays")."""
 
     subject: str
     attribute: str
@@ -50,6 +57,10 @@ class Claim:
     mentions: tuple[Value, ...] = ()
     text: str = ""
     frame: str = ""
+    topic: frozenset[str] = field(default_factory=frozenset)
+    shift: bool = False
+    implicit_subject: bool = False
+    verb: str = ""
 
     def as_json(self) -> dict[str, Any]:
         """Render the contract's `claim` field (plus `old_value` when the statement names it)."""

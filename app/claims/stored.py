@@ -60,6 +60,7 @@ def load(data: dict[str, Any]) -> Claim | None:
         fields["old_value"] = _load_value(fields.get("old_value"))
         fields["mentions"] = tuple(v for v in map(_load_value, fields.get("mentions") or []) if v)
         fields["qualifier"] = frozenset(fields.get("qualifier") or ())
+        fields["topic"] = frozenset(fields.get("topic") or ())
         return Claim(**fields)
     except (TypeError, ValueError):
         return None

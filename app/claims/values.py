@@ -10,7 +10,15 @@ from dataclasses import dataclass
 from app.claims.model import Value
 from app.text import MONTHS_EN, WEEKDAYS_EN, WEEKDAYS_ZH, zh_number
 
-_NUM = r"\d+(?:[.,]\d+)*"
+# English number words ("two approvals", "three weeks"): "one" is left out, it is mostly a pronoun
+NUMBER_WORDS = {
+    w: float(i)
+    for i, w in enumerate(
+        "zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split()
+    )
+    if w != "_"
+} | {"twenty": 20.0, "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "ninety": 90.0}
+_NUM = r"(?:\d+(?:[.,]\d+)*|(?-i:\b(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b))"
 _ZH_NUM = r"[0-9零一二两三四五六七八九十百千]+"
 # currency word -> ISO-ish code; a value without one compares with any currency
 _CURRENCY = {
@@ -94,6 +102,11 @@ _UNITS = {
     "per cent": ("percent", 1),
     "times": ("count", 1),
     "次": ("count", 1),
+    "杯": ("count", 1),
+    "瓶": ("count", 1),
+    "颗": ("count", 1),
+    "粒": ("count", 1),
+    "周": ("time", 604800),
     "个": ("count", 1),
     "片": ("count", 1),
     "km": ("length", 1000),
@@ -110,6 +123,9 @@ _CUR_ALT = "|".join(
 )
 _MONTH_ALT = "|".join(sorted(MONTHS_EN, key=len, reverse=True))
 _WEEKDAY_ALT = "|".join(WEEKDAYS_EN)
+_MONTHS_CAPITALISED = "|".join(
+    sorted((m.capitalize() for m in MONTHS_EN if len(m) > 3), key=len, reverse=True)
+)
 _MULT = {
     "k": 1e3,
     "K": 1e3,
@@ -126,6 +142,13 @@ _MULT = {
 
 # One alternation, most specific first; each pattern names its kind.
 _PATTERNS = [
+    # an identifier or a contact: an email, a phone number, letters joined to digits (ORD-12345, A3307)
+    (
+        "id",
+        r"[\w.+-]+@[\w-]+\.[\w.]+|(?<![\d.])(?:\+\d{1,3}[\s-]?)?\d{3,4}-\d{4}(?:-\d{2,4})?(?!\d)|"
+        r"(?<![\d.])1\d{10}(?!\d)|(?<![A-Za-z0-9.-])[A-Za-z]{1,8}-?\d{3,}(?![\d.])|"
+        r"(?-i:\b\d{1,4}[A-Z]\b)",  # a seat, a room, a gate: 14C, 4B
+    ),
     ("time", r"\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"),
     ("time", rf"(?:早上|上午|中午|下午|晚上|凌晨|傍晚)?{_ZH_NUM}点(?:半|{_ZH_NUM}分?)?"),
     (
@@ -135,6 +158,8 @@ _PATTERNS = [
     ),
     ("date", rf"(?:{_ZH_NUM}月)?{_ZH_NUM}[号日](?!本)|{_ZH_NUM}月(?:份|底|初)?"),
     ("weekday", rf"\b(?:{_WEEKDAY_ALT})s?\b"),
+    # a month alone, capitalised ("due in March"; "may" is mostly a verb)
+    ("date", rf"(?-i:\b(?:{_MONTHS_CAPITALISED})\b)"),
     ("weekday", r"(?:周|星期|礼拜)[一二三四五六日天]"),
     (
         "version",
@@ -148,7 +173,7 @@ _PATTERNS = [
     ("number", rf"{_NUM}\s?(?:万|千|k\b|K\b)|(?<![0-9A-Za-z.]){_NUM}(?!\.?\d|[0-9A-Za-z])|{_ZH_NUM}(?=万)万"),
 ]
 _FINDER = re.compile("|".join(f"(?P<{kind}{i}>{p})" for i, (kind, p) in enumerate(_PATTERNS)), re.IGNORECASE)
-_LEADING_NUM = re.compile(rf"{_NUM}|{_ZH_NUM}")
+_LEADING_NUM = re.compile(rf"{_NUM}|{_ZH_NUM}", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -169,7 +194,9 @@ def _reading(text: str) -> float | None:
     if match is None:
         return None
     raw = match.group(0)
-    if raw[0].isdigit():
+    if raw.lower() in NUMBER_WORDS:
+        number = NUMBER_WORDS[raw.lower()]
+    elif raw[0].isdigit():
         number = float(raw.replace(",", "")) if raw.count(".") <= 1 else float(raw.split(".")[0])
     else:
         number = float(_zh_big(raw))
@@ -178,6 +205,8 @@ def _reading(text: str) -> float | None:
         if rest.startswith(word.lower()) and not (word == "m" and rest.startswith(("mg", "ms", "min"))):
             if word in ("m",) and not rest.startswith("m "):
                 continue
+            if len(word) == 1 and word.isascii() and rest[1:2].isalpha():
+                continue  # "2 weeks" is no 2w (20,000), "5 kg" no 5k
             return number * factor
     return number
 
@@ -218,6 +247,8 @@ def _typed(kind: str, text: str) -> Value:
         return Value("time", text, _minutes(low), "", "")
     if kind == "size":
         return Value("text", text, None, "size", re.sub(r"码|号|size|\s", "", low))
+    if kind == "id":
+        return Value("id", text, None, "", re.sub(r"[\s-]", "", low))
     if kind == "version":
         return Value("version", text, None, "", low.lstrip("v"))
     return Value("number", text, _number(text), "", "")
@@ -295,5 +326,13 @@ def same(a: Value, b: Value) -> bool:
     return bool(x and y) and (x == y or (min(len(x), len(y)) >= 2 and (x in y or y in x)))
 
 
-def fold(text: str) -> str:
+def free(value: Value) -> bool:
+    """Whether a value is free text: no type, no unit (a clothing size is text with a unit)."""
+    return value.type == "text" and not value.unit
+
+
+def fold(text: str, keep_space: bool = False) -> str:
+    """Lower case without punctuation (and without spaces unless `keep_space`), a plural s dropped."""
+    if keep_space:
+        return re.sub(r"[^\w\s]+|_", "", text.lower())
     return re.sub(r"[\s\W_]+", "", text.lower()).removesuffix("s")

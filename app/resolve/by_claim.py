@@ -58,7 +58,7 @@ async def _frame_similarity(
         for _, olds in candidates
         for o in olds
         for n in new
-        if o.frame and n.frame and o.subject == n.subject and compatible(o.value, n.value)
+        if o.frame and n.frame and compatible(o.value, n.value)
     }
     if not pairs:
         return {}
@@ -77,15 +77,10 @@ async def decide(
     if not new or not judged:
         return None, olds
     similarity = await _frame_similarity(embedder, new, judged)
-    happenings = frozenset(c.id for c in candidates if is_happening(c)) | (
-        frozenset([None]) if is_happening(unit) else frozenset()
+    happenings = frozenset(c.id for c in candidates if rc.is_happening(c.tags, olds[c.id])) | (
+        frozenset([None]) if rc.is_happening(unit.tags, new) else frozenset()
     )
     return rc.decide(new, judged, lambda a, b: similarity.get((a, b)), happenings), olds
-
-
-def is_happening(unit: MemoryUnit) -> bool:
-    """A one-time happening (an episode, a life event): true of its moment, never replaced by another."""
-    return any(t == "episode" or t.startswith(("episode.", "fact.event")) for t in unit.tags[:1])
 
 
 async def split_off(

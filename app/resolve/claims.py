@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.claims import Claim, Verdict, conflicts, names_old
+from app.claims.values import fold, free
 
 
 def slot_keys(claims: list[Claim]) -> list[dict[str, str]]:
@@ -21,6 +22,13 @@ def slot_keys(claims: list[Claim]) -> list[dict[str, str]]:
         elif c.attribute:
             keys.append({"subject": c.subject, "attribute": c.attribute})
     return keys
+
+
+def is_happening(tags: list[str], claims: list[Claim]) -> bool:
+    """A one-time happening, true of its moment and never replaced by another: an episode, a life event
+    (a change told as one is compared all the same: see `decide`)."""
+    first = tags[0] if tags else ""
+    return first == "episode" or first.startswith(("fact.event", "episode."))
 
 
 def names_attribute(claims: list[Claim]) -> bool:
@@ -62,56 +70,97 @@ def decide(
 ) -> ClaimDecision | None:
     """The candidate the new claims end, candidates given newest first: the newest with a strong
     verdict; else, a weak verdict (attribute unsaid, a change word and a value of the same type) ends
-    the newest candidate it would apply to, never more than one. A pair with a one-time happening on
-    either side (`happenings`: those candidates' ids, and None for the new unit) conflicts only when
-    the new statement names the old value: one visit never replaces another."""
-    weak: ClaimDecision | None = None
+    one claim, the closest in frame, of the candidate it applies to most closely, never more. A pair
+    with a one-time happening on either side (`happenings`: those candidates' ids, and None for the
+    new unit) conflicts only when the new statement names the old value or announces a change: one
+    visit never replaces another."""
+    # A statement that announces a change by a verb of change, a correction or a retirement ("we
+    # lowered the timeout to 12 seconds", filed as a life event) is compared by its claims like any other.
+    announced = any(c.shift or c.modality == "retired" for c in new)
+    weak: tuple[float, ClaimDecision] | None = None
     retired: ClaimDecision | None = None
+    named: ClaimDecision | None = None
     for candidate_id, olds in candidates:
         strong_hits: dict[int, Verdict] = {}
-        weak_hits: dict[int, Verdict] = {}
-        explicit_only = None in happenings or candidate_id in happenings
+        weak_hits: dict[int, tuple[float, Verdict]] = {}
+        explicit_only = (None in happenings or candidate_id in happenings) and not announced
         for i, old in enumerate(olds):
             for claim in new:
-                v = conflicts(old, claim, frame_similarity=frame_similarity(old.frame, claim.frame))
-                if v.action == "keep" or (not v.strong and _free_text(old, claim)):
+                similarity = frame_similarity(old.frame, claim.frame)
+                v = conflicts(old, claim, frame_similarity=similarity)
+                if v.action == "keep":
                     continue
                 if explicit_only and not names_old(old, claim):
                     continue
-                (strong_hits if v.strong else weak_hits).setdefault(i, v)
+                if v.strong:
+                    strong_hits.setdefault(i, v)
+                else:
+                    # a typed pair ties closer than any pair of free text
+                    closeness = (similarity or 0.0) + (0.0 if free(old.value) or free(claim.value) else 1.0)
+                    if closeness > weak_hits.get(i, (-1.0, v))[0]:
+                        weak_hits[i] = (closeness, v)
         if strong_hits:
             replaced = [v for _, v in sorted(strong_hits.items()) if v.action == "supersede"]
+            # "uses B, no longer A": the value it retires by name is the one its other clause replaces
+            replaced = replaced or [w for i, (_, w) in sorted(weak_hits.items()) if i in strong_hits]
             first = replaced[0] if replaced else strong_hits[min(strong_hits)]
             found = ClaimDecision(candidate_id, first.action, first.reason, frozenset(strong_hits))
-            if replaced:
+            if replaced and any(_of_its_relation(olds[i], new) for i in strong_hits):
                 return found
+            if replaced:
+                # it names the old value, but of another relation ("TicketFlow has a bug" beside "uses
+                # DeskPilot instead of TicketFlow"): only if no holder of its own relation is found
+                named = named or found
+                continue
             # A retirement by name only: a newer value of the same attribute elsewhere is the claim the
             # statement replaces ("uses B, no longer A"), not a statement that merely mentions A.
             retired = retired or found
             continue
-        if weak_hits and weak is None:
-            first = weak_hits[min(weak_hits)]
-            weak = ClaimDecision(candidate_id, first.action, first.reason, frozenset(weak_hits))
-    return retired or weak
+        if weak_hits:
+            # a weak tie ends one claim, the closest in frame, of the closest candidate (newest on a tie)
+            best = max(weak_hits, key=lambda i: weak_hits[i][0])
+            closeness, verdict = weak_hits[best]
+            if weak is None or closeness > weak[0]:
+                weak = (
+                    closeness,
+                    ClaimDecision(candidate_id, verdict.action, verdict.reason, frozenset([best])),
+                )
+    return named or retired or (weak[1] if weak else None)
 
 
-def _free_text(old: Claim, new: Claim) -> bool:
-    # Only a typed value ties two claims whose attribute is unsaid: free text ("email notifications")
-    # beside a number is no older value of it.
-    return "text" in (old.value.type, new.value.type)
+def _of_its_relation(old: Claim, new: list[Claim]) -> bool:
+    """Whether the old claim is of the relation the new claims state (or either states none)."""
+    return any(not old.head or not c.head or old.head == c.head for c in new)
 
 
-def residue(olds: list[Claim], hit: frozenset[int]) -> list[Claim]:
-    """The claims of a compound unit still true once `hit` end: those of another known attribute (a
-    head) or with a typed value. A clause of free text ("I want to buy a laptop, my budget is …") set
-    the scene of the one that ended: kept apart, it would answer that claim's question in place of
-    its new value."""
-    ended = {olds[i].attribute for i in hit}
-    return [
-        c
-        for i, c in enumerate(olds)
-        if i not in hit and c.attribute and c.attribute not in ended and (c.head or c.value.type != "text")
-    ]
+def residue(olds: list[Claim], hit: frozenset[int], retired: bool = False) -> list[Claim]:
+    """The claims of a compound unit still true once `hit` end: those about another subject, of another
+    known attribute (a head), with a typed value, or of free text that shares no word with what ended.
+    A clause of free text that names what ended ("I want to buy a laptop, my budget is …") set its
+    scene: kept apart, it would answer that claim's question in place of its new value. `retired`: what
+    ends has no successor, and its details (a clause naming nothing of its own) end with it."""
+    ended = [olds[i] for i in hit]
+    subjects = {c.subject for c in ended}
+    attributes = {c.attribute for c in ended}
+    scene = {w for c in ended for w in (*c.qualifier, *c.topic, *fold(c.attribute).split())}
+
+    def still_true(c: Claim) -> bool:
+        if c.subject not in subjects:
+            return True
+        if retired and c.implicit_subject and not (c.head or c.qualifier or c.topic):
+            return False  # "I have a visa, it renews next year": what is retired takes its details
+        if c.attribute in attributes and c.attribute:
+            return False
+        if c.head or not free(c.value):
+            return bool(c.attribute) or not free(c.value)
+        words = {
+            *c.qualifier,
+            *c.topic,
+            *(w for w in fold(c.value.text, keep_space=True).split() if len(w) > 2),
+        }
+        return not words & scene and not any(w in fold(c.value.text) for w in scene if len(w) > 1)
+
+    return [c for i, c in enumerate(olds) if i not in hit and still_true(c)]
 
 
 def residual_text(claims: list[Claim]) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -25,27 +24,24 @@ from app.claims import Claim
 from app.db.models import Job, MemoryUnit
 from app.db.repositories import banks as banks_repo
 from app.db.repositories import embeddings as embeddings_repo
-from app.db.repositories import graph as graph_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import units as units_repo
 from app.errors import Conflict
 from app.providers.embeddings import Embedder
 from app.resolve import by_claim
 from app.resolve.authors import authors
+from app.resolve.candidates import find_candidates
 from app.resolve.claims import ClaimDecision, hedged_over_firm, names_attribute, residue
 from app.resolve.conflicts import (
-    SINGLE_VALUED_RELATIONS,
-    VALUE_TYPES,
-    Facts,
-    Neighbour,
     conflict_reason,
     key_tag,
     same_statement,
 )
 from app.resolve.judge import Judge, JudgedUnit
 from app.resolve.lock import lock_bank
+from app.resolve.order import said_at, said_before
 from app.resolve.restated import file_restatement, restated_head, retire_restatements
-from app.resolve.tuning import BATCH, MAX_CONFIDENCE, NEIGHBOURS, SIMILAR
+from app.resolve.tuning import BATCH, MAX_CONFIDENCE, SIMILAR
 from app.schemas.banks import BankConfig
 from app.webhooks import emit as webhooks
 
@@ -134,7 +130,7 @@ async def _resolve_one(
                 db, head, unit, reason="distiller", actor="resolver", details=details, model=embedder.model
             )
     claims = await by_claim.ensure_claims(db, unit)
-    candidates, unit_facts = await _candidates(db, unit, embedder, claims)
+    candidates, unit_facts = await find_candidates(db, unit, embedder, claims)
     for c in candidates:
         if c.similarity >= config.dedupe_threshold and same_statement(unit, c.unit):
             await merge(db, unit, into=c.unit, similarity=c.similarity, details=details)
@@ -197,8 +193,8 @@ async def _end_claim(
 ) -> str:
     """`new`'s claim ends `old`'s: superseded (a new value) or retired (no successor value). The
     still-true clauses of a compound `old` stay active first, in a residual unit."""
-    keep = residue(old_claims, decision.hit)
-    if keep and said_at(new) >= said_at(old):
+    keep = residue(old_claims, decision.hit, retired=decision.action == "retire")
+    if keep and not said_before(new, old):
         residual = await by_claim.split_off(db, old, keep, embedder, actor="resolver", details=details)
         details = {**details, "residual": str(residual.id)}
     action = "retired" if decision.action == "retire" else "superseded"
@@ -218,52 +214,6 @@ def _judged(unit: MemoryUnit) -> JudgedUnit:
     return JudgedUnit(content=unit.content, tags=list(unit.tags), said_at=unit.valid_from)
 
 
-def _facts(rows: dict[uuid.UUID, Facts], memory_id: uuid.UUID) -> Facts:
-    return rows.get(memory_id) or Facts()
-
-
-async def _candidates(
-    db: AsyncSession, unit: MemoryUnit, embedder: Embedder, claims: list[Claim]
-) -> tuple[list[Neighbour], Facts]:
-    """Active units that could be the same fact or its older value (semantic neighbours, units
-    with the same key tag, units sharing a single-valued relation, the holders of the unit's claimed
-    attributes and the units stating a value it names as replaced), and the unit's own facts."""
-    near = await embeddings_repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
-    similar = {u.id: (u, sim) for u, sim in near}
-    tag = key_tag(unit)
-    extra = await graph_repo.active_related(
-        db, unit, tag, list(SINGLE_VALUED_RELATIONS), exclude=list(similar)
-    )
-    for u, sim in extra:
-        similar.setdefault(u.id, (u, sim))
-    for u, sim in await by_claim.holders(db, unit, claims, exclude=similar):
-        similar.setdefault(u.id, (u, sim))
-    # Read without locks: lock them and keep those still active (maintenance may have archived one
-    # meanwhile), so what is superseded or merged into is what the rows say now.
-    live = {u.id for u in await units_repo.lock_units(db, list(similar)) if u.status == "active"}
-    similar = {uid: pair for uid, pair in similar.items() if uid in live}
-    facts = await load_facts(db, [unit.id, *similar])  # the unit's and theirs in one read
-    return [Neighbour(u, sim, _facts(facts, u.id)) for u, sim in similar.values()], _facts(facts, unit.id)
-
-
-async def load_facts(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, Facts]:
-    facts: dict[uuid.UUID, Facts] = {}
-    for memory_id, entity_id, kind in await graph_repo.unit_entities(db, ids):
-        f = facts.setdefault(memory_id, Facts())
-        if kind == "person":
-            f.persons.add(entity_id)
-        elif kind in VALUE_TYPES:
-            f.values.add(entity_id)
-    for memory_id, subject, relation, obj in await graph_repo.unit_relations(db, ids):
-        facts.setdefault(memory_id, Facts()).relations.add((subject, relation, obj))
-    return facts
-
-
-def said_at(unit: MemoryUnit) -> datetime:
-    """When the unit's statement was made in the world (its valid time), else when it was stored."""
-    return unit.valid_from or unit.created_at
-
-
 async def replace(
     db: AsyncSession,
     old: MemoryUnit,
@@ -278,7 +228,7 @@ async def replace(
     """`new` and the active `old` give two values of one thing: the one said later is the truth. A
     statement older than the active one (a backfill, a late write) becomes history, never the head.
     With the embedding `model`, episodes that restate the old value follow it (`restated.py`)."""
-    if said_at(new) < said_at(old):
+    if said_before(new, old):
         await file_as_history(db, old, new, reason=reason, actor=actor, details=details)
         return "outdated"
     await supersede(db, old, new, reason=reason, actor=actor, details=details, action=action)
@@ -293,7 +243,8 @@ async def file_as_history(
     """`unit` states an older value of what the active `head` states: it joins head's chain at its
     place in valid time, superseded on arrival (valid until the next value was said)."""
     chain = await history_repo.supersede_chain(db, head)  # oldest first, `head` last
-    at = next(i for i, u in enumerate(chain) if said_at(u) > said_at(unit))  # `head` at the latest
+    # `head` at the latest (a unit said before it in its session may name a later day)
+    at = next((i for i, u in enumerate(chain) if said_at(u) > said_at(unit)), len(chain) - 1)
     details = {**details, **authors(chain[at], unit)}
     later = chain[at]
     if at > 0:

@@ -57,7 +57,9 @@ class Source(ReadSchema):
     )
 
 
-ValueType = Literal["amount", "quantity", "number", "date", "weekday", "time", "version", "name", "text"]
+ValueType = Literal[
+    "amount", "quantity", "number", "date", "weekday", "time", "version", "id", "name", "text"
+]
 
 
 class ClaimRead(ReadSchema):
@@ -70,9 +72,10 @@ class ClaimRead(ReadSchema):
         "the statement names none."
     )
     value: str = Field(description="The value as said (e.g. `8000`, `Oslo`, `Wednesdays`).")
-    value_type: Literal[
-        "amount", "quantity", "number", "date", "weekday", "time", "version", "name", "text"
-    ] = Field(description="The value's type, what decides whether two values can be compared.")
+    value_type: ValueType = Field(
+        description="The value's type, what decides whether two values can be compared (`id`: an "
+        "identifier or a contact such as an order number, a phone number or an email)."
+    )
     modality: Literal["firm", "hedged", "retired"] = Field(
         description="`firm`; `hedged` (conditional, never replaces a firm claim); `retired` (ends the claim "
         "without a new value: no longer, 不再)."

@@ -1,23 +1,30 @@
-"""An in-process proxy of the evolution suite for the claim mechanism alone (no stack, seconds):
-claims of the earlier statements and of the new one, and `conflicts` between them. A change passes when
-every claim holding a stale value is ended (a retirement: retired) and one is; a partial update also
-when no claim holding a kept value is ended; a negative when no claim holding a kept value is ended.
+"""An in-process proxy of the evolution suite for the claim mechanism alone (no database, a minute):
+each statement is a unit (direct writes as written; a conversation through the heuristic distiller, in
+process, its units citing the last user turn being the new statement's), and the new unit is decided
+against the earlier ones as the resolver decides (`app.resolve.claims.decide`: one-time happenings,
+one unit ended at most, its still-true clauses kept). A change passes when every claim holding a stale
+value is ended (a retirement: retired); a partial update also when no claim holding a kept value is
+ended; a negative when no claim holding a kept value is ended. The stack adds retrieval (is the
+current value first?) and the order of resolution.
 
-    python -m bench.truth.claims [--split dev|holdout|all] [--show-failures]
+    python -m bench.truth.claims [--split dev|holdout|all] [--show-failures] [--why]
 
 A holdout case's text or failure is never printed: only counts (tune on dev only)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 from collections import Counter
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from functools import cache
 
 import numpy as np
 
 from app.claims import Claim, conflicts, extract
+from app.resolve.claims import decide, is_happening, residue
 from bench.truth.suite import Case, holds, load, select
 
 _vectors: dict[str, np.ndarray] = {}
@@ -52,28 +59,81 @@ class Result:
     why: str  # a failure's kind (a verdict's reason, or what is missing): counted, never the text
 
 
-def _statements(case: Case, mode: str) -> list[tuple[str, list[str]]]:
+Said = list[tuple[str, list[str]]]
+
+
+def _statements(case: Case, mode: str) -> tuple[Said, Said]:
+    """(the earlier units' contents and tags, the new statement's): the writes as given, or the
+    conversation through the heuristic distiller in process (its units; those citing the last user
+    turn are the new statement's)."""
     if mode == "direct":
-        return [(w.content, w.tags) for w in case.writes]
-    return [(t["content"], []) for t in case.turns if t["role"] == "user"]
+        said = [(w.content, w.tags) for w in case.writes]
+        return said[:-1], said[-1:]
+    return asyncio.run(_distilled(case))
+
+
+async def _distilled(case: Case) -> tuple[Said, Said]:
+    from app.distill.heuristic.distiller import HeuristicDistiller
+    from app.distill.taxonomy import bank_taxonomy
+    from app.distill.types import DistillContext, Turn
+    from app.schemas.banks import BankConfig
+
+    config = BankConfig()
+    turns = [
+        Turn(i + 1, i + 1, t["role"], t["content"], None, _T0 + timedelta(minutes=i), {})
+        for i, t in enumerate(case.turns)
+    ]
+    last = max(t.seq for t in turns if t.role == "user")
+    context = DistillContext("truth-proxy", case.id, turns, UTC, [], bank_taxonomy(config.tags))
+    result = await HeuristicDistiller().distill(context)
+    units = [c for c in result.candidates if c.confidence >= config.min_confidence]
+    earlier = [(c.content, list(c.tags)) for c in units if last not in c.source_seqs]
+    new = [(c.content, list(c.tags)) for c in units if last in c.source_seqs]
+    return earlier, new
+
+
+_T0 = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
 
 
 def _claims(text: str, tags: list[str], lang: str) -> list[Claim]:
     return extract(text, lang=lang, tags=tags)
 
 
+def _cosine(a: str, b: str) -> float:
+    missing = [f for f in (a, b) if f not in _vectors]
+    if missing:
+        for frame, vector in zip(missing, _embedder().embed_sync(missing), strict=True):  # type: ignore[attr-defined]
+            _vectors[frame] = np.asarray(vector)
+    return float(_vectors[a] @ _vectors[b])
+
+
 def run_case(case: Case, mode: str) -> Result:
-    said = _statements(case, mode)
-    earlier = [c for text, tags in said[:-1] for c in _claims(text, tags, case.lang)]
-    new = _claims(*said[-1], case.lang)
+    """The new statement's claims against the earlier statements' units, decided as the resolver
+    decides (`app.resolve.claims.decide`: one unit ended at most, its still-true clauses kept)."""
+    said, latest = _statements(case, mode)
+    units = [_claims(text, tags, case.lang) for text, tags in said]
+    new = [c for text, tags in latest for c in _claims(text, tags, case.lang)]
+    happenings: set[int | None] = {u for u, (_, tags) in enumerate(said) if is_happening(tags, units[u])}
+    if latest and is_happening(latest[0][1], new):
+        happenings.add(None)
+    earlier = [c for claims in units for c in claims]
+    unit_of = [u for u, claims in enumerate(units) for _ in claims]
+    candidates = [(u, units[u]) for u in reversed(range(len(units))) if units[u]]
+    decision = decide(new, candidates, _cosine, frozenset(happenings))
     ended: dict[int, str] = {}
     reasons: dict[int, list[str]] = {}
     for i, old in enumerate(earlier):
         for claim in new:
-            verdict = conflicts(old, claim, frame_similarity=frame_similarity(old, claim))
-            reasons.setdefault(i, []).append(verdict.reason)
-            if verdict.action != "keep":
-                ended[i] = verdict.action
+            reasons.setdefault(i, []).append(
+                conflicts(old, claim, frame_similarity=_cosine(old.frame, claim.frame)).reason
+            )
+    if decision is not None:
+        olds = units[decision.candidate_id]
+        still_true = residue(olds, decision.hit, retired=decision.action == "retire")
+        first = unit_of.index(decision.candidate_id)
+        for j, claim in enumerate(olds):
+            if claim not in still_true:
+                ended[first + j] = decision.action
     want = "retire" if case.kind == "retirement" else "supersede"
     stale = [i for i, c in enumerate(earlier) if any(holds(c.text, v) for v in case.stale)]
     kept = [i for i, c in enumerate(earlier) if any(holds(c.text, v) for v in case.keep)]

@@ -83,8 +83,15 @@ async def lock_pending(
     stmt = (
         select(MemoryUnit)
         .where(MemoryUnit.bank_id == bank_id, MemoryUnit.status == "pending")
-        # in the order things were said: valid time, then the order of the turns
-        .order_by(MemoryUnit.valid_from, MemoryUnit.created_at, MemoryUnit.source_seqs, MemoryUnit.id)
+        # in the order things were said: by the order of the turns within what was stored together (a
+        # later turn may name an earlier day: "we upgraded it yesterday"), then by valid time
+        .order_by(
+            MemoryUnit.created_at,
+            MemoryUnit.session_id,
+            MemoryUnit.source_seqs,
+            MemoryUnit.valid_from,
+            MemoryUnit.id,
+        )
         .limit(limit)
         .with_for_update()
     )

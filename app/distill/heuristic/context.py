@@ -34,11 +34,17 @@ def leans_on_turn(claim: str, language: str, matches: list[tuple[Rule, re.Match[
 
 
 def open_slot(recent: list[Turn], turn: Turn) -> Slot | None:
-    """The slot discussed in the last few turns (by anyone: "What is your budget?", "预算是5000")."""
-    for earlier in reversed(recent[-SLOT_WINDOW:]):
+    """The slot discussed in the speaker's last few turns and the other speakers' turns between them
+    (by anyone: "What is your budget?", "预算是5000"): an ordinary turn and its reply in between
+    ("I prefer email") leave it open."""
+    own = 0
+    for earlier in reversed(recent):
         for slot in SLOTS:
             if slot.trigger.search(earlier.content):
                 return slot
+        own += earlier.role == turn.role
+        if own >= SLOT_WINDOW:
+            break
     return None
 
 

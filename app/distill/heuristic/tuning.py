@@ -33,7 +33,8 @@ MIN_CONTENT_CHARS_ZH = 4
 ECHO_OVERLAP = 0.5
 # The other speakers' last turns an echo may restate: an echo answers what was just said.
 ECHO_WINDOW = 3
-# Turns after a slot was discussed in which a bare value still fills it ("budget?" … "5000").
+# The speaker's turns after a slot was discussed in which a bare value still fills it ("budget?" … "5000"):
+# one or two ordinary turns (and their replies) between leave the slot open.
 SLOT_WINDOW = 3
 # Characters either side of a capitalised word read to tell a person from an organisation: a few words.
 ENTITY_CONTEXT_CHARS = 40

@@ -1,0 +1,117 @@
+"""The value of a clause: its first typed value, else what a relation verb names, else a name, else the
+words after the copula, else the object of its verb (English) or what follows its last verb (Chinese)."""
+
+from __future__ import annotations
+
+import re
+
+from app.claims import lexicon as lx
+from app.claims.frames import zh_words
+from app.claims.model import Value
+from app.claims.topic import en_object
+from app.claims.values import Span, find_values
+from app.text import pos_tag
+
+NAME = re.compile(r"(?<![\w'])(?:[A-Z][\w\-]*|[A-Z]{2,}\w*)(?:\s+(?:[A-Z][\w\-]*|\d+(?:\.\d+)*))*")
+# what a value-less clause's value follows when it has no typed value and no name: a copula
+_ZH_PIVOT = re.compile(r"是|用|成|为|变成|换成")
+_EN_PIVOT = re.compile(
+    r"\b(?:is|are|was|were|am|'m|'re|'s|be|became|become|gone|turned|to|into|with|meant|mean)\b",
+    re.IGNORECASE,
+)
+
+
+def main_value(text: str, zh: bool) -> Value | None:
+    """The clause's value: its first typed value, else what a relation verb names, else a name, else
+    the words after the copula (Chinese: after the last verb)."""
+    if not zh:
+        typed = " ".join(s.value.text for s in find_values(text))
+        for pattern, key in lx.RELATIONS_EN:
+            found_relation = pattern.search(text) if key in lx.NAMED_OBJECTS else None
+            named_after = _names(text[found_relation.end() :], zh) if found_relation else []
+            # not a value's part or a value ("moved to Wednesdays", "6000 EUR")
+            named_after = [n for n in named_after if not find_values(n) and n not in typed]
+            if named_after:  # "relocated to Lyon in March", "Harbor Soft uses DeskPilot": what the verb names
+                return Value("name", named_after[0], key=named_after[0].lower())
+    spans = [s for s in find_values(text) if s.value.text not in _NOT_VALUES]
+    if spans:
+        first = spans[0]
+        if first.value.type in ("version", "number") and _PRODUCT_BEFORE.search(text[: first.start]):
+            return _versioned(text, first)
+        return first.value
+    for pattern, _key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
+        match = pattern.search(text)
+        named = (match.groupdict().get("v") or match.groupdict().get("v2")) if match else None
+        if named and strip(_TRAILING_ZH.sub("", named)):
+            named = strip(_TRAILING_ZH.sub("", named))
+            return Value("name", named, key=named.lower())
+    pivot = _ZH_PIVOT if zh else _EN_PIVOT
+    found = list(pivot.finditer(text.replace("用户", "　　") if zh else text))  # 用户 holds no 用
+    if zh and found:
+        rest = strip(_TRAILING_ZH.sub("", text[found[-1].end() :]))
+        if rest:
+            return Value("text", rest)
+    names = _names(text, zh)
+    if names:
+        # the name after the copula is the value ("my GP is Dr Okafor"), else the first
+        after = [n for n in names if found and text.find(n) >= found[0].end()]
+        name = (after or names)[0]
+        return Value("name", name, key=name.lower())
+    if found:
+        rest = strip(text[found[0].end() :])
+        if rest:
+            return Value("text", rest)
+    if zh:
+        return _after_verb(text)
+    obj = en_object(text)
+    return Value("text", obj) if obj else None
+
+
+def _after_verb(text: str) -> Value | None:
+    """What follows a Chinese clause's last verb that leaves content ("更喜欢最后一排了" → 最后一排)."""
+    words = zh_words(text)
+    for i in range(len(words) - 1, -1, -1):
+        if words[i][1].startswith("v"):
+            rest = strip(_TRAILING_ZH.sub("", "".join(w for w, _ in words[i + 1 :]))).lstrip("了")
+            if len(rest) >= 2:
+                return Value("text", rest)
+    return None
+
+
+_NOT_VALUES = frozenset({"一个", "一下", "一点"})
+_PRODUCT_BEFORE = re.compile(r"(?:[A-Z][A-Za-z]*[a-z][A-Z]?[A-Za-z]*|[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]+)\s*$")
+_TRAILING_ZH = re.compile(r"(?:了|吧|啦|呢|的|我|哦|呀|刚好|就行|为主)+[。！!？?]*$")
+
+
+def _versioned(text: str, span: Span) -> Value:
+    product = _PRODUCT_BEFORE.search(text[: span.start])
+    name = product.group(0).strip() if product else ""
+    label = f"{name} {span.value.text}".strip()
+    key = f"{name.lower()} {span.value.key or span.value.text}".strip()
+    return Value("version", label, key=key)
+
+
+def _names(text: str, zh: bool) -> list[str]:
+    if zh:
+        return [w for w, flag in pos_tag(text) if flag in ("nr", "ns", "nt", "nz", "eng", "nrt")]
+    found = []
+    for match in NAME.finditer(text):
+        name = match.group(0).strip()
+        words = name.split()
+        while words and words[0].lower() in lx.EN_NOISE | lx.EN_SELF | {"correction", "dr.", "dr"}:
+            words = words[1:]
+        if words and match.start() == 0 and words[0] == name.split()[0] and _known_word(words[0]):
+            words = words[1:]
+        if words:
+            found.append(" ".join(words))
+    return found
+
+
+def _known_word(word: str) -> bool:
+    from lemminflect import getAllLemmas
+
+    return bool(getAllLemmas(word.lower()))
+
+
+def strip(text: str) -> str:
+    return re.sub(r"^[\s\W]+|[\s\W]+$", "", text)

@@ -1,0 +1,102 @@
+"""The nouns that modify a noun in a clause ("the *kitchen* renovation", "our *Berlin* office", 厨房装修,
+儿子的游泳课): two claims that share a noun but modify it with different nouns speak of two things (the
+kitchen's renovation is not the bathroom's), however alike the rest of their frames."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable
+
+from app.claims import lexicon as lx
+from app.claims.frames import nounish, stem, zh_words
+from app.claims.model import Claim
+
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z\-]*(?:'s)?|\S")
+_ZH_NOUN = ("n", "nr", "ns", "nt", "nz", "ng", "nrt", "nw", "vn", "eng", "j", "s")
+_ZH_LINK = ("的", "之")
+_GAP = "§"  # where a value stood: a value is never a modifier, and it breaks adjacency
+
+
+def _masked(claim: Claim) -> str:
+    text = claim.text
+    values = [claim.value, *claim.mentions, *([claim.old_value] if claim.old_value else [])]
+    for value in sorted({v.text for v in values if v.text.strip()}, key=len, reverse=True):
+        text = text.replace(value, f" {_GAP} ")
+    return text
+
+
+def _en_noun(word: str, left: bool = False) -> bool:
+    """A noun, or on the left a gerund modifying one ("the *staging* database")."""
+    low = word.lower()
+    return (
+        word != _GAP
+        and word[:1].isalpha()
+        and low not in lx.EN_NOISE
+        and low not in lx.EN_SELF
+        and low not in lx.EN_PEOPLE
+        and (nounish(low) or (left and low.endswith("ing")))
+    )
+
+
+_OF = frozenset("to for of from in at".split())
+
+
+def _en_pairs(text: str) -> Iterable[tuple[str, str]]:
+    words = _EN_WORD.findall(text)
+    for i in range(len(words) - 2):  # "the flight to Rome": a place or thing named after the noun
+        noun, word, rest = words[i], words[i + 1], [w for w in words[i + 2 : i + 4] if w.lower() != "the"]
+        if word.lower() in _OF and rest and _en_noun(noun) and rest[0][:1].isupper() and _en_noun(rest[0]):
+            yield stem(noun), stem(rest[0])
+    for left, right in itertools.pairwise(words):
+        owner = left.endswith("'s")
+        left = left.removesuffix("'s")
+        if (
+            _en_noun(left, left=True)
+            and _en_noun(right.removesuffix("'s"))
+            and (owner or not right[:1].isupper())
+        ):
+            yield stem(right.removesuffix("'s")), stem(left)
+
+
+def _zh_pairs(text: str) -> Iterable[tuple[str, str]]:
+    words = [(w, f) for w, f in zh_words(text) if w.strip()]
+    for i in range(1, len(words)):
+        word, flag = words[i]
+        if not (flag.startswith(_ZH_NOUN) or (flag.startswith("v") and len(word) >= 2)):
+            continue
+        j = i - 1
+        if words[j][0] in _ZH_LINK and j > 0:
+            j -= 1
+        left, left_flag = words[j]
+        # jieba tags many compounds' first part a verb (入住时间, 退房时间): any content word modifies
+        content = left_flag.startswith(_ZH_NOUN) or left_flag.startswith(("v", "a"))
+        if content and len(left) >= 2 and left not in lx.ZH_NOISE and _GAP not in left:
+            yield word, left
+
+
+def modifiers(claim: Claim, zh: bool) -> dict[str, str]:
+    """Each noun of the claim's clause that another noun modifies, with that modifier (stems in
+    English), values left out."""
+    text = _masked(claim)
+    return dict(_zh_pairs(text) if zh else _en_pairs(text))
+
+
+def words(claim: Claim, zh: bool) -> set[str]:
+    """The claim's content words as modifiers are compared with (stems in English)."""
+    if zh:
+        return {w for w, _ in zh_words(claim.text)}
+    return {stem(w.removesuffix("'s")) for w in _EN_WORD.findall(claim.text) if w[:1].isalpha()}
+
+
+def modified_apart(old: Claim, new: Claim, zh: bool) -> bool:
+    """Whether the two claims modify a noun they share with different nouns, neither of which the other
+    claim says at all: "the kitchen renovation" and "the bathroom renovation", 北京办公室 and 上海办公室."""
+    a, b = modifiers(old, zh), modifiers(new, zh)
+    if not a or not b:
+        return False
+    old_words, new_words = words(old, zh), words(new, zh)
+    return any(
+        a[noun] != b[noun] and a[noun] not in new_words and b[noun] not in old_words
+        for noun in a.keys() & b.keys()
+    )

@@ -1,0 +1,104 @@
+"""What a claim is about, apart from its wording: its topic (the nouns that narrow its attribute: "the
+*API* *timeout*", 车险) and, when it names none, its main verb ("I *run* 5 km", 我每周*游泳*两次)."""
+
+from __future__ import annotations
+
+import re
+
+from app.claims import lexicon as lx
+from app.claims.frames import en_nouns, lemmas, stem, zh_words
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
+_AUXILIARIES = frozenset(
+    """be is are was were am 'm 're been being have has had 've do does did will would shall should can
+    could may might must get got go goes going went""".split()
+)
+
+
+_ZH_FUNCTION = ("r", "p", "u", "m", "q", "d", "c", "y", "e", "o", "x", "f", "t")  # t: 早上, 今天
+
+
+def topic(qualifier: list[str], clause: str, value: str, zh: bool) -> frozenset[str]:
+    """The words narrowing what the clause is about: English qualifiers (nouns already); in Chinese,
+    where the topic comes first and jieba's noun tags are unreliable, the content words said before
+    the value (车险 in 车险3月续保, 发布窗口 in 我们的发布窗口是…)."""
+    if not zh:
+        return frozenset(qualifier)
+    at = clause.find(value) if value else -1
+    lead = clause[:at] if at > 0 else ""
+    return frozenset(
+        w
+        for w, flag in zh_words(lead)
+        if not flag.startswith(_ZH_FUNCTION)
+        and w not in lx.ZH_NOISE
+        and w not in lx.ZH_PEOPLE
+        and w not in lx.ZH_GENERIC_VERBS
+        and not lx.ZH_CHANGE.fullmatch(w)
+        and len(w) >= 2
+    )
+
+
+def main_verb(text: str, zh: bool) -> str:
+    """The clause's first full verb, as a lemma (English) or a word (Chinese); empty when it has none."""
+    if zh:
+        for word, flag in zh_words(text):
+            if flag.startswith("v") and word not in lx.ZH_NOISE and word not in lx.ZH_GENERIC_VERBS:
+                return word
+        return ""
+    words = [w.lower() for w in _WORD.findall(text)]
+    for word, noun in zip(words, en_nouns(words), strict=True):
+        readings = lemmas(word)
+        if not noun and "VERB" in readings and word not in _AUXILIARIES and word not in lx.EN_NOISE:
+            return readings["VERB"][0]
+    return ""
+
+
+_DETERMINERS = frozenset("a an the my our your his her their this that these those some any".split())
+_OBJECT_ENDS = frozenset(
+    """in on at for to from with by of into about every each per before after during since until
+    because when while if unless and or but so than as""".split()
+)
+
+
+def en_object(text: str) -> str:
+    """The object of an English clause's main verb ("I take *oat milk* in my coffee", "we ship *the
+    mobile app*"): the words after the verb up to a preposition, a conjunction or the end (at most five);
+    empty when the clause has no full verb or it has no object."""
+    words = _WORD.findall(text)
+    low = [w.lower() for w in words]
+    nouns = en_nouns(low)
+    for i, (word, noun) in enumerate(zip(low, nouns, strict=True)):
+        if noun or "VERB" not in lemmas(word) or word in _AUXILIARIES or word in lx.EN_NOISE:
+            continue
+        rest: list[str] = []
+        for later in words[i + 1 :]:
+            if later.lower() in _OBJECT_ENDS or later.lower() in lx.EN_CHANGE_WORDS:
+                break
+            rest.append(later)
+        while rest and rest[0].lower() in _DETERMINERS:
+            rest = rest[1:]
+        return " ".join(rest) if 0 < len(rest) <= 5 else ""
+    return ""
+
+
+def retired_words(clause: str, zh: bool) -> list[str]:
+    """The words naming what a retirement ends: the object of its verb ("I cancelled my *FitZone
+    membership*"), or what comes before the verb when it has none ("the weekly *vendor sync* has been
+    scrapped"); in Chinese the clause's content words (健身房的年卡我已经退了 → 健身房, 年卡)."""
+    if zh:
+        return [
+            w
+            for w, flag in zh_words(clause)
+            if len(w) >= 2
+            and not flag.startswith(_ZH_FUNCTION)
+            and w not in lx.ZH_NOISE
+            and not lx.ZH_RETIRE.search(w)
+        ]
+    ends = lx.EN_RETIRE.search(clause)
+    phrase = en_object(clause) or (clause[: ends.start()] if ends else "")
+    words = [w.lower() for w in _WORD.findall(phrase)]
+    return [
+        stem(w)
+        for w, noun in zip(words, en_nouns(words), strict=True)
+        if noun and w not in lx.EN_NOISE and w not in lx.EN_SELF and len(w) > 2
+    ]
