@@ -21,7 +21,9 @@ EN_CHANGE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|push(?:ed)?|rais(?:ed|ing)|lower(?:ed)?|"
     r"increas(?:ed|ing)|decreas(?:ed|ing)|reduc(?:ed|ing)|cut|upgrad(?:ed|ing)|downgrad(?:ed|ing)|"
     r"bump(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|delay(?:ed)?|"
-    r"stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|went|gone|became|become|"
+    r"stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|"
+    # "went" and "gone" move a value ("went up to 9000", "went to 55ms"), not a person ("went to Boston")
+    r"(?:went|gone)\s+(?:up|down|from|back)|went\s+to(?=\s+[\d$€£¥])|"
     r"now|nowadays|these\s+days|anymore|any\s+more|actually|meant|correction|mixed\s+(?:it\s+)?up|"
     r"no\s+wait|oops|sorry|ugh|updated?|set|configured|"
     r"(?:can|could|will|'ll)\s+(?:go|stretch|do)\s+(?:up\s+)?to)\b",

@@ -237,16 +237,17 @@ class HeuristicDistiller:
             unit = self._clause_unit(
                 turn, clause, language, question, local_time, said, names, size, (short, stated), first
             )
+            if slot is not None and not question and turn.role == "user" and (unit is None or _generic(unit)):
+                # a bare value said while a slot is open fills it, whatever plain kind the clause reads as
+                filled = slot_unit(turn, claim, language, slot, local_time)
+                if filled is not None:
+                    parts.append((filled, False, claim, where))
+                    continue
             if unit is not None:
                 found = _matches(claim, language, turn.role)
                 loose = bool(found) and leans_on_turn(claim, language, found) and unit.tags[0] != "correction"
                 parts.append((unit, loose, claim, where))
                 continue
-            if slot is not None and not question and turn.role == "user":
-                filled = slot_unit(turn, claim, language, slot, local_time)
-                if filled is not None:
-                    parts.append((filled, False, claim, where))
-                    continue
             if claim == quoted or self._noise(claim, turn.role, question, said, names):
                 continue
             if not _is_short(claim, language):
@@ -388,3 +389,8 @@ class HeuristicDistiller:
                 )
             )
         return units
+
+
+def _generic(unit: Candidate) -> bool:
+    """A unit whose kind says nothing of what it is about (a plain fact or episode)."""
+    return unit.tags[0] in ("fact", "episode")

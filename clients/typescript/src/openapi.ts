@@ -50,6 +50,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["service_usage_v1_admin_usage_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/banks": {
         parameters: {
             query?: never;
@@ -466,6 +482,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/banks/{bank_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["bank_usage_v1_banks__bank_id__usage_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/banks/{bank_id}/webhooks": {
         parameters: {
             query?: never;
@@ -587,6 +619,9 @@ export interface components {
             fusion: "rrf" | "weighted";
             /** @default 300 */
             idle_distill_seconds: number;
+            llm_daily_cost?: number | null;
+            llm_daily_tokens?: number | null;
+            llm_models?: components["schemas"]["LLMModels"] | null;
             /** @default 0.5 */
             max_forget_share: number;
             /** @default 0.6 */
@@ -663,6 +698,22 @@ export interface components {
             } | null;
             name?: string | null;
         };
+        BudgetRead: {
+            bank: components["schemas"]["BudgetSpending"] | null;
+            /** Format: date */
+            day: string;
+            exhausted: ("bank" | "global") | null;
+            /** Format: date-time */
+            resets_at: string;
+            service: components["schemas"]["BudgetSpending"];
+        };
+        BudgetSpending: {
+            cost: number | null;
+            limit_cost: number | null;
+            limit_tokens: number | null;
+            spent: boolean;
+            tokens: number;
+        };
         ChannelScore: {
             rank: number;
             score: number;
@@ -682,7 +733,7 @@ export interface components {
             subject: string;
             value: string;
             /** @enum {string} */
-            value_type: "amount" | "quantity" | "number" | "date" | "weekday" | "time" | "version" | "name" | "text";
+            value_type: "amount" | "quantity" | "number" | "date" | "weekday" | "time" | "version" | "id" | "name" | "text";
         };
         DeliveryPage: {
             deliveries: components["schemas"]["DeliveryRead"][];
@@ -897,6 +948,11 @@ export interface components {
             entity: components["schemas"]["PageEntityRead"];
             markdown: string;
             sections: components["schemas"]["PageSection"][];
+        };
+        LLMModels: {
+            distill?: string | null;
+            judge?: string | null;
+            summarise?: string | null;
         };
         MaintenanceRequest: {
             bank_id?: string | null;
@@ -1225,8 +1281,46 @@ export interface components {
             from?: string | null;
             to?: string | null;
         };
+        UsageGroup: {
+            calls: number;
+            completion_tokens: number;
+            cost: number | null;
+            estimated_calls: number;
+            failed_calls: number;
+            key: string;
+            latency_ms_avg: number | null;
+            latency_ms_max: number | null;
+            prompt_tokens: number;
+            total_tokens: number;
+            unpriced_tokens: number;
+        };
+        UsageReport: {
+            bank_id: string | null;
+            budget: components["schemas"]["BudgetRead"];
+            currency: string;
+            /** @enum {string} */
+            group_by: "day" | "operation" | "model";
+            groups: components["schemas"]["UsageGroup"][];
+            /** Format: date-time */
+            since: string;
+            totals: components["schemas"]["UsageTotals"];
+            /** Format: date-time */
+            until: string;
+        };
+        UsageTotals: {
+            calls: number;
+            completion_tokens: number;
+            cost: number | null;
+            estimated_calls: number;
+            failed_calls: number;
+            latency_ms_avg: number | null;
+            latency_ms_max: number | null;
+            prompt_tokens: number;
+            total_tokens: number;
+            unpriced_tokens: number;
+        };
         WebhookCreate: {
-            events: ("memory.created" | "memory.superseded" | "memory.merged" | "memory.forgotten" | "session.distilled" | "job.failed")[];
+            events: ("memory.created" | "memory.superseded" | "memory.merged" | "memory.forgotten" | "session.distilled" | "job.failed" | "budget.exhausted")[];
             url: string;
         };
         WebhookCreated: {
@@ -1514,6 +1608,61 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    service_usage_v1_admin_usage_get: {
+        parameters: {
+            query?: {
+                group_by?: "day" | "operation" | "model";
+                since?: string | null;
+                until?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            422: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -6235,6 +6384,130 @@ export interface operations {
                         title: string;
                         type: string;
                     };
+                };
+            };
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        detail: string;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[] | null;
+                        status: number;
+                        title: string;
+                        type: string;
+                    };
+                };
+            };
+        };
+    };
+    bank_usage_v1_banks__bank_id__usage_get: {
+        parameters: {
+            query?: {
+                group_by?: "day" | "operation" | "model";
+                since?: string | null;
+                until?: string | null;
+            };
+            header?: never;
+            path: {
+                bank_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
                 };
             };
             401: {
