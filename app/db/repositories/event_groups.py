@@ -65,6 +65,7 @@ _APPEND_GROUP = text("""
         FROM fresh f
         JOIN session se ON se.bank_id = f.bank_id AND se.session_id = f.session_id
         JOIN targets t ON t.bank_id = f.bank_id AND t.session_id = f.session_id
+        ORDER BY f.ord  -- ids in arrival (and so seq) order: readers break ties of time by id
     )
     SELECT se.bank_id, se.session_id, se.last_seq, se.distilled_seq,
            ARRAY(SELECT f.ord FROM fresh f WHERE f.bank_id = se.bank_id AND f.session_id = se.session_id
