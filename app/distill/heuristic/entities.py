@@ -25,7 +25,7 @@ _NUMBER = re.compile(
     r"(?<![A-Za-z0-9,.-])\d[\d,]*(?:\.\d+)?k?(?![A-Za-z0-9-])|[零一二两三四五六七八九十百千万]{2,}"
 )
 # not part of a CamelCase or versioned name ("Cloud" of "CloudDesk"): those are products (relations.py)
-_PROPER = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)*(?![\w])")
+_PROPER = re.compile(r"(?<![\w'])[A-Z][a-z]+(?: [A-Z][a-z]+)*(?![\w])")
 _NOT_NAMES = NOT_NAMES
 _PLACE_BEFORE = re.compile(r"\b(?:in|from|near|to|visited|visit|visiting|around)\s+$", re.IGNORECASE)
 _PERSON_BEFORE = re.compile(
