@@ -8,7 +8,9 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml examples/requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
+	# setuptools as the build-system tables ask (>=68; Python 3.11's venv brings 65, which has no bdist_wheel):
+	# tests/client/test_install.py builds the client without build isolation.
+	$(PIP) install --quiet --upgrade pip 'setuptools>=68'
 	# A venv made before the rename holds the old distributions (the service's, whose files include the
 	# `hindsight` script, and the client's): out first, so removing them takes nothing new with it.
 	$(PIP) uninstall --quiet --quiet --yes hindsight hindsight-client

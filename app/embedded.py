@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -25,7 +26,26 @@ PG_DATABASE = "hindsight"
 PG_SYSTEM_USER = "embedded_postgres"
 
 
+def _ephemeral_low() -> int:
+    """The first port of the kernel's range for outgoing connections (32768 when unknown)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port() -> int:
+    """A free loopback port below the kernel's ephemeral range: a port the kernel hands out itself may
+    be taken by an outgoing connection (a client's socket to PostgreSQL) before the server binds it."""
+    low = _ephemeral_low()
+    for _ in range(200):
+        port = random.randint(min(20000, low - 1000), low - 1)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
