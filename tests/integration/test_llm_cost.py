@@ -1,13 +1,14 @@
 """Bounded LLM cost on the real stack (issue 34): a Celery worker of this module's own distils with the
 LLM distiller against a fake OpenAI-compatible server of its own that answers with `usage`. The ledger's
 sums equal what the server billed, each operation calls its own model, a spent budget switches a bank to
-the heuristic distiller with every turn still distilled and tells its hooks once, and the usage routes
-group, price and validate."""
+the heuristic distiller with every turn still distilled and tells its hooks once, the worker's merge
+summary asks the service-wide summariser's model, and the usage routes group, price and validate."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from datetime import timedelta
+import json
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -25,12 +26,13 @@ from tests.conftest import (
 )
 from tests.conftest import wait_for as wait_until
 from tests.factories import Receiver, create_hook, events, finished_job, make_bank, ok, settled, units
-from tests.fake_openai import ChatStep, chat_bodies, create_fake_openai, mirror, serve
+from tests.fake_openai import ChatStep, chat_bodies, create_fake_openai, mirror, reply, serve
 
 MODELS = {
     "llm_model": "default-model",
     "llm_model_distill": "distill-model",
     "llm_model_judge": "judge-model",
+    "llm_model_summarise": "summary-model",
 }
 PRICES = {"distill-model": ModelPrice(prompt=1.0, completion=2.0)}  # per million tokens; judge-model: none
 
@@ -252,6 +254,34 @@ async def test_the_judge_is_asked_on_its_model_charged_to_the_bank_and_skipped_o
     assert [u["status"] for u in await units(sql, spent)] == ["active", "active"]
     [noted] = await sql("SELECT budget FROM llm_budget_exhaustions WHERE bank_id = :bank", bank=spent)
     assert noted["budget"] == "bank"
+
+
+async def test_the_merge_summary_asks_the_service_wide_summarise_model(
+    admin: httpx.AsyncClient, llm: tuple[FastAPI, str], llm_worker: Any, sql: Any
+) -> None:
+    """HINDSIGHT_LLM_MODEL_SUMMARISE, set for the whole service (the worker's environment), is the model
+    the weekly merge's summary asks, and the ledger files the call under it, charged to the merge job."""
+    fake, _ = llm
+    bank = await make_bank(admin, dedupe_threshold=1.0)  # both variants stored, for the merge to join
+    said = (datetime.now(UTC) - timedelta(days=3)).isoformat()
+    for content in ("The user enjoys hiking in the mountains.", "The user enjoys hiking in the mountains!"):
+        body = {"content": content, "tags": ["preference.entertainment"], "occurred_at": said}
+        ok(await admin.post(f"/v1/banks/{bank}/memories", params={"wait": "true"}, json=body), 201)
+    summary = "The user enjoys mountain hiking."
+    fake.state.chat_script = [reply(json.dumps({"content": summary}))]
+    fake.state.requests.clear()
+    started = ok(await admin.post("/v1/admin/maintenance/merge", json={"bank_id": bank}), 202)
+    job = await finished_job(admin, started["job_id"])
+    assert job["status"] == "succeeded", job
+    assert job["result"]["banks"][bank] == {"merged": 1, "summarized": 1}
+    assert [b["model"] for b in chat_bodies(fake)] == ["summary-model"]
+    [active] = await units(sql, bank, status="active")
+    assert active["content"] == summary
+    rows = await sql(
+        "SELECT operation, model, job_id FROM llm_calls WHERE bank_id = :bank AND operation = 'summarise'",
+        bank=bank,
+    )
+    assert [(r["model"], str(r["job_id"])) for r in rows] == [("summary-model", job["id"])]
 
 
 async def test_a_replay_with_the_llm_refuses_while_the_budget_is_spent(
