@@ -1,7 +1,9 @@
 """Request and response examples of every operation, shown in /docs and /openapi.json: the seeds' scenario
 (app/seeds.py), Ana shopping for a laptop with a budget of 5000 that she raises to 8000, as the service
-answered it (`examples.json`, recorded from a run of the scenario, lists cut to two items; keys are
-"METHOD /path", responses by status). `add_examples` puts them into the spec."""
+answered it (`examples.json`, recorded from a run of the scenario, lists cut to two items; the fields the
+scenario leaves empty — an agent, a reranked answer, `context_why` — filled in by hand; keys are
+"METHOD /path", responses by status). `add_examples` puts them into the spec;
+tests/unit/test_openapi_examples.py checks each against its operation's schema."""
 
 from __future__ import annotations
 

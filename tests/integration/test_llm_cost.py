@@ -6,8 +6,8 @@ summary asks the service-wide summariser's model, and the usage routes group, pr
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 import json
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
