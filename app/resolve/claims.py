@@ -70,10 +70,11 @@ def decide(
 ) -> ClaimDecision | None:
     """The candidate the new claims end, candidates given newest first: the newest with a strong
     verdict; else, a weak verdict (attribute unsaid, a change word and a value of the same type) ends
-    one claim, the closest in frame, of the candidate it applies to most closely, never more. A pair
-    with a one-time happening on either side (`happenings`: those candidates' ids, and None for the
-    new unit) conflicts only when the new statement names the old value or announces a change: one
-    visit never replaces another."""
+    one claim, the closest in frame, of the candidate it applies to most closely, never more. A
+    one-time happening (`happenings`: those candidates' ids, and None for the new unit) is true of its
+    moment: an old one ends only by a statement naming its value (one visit never replaces another,
+    and a story's change words end no earlier story); a new one ends an older claim only when it
+    names the old value or announces a change."""
     # A statement that announces a change by a verb of change, a correction or a retirement ("we
     # lowered the timeout to 12 seconds", filed as a life event) is compared by its claims like any other.
     announced = any(c.shift or c.modality == "retired" for c in new)
@@ -83,7 +84,7 @@ def decide(
     for candidate_id, olds in candidates:
         strong_hits: dict[int, Verdict] = {}
         weak_hits: dict[int, tuple[float, Verdict]] = {}
-        explicit_only = (None in happenings or candidate_id in happenings) and not announced
+        explicit_only = candidate_id in happenings or (None in happenings and not announced)
         for i, old in enumerate(olds):
             for claim in new:
                 similarity = frame_similarity(old.frame, claim.frame)
