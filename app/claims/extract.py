@@ -18,13 +18,16 @@ from app.claims.values import find_values, free
 from app.text import has_cjk, split_sentences
 
 MAX_CHARS = 20_000  # a statement longer than this is read up to here: claims live in short clauses
+# A comma between digits is a thousands separator ("$8,000"), a colon between digits a time of day
+# ("9:45"): neither ends a clause.
+_THOUSANDS = r",(?!(?<=\d,)\d{3}(?!\d))"
 _EN_CLAUSE = re.compile(
-    r"\s*[;,]\s*|\s+(?:but|so|while|whereas|although)\s+|\s+and\s+(?=(?:i|we|my|"
+    r"\s*;\s*|\s*" + _THOUSANDS + r"\s*|\s+(?:but|so|while|whereas|although)\s+|\s+and\s+(?=(?:i|we|my|"
     r"our|he|she|they|the|it)\b)",
     re.IGNORECASE,
 )
 _EN_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
-_ZH_CLAUSE = re.compile(r"[,;，；:：]|但是|不过|而且|并且")
+_ZH_CLAUSE = re.compile(_THOUSANDS + r"|:(?!(?<=\d:)\d{2}(?!\d))|[;，；：]|但是|不过|而且|并且")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
 _ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof|St|Mt|No|vs|etc|approx)\.(?=\s)", re.IGNORECASE)
 _LEAD_NOT_EN = re.compile(r"^\s*(?:and\s+|but\s+)?not\s+(?P<old>.+)$", re.IGNORECASE)
@@ -256,6 +259,10 @@ def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
     match = lx.EN_FROM_TO.search(clause) or lx.EN_SWAP.search(clause)
     if match:
         return match.group("old"), match.group("new"), clause[: match.start()]
+    moved = lx.EN_CHANGE_TO.search(clause)
+    if moved:  # "after the outage we lowered the timeout to 12 s": the value is what it moved to
+        group = "new" if moved.group("new") else "new2"
+        return "", moved.group(group), clause[: moved.start(group)]
     for pattern in (lx.EN_INSTEAD, lx.EN_NOT):
         found = pattern.search(clause)
         if found:

@@ -13,6 +13,14 @@ EN_FROM_TO = re.compile(r"\bfrom\s+(?P<old>.+?)\s+(?:to|into)\s+(?P<new>.+)", re
 EN_SWAP = re.compile(
     r"\b(?:trad|swapp|exchang|replac)(?:ed|ing)\s+(?P<old>.+?)\s+(?:for|with)\s+(?P<new>.+)", re.IGNORECASE
 )
+# a verb of change and what it moves the value to ("we lowered the timeout to 12 s", "pushed the
+# launch back to May", "the rent went up to 900")
+EN_CHANGE_TO = re.compile(
+    r"\b(?:switch|mov|chang|push|rais|lower|increas|decreas|reduc|cut|upgrad|downgrad|bump|extend|"
+    r"shorten|reschedul|postpon|delay|migrat|updat|adjust|set)\w*\b[^.;]*?\b(?:to|into|until|till)\s+(?P<new>.+)"
+    r"|\b(?:up|down)\s+to\s+(?P<new2>.+)",
+    re.IGNORECASE,
+)
 EN_INSTEAD = re.compile(
     r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>(?:[^,.;]|\.(?=\d))+)", re.I
 )

@@ -169,7 +169,8 @@ _PATTERNS = [
     ("amount", rf"[$€£¥]\s?{_NUM}(?:\s?(?:k|K|thousand|million)\b)?"),
     ("amount", rf"{_NUM}\s?(?:k|K|thousand|million|千|万|w|W|百)?\s?(?:{_CUR_ALT})(?![A-Za-z])"),
     ("quantity", rf"(?<![0-9A-Za-z.]){_NUM}\s?(?:{_UNIT_ALT})(?![A-Za-z])"),
-    ("quantity", rf"{_ZH_NUM}\s?(?:{_UNIT_ALT})"),
+    # a Latin unit never runs into a word ("4471 should" holds no seconds)
+    ("quantity", rf"{_ZH_NUM}\s?(?:{_UNIT_ALT})(?![A-Za-z])"),
     ("number", rf"{_NUM}\s?(?:万|千|k\b|K\b)|(?<![0-9A-Za-z.]){_NUM}(?!\.?\d|[0-9A-Za-z])|{_ZH_NUM}(?=万)万"),
 ]
 _FINDER = re.compile("|".join(f"(?P<{kind}{i}>{p})" for i, (kind, p) in enumerate(_PATTERNS)), re.IGNORECASE)
