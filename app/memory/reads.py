@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, NotRequired, TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -79,8 +79,8 @@ async def read_one(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID)
     return model.model_copy(update={"why": whys.get(model.id)})
 
 
-class UnitFilters(TypedDict):
-    """Which of the bank's units a listing returns (None: no condition)."""
+class UnitFilters(TypedDict, total=False):
+    """Which of the bank's units a listing returns (None or left out: no condition)."""
 
     statuses: list[str] | None
     tag: str | None  # the tag and everything under it
@@ -89,15 +89,15 @@ class UnitFilters(TypedDict):
     since: datetime | None
     until: datetime | None
     as_of: datetime | None  # only units active at that instant
-    agent_id: NotRequired[str | None]  # only units this agent wrote
+    agent_id: str | None  # only units this agent wrote
 
 
 async def list_page(
     db: AsyncSession,
     bank: ConfiguredBank,
     *,
-    after: tuple[datetime, uuid.UUID] | None,
     limit: int,
+    after: tuple[datetime, uuid.UUID] | None = None,
     **filters: Unpack[UnitFilters],
 ) -> MemoryPage:
     """List the bank's units, newest first, filtered, a page at a time."""

@@ -310,18 +310,18 @@ async def list_units(
     db: AsyncSession,
     bank_id: str,
     *,
-    statuses: list[str] | None,
-    tag: str | None,
-    entity: str | None,
-    session_id: str | None,
-    since: datetime | None,
-    until: datetime | None,
-    as_of: datetime | None,
-    after: tuple[datetime, uuid.UUID] | None,
     limit: int,
+    after: tuple[datetime, uuid.UUID] | None = None,
+    statuses: list[str] | None = None,
+    tag: str | None = None,
+    entity: str | None = None,
+    session_id: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    as_of: datetime | None = None,
     agent_id: str | None = None,
 ) -> list[MemoryUnit]:
-    """Newest first, keyset-paginated on (created_at, id)."""
+    """Return the bank's units newest first, keyset-paginated on (created_at, id); None: no condition."""
     stmt = select(MemoryUnit).where(MemoryUnit.bank_id == bank_id)
     if statuses:
         stmt = stmt.where(MemoryUnit.status.in_(statuses))
