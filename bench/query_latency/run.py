@@ -10,7 +10,6 @@ import os
 import shutil
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -105,7 +104,7 @@ def run_size(
     db_facts = asyncio.run(server_facts(url))
 
     queries = make_queries(gen.world, max(args.queries, 50), args.seed)
-    admin_key = "bench-admin-" + uuid.uuid4().hex
+    admin_key = services.admin_key()
     # The limiter stays on the path without throttling the load's appends.
     env = services.service_env(url, stack.redis_url, admin_key, HINDSIGHT_RATE_LIMIT_PER_SECOND="100000")
     cases: dict[str, Any] = {}
