@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, TypedDict, Unpack
+from typing import Any, Unpack
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,6 +16,7 @@ from app.db.repositories import events as events_repo
 from app.db.repositories import graph as graph_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import units as units_repo
+from app.db.repositories.units import UnitFilters
 from app.errors import NotFound
 from app.memory.why import explain
 from app.schemas.common import cursor_after
@@ -77,19 +78,6 @@ async def read_one(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID)
     model = await read_model(db, await get(db, bank, memory_id), with_events=True)
     whys = await explain(db, [model], bank.timezone, bank.config)
     return model.model_copy(update={"why": whys.get(model.id)})
-
-
-class UnitFilters(TypedDict, total=False):
-    """Which of the bank's units a listing returns (None or left out: no condition)."""
-
-    statuses: list[str] | None
-    tag: str | None  # the tag and everything under it
-    entity: str | None
-    session_id: str | None
-    since: datetime | None
-    until: datetime | None
-    as_of: datetime | None  # only units active at that instant
-    agent_id: str | None  # only units this agent wrote
 
 
 async def list_page(
