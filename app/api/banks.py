@@ -88,15 +88,7 @@ async def delete_bank(
 async def create_key(body: KeyCreate, bank: BankDep, db: SessionDep, _: AdminDep) -> KeyCreated:
     """Issue a bank-scoped key (admin key). The key is shown once; only its hash is stored."""
     key, secret = await service.create_key(db, bank.row, body)
-    return KeyCreated(
-        id=key.id,
-        bank_id=key.bank_id,
-        key=secret,
-        scopes=key.scopes,
-        name=key.name,
-        agent_id=key.agent_id,
-        created_at=key.created_at,
-    )
+    return KeyCreated.of(key, key=secret)
 
 
 @router.delete("/{bank_id}/keys/{key_id}", status_code=status.HTTP_204_NO_CONTENT, responses=IN_A_BANK)

@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 
 BACKOFF_SECONDS = 5.0
 
+Push = tuple[str, str, list[dict[str, Any]]]  # (bank_id, session_id, turns)
+
 
 def working_memory_key(bank_id: str, session_id: str) -> str:
     return "hindsight:wm:" + composite_key(bank_id, session_id)
@@ -34,28 +36,20 @@ class WorkingMemory:
         self._quiet_until = 0.0
 
     async def push(self, bank_id: str, session_id: str, turns: list[dict[str, Any]]) -> bool:
-        if not turns or time.monotonic() < self._quiet_until:
+        if not turns:
             return False
-        key = working_memory_key(bank_id, session_id)
-        try:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.rpush(key, *(json.dumps(t, default=str) for t in turns))
-                pipe.ltrim(key, -self._max_turns, -1)
-                pipe.expire(key, self._ttl)
-                await pipe.execute()
-        except (RedisError, OSError) as exc:
-            self._quiet_until = time.monotonic() + BACKOFF_SECONDS
-            WORKING_MEMORY_FAILURES.inc()
-            log.warning("working memory write failed for %s/%s: %s", bank_id, session_id, exc)
-            return False
-        return True
+        return await self._write([(bank_id, session_id, turns)], f"{bank_id}/{session_id}", transaction=True)
 
-    async def push_many(self, pushes: list[tuple[str, str, list[dict[str, Any]]]]) -> bool:
+    async def push_many(self, pushes: list[Push]) -> bool:
         """Several sessions' turns (bank_id, session_id, turns), in order, in one round trip."""
+        return await self._write(pushes, f"{len(pushes)} sessions", transaction=False)
+
+    async def _write(self, pushes: list[Push], what: str, *, transaction: bool) -> bool:
+        """Append each session's turns to its list (trimmed, TTL renewed) in one pipeline, or say False."""
         if not pushes or time.monotonic() < self._quiet_until:
             return False
         try:
-            async with self._redis.pipeline(transaction=False) as pipe:
+            async with self._redis.pipeline(transaction=transaction) as pipe:
                 for bank_id, session_id, turns in pushes:
                     key = working_memory_key(bank_id, session_id)
                     pipe.rpush(key, *(json.dumps(t, default=str) for t in turns))
@@ -65,7 +59,7 @@ class WorkingMemory:
         except (RedisError, OSError) as exc:
             self._quiet_until = time.monotonic() + BACKOFF_SECONDS
             WORKING_MEMORY_FAILURES.inc()
-            log.warning("working memory write failed for %d sessions: %s", len(pushes), exc)
+            log.warning("working memory write failed for %s: %s", what, exc)
             return False
         return True
 

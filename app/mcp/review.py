@@ -32,17 +32,7 @@ async def memory_proposals(s: Services, principal: Principal, args: ProposalsArg
         bank = await bank_for(db, principal, args.bank_id, ("read", "review"))
         async with s.read_session(db) as read:
             page = await reads.list_page(
-                read,
-                bank,
-                statuses=["proposed"],
-                tag=None,
-                entity=None,
-                session_id=None,
-                since=None,
-                until=None,
-                as_of=None,
-                after=None,
-                limit=args.limit or DEFAULT_PROPOSALS,
+                read, bank, statuses=["proposed"], limit=args.limit or DEFAULT_PROPOSALS
             )
     proposals = [_proposal(m) for m in page.memories]
     lines = [f"- {p['id']} ({p['agent_id'] or 'no agent'}): {p['content']}" for p in proposals]

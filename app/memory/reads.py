@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, NotRequired, TypedDict, Unpack
+from typing import Any, Unpack
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,6 +16,7 @@ from app.db.repositories import events as events_repo
 from app.db.repositories import graph as graph_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import units as units_repo
+from app.db.repositories.units import UnitFilters
 from app.errors import NotFound
 from app.memory.why import explain
 from app.schemas.common import cursor_after
@@ -79,25 +80,12 @@ async def read_one(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID)
     return model.model_copy(update={"why": whys.get(model.id)})
 
 
-class UnitFilters(TypedDict):
-    """Which of the bank's units a listing returns (None: no condition)."""
-
-    statuses: list[str] | None
-    tag: str | None  # the tag and everything under it
-    entity: str | None
-    session_id: str | None
-    since: datetime | None
-    until: datetime | None
-    as_of: datetime | None  # only units active at that instant
-    agent_id: NotRequired[str | None]  # only units this agent wrote
-
-
 async def list_page(
     db: AsyncSession,
     bank: ConfiguredBank,
     *,
-    after: tuple[datetime, uuid.UUID] | None,
     limit: int,
+    after: tuple[datetime, uuid.UUID] | None = None,
     **filters: Unpack[UnitFilters],
 ) -> MemoryPage:
     """List the bank's units, newest first, filtered, a page at a time."""

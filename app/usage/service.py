@@ -36,8 +36,8 @@ async def bank_report(
     today = BudgetRead(
         day=status.day,
         resets_at=status.resets_at,
-        bank=_spending(status.bank),
-        service=_spending(status.service),
+        bank=BudgetSpending.of(status.bank),
+        service=BudgetSpending.of(status.service),
         exhausted=spent.budget if spent is not None else None,
     )
     return _report(bank.id, start, end, group_by, budget.prices, rows, today)
@@ -68,7 +68,7 @@ async def service_report(
         day=day,
         resets_at=resets_at,
         bank=None,
-        service=_spending(service),
+        service=BudgetSpending.of(service),
         exhausted="global" if service.spent else None,
     )
     return _report(None, start, end, group_by, budget.prices, rows, today)
@@ -85,16 +85,6 @@ def window(since: datetime | None, until: datetime | None, tz: tzinfo) -> tuple[
             errors=[{"loc": ["query", "since"], "msg": "must be before until", "type": "value_error"}],
         )
     return start, end
-
-
-def _spending(spending: Spending) -> BudgetSpending:
-    return BudgetSpending(
-        tokens=spending.tokens,
-        cost=spending.cost,
-        limit_tokens=spending.limit_tokens,
-        limit_cost=spending.limit_cost,
-        spent=spending.spent,
-    )
 
 
 def _report(

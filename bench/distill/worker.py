@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
-import uuid
 from typing import Any
 
 from bench.distill.conversation import BATCH
@@ -77,7 +76,7 @@ def wait_until(database_url: str, bank_id: str, done: Any, timeout: float) -> tu
 def through_worker(
     s: services.Stack, sessions: list[tuple[str, list[dict[str, Any]]]], args: argparse.Namespace
 ) -> dict[str, Any]:
-    admin_key = "bench-admin-" + uuid.uuid4().hex
+    admin_key = services.admin_key()
     env = services.service_env(
         s.database_url,
         s.redis_url,

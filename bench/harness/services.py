@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,11 @@ def stack(database_url: str | None, redis_url: str | None) -> Iterator[Stack]:
             pids.append(redis.process.pid)
         upgrade(database_url)
         yield Stack(database_url, redis_url, work, pids)
+
+
+def admin_key() -> str:
+    """Make a fresh admin key for the services a benchmark starts."""
+    return "bench-admin-" + uuid.uuid4().hex
 
 
 def service_env(database_url: str, redis_url: str, admin_key: str, **extra: str) -> dict[str, str]:

@@ -109,7 +109,7 @@ async def count_check(database_url: str, bank_id: str, expected: int) -> dict[st
 
 
 def run_config(s: services.Stack, workers: int | None, args: argparse.Namespace) -> dict[str, Any]:
-    admin_key = "bench-admin-" + uuid.uuid4().hex
+    admin_key = services.admin_key()
     bank_id = f"bench-ingest-{uuid.uuid4().hex[:8]}"
     env = services.service_env(
         s.database_url,

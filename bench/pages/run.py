@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     args = cli.parse_program(parser, argv, OUT, (SECTION, render))
     if args is None:
         return 0
-    admin = "bench-admin-" + uuid.uuid4().hex
+    admin = services.admin_key()
     with services.stack(args.database_url, args.redis_url) as stack:
         # The per-key limiter stays on the path (its Redis call is part of a request) but never refuses.
         limits = {"HINDSIGHT_RATE_LIMIT_PER_SECOND": "100000", "HINDSIGHT_RATE_LIMIT_BURST": "100000"}

@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quiet_wait:
         measure.wait_for_quiet(args.quiet_cpu, args.quiet_wait)
     sizes = [int(n) for n in args.units.split(",")]
-    key = "bench-admin-" + uuid.uuid4().hex
+    key = services.admin_key()
     with services.stack(args.database_url, args.redis_url) as s:
         env = services.service_env(s.database_url, s.redis_url, key)
         with services.api(env, s.work / "api.log") as (base, pid):

@@ -17,13 +17,12 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from bench.harness.measure import percentiles
 from bench.harness.services import ROOT
-from bench.query_latency.queries import BenchQuery
+from bench.query_latency.http_timer import QueryRun, query_client
 
 
 @contextlib.contextmanager
@@ -55,37 +54,21 @@ def fake_reranker(delay_ms: float, log_path: Path) -> Iterator[tuple[str, int]]:
 
 
 def measure_overhead(
-    base: str,
-    admin_key: str,
-    bank_id: str,
-    queries: list[BenchQuery],
-    n: int,
-    anchor: datetime,
-    warmup: int,
-    before: Callable[[], dict[str, Any]],
-    delay_ms: float,
+    base: str, run: QueryRun, before: Callable[[], dict[str, Any]], delay_ms: float
 ) -> dict[str, Any]:
     """`n` queries with the stage off and `n` with it on, alternately, after `warmup` of each."""
-    import httpx
-
-    path = f"/v1/banks/{bank_id}/query"
+    queries, anchor = run.queries, run.anchor
     wall: dict[bool, list[float]] = {False: [], True: []}
     took: dict[bool, list[float]] = {False: [], True: []}
     outcomes: Counter[str] = Counter()
-    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {admin_key}"}, timeout=120) as client:
-        for k in range(warmup):
+    with query_client(base, run) as post:
+        for k in range(run.warmup):
             for on in (False, True):
-                body = {**queries[k % len(queries)].body(anchor), "rerank": on}
-                client.post(path, json=body).raise_for_status()
+                post({**queries[k % len(queries)].body(anchor), "rerank": on})
         conditions = before()
-        for k in range(2 * n):
+        for k in range(2 * run.n):
             on = k % 2 == 1
-            body = {**queries[(k // 2) % len(queries)].body(anchor), "rerank": on}
-            t = time.perf_counter()
-            response = client.post(path, json=body)
-            ms = (time.perf_counter() - t) * 1000
-            response.raise_for_status()
-            answer = response.json()
+            ms, answer = post({**queries[(k // 2) % len(queries)].body(anchor), "rerank": on})
             wall[on].append(ms)
             took[on].append(float(answer["took_ms"]))
             if on:
@@ -95,7 +78,7 @@ def measure_overhead(
     return {
         "conditions": conditions,
         "delay_ms": delay_ms,
-        "queries_per_arm": n,
+        "queries_per_arm": run.n,
         "off": {"client_wall_ms": off_wall, "server_took_ms": off_took},
         "on": {"client_wall_ms": on_wall, "server_took_ms": on_took, "outcomes": dict(outcomes)},
         "overhead_ms": {

@@ -10,7 +10,6 @@ import os
 import shutil
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,7 +22,7 @@ from bench import query_latency
 from bench.harness import cli, services
 from bench.harness.measure import log, machine, rss_mib, uvicorn_processes, wait_for_quiet
 from bench.query_latency.channel_sql import embed_query_ms, explain_cases, measure_sql, prepare
-from bench.query_latency.http_timer import measure_http
+from bench.query_latency.http_timer import QueryRun, measure_http
 from bench.query_latency.loader import active_units, load_bank, server_facts
 from bench.query_latency.queries import BenchQuery, make_queries
 from bench.query_latency.report import SECTION, TARGET, docs_section, print_table
@@ -105,9 +104,10 @@ def run_size(
     db_facts = asyncio.run(server_facts(url))
 
     queries = make_queries(gen.world, max(args.queries, 50), args.seed)
-    admin_key = "bench-admin-" + uuid.uuid4().hex
+    admin_key = services.admin_key()
     # The limiter stays on the path without throttling the load's appends.
     env = services.service_env(url, stack.redis_url, admin_key, HINDSIGHT_RATE_LIMIT_PER_SECOND="100000")
+    query_run = QueryRun(admin_key, bank_id, queries, args.queries, gen.anchor, args.warmup)
     cases: dict[str, Any] = {}
     rerank: dict[str, Any] | None = None
     with contextlib.ExitStack() as running:
@@ -122,9 +122,7 @@ def run_size(
             def ours() -> list[int]:
                 return [pid, os.getpid(), *stack.own_pids(), *extra]
 
-            return measure_http(
-                at, admin_key, bank_id, queries, args.queries, gen.anchor, args.warmup, wait, ours
-            )
+            return measure_http(at, query_run, wait, ours)
 
         http = timed(base, [])
         rss = rss_mib(pid)
@@ -152,9 +150,7 @@ def run_size(
             rerank_url, _ = running.enter_context(fake_reranker(delay, work / "fake-rerank.log"))
             rerank_env = {**env, "HINDSIGHT_RERANK_URL": rerank_url, "HINDSIGHT_RERANK_KIND": "tei"}
             at, _ = running.enter_context(services.api(rerank_env, work / f"api-rerank-{units_n}.log"))
-            rerank = measure_overhead(
-                at, admin_key, bank_id, queries, args.queries, gen.anchor, args.warmup, before, delay
-            )
+            rerank = measure_overhead(at, query_run, before, delay)
             log(f"  {summary(rerank)}")
 
     model = get_model()

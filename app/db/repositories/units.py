@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from sqlalchemy import ColumnElement, any_, bindparam, delete, func, select, text, tuple_, update
 from sqlalchemy.dialects.postgresql import ARRAY, UUID, aggregate_order_by, insert
@@ -306,28 +306,34 @@ def tag_filter(tags: list[str]) -> ColumnElement[bool]:
     return text(sql).bindparams(**params)  # type: ignore[return-value]
 
 
+class UnitFilters(TypedDict, total=False):
+    """Which of the bank's units a listing returns (None or left out: no condition)."""
+
+    statuses: list[str] | None
+    tag: str | None  # the tag and everything under it
+    entity: str | None
+    session_id: str | None
+    since: datetime | None
+    until: datetime | None
+    as_of: datetime | None  # only units active at that instant
+    agent_id: str | None  # only units this agent wrote
+
+
 async def list_units(
     db: AsyncSession,
     bank_id: str,
     *,
-    statuses: list[str] | None,
-    tag: str | None,
-    entity: str | None,
-    session_id: str | None,
-    since: datetime | None,
-    until: datetime | None,
-    as_of: datetime | None,
-    after: tuple[datetime, uuid.UUID] | None,
     limit: int,
-    agent_id: str | None = None,
+    after: tuple[datetime, uuid.UUID] | None = None,
+    **filters: Unpack[UnitFilters],
 ) -> list[MemoryUnit]:
     """Newest first, keyset-paginated on (created_at, id)."""
     stmt = select(MemoryUnit).where(MemoryUnit.bank_id == bank_id)
-    if statuses:
+    if statuses := filters.get("statuses"):
         stmt = stmt.where(MemoryUnit.status.in_(statuses))
-    if tag:  # a tag and everything under it
+    if tag := filters.get("tag"):
         stmt = stmt.where(tag_filter([tag]))
-    if entity:
+    if entity := filters.get("entity"):
         stmt = stmt.where(
             MemoryUnit.id.in_(
                 select(MemoryEntity.memory_id)
@@ -335,15 +341,15 @@ async def list_units(
                 .where(Entity.bank_id == bank_id, Entity.canonical_name == canonical(entity))
             )
         )
-    if session_id:
+    if session_id := filters.get("session_id"):
         stmt = stmt.where(MemoryUnit.session_id == session_id)
-    if agent_id:
+    if agent_id := filters.get("agent_id"):
         stmt = stmt.where(MemoryUnit.agent_id == agent_id)
-    if since:
+    if since := filters.get("since"):
         stmt = stmt.where(MemoryUnit.created_at >= since)
-    if until:
+    if until := filters.get("until"):
         stmt = stmt.where(MemoryUnit.created_at < until)
-    if as_of:
+    if as_of := filters.get("as_of"):
         stmt = stmt.where(MemoryUnit.created_at <= as_of, MemoryUnit.id.in_(active_as_of(bank_id, as_of)))
     if after:
         stmt = stmt.where(tuple_(MemoryUnit.created_at, MemoryUnit.id) < tuple_(*after))
