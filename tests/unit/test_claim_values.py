@@ -1,0 +1,39 @@
+"""A claim's value read whole: digits joined by a thousands separator or a time's colon stay one value,
+a unit is a word of its own, and a verb of change names the value it moves to."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.claims import extract, find_values
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [("My savings goal for this year is $8,000.", 8000.0), ("The deposit is €12,500, due Friday.", 12500.0)],
+)
+def test_a_thousands_separator_ends_no_clause(text: str, number: float) -> None:
+    [claim, *_] = extract(text)
+    assert claim.value.type == "amount"
+    assert claim.value.number == number
+
+
+def test_a_time_of_day_is_one_value_in_chinese() -> None:
+    [claim] = extract("周会改到每周三上午9:30。")
+    assert "9:30" in claim.text
+
+
+def test_a_unit_never_runs_into_a_word() -> None:
+    assert not [s for s in find_values("order 4471 should ship soon") if s.value.type == "quantity"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("After Tuesday's incident we lowered the gateway timeout to 1200 ms.", "1200 ms"),
+        ("On Monday the team pushed the launch back to 14:00.", "14:00"),
+        ("The landlord put the rent up to €1,240.", "€1,240"),
+    ],
+)
+def test_a_verb_of_change_names_the_value_it_moves_to(text: str, value: str) -> None:
+    assert extract(text)[0].value.text == value
