@@ -1,5 +1,7 @@
 // The client: every operation of the API, grouped as the Python client groups them (`hs.banks`,
 // `hs.events`, `hs.memories`, …). Lists are async iterators that follow `next_cursor` by themselves.
+// randomUUID from node:crypto: Node 18 has no global `crypto` without a flag.
+import { randomUUID } from "node:crypto";
 import { JobTimeoutError } from "./errors.js";
 import { type ClientOptions, type Query, type Request, Transport, seg } from "./http.js";
 import { MemorySession, type MemorySessionOptions } from "./session.js";
@@ -37,7 +39,7 @@ export type EventInput = Omit<EventIn, "external_id"> & { external_id?: string |
 
 /** A new `external_id` for an event the caller gave none, so a retried append stores it once. */
 export function withExternalId(event: EventInput): EventIn {
-  return { ...event, external_id: event.external_id ?? `hsc-${crypto.randomUUID().replaceAll("-", "")}` };
+  return { ...event, external_id: event.external_id ?? `hsc-${randomUUID().replaceAll("-", "")}` };
 }
 
 /** Failed, or succeeded and (a distillation) searchable: what waiting for a job waits for. */
