@@ -83,15 +83,13 @@ def test_the_packed_package_type_checks_in_a_fresh_project(built: Path, tmp_path
 
     project = tmp_path / "app"
     project.mkdir()
+    # The optional peers as a user adds them, at the client's locked versions, from its lockfile's entries
+    # (npm ci put their tarballs in the cache, and an offline install needs no registry metadata).
+    lock = peers_lock(built / "package-lock.json")
+    (project / "package-lock.json").write_text(json.dumps(lock, indent=1))
+    dependencies = {**lock["packages"][""]["dependencies"], "hindsight-memory": f"file:{tarball}"}
     (project / "package.json").write_text(
-        json.dumps(
-            {
-                "name": "fresh",
-                "private": True,
-                "type": "module",
-                "dependencies": {"hindsight-memory": f"file:{tarball}"},
-            }
-        )
+        json.dumps({"name": "fresh", "private": True, "type": "module", "dependencies": dependencies})
     )
     run(["npm", "install", "--offline", "--no-audit", "--no-fund"], project)
     (project / "tsconfig.json").write_text(
@@ -106,25 +104,66 @@ def test_the_packed_package_type_checks_in_a_fresh_project(built: Path, tmp_path
                     "types": ["node"],
                     "typeRoots": [str(built / "node_modules" / "@types")],
                 },
-                "files": ["main.ts"],
+                "files": ["main.ts", "tools.ts"],
             }
         )
     )
-    shutil.copy(built / "test" / "consumer" / "main.ts", project / "main.ts")
+    # main.ts uses the main entry; tools.ts the /ai and /langchain entries with the frameworks' types.
+    for name in ("main.ts", "tools.ts"):
+        shutil.copy(built / "test" / "consumer" / name, project / name)
     # A type error fails the test; so does the package resolving to anything but its declarations.
-    run([str(built / "node_modules" / ".bin" / "tsc"), "-p", "tsconfig.json"], project)
+    tsc = str(built / "node_modules" / ".bin" / "tsc")
+    run([tsc, "-p", "tsconfig.json"], project)
     (project / "wrong.ts").write_text(
         'import { Hindsight } from "hindsight-memory";\n'
         'new Hindsight().query("acme", "q", { top_k: "five" });\n'
     )
+    (project / "tsconfig.wrong.json").write_text(
+        json.dumps({"extends": "./tsconfig.json", "files": ["wrong.ts"]})
+    )
     wrong = subprocess.run(
-        [str(built / "node_modules" / ".bin" / "tsc"), "--noEmit", "-p", "tsconfig.json", "wrong.ts"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
+        [tsc, "-p", "tsconfig.wrong.json"], cwd=project, capture_output=True, text=True, check=False
     )
     assert wrong.returncode != 0
+    # Refused for the reason meant (top_k is a number), not for the command line or a missing module.
+    assert re.search(r"^wrong\.ts\(2,\d+\): error TS2322", wrong.stdout, re.M), wrong.stdout
+
+
+# What the consumer project installs beside the package: the optional peers, zod (ai's peer) and the
+# json-schema types that ai's declarations import (a strict project without skipLibCheck needs them).
+PEERS = ("ai", "@langchain/core", "zod", "@types/json-schema")
+
+
+def peers_lock(lockfile: Path) -> dict[str, Any]:
+    """A lockfile (v3) of a project depending on PEERS at the versions `lockfile` pins, with the entries
+    of everything they need, copied from it."""
+    packages: dict[str, Any] = json.loads(lockfile.read_text())["packages"]
+
+    def where(name: str, parent: str) -> str:
+        # Node's resolution over the lockfile's paths: nested under the parent first, then up.
+        while True:
+            path = f"{parent}/node_modules/{name}" if parent else f"node_modules/{name}"
+            if path in packages:
+                return path
+            assert parent, f"{name} is not in the lockfile"
+            parent = parent.rpartition("/node_modules/")[0]
+
+    needed: dict[str, Any] = {}
+    todo = [where(name, "") for name in PEERS]
+    while todo:
+        path = todo.pop()
+        if path in needed:
+            continue
+        entry = {k: v for k, v in packages[path].items() if k != "dev"}
+        needed[path] = entry
+        optional = entry.get("peerDependenciesMeta", {})
+        peers = [p for p in entry.get("peerDependencies", {}) if not optional.get(p, {}).get("optional")]
+        todo += [where(name, path) for name in [*entry.get("dependencies", {}), *peers]]
+    root = {
+        "name": "fresh",
+        "dependencies": {name: needed[f"node_modules/{name}"]["version"] for name in PEERS},
+    }
+    return {"name": "fresh", "lockfileVersion": 3, "requires": True, "packages": {"": root, **needed}}
 
 
 def test_the_example_agent_remembers_across_turns(
