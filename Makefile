@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 
-.PHONY: install model reference up test lint docs format chromium bench bench-full bench-locomo locomo-data clean
+.PHONY: install model reference up test lint docs format chromium node bench bench-full bench-locomo locomo-data clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml examples/requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -50,12 +50,18 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# tests/client/test_typescript.py builds and runs the TypeScript client: Node 18+ and npm, Debian's
+# when missing (bookworm's nodejs is 18.20).
+node:
+	@{ command -v node && command -v npm; } >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
+
 # The guides (docs/, mkdocs.yml): strict, so a broken link or a page missing from the nav fails.
 # `$(VENV)/bin/mkdocs serve` browses them.
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
-test: lint chromium docs model
+test: lint chromium node docs model
 	$(VENV)/bin/pytest -q --hypothesis-profile=ci
 
 format: install

@@ -51,18 +51,36 @@ def built() -> Path:
     return TS
 
 
-def test_the_node_suite_passes_against_the_live_service(
-    built: Path, service: str, worker: Any, tmp_path: Path
+async def test_the_node_suite_passes_against_the_live_service(
+    built: Path, hs: Hindsight, service: str, worker: Any, sql: Any, tmp_path: Path
 ) -> None:
     tools = tmp_path / "mcp_tools.json"
     tools.write_text(json.dumps(mcp_tools()))
     files = sorted(str(p.relative_to(built)) for p in (built / "test").glob("*.test.mjs"))
-    assert len(files) >= 4
-    env = {"HINDSIGHT_URL": service, "HINDSIGHT_API_KEY": ADMIN_KEY, "HINDSIGHT_MCP_TOOLS": str(tools)}
+    assert len(files) >= 5
+    # The test stack distils heuristically and makes no LLM call: a bank with three calls in its ledger
+    # for the usage test (test/shared.test.mjs), as tests/client/test_surface.py seeds them.
+    usage_bank = new_bank(hs)
+    for operation, model, prompt in (("distill", "m1", 300), ("distill", "m1", 200), ("judge", "m2", 40)):
+        await sql(
+            "INSERT INTO llm_calls (bank_id, operation, model, prompt_tokens, completion_tokens, estimated,"
+            " latency_ms, outcome, created_at) VALUES (:bank, :operation, :model, :prompt, 10, false, 100,"
+            " 'ok', now() - interval '1 hour')",
+            bank=usage_bank,
+            operation=operation,
+            model=model,
+            prompt=prompt,
+        )
+    env = {
+        "HINDSIGHT_URL": service,
+        "HINDSIGHT_API_KEY": ADMIN_KEY,
+        "HINDSIGHT_MCP_TOOLS": str(tools),
+        "HINDSIGHT_USAGE_BANK": usage_bank,
+    }
     out = run(["node", "--test", *files], built, env)
     passed = int(re.search(r"^# pass (\d+)$", out, re.M).group(1))  # type: ignore[union-attr]
     assert re.search(r"^# fail 0$", out, re.M), out[-6000:]
-    assert passed >= 19, out[-6000:]
+    assert passed >= 23, out[-6000:]
 
 
 def test_the_generated_types_are_those_of_the_running_service(built: Path, service: str) -> None:
@@ -83,15 +101,13 @@ def test_the_packed_package_type_checks_in_a_fresh_project(built: Path, tmp_path
 
     project = tmp_path / "app"
     project.mkdir()
+    # The optional peers as a user adds them, at the client's locked versions, from its lockfile's entries
+    # (npm ci put their tarballs in the cache, and an offline install needs no registry metadata).
+    lock = peers_lock(built / "package-lock.json")
+    (project / "package-lock.json").write_text(json.dumps(lock, indent=1))
+    dependencies = {**lock["packages"][""]["dependencies"], "hindsight-memory": f"file:{tarball}"}
     (project / "package.json").write_text(
-        json.dumps(
-            {
-                "name": "fresh",
-                "private": True,
-                "type": "module",
-                "dependencies": {"hindsight-memory": f"file:{tarball}"},
-            }
-        )
+        json.dumps({"name": "fresh", "private": True, "type": "module", "dependencies": dependencies})
     )
     run(["npm", "install", "--offline", "--no-audit", "--no-fund"], project)
     (project / "tsconfig.json").write_text(
@@ -106,25 +122,66 @@ def test_the_packed_package_type_checks_in_a_fresh_project(built: Path, tmp_path
                     "types": ["node"],
                     "typeRoots": [str(built / "node_modules" / "@types")],
                 },
-                "files": ["main.ts"],
+                "files": ["main.ts", "tools.ts"],
             }
         )
     )
-    shutil.copy(built / "test" / "consumer" / "main.ts", project / "main.ts")
+    # main.ts uses the main entry; tools.ts the /ai and /langchain entries with the frameworks' types.
+    for name in ("main.ts", "tools.ts"):
+        shutil.copy(built / "test" / "consumer" / name, project / name)
     # A type error fails the test; so does the package resolving to anything but its declarations.
-    run([str(built / "node_modules" / ".bin" / "tsc"), "-p", "tsconfig.json"], project)
+    tsc = str(built / "node_modules" / ".bin" / "tsc")
+    run([tsc, "-p", "tsconfig.json"], project)
     (project / "wrong.ts").write_text(
         'import { Hindsight } from "hindsight-memory";\n'
         'new Hindsight().query("acme", "q", { top_k: "five" });\n'
     )
+    (project / "tsconfig.wrong.json").write_text(
+        json.dumps({"extends": "./tsconfig.json", "files": ["wrong.ts"]})
+    )
     wrong = subprocess.run(
-        [str(built / "node_modules" / ".bin" / "tsc"), "--noEmit", "-p", "tsconfig.json", "wrong.ts"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
+        [tsc, "-p", "tsconfig.wrong.json"], cwd=project, capture_output=True, text=True, check=False
     )
     assert wrong.returncode != 0
+    # Refused for the reason meant (top_k is a number), not for the command line or a missing module.
+    assert re.search(r"^wrong\.ts\(2,\d+\): error TS2322", wrong.stdout, re.M), wrong.stdout
+
+
+# What the consumer project installs beside the package: the optional peers, zod (ai's peer) and the
+# json-schema types that ai's declarations import (a strict project without skipLibCheck needs them).
+PEERS = ("ai", "@langchain/core", "zod", "@types/json-schema")
+
+
+def peers_lock(lockfile: Path) -> dict[str, Any]:
+    """A lockfile (v3) of a project depending on PEERS at the versions `lockfile` pins, with the entries
+    of everything they need, copied from it."""
+    packages: dict[str, Any] = json.loads(lockfile.read_text())["packages"]
+
+    def where(name: str, parent: str) -> str:
+        # Node's resolution over the lockfile's paths: nested under the parent first, then up.
+        while True:
+            path = f"{parent}/node_modules/{name}" if parent else f"node_modules/{name}"
+            if path in packages:
+                return path
+            assert parent, f"{name} is not in the lockfile"
+            parent = parent.rpartition("/node_modules/")[0]
+
+    needed: dict[str, Any] = {}
+    todo = [where(name, "") for name in PEERS]
+    while todo:
+        path = todo.pop()
+        if path in needed:
+            continue
+        entry = {k: v for k, v in packages[path].items() if k != "dev"}
+        needed[path] = entry
+        optional = entry.get("peerDependenciesMeta", {})
+        peers = [p for p in entry.get("peerDependencies", {}) if not optional.get(p, {}).get("optional")]
+        todo += [where(name, path) for name in [*entry.get("dependencies", {}), *peers]]
+    root = {
+        "name": "fresh",
+        "dependencies": {name: needed[f"node_modules/{name}"]["version"] for name in PEERS},
+    }
+    return {"name": "fresh", "lockfileVersion": 3, "requires": True, "packages": {"": root, **needed}}
 
 
 def test_the_example_agent_remembers_across_turns(

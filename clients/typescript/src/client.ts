@@ -1,5 +1,7 @@
 // The client: every operation of the API, grouped as the Python client groups them (`hs.banks`,
 // `hs.events`, `hs.memories`, …). Lists are async iterators that follow `next_cursor` by themselves.
+// randomUUID from node:crypto: Node 18 has no global `crypto` without a flag.
+import { randomUUID } from "node:crypto";
 import { JobTimeoutError } from "./errors.js";
 import { type ClientOptions, type Query, type Request, Transport, seg } from "./http.js";
 import { MemorySession, type MemorySessionOptions } from "./session.js";
@@ -16,6 +18,7 @@ import type {
   EventIn,
   ImportResult,
   Job,
+  KeyScope,
   KnowledgePage,
   Memory,
   MemoryFields,
@@ -23,8 +26,10 @@ import type {
   MemoryPatch,
   QueryOptions,
   QueryResult,
+  ReviewDecision,
   Session,
   TimelineItem,
+  Usage,
   WrittenMemory,
 } from "./types.js";
 
@@ -37,7 +42,7 @@ export type EventInput = Omit<EventIn, "external_id"> & { external_id?: string |
 
 /** A new `external_id` for an event the caller gave none, so a retried append stores it once. */
 export function withExternalId(event: EventInput): EventIn {
-  return { ...event, external_id: event.external_id ?? `hsc-${crypto.randomUUID().replaceAll("-", "")}` };
+  return { ...event, external_id: event.external_id ?? `hsc-${randomUUID().replaceAll("-", "")}` };
 }
 
 /** Failed, or succeeded and (a distillation) searchable: what waiting for a job waits for. */
@@ -45,9 +50,23 @@ export function jobFinished(job: Job): boolean {
   return job.status === "failed" || (job.status === "succeeded" && job.searchable !== false);
 }
 
-interface PageOptions {
+export interface PageOptions {
   /** Items fetched per request (at most 500); default 100. */
   pageSize?: number;
+}
+
+/** The window and grouping of a usage report; the window defaults to the last 30 days. */
+export interface UsageOptions {
+  /** Start of the window, inclusive (a timestamp without an offset is read in the bank's timezone). */
+  since?: string | Date;
+  /** End of the window, exclusive; default now. */
+  until?: string | Date;
+  /** Cut the window by UTC `day` (the default), `operation` or `model`. */
+  group_by?: "day" | "operation" | "model";
+}
+
+function usageQuery(options: UsageOptions): Query {
+  return { since: iso(options.since), until: iso(options.until), group_by: options.group_by };
 }
 
 abstract class Resource {
@@ -95,6 +114,12 @@ export class Banks extends Resource {
     return this.http.json({ method: "GET", path: `/v1/banks/${seg(bankId)}/stats`, idempotent: true });
   }
 
+  /** The bank's LLM calls in a window: tokens, latency, cost (with a price table) and today's budget. */
+  usage(bankId: string, options: UsageOptions = {}): Promise<Usage> {
+    const path = `/v1/banks/${seg(bankId)}/usage`;
+    return this.http.json({ method: "GET", path, query: usageQuery(options), idempotent: true });
+  }
+
   /** The bank as an NDJSON stream from one snapshot (`events: false` leaves the raw turns out). */
   async export(bankId: string, options: { events?: boolean } = {}): Promise<ReadableStream<Uint8Array>> {
     const query = options.events === false ? { events: "false" } : {};
@@ -121,9 +146,17 @@ export class Banks extends Resource {
 }
 
 export class Keys extends Resource {
-  /** A bank key; its secret (`key`) is shown only in this answer. */
-  create(bankId: string, options: { scopes?: ("read" | "write")[]; name?: string } = {}): Promise<ApiKey> {
-    const json = { scopes: options.scopes ?? ["read", "write"], name: options.name };
+  /** A bank key (scopes `read`, `write`, `propose`, `review`); its secret (`key`) is shown only in this
+   *  answer. `agent_id`: the agent its writes are recorded as. */
+  create(
+    bankId: string,
+    options: { scopes?: KeyScope[]; name?: string; agent_id?: string } = {},
+  ): Promise<ApiKey> {
+    const json = {
+      scopes: options.scopes ?? ["read", "write"],
+      name: options.name,
+      agent_id: options.agent_id,
+    };
     return this.http.json({ method: "POST", path: `/v1/banks/${seg(bankId)}/keys`, json });
   }
 
@@ -134,10 +167,16 @@ export class Keys extends Resource {
 }
 
 export class Events extends Resource {
-  /** Append turns; each without an `external_id` gets one, so a retry stores nothing twice. */
-  append(bankId: string, sessionId: string, events: EventInput[]): Promise<AppendResult> {
+  /** Append turns; each without an `external_id` gets one, so a retry stores nothing twice. `agent_id`:
+   *  the agent that wrote them, when neither the key nor the client names one. */
+  append(
+    bankId: string,
+    sessionId: string,
+    events: EventInput[],
+    options: { agent_id?: string } = {},
+  ): Promise<AppendResult> {
     const path = `/v1/banks/${seg(bankId)}/sessions/${seg(sessionId)}/events`;
-    const json = { events: events.map(withExternalId) };
+    const json = { events: events.map(withExternalId), agent_id: options.agent_id };
     return this.http.json({ method: "POST", path, json, idempotent: true });
   }
 
@@ -213,6 +252,8 @@ export interface MemoryFilters extends PageOptions {
   since?: string | Date;
   until?: string | Date;
   as_of?: string | Date;
+  /** Only units this agent wrote. */
+  agent_id?: string;
 }
 
 function iso(value: string | Date | undefined): string | undefined {
@@ -220,7 +261,8 @@ function iso(value: string | Date | undefined): string | undefined {
 }
 
 export class Memories extends Resource {
-  /** Write a unit: `pending` with its resolution `job_id`, or resolved at once with `wait: true`. */
+  /** Write a unit: `pending` with its resolution `job_id`, or resolved at once with `wait: true`; with a
+   *  propose-only key, `proposed` (waiting for a review). `agent_id` among the fields: the writer. */
   async write(
     bankId: string,
     content: string,
@@ -291,6 +333,21 @@ export class Memories extends Resource {
     };
     return this.http.json({ ...request, idempotent: true });
   }
+
+  /** The proposed units (of propose-only keys) waiting for a review, newest first. */
+  proposals(bankId: string, options: PageOptions = {}): AsyncGenerator<Memory, void, undefined> {
+    return this.list(bankId, { ...options, status: "proposed" });
+  }
+
+  /** Accept a proposed unit (a `review` key): resolved now, returned as resolved. */
+  accept(bankId: string, memoryId: string, decision: ReviewDecision = {}): Promise<Memory> {
+    return this.http.json({ method: "POST", path: `${this.path(bankId, memoryId)}/accept`, json: decision });
+  }
+
+  /** Reject a proposed unit (a `review` key): `rejected`, never recalled; the `reason` is kept. */
+  reject(bankId: string, memoryId: string, decision: ReviewDecision = {}): Promise<Memory> {
+    return this.http.json({ method: "POST", path: `${this.path(bankId, memoryId)}/reject`, json: decision });
+  }
 }
 
 export class Entities extends Resource {
@@ -355,6 +412,21 @@ export class Hindsight extends Resource {
   /** The service's URL this client talks to. */
   get baseURL(): string {
     return this.http.baseURL;
+  }
+
+  /** The agent this client writes as (`agentId`, else `$HINDSIGHT_AGENT_ID`), when one is set. */
+  get agentId(): string | undefined {
+    return this.http.agentId;
+  }
+
+  /** Every bank's LLM calls (admin key), as `banks.usage` counts them, with the service-wide budget. */
+  usage(options: UsageOptions = {}): Promise<Usage> {
+    return this.http.json({
+      method: "GET",
+      path: "/v1/admin/usage",
+      query: usageQuery(options),
+      idempotent: true,
+    });
   }
 
   /** Recall: the units that matter for `query` and the prompt-ready `context` block. */

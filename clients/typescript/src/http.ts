@@ -23,6 +23,9 @@ export interface ClientOptions {
   baseURL?: string;
   /** An admin or bank key; default `$HINDSIGHT_API_KEY`. */
   apiKey?: string;
+  /** The agent this client writes as when its key names none (the `X-Agent-Id` header); default
+   *  `$HINDSIGHT_AGENT_ID`. A key that names another agent is refused (403). */
+  agentId?: string;
   /** Milliseconds to wait for an answer (per attempt); default 30 000. */
   timeout?: number;
   /** Retries of a failed call that may be retried (see the README); default 2. */
@@ -60,6 +63,7 @@ export class Transport {
   readonly baseURL: string;
   readonly maxRetries: number;
   readonly sleep: (ms: number) => Promise<void>;
+  readonly agentId: string | undefined;
   private readonly apiKey: string | undefined;
   private readonly timeout: number;
   private readonly fetchFn: typeof fetch;
@@ -71,6 +75,7 @@ export class Transport {
     }
     this.baseURL = (options.baseURL ?? env("HINDSIGHT_URL") ?? DEFAULT_URL).replace(/\/+$/, "");
     this.apiKey = options.apiKey ?? env("HINDSIGHT_API_KEY");
+    this.agentId = options.agentId || env("HINDSIGHT_AGENT_ID");
     this.timeout = options.timeout ?? 30_000;
     this.maxRetries = maxRetries;
     this.fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
@@ -91,6 +96,7 @@ export class Transport {
       accept: "application/json",
       "user-agent": `hindsight-memory-js/${VERSION}`,
       ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+      ...(this.agentId ? { "x-agent-id": this.agentId } : {}),
       ...request.headers,
     };
     let body = request.body;

@@ -6,10 +6,13 @@ export {
   type EventInput,
   Hindsight,
   Jobs,
+  Keys,
   Memories,
   type MemoryFilters,
+  type PageOptions,
   Sessions,
   type TimelineFilters,
+  type UsageOptions,
   jobFinished,
 } from "./client.js";
 export {

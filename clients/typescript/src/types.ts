@@ -7,6 +7,8 @@ export type Bank = Schemas["BankRead"];
 export type BankConfig = Schemas["BankConfig"];
 export type BankStats = Schemas["BankStats"];
 export type ApiKey = Schemas["KeyCreated"];
+/** `read`, `write`, `propose` (writes become proposals waiting for a review), `review`. */
+export type KeyScope = Schemas["KeyCreate"]["scopes"][number];
 export type EventIn = Schemas["EventIn"];
 export type Event = Schemas["EventRead"];
 export type AppendResult = Schemas["AppendResult"];
@@ -26,6 +28,12 @@ export type EntityDetail = Schemas["EntityDetailRead"];
 export type KnowledgePage = Schemas["KnowledgePage"];
 export type TimelineItem = Schemas["TimelinePage"]["items"][number];
 export type ImportResult = Schemas["ImportResult"];
+/** LLM calls in a window: `totals`, `groups` (by day, operation or model) and today's `budget`. */
+export type Usage = Schemas["UsageReport"];
+export type UsageGroup = Schemas["UsageGroup"];
+export type UsageTotals = Schemas["UsageTotals"];
+/** The review of a proposed unit: the `reason` is kept in its history. */
+export type ReviewDecision = Schemas["ReviewDecision"];
 
 /** A written unit: as the server answered it, with the `job_id` of its resolution (null when resolved). */
 export type WrittenMemory = Memory & { job_id: string | null };

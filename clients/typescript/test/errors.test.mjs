@@ -7,8 +7,10 @@ import {
   APIConnectionError,
   APIError,
   AuthenticationError,
+  BadRequestError,
   ConflictError,
   NotFoundError,
+  PermissionDeniedError,
   RateLimitError,
   ServiceUnavailableError,
   UnprocessableEntityError,
@@ -38,6 +40,29 @@ test("each status is its own error class, with the problem's fields", async () =
 
   const stranger = client({ apiKey: "hs_not-a-key" });
   await assert.rejects(stranger.banks.get(bankId), AuthenticationError);
+});
+
+test("a 400 (a body that is not JSON) is a BadRequestError; a key without the scope a PermissionDeniedError", async () => {
+  const hs = client();
+  const bankId = await newBank(hs);
+  // The client always sends JSON: a fetch that spoils the body on its way out.
+  const garbling = client({ fetch: (url, init) => fetch(url, { ...init, body: "{not json" }) });
+  const malformed = await garbling.memories.write(bankId, "Ana likes jazz.", ["preference"]).catch((e) => e);
+  assert.ok(malformed instanceof BadRequestError && malformed instanceof APIError, String(malformed));
+  assert.equal(malformed.status, 400);
+  assert.match(malformed.detail, /not valid JSON/);
+
+  const key = await hs.keys.create(bankId, { scopes: ["read"] });
+  const reader = client({ apiKey: key.key });
+  assert.equal((await collect(reader.memories.list(bankId))).length, 0); // reading is in its scope
+  const denied = await reader.memories.write(bankId, "Ana likes jazz.", ["preference"]).catch((e) => e);
+  assert.ok(denied instanceof PermissionDeniedError && denied instanceof APIError, String(denied));
+  assert.equal(denied.status, 403);
+  await assert.rejects(
+    reader.events.append(bankId, "s", [{ role: "user", content: "hi" }]),
+    PermissionDeniedError,
+  );
+  await assert.rejects(reader.banks.delete(bankId), PermissionDeniedError); // admin only
 });
 
 test("a service that cannot be reached is an APIConnectionError, after the retries", async () => {

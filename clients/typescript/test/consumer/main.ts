@@ -1,5 +1,5 @@
 // A consumer of the packed package: type-checked in a fresh project by tests/client/test_typescript.py.
-import { Hindsight, NotFoundError, type Memory, type QueryResult } from "hindsight-memory";
+import { Hindsight, Keys, NotFoundError, type Memory, type QueryResult, type Usage } from "hindsight-memory";
 
 const hs = new Hindsight({ baseURL: "http://127.0.0.1:8000", maxRetries: 1 });
 export async function main(): Promise<string> {
@@ -10,6 +10,15 @@ export async function main(): Promise<string> {
   const result: QueryResult = await hs.query("acme", "what does the user eat?", options);
   const units: Memory[] = [];
   for await (const unit of hs.memories.list("acme", { status: ["active", "superseded"] })) units.push(unit);
+  const keys: Keys = hs.keys;
+  const intern = await keys.create("acme", { scopes: ["read", "propose"], agent_id: "intern" });
+  const proposer = new Hindsight({ apiKey: intern.key, agentId: "intern" });
+  await proposer.memories.write("acme", "Ana's budget is 3000 EUR.", ["constraint.budget"], { wait: true });
+  for await (const proposed of hs.memories.proposals("acme")) {
+    await hs.memories.accept("acme", proposed.id, { reason: "confirmed" });
+  }
+  const usage: Usage = await hs.banks.usage("acme", { since: new Date(0), group_by: "operation" });
+  const calls: number = usage.totals.calls + (await hs.usage()).totals.calls;
   const mem = hs.memorySession("acme", "chat-2");
   await mem.record("user", "My budget is 5000.");
   await mem.reflect({ wait: true });
@@ -18,5 +27,5 @@ export async function main(): Promise<string> {
   } catch (error) {
     if (error instanceof NotFoundError) return `${error.status} ${error.detail}`;
   }
-  return `${job.status} ${result.context} ${units.length} ${await mem.recall("budget?")}`;
+  return `${job.status} ${result.context} ${units.length} ${calls} ${await mem.recall("budget?")}`;
 }
