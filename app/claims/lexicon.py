@@ -8,7 +8,11 @@ import re
 
 # --- English -----------------------------------------------------------------------------------------
 # "from A to B", "instead of A", "rather than A", "A, not B": the value a change names as replaced
-EN_FROM_TO = re.compile(r"\bfrom\s+(?P<old>.+?)\s+(?:to|into)\s+(?P<new>.+)", re.IGNORECASE)
+# the old value is a short phrase of one clause ("from the 2nd to the 4th"): never a span across a colon
+# or a semicolon ("news from the review: they raised it to …" names no old value)
+EN_FROM_TO = re.compile(
+    r"\bfrom\s+(?P<old>(?:[^\s:;!?]+\s+){0,4}?[^\s:;!?]+)\s+(?:to|into)\s+(?P<new>.+)", re.IGNORECASE
+)
 # "traded the Golf for a Polo", "swapped Jira for Linear"
 EN_SWAP = re.compile(
     r"\b(?:trad|swapp|exchang|replac)(?:ed|ing)\s+(?P<old>.+?)\s+(?:for|with)\s+(?P<new>.+)", re.IGNORECASE

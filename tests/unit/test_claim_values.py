@@ -37,3 +37,12 @@ def test_a_unit_never_runs_into_a_word() -> None:
 )
 def test_a_verb_of_change_names_the_value_it_moves_to(text: str, value: str) -> None:
     assert extract(text)[0].value.text == value
+
+
+def test_an_old_value_is_never_read_across_a_colon() -> None:
+    [claim] = extract("Good news from the annual review: they raised my base pay to $101,500.")
+    assert claim.old_value is None
+    assert claim.value.text == "$101,500"
+    [moved] = extract("Releases moved from Tuesdays to Wednesdays.")
+    assert moved.old_value is not None
+    assert moved.old_value.text == "Tuesdays"
