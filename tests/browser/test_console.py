@@ -246,8 +246,11 @@ async def test_a_revoked_key_is_sent_back_to_sign_in(
     key_id, key = await bank_key(api, seeded.bank, ["read"])
     await console.sign_in(key, f"/ui/banks/{seeded.bank}")
     await expect(console.page.get_by_test_id("session-row")).to_have_count(1)  # the overview has loaded
+    # and so has its usage panel, the last request it makes: one still in flight at the revocation would
+    # sign out on this page, and the reason would be gone with it when the next page loads
+    await expect(console.page.get_by_test_id("usage-budget")).to_be_visible()
     assert (await api.delete(f"/v1/banks/{seeded.bank}/keys/{key_id}")).status_code == 204
-    # the next page the console loads (the overview's own refresh may get there first) asks again
+    # the next page the console loads asks again
     await console.open(f"/ui/banks/{seeded.bank}/memories")
     await expect(console.page.get_by_test_id("login-key")).to_be_visible()
     await expect(console.page.get_by_test_id("problem")).to_contain_text("expired or revoked")
