@@ -198,7 +198,7 @@ def _clause(
     changed, shifted = change
     old_text, value_text, frame_text = _change_parts(clause, zh)
     old = main_value(old_text, zh) if old_text else None
-    retire = (lx.ZH_RETIRE if zh else lx.EN_RETIRE).search(clause) is not None
+    retire = lx.retirement(clause, zh) is not None
     value = main_value(value_text, zh)
     if value is None and retire:
         value = main_value(clause, zh) or Value("text", strip(clause))

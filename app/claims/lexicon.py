@@ -66,6 +66,22 @@ EN_RETIRE = re.compile(
     r"(?:is|are|was|were)\s+over)\b",
     re.IGNORECASE,
 )
+# A verb of ending under a negation says the thing goes on ("won't quit", "not giving up", "don't let
+# anything stop you", 不会放弃, 别退出): no retirement. "Not … anymore" and "no longer" end it.
+_EN_NEGATED = re.compile(r"(?:\bnot|\bnever|n't|\bcannot)\s+(?:[\w']+\s+){0,2}$", re.IGNORECASE)
+_ZH_NEGATED = re.compile(r"(?:不会|不想|不要|不能|不肯|绝不|从不|从没|没有|没|别)$")
+
+
+def retirement(clause: str, zh: bool) -> re.Match[str] | None:
+    """The words of `clause` that end what it is about, unless negated (a negated ending is no ending)."""
+    pattern = ZH_RETIRE if zh else EN_RETIRE
+    for match in pattern.finditer(clause):
+        negated = _ZH_NEGATED if zh else _EN_NEGATED
+        if match.group(0)[:1] in "不没" or not negated.search(clause[: match.start()]):
+            return match
+    return None
+
+
 EN_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|in\s+addition|another|additionally)\b", re.I)
 # people a statement may be about other than the speaker ("my sister's city", "my son is allergic")
 EN_PEOPLE = frozenset(

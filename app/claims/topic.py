@@ -94,7 +94,7 @@ def retired_words(clause: str, zh: bool) -> list[str]:
             and w not in lx.ZH_NOISE
             and not lx.ZH_RETIRE.search(w)
         ]
-    ends = lx.EN_RETIRE.search(clause)
+    ends = lx.retirement(clause, False)
     phrase = en_object(clause) or (clause[: ends.start()] if ends else "")
     words = [w.lower() for w in _WORD.findall(phrase)]
     return [

@@ -1,5 +1,5 @@
 """A claim's value read whole: digits joined by a thousands separator or a time's colon stay one value,
-a unit is a word of its own, and a verb of change names the value it moves to."""
+a unit is a word of its own, a verb of change names the value it moves to, a negated ending is none."""
 
 from __future__ import annotations
 
@@ -46,3 +46,24 @@ def test_an_old_value_is_never_read_across_a_colon() -> None:
     [moved] = extract("Releases moved from Tuesdays to Wednesdays.")
     assert moved.old_value is not None
     assert moved.old_value.text == "Tuesdays"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "He won't quit, whatever happens.",
+        "She is not giving up.",
+        "Don't let anything stop you.",
+        "我不会放弃的。",
+    ],
+)
+def test_a_negated_ending_is_no_retirement(text: str) -> None:
+    assert all(c.modality != "retired" for c in extract(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I don't have the cat anymore.", "I no longer use it.", "I sold the car.", "我不再用微信了。"],
+)
+def test_an_ending_retires(text: str) -> None:
+    assert [c.modality for c in extract(text)] == ["retired"]
