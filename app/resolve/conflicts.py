@@ -9,6 +9,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from app.db.models import MemoryUnit
+from app.resolve.claims import is_happening
 from app.resolve.tuning import CONDITIONAL_MARGIN, SAME_SUBJECT_SIMILARITY
 
 # Tags without a "value" of their own: never a conflict key. Life events accumulate ("went to a
@@ -93,7 +94,9 @@ def conflict_reason(new: MemoryUnit, new_facts: Facts, c: Neighbour, *, claimed:
     single = SINGLE_VALUED_RELATIONS - QUALIFIED_RELATIONS if claimed == 2 else SINGLE_VALUED_RELATIONS
     if _relation_conflict(new_facts, c.facts, single):
         return "relation"
-    if correction and (same_tag or (tag is None and c.similarity >= SAME_SUBJECT_SIMILARITY)):
+    # what was told once is corrected by naming it (the claims' rules), never by a nearby correction
+    near = tag is None and not is_happening(old.tags, []) and c.similarity >= SAME_SUBJECT_SIMILARITY
+    if correction and (same_tag or near):
         return "correction"
     values_differ = bool(new_facts.values) and bool(c.facts.values) and new_facts.values != c.facts.values
     if claimed < 2 and same_tag and values_differ and c.similarity >= SAME_SUBJECT_SIMILARITY:
