@@ -65,6 +65,8 @@ def extract(
     claims: list[Claim] = []
     text = _DATE_NOTE.sub("", text)
     for sentence in split_sentences(_ABBREVIATION.sub(r"\1", text)):
+        if sentence.rstrip().endswith(("?", "？")):
+            continue  # a question asserts nothing ("can you move it to Friday?" has moved nothing yet)
         sentence = _SPEAKER_ZH.sub("我", _REPORTED.sub("", sentence, count=1))
         prefixed = _PREFIX.match(sentence) is not None
         claims += _sentence(_PREFIX.sub("", sentence), lang, subject, corrected or prefixed)

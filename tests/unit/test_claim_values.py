@@ -67,3 +67,8 @@ def test_a_negated_ending_is_no_retirement(text: str) -> None:
 )
 def test_an_ending_retires(text: str) -> None:
     assert [c.modality for c in extract(text)] == ["retired"]
+
+
+@pytest.mark.parametrize("text", ["Can you move my dentist appointment to Friday?", "能把会议改到周五吗？"])
+def test_a_question_asserts_nothing(text: str) -> None:
+    assert extract(text) == []
