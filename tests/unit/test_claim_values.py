@@ -72,3 +72,8 @@ def test_an_ending_retires(text: str) -> None:
 @pytest.mark.parametrize("text", ["Can you move my dentist appointment to Friday?", "能把会议改到周五吗？"])
 def test_a_question_asserts_nothing(text: str) -> None:
     assert extract(text) == []
+
+
+@pytest.mark.parametrize("text", ["They put the fee up to $45.", "They knocked the price down to 300 euros."])
+def test_a_phrasal_verb_of_change_is_a_change(text: str) -> None:
+    assert extract(text)[0].change
