@@ -44,6 +44,9 @@ def kinds(units: list[Candidate]) -> list[str]:
         ("The repair took a week, and it was so worth it.", 1),  # a remark stays with its claim
         ("I've lived here for 9 years, since I moved from Accra.", 1),  # a time after its clause
         ("I use Linux at work and a Mac at home.", 1),  # "a Mac at home" has no predicate
+        ("I'm 52 and I ride a recumbent bike.", 2),  # a contracted copula and its value is a clause
+        ("I'm left-handed, so wide keyboards feel better to me.", 2),  # a plural subject's present verb
+        ("She's a nurse and she's moving to Perth.", 2),  # a contracted pronoun subject
     ],
 )
 def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, clauses: int) -> None:

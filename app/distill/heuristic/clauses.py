@@ -109,12 +109,20 @@ _NOMINAL_BEFORE_EN = frozenset(
     at by for with to from into over under about per than as one two three four five six seven eight nine
     ten few many several""".split()
 )
-# A subject that needs no verb test: a pronoun (or its contraction) opens a clause of its own
+# A subject that needs no verb test: a pronoun (or its contraction: "she's", "they'd") opens a clause
 _PRONOUN_OPENERS_EN = frozenset(
-    """i i'm i've i'd i'll we we're we've we'll we'd you you're you've you'll you'd he he's she she's they
-    they're they've they'll it it's there there's nobody somebody someone everyone everybody nothing
-    something everything""".split()
+    """i we you he she they it there nobody somebody someone everyone everybody nothing something
+    everything""".split()
 )
+
+
+def _pronoun_opens(word: str) -> bool:
+    """Whether `word` is a subject pronoun, alone or with its contracted auxiliary ("I'm", "she's")."""
+    lower = word.lower()
+    base, _, rest = lower.partition("'")
+    return base in _PRONOUN_OPENERS_EN and (not rest or rest in _CONTRACTIONS)
+
+
 # An imperative: a verb, then where its object starts ("Book it", "Send the quote", "Keep me posted")
 _OBJECT_START_EN = frozenset(
     """it me us them him her my our the a an this that these those all up out off back in on to""".split()
@@ -127,14 +135,31 @@ def _finite_at(words: list[str], index: int) -> bool:
     word = words[index].lower()
     if word in _AUX_EN or ("'" in word and word.split("'", 1)[1] in _CONTRACTIONS):
         return True
+    if index and _plural_noun(words[index - 1]) and _base_verb(word):
+        return True  # a plural subject's present tense: "the charts work better", "my kids love it"
     return _inflected_verb(word) and (index == 0 or words[index - 1].lower() not in _NOMINAL_BEFORE_EN)
+
+
+@lru_cache(maxsize=8192)
+def _plural_noun(word: str) -> bool:
+    """Whether `word` is a noun's plural ("charts", "kids"), a subject a base-form verb agrees with."""
+    lower = word.lower()
+    nouns = _lemmas(lower).get("NOUN") or ()
+    return bool(nouns) and lower.endswith("s") and nouns[0] != lower
+
+
+@lru_cache(maxsize=8192)
+def _base_verb(word: str) -> bool:
+    """Whether `word` is a verb's base form and reads as nothing but a verb or a noun ("work", "love")."""
+    lemmas = _lemmas(word)
+    return word in lemmas.get("VERB", ()) and not {"ADJ", "ADV", "ADP"} & set(lemmas)
 
 
 def _opens_with_verb_en(text: str, imperative: bool) -> bool:
     """Whether the part opens with a verb of no subject of its own: a form of it ("loved", "getting"),
     or a base form before its object ("make us …"), which is an imperative where `imperative` allows."""
     words = _WORD_EN.findall(text)
-    if not words or words[0].lower() in _PRONOUN_OPENERS_EN or words[0].lower() in ("no", "please"):
+    if not words or _pronoun_opens(words[0]) or words[0].lower() in ("no", "please"):
         return False
     first = words[0].lower()
     lemmas = _lemmas(first)
@@ -150,10 +175,12 @@ def _has_predicate_en(text: str) -> bool:
     """A clause of its own: a pronoun subject and more, a request or imperative, or a finite verb after
     its subject. Two words without a pronoun are a fragment ("flights included", "6 and 9")."""
     words = _WORD_EN.findall(text)
+    if words and "'" in words[0] and _pronoun_opens(words[0]) and re.search(r"\w", text[len(words[0]) :]):
+        return True  # a contracted copula and its complement: "…, I'm 34", "…, it's 0770 900123"
     if len(words) < 2:
         return False
     first = words[0].lower()
-    if first in ("no", "please") or first in _PRONOUN_OPENERS_EN:
+    if first in ("no", "please") or _pronoun_opens(first):
         return True  # "…, no balloon payment" (an elliptic negation), "…, please call first"
     if _can_be_verb(words[0]) and not _inflected_verb(first) and words[1].lower() in _OBJECT_START_EN:
         return True
@@ -171,14 +198,11 @@ def states_something(text: str) -> bool:
         return False
     if words[0].lower() == "no" and len(words) >= 2:
         return True  # an elliptic negation: "…, no balloon payment"
-    if words[0].lower() in _PRONOUN_SUBJECTS_EN or re.match(r"^(?:there|it)\b", text, re.I):
+    if _pronoun_opens(words[0]):
         return True
-    return any(w.lower() in _AUX_EN or _inflected_verb(w) for w in words)
-
-
-_PRONOUN_SUBJECTS_EN = frozenset(
-    "i i'm i've i'd i'll we we're we've we'll we'd you you're they they're he she".split()
-)
+    return any(w.lower() in _AUX_EN or _inflected_verb(w) for w in words) or any(
+        _finite_at(words, i) for i in range(1, len(words))
+    )
 
 
 @lru_cache(maxsize=8192)
