@@ -47,6 +47,8 @@ def kinds(units: list[Candidate]) -> list[str]:
         ("I'm 52 and I ride a recumbent bike.", 2),  # a contracted copula and its value is a clause
         ("I'm left-handed, so wide keyboards feel better to me.", 2),  # a plural subject's present verb
         ("She's a nurse and she's moving to Perth.", 2),  # a contracted pronoun subject
+        ("Please email me the receipt and cancel the spare key.", 2),  # two requests, one "and"
+        ("I'm on call this week and can only meet after 6.", 2),  # the subject carried into a limit
     ],
 )
 def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, clauses: int) -> None:
