@@ -71,6 +71,12 @@ def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, claus
         ("The movers will come on Friday.", "task_state"),  # still to happen
         ("简单一点的方案就行。", "preference"),  # how the user likes it done
         ("我的会员号是VIP-20931。", "fact"),  # 会员 is no modal 会
+        ("Weekend mornings suit me best.", "preference"),  # an evaluation relative to the user
+        ("Text messages are fine with me.", "preference"),
+        ("Nothing heavier than 3 kg, please.", "constraint"),  # a bound word before a value
+        ("The garage has already replaced the clutch.", "task_state"),  # a perfect of a doing verb
+        ("I've had this router since 2019.", "fact"),  # a state's duration, not a step
+        ("The lease still needs to be signed.", "task_state"),  # "still" outranks the modal
     ],
 )
 def test_the_kind_comes_from_what_the_clause_is(text: str, kind: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from app.distill.heuristic.verbs_en import perfective
 from app.text import STOPWORDS_EN
 
 _EN = re.IGNORECASE
@@ -16,8 +17,10 @@ _EN = re.IGNORECASE
 # How the user wants to be served: speed, channel, tone, format, the way a thing is done
 MANNER_EN = re.compile(
     r"\b(?:short|shorter|brief|concise|detailed|quick(?:ly)?|fast(?:er)?|right away|immediately|asap|"
-    r"e-?mail|phone|calls?|texts?|sms|whatsapp|slack|messages?|tone|formal|casual|format|bullet|plain|"
-    r"instead of|rather than|better with|than|only|directly|in (?:english|chinese|spanish|french|german))\b",
+    r"e-?mail|phone|calls?|texts?|sms|whatsapp|slack|messages?|voicemail|in person|tone|formal|casual|"
+    r"friendly|polite|simple|simpler|slow(?:ly)?|step by step|format|bullet|bullets|"
+    r"plain|instead of|rather than|better with|than|only|directly|"
+    r"in (?:english|chinese|spanish|french|german|plain english))\b",
     _EN,
 )
 MANNER_ZH = re.compile(
@@ -33,6 +36,20 @@ SERVED_EN = re.compile(
     _EN,
 )
 SERVED_ZH = re.compile(r"^(?:你的|您的)?(?:回复|回答|答复|消息|通知|提醒|解释)|(?:联系|打电话给|通知|提醒)我")
+# An evaluation relative to the user ("Mornings work best for me", "Casual is fine with me"): how they
+# like to be served, a preference
+SUITS_EN = re.compile(
+    r"\b(?:works?|suits?|is|are|'s|would be)\s+(?:\w+\s+)?(?:best|better|well|fine|ok|okay|ideal|perfect|"
+    r"easiest|easier|great)\s+(?:for|with|to)\s+(?:me|us)\b|\bsuits? (?:me|us)\b",
+    _EN,
+)
+# A limit: a bound word before a value ("nothing over two hours", "under 2 kg"), or "only" opening it
+LIMIT_EN = re.compile(
+    r"\b(?:over|under|above|below|[a-z]+er than|more than|less than|at least|at most|"
+    r"up to|maximum|minimum|max|min)\s+(?:\$|€|£)?(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"a (?:day|week|month|year|few))|^only\b",
+    _EN,
+)
 # A dated obligation: an exam, a deadline, an interview (a limit in time, not a step)
 OBLIGATION_EN = re.compile(r"\b(?:exam|test|deadline|due|interview|hearing|defen[cs]e)\b", _EN)
 OBLIGATION_ZH = re.compile(r"考试|截止|期限|面试|答辩|到期")
@@ -84,7 +101,8 @@ PLAN_EN = re.compile(
 )
 PLAN_ZH = re.compile(r"打算|计划|准备|要去|将要|即将|下周|下个月|明天|后天|今晚|下次|春节|周末要|要把")
 PENDING_EN = re.compile(
-    r"\b(?:still (?:waiting|need|to be|pending|have to|has to)|not yet|yet to|to be confirmed|needs? to|"
+    r"\b(?:still (?:waiting|needs?|to be|pending|have to|has to|missing|open|outstanding)|not yet|yet to|"
+    r"to be confirmed|needs? to|"
     r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b|"
     r"(?:\bnot|n't|\bnever)\b[^,;]{0,30}\byet\b",
     _EN,
@@ -92,6 +110,8 @@ PENDING_EN = re.compile(
 PENDING_ZH = re.compile(
     r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|作业"
 )
+# Aspect markers of what is not done yet: "still", "yet", "not … yet"
+STILL_EN = re.compile(r"\bstill (?:needs?|has|have|to)\b|\bnot yet\b|\byet to\b|n't\b[^,;]{0,30}\byet\b", _EN)
 DONE_EN = re.compile(
     r"\b(?:submitted|uploaded|paid|booked|ordered|sent|approved|shipped|created|issued|renewed|reset|fixed|"
     r"processed|cancell?ed|scheduled|solved|completed|finished|filed|confirmed|verified|"
@@ -198,6 +218,8 @@ def discussed(text: str, role: str) -> bool:
 def _en(text: str, role: str) -> str:
     if role == "user" and SERVED_EN.search(text) and not REQUEST_EN.search(text) and not _imperative(text):
         return "preference"
+    if role == "user" and SUITS_EN.search(text):
+        return "preference"
     if role == "user" and OBLIGATION_EN.search(text) and DATE_WORD_EN.search(text):
         return "constraint.time"
     if role == "user" and NEED_EN.search(text):
@@ -207,15 +229,17 @@ def _en(text: str, role: str) -> str:
             return "preference" if MANNER_EN.search(text) else "task_state"
         if WANT_EN.search(text):
             return "task_state" if TASK_VERB_EN.search(text) and "to " in text.lower() else "preference"
+    if STILL_EN.search(text):
+        return "task_state"  # an aspect of what is not done yet outranks the modal ("still needs to")
     if role == "user" and REQUIREMENT_EN.search(text):
         return "constraint"
     if PENDING_EN.search(text) or (PLAN_EN.search(text) and role == "user"):
         return "task_state"
-    if DONE_EN.search(text):
+    if DONE_EN.search(text) or perfective(text):
         return "task_state"
     if DISCUSSED_EN.search(text) or (role == "assistant" and ADVICE.search(text)):
         return "episode"
-    if role == "user" and CONSTRAINT_EN.search(text):
+    if role == "user" and (CONSTRAINT_EN.search(text) or LIMIT_EN.search(text)):
         return "constraint"
     if _is_past(text) and (role == "user" or PAST_TIME_EN.search(text)):
         return "fact.event"

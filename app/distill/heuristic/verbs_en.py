@@ -178,3 +178,31 @@ def coordinated_request(first: str, second: str) -> bool:
     lead = opening[0].lower()
     opens_request = lead == "please" or (base_verb(lead) and "NOUN" not in lemmas(lead))
     return opens_request and base_verb(words[0].lower()) and len(words) > 1
+
+
+# Verbs of a state, not a step: their perfect tells how long a state has lasted ("I've had asthma since
+# I was six", "we've lived here for years"), or what was perceived
+STATIVE = frozenset(
+    """be have live know own like love hate want need seem belong contain cost weigh mean use work stay
+    notice see hear feel find think believe understand remember forget wonder get""".split()
+)
+_PERFECT = re.compile(
+    r"\b(?:have|has|'ve|had)\s+(?:already\s+|just\s+|now\s+|also\s+|finally\s+)?(?:been\s+)?([a-z]+)\b"
+    r"|\b(?:is|are|was|were)\s+(?:already|now|just)\s+([a-z]+)\b",
+    re.IGNORECASE,
+)
+_LASTING = re.compile(r"\b(?:never|always|ever|since|for (?:\d+|a|many|several|years|months))\b", re.I)
+
+
+def perfective(text: str) -> bool:
+    """Whether the clause reports a step done: a perfect or an "already" passive of a verb of doing ("I've
+    restarted the router", "the ticket has been escalated", "it's already deployed"), not a state's
+    duration ("I've had it for years", "we've always used Slack")."""
+    if _LASTING.search(text):
+        return False
+    for match in _PERFECT.finditer(text):
+        word = (match.group(1) or match.group(2)).lower()
+        verbs = lemmas(word).get("VERB", ())
+        if verbs and _form(word, "VBN") and not STATIVE & set(verbs) and not word.endswith("ing"):
+            return True
+    return False
