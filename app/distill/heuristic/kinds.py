@@ -108,8 +108,14 @@ PENDING_EN = re.compile(
     _EN,
 )
 PENDING_ZH = re.compile(
-    r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|作业"
+    r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|还差|还缺|还剩|作业"
 )
+# The perfective 已/已经 before a verb of doing is a step done ("服务已重启", "已为您重新发送"); before a
+# verb of state it describes ("已经是最新版本", "已达到上限"). A resultative (签好了, 部署完成) is done too.
+_ALREADY_ZH = re.compile(r"已经|已")
+STATIVE_ZH = frozenset("是 有 在 达到 超过 过期 满 成为 习惯 知道 属于 包括 包含 没有 不是 经".split())
+_RESULT_ZH = re.compile(r"[\u4e00-\u9fff](?:好|完)了|(?:完成|完毕|搞定)(?:了|[，。！,.]|$)")
+_MODAL_ZH = re.compile(r"必须|需要|要|得|之前|以前|前|尽快|希望|想|打算")
 # Aspect markers of what is not done yet: "still", "yet", "not … yet"
 STILL_EN = re.compile(r"\bstill (?:needs?|has|have|to)\b|\bnot yet\b|\byet to\b|n't\b[^,;]{0,30}\byet\b", _EN)
 DONE_EN = re.compile(
@@ -134,7 +140,9 @@ CONSTRAINT_EN = re.compile(
     r"longer than)\b|^no\b",
     _EN,
 )
-CONSTRAINT_ZH = re.compile(r"只能|不能|请不了|不可以|最多|不超过|必须|规定")
+CONSTRAINT_ZH = re.compile(
+    r"只能|不能|请不了|不可以|最多|至多|至少|起码|不超过|不少于|不低于|不高于|不大于|不小于|必须|规定"
+)
 # What is still to happen: a future tense, a schedule ("will", "is scheduled for", "将", "预计")
 FUTURE_EN = re.compile(
     r"\b(?:will|'ll|(?:is|are|am|'s|'re|'m) going to|(?:is|are) (?:scheduled|booked|set|due) (?:for|on|to))\b"
@@ -263,12 +271,12 @@ def _zh(text: str, role: str) -> str:
             return "preference"
         if WANT_ZH.search(text):
             return "task_state" if TASK_VERB_ZH.search(text) and not MANNER_ZH.search(text) else "preference"
-        if MANNER_ZH.search(text) and re.search(r"发|联系|回复|通知", text):
+        if MANNER_ZH.search(text) and re.search(r"发|联系|回复|回答|沟通|通知|告诉|写|讲", text):
             return "preference"
     others = OTHER_SUBJECT_ZH.match(text) is not None  # "她下个月结婚": her plan, not the speaker's step
     if PENDING_ZH.search(text) or (role == "user" and PLAN_ZH.search(text) and not others):
         return "task_state"
-    if DONE_ZH.search(text):
+    if DONE_ZH.search(text) or _done_zh(text, role):
         return "task_state"
     if DISCUSSED_ZH.search(text) or (role == "assistant" and ADVICE.search(text)):
         return "episode"
@@ -330,3 +338,24 @@ def _lasting_zh(text: str, role: str) -> bool:
     if _SPECIFIC_ZH.search(text):
         return True
     return role == "user" and STATE_ZH.search(text) is not None and not FEELING_ZH.search(text)
+
+
+def _done_zh(text: str, role: str) -> bool:
+    """A step done: 已/已经 before a verb of doing (skipping 为您, 把…, an adverb), or a resultative with
+    no modal or deadline before it ("合同签好了", not "必须周三前完成"). The user's step has the user as
+    its agent ("我已经重启了路由器"); a thing of theirs that changed is a state ("旧号码已经停用了")."""
+    if role == "user" and not re.match(r"(?:我们|我|已)", text):
+        return False
+    if _RESULT_ZH.search(text) and not _MODAL_ZH.search(text):
+        return True
+    found = _ALREADY_ZH.search(text)
+    if found is None:
+        return False
+    from app.text import pos_words
+
+    for word, flag in pos_words(text[found.end() :])[:5]:
+        if word in STATIVE_ZH or flag.startswith("ul"):
+            return False
+        if flag.startswith("v"):
+            return True
+    return False
