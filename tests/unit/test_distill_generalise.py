@@ -169,6 +169,9 @@ def test_abbreviations_and_initials_end_no_sentence() -> None:
         ("Got it, I've updated your preferences.", "assistant"),  # the note that it was recorded
         ("I prefer aisle seats myself.", "assistant"),  # the assistant about itself
         ("好的，有进展会第一时间通知您。", "assistant"),  # a promise to notify
+        ("Okay, I'll try that then.", "user"),  # light verbs and pointing words only
+        ("Makes sense now.", "user"),
+        ("行，那我先看看。", "user"),
     ],
 )
 def test_talk_about_the_conversation_leaves_no_unit(text: str, role: str) -> None:

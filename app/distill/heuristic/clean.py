@@ -18,6 +18,8 @@ from app.distill.heuristic.noise import (
     ECHO_FRAME_WORDS,
     ECHO_FRAME_ZH,
     ENCOURAGEMENT_EN,
+    LIGHT_EN,
+    LIGHT_ZH,
     NOT_NAMES,
     PLEASANTRY_EN,
     PLEASANTRY_ZH,
@@ -137,6 +139,8 @@ def is_informative(sentence: str, names: Iterable[str] = ()) -> bool:
 def is_small_talk_from(text: str, role: str, names: Iterable[str] = ()) -> bool:
     """Small talk said by `role`; what an assistant tells the user about their things is news when it
     says enough ("You solved all three practice problems"), a pleasantry when not ("You're welcome")."""
+    if says_nothing(text, names):
+        return True  # light verbs and pointing words only: "I'll give that a try", "我试试看"
     if not is_small_talk(text, names):
         return False
     return role == "user" or is_pleasantry(text) or not is_informative(text, names)
@@ -195,3 +199,14 @@ def worth_a_node(entity: EntityOut, subject_words: Iterable[str] = ()) -> bool:
     if has_cjk(name):
         return bool(ZH_NAMED_THING.search(name))
     return any(w[:1].isupper() or w[:1].isdigit() for w in name.split())
+
+
+def says_nothing(clause: str, names: Iterable[str] = ()) -> bool:
+    """Whether the clause is made of light verbs, pointing words and small talk only ("I'll give that a
+    try", "That makes sense", "我试试看"): talk about what was just said, no claim of its own."""
+    if _NUMBER.search(clause) or has_specifics(clause, names):
+        return False
+    if has_cjk(clause):
+        return len(LIGHT_ZH.sub("", SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", clause)))) < 2
+    words = content_words(clause, names)
+    return not [w for w in words if w not in SMALL_TALK_EN and w not in FILLER_EN and w not in LIGHT_EN]

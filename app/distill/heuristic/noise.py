@@ -196,3 +196,16 @@ ENCOURAGEMENT_EN = re.compile(
     r"^(?:nice one|good on you|well done|great job|good job|nice job|awesome job)\b|\bso talented\b",
     re.IGNORECASE,
 )
+
+# Light verbs and pointing words: a clause made of nothing else says nothing of its own ("I'll give that a
+# try", "Can you explain that again?", "我试试看", "这个怎么弄"); it is talk about what was just said
+LIGHT_EN = frozenset(
+    """do does did done doing get gets got getting make makes made take takes took give gives gave go goes
+    went going try tries tried trying check checks checked look looks looked see sees saw start started
+    starting begin continue explain repeat help sense means mean out later again now soon first then
+    that's it's that this these those it them things thing""".split()
+)
+LIGHT_ZH = re.compile(
+    r"试试看|试试|试一下|看看|看一下|弄|搞|问问|问一下|咨询一下|咨询|了解一下|一下|这个|那个|这样|那样|怎么|什么|"
+    r"知道了|知道|开始吧|开始|继续|[我你您他她它们的了吧呢啊吗？?，。！!、\s]"
+)
