@@ -101,6 +101,19 @@ def test_a_short_turn_said_to_an_assistant_is_a_unit_per_claim(text: str, count:
     assert len(said(text)) == count, [u.content for u in said(text)]
 
 
+def test_an_answer_s_leading_value_is_a_claim_of_its_own() -> None:
+    asked = Turn(1, 1, "assistant", "Which model do you have?", None, T0)
+    made = DISTILLER.distill_turn(
+        Turn(2, 2, "user", "A Corolla, I think, and the brakes squeal when it rains.", None, T0),
+        T0,
+        asked=(asked, "Which model do you have?"),
+        recent=[asked],
+    )
+    assert len([u for u in made if u.tags != ["episode"]]) == 2, [(u.tags, u.content) for u in made]
+    alone = DISTILLER.distill_turn(Turn(2, 2, "user", "In Vilnius.", None, T0), T0, recent=[asked])
+    assert [u.tags[0] for u in alone] == ["fact"], [(u.tags, u.content) for u in alone]
+
+
 def test_talk_between_people_keeps_a_story_whole() -> None:
     """No assistant in the conversation: a two-sentence story is one episode, not a unit per clause."""
     story = "We drove up to the lake on Saturday. The water was freezing but the kids swam anyway!"

@@ -93,6 +93,8 @@ def _opens_with_verb_en(text: str, imperative: bool) -> bool:
     readings = lemmas(first)
     if "VERB" not in readings:
         return False
+    if first.endswith("ing") and any(finite_at(words, i) for i in range(1, min(len(words), 3))):
+        return False  # a gerund subject and its verb: "boarding closes at 7", "parking is free"
     if first.endswith("ing") or inflected_verb(first):
         later = any(finite_at(words, i) for i in range(1, len(words)))
         return "NOUN" not in readings or not later  # "prices went up": a noun, then its verb
@@ -201,8 +203,10 @@ def _matches_a_rule(text: str, zh: bool) -> bool:
     return any(rule.pattern.search(text) for rule in (ZH_RULES if zh else EN_RULES) if not rule.loose)
 
 
-def split_clauses(sentence: str) -> list[Clause]:
-    """The sentence's clauses, in order, each from its predicate's subject to the next connective."""
+def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
+    """The sentence's clauses, in order, each from its predicate's subject to the next connective.
+    `answer`: the sentence opens an answer to a question, whose leading value is a claim of its own
+    ("Probably A2, I can order food"), where elsewhere a leading fragment belongs to its clause."""
     zh = has_cjk(sentence)
     offset, corrected, hedged = _opening(sentence)
     body = sentence[offset:]
@@ -247,9 +251,14 @@ def split_clauses(sentence: str) -> list[Clause]:
             spans[i : i + 2] = [(first[0], second[1], sentence[first[0] : second[1]].strip())]
     if not zh:
         spans = [piece for span in spans for piece in _carried_en(span)]
-    if len(spans) > 1 and (
-        not has_predicate(spans[0][2])
-        or (is_remark(spans[0][2], "zh" if zh else "en") and not _matches_a_rule(spans[0][2], zh))
+    value = answer and re.search(r"\d|.\b[A-Z]|[A-Z]{2}", spans[0][2] if spans else "") is not None
+    if (
+        len(spans) > 1
+        and not value
+        and (
+            not has_predicate(spans[0][2])
+            or (is_remark(spans[0][2], "zh" if zh else "en") and not _matches_a_rule(spans[0][2], zh))
+        )
     ):
         first, second = spans[0], spans[1]
         spans[:2] = [(first[0], second[1], sentence[first[0] : second[1]].strip())]

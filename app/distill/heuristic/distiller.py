@@ -187,7 +187,7 @@ class HeuristicDistiller:
             language = language_of(sentence)
             if _is_filler(sentence, language):
                 continue
-            clauses = split_clauses(sentence)
+            clauses = split_clauses(sentence, answer=service and number == 0 and asked is not None)
             # a short turn's plain clauses are its claims; a long one's are a narrative, where a sentence
             # is cut only when each of its clauses is a claim (else it stays whole, its context kept)
             short = claims_turn and len(clauses) <= MAX_SPLIT_CLAUSES
@@ -292,6 +292,8 @@ class HeuristicDistiller:
         if self._noise(claim, turn.role, question, said, names) and not corrections:
             return None
         done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
+        # a value said as a fragment to an assistant answers what it asked ("From Edinburgh.")
+        done = done or (stated and turn.role == "user" and clean.has_specifics(claim, names))
         if not (request or done or corrections) and (
             (_is_short(claim, language) and not stated)  # a stated "I'm diabetic" is a claim
             or not says_enough(claim, language)
