@@ -77,6 +77,10 @@ def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, claus
         ("The garage has already replaced the clutch.", "task_state"),  # a perfect of a doing verb
         ("I've had this router since 2019.", "fact"),  # a state's duration, not a step
         ("The lease still needs to be signed.", "task_state"),  # "still" outranks the modal
+        ("Ideally a room on a high floor.", "preference"),  # a wish marker
+        ("A printed copy would be helpful.", "preference"),
+        ("Voicemail is easier than a live call.", "preference"),  # a way of being served, ranked
+        ("I don't want paper statements.", "preference"),  # a negated want
         ("我已经把表格填好了。", "task_state"),  # the user's resultative: a step done
         ("我们已经寄回了旧设备。", "task_state"),  # 已经 before a doing verb, the user its agent
         ("车位面积不小于12平米。", "constraint"),  # a bound word before a value

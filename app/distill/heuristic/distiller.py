@@ -27,6 +27,7 @@ from app.distill.heuristic.parts import (
     CHANNEL,
     KIND_RULES,
     episode_text,
+    fragment_claim,
     kind_first,
     kind_rule,
     leftover_kind,
@@ -291,9 +292,8 @@ class HeuristicDistiller:
                 return kind_first(unit, kind) if stated else unit
         if self._noise(claim, turn.role, question, said, names) and not corrections:
             return None
-        done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
-        # a value said as a fragment to an assistant answers what it asked ("From Edinburgh.")
-        done = done or (stated and turn.role == "user" and clean.has_specifics(claim, names))
+        # "Booked!" is short and still news; so is a value or a wish said to an assistant ("From Leeds.")
+        done = kind == "task_state" if turn.role != "user" else stated and fragment_claim(claim, kind, names)
         if not (request or done or corrections) and (
             (_is_short(claim, language) and not stated)  # a stated "I'm diabetic" is a claim
             or not says_enough(claim, language)

@@ -43,6 +43,9 @@ SUITS_EN = re.compile(
     r"easiest|easier|great)\s+(?:for|with|to)\s+(?:me|us)\b|\bsuits? (?:me|us)\b",
     _EN,
 )
+RANKED_EN = re.compile(
+    r"\b(?:is|are|works?|would be)\s+(?:\w+\s+)?(?:better|best|easier|preferable|ideal)\b", _EN
+)
 # A limit: a bound word before a value ("nothing over two hours", "under 2 kg"), or "only" opening it
 LIMIT_EN = re.compile(
     r"\b(?:over|under|above|below|[a-z]+er than|more than|less than|at least|at most|"
@@ -64,8 +67,16 @@ REQUEST_ZH = re.compile(
 )
 NOT_WANTED_ZH = re.compile(r"^(?:不要|别|不想|不用|不需要)")
 WANT_EN = re.compile(
-    r"\b(?:I|we)(?:'d| would)? (?:really |also |always |just )?(?:want|like|love|wish|hope)\b|"
-    r"\binterested in\b|\bprefer\b|\b(?:learn|work|do)s? better\b",
+    r"\b(?:I|we)(?:'d| would)? (?:really |also |always |just |don't |do not |never )?(?:want|like|love|wish|"
+    r"hope)\b|\binterested in\b|\bprefer\b|\b(?:learn|work|do)s? better\b|"
+    r"\b(?:usually|always|normally|generally|tend to) (?:go for|opt for|choose|pick)\b",
+    _EN,
+)
+# Desiderative markers: a wish about how things are done ("Ideally a quiet room", "A summary would be
+# great", "a morning slot if possible"), a preference when no task verb makes it a step
+WISH_EN = re.compile(
+    r"^(?:ideally|preferably)\b|\bif (?:possible|you can)\b|\bwould be (?:great|nice|ideal|perfect|good|"
+    r"better|easier|best|lovely|helpful|fine)\b",
     _EN,
 )
 WANT_ZH = re.compile(r"希望|想要|想|喜欢|偏好|宁愿|更愿意|倾向")
@@ -80,7 +91,8 @@ TASK_VERB_ZH = re.compile(
     r"约|预约|买|配|订|预订|换|改|退|取消|申请|投诉|办|开通|查|修|装|绑定|注册|升级|续|转"
 )
 IMPERATIVE_EN = re.compile(
-    r"^(?:book|buy|order|cancel|change|switch|upgrade|renew|schedule|reschedule|reserve|send|email|call|text|"
+    r"^(?:just |always |never |only |don't |do not )?(?:book|buy|order|cancel|change|switch|upgrade|renew|"
+    r"schedule|reschedule|reserve|send|email|call|text|"
     r"message|remind|check|find|add|remove|update|keep|make|use|give|tell|show|help|put|go ahead|set up|sign|"
     r"ship|deliver|refund|replace|fix|reset|hold|note|write|reply|answer|respond|contact|forward|move)\b",
     _EN,
@@ -226,8 +238,8 @@ def discussed(text: str, role: str) -> bool:
 def _en(text: str, role: str) -> str:
     if role == "user" and SERVED_EN.search(text) and not REQUEST_EN.search(text) and not _imperative(text):
         return "preference"
-    if role == "user" and SUITS_EN.search(text):
-        return "preference"
+    if role == "user" and (SUITS_EN.search(text) or (MANNER_EN.search(text) and RANKED_EN.search(text))):
+        return "preference"  # "Texts are better than calls": a way of being served, ranked
     if role == "user" and OBLIGATION_EN.search(text) and DATE_WORD_EN.search(text):
         return "constraint.time"
     if role == "user" and NEED_EN.search(text):
@@ -237,6 +249,8 @@ def _en(text: str, role: str) -> str:
             return "preference" if MANNER_EN.search(text) else "task_state"
         if WANT_EN.search(text):
             return "task_state" if TASK_VERB_EN.search(text) and "to " in text.lower() else "preference"
+        if WISH_EN.search(text) or (re.match(r"no\b", text, _EN) and MANNER_EN.search(text)):
+            return "preference"  # a wish, or a way of being served refused ("No phone calls, please")
     if STILL_EN.search(text):
         return "task_state"  # an aspect of what is not done yet outranks the modal ("still needs to")
     if role == "user" and REQUIREMENT_EN.search(text):
