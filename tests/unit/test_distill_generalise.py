@@ -81,6 +81,9 @@ def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, claus
         ("A printed copy would be helpful.", "preference"),
         ("Voicemail is easier than a live call.", "preference"),  # a way of being served, ranked
         ("I don't want paper statements.", "preference"),  # a negated want
+        ("尽量安排在下午。", "preference"),  # a wish marker
+        ("我平时都坐高铁。", "preference"),  # a habitual choice
+        ("我只有晚上有空。", "constraint"),  # an exclusive limit
         ("我已经把表格填好了。", "task_state"),  # the user's resultative: a step done
         ("我们已经寄回了旧设备。", "task_state"),  # 已经 before a doing verb, the user its agent
         ("车位面积不小于12平米。", "constraint"),  # a bound word before a value
@@ -208,3 +211,10 @@ def test_an_assistant_stating_a_new_fact_is_kept_with_its_role(text: str) -> Non
     made = said(text, "assistant")
     assert made, "nothing kept"
     assert made[0].content.startswith(("The assistant", "助手")), made[0].content
+
+
+@pytest.mark.parametrize("text", ["您的申请正在审核中。", "The courier picks it up tomorrow morning."])
+def test_the_service_s_own_schedule_is_a_step(text: str) -> None:
+    assert kinds(said(text, "assistant")) == ["task_state"], [
+        (u.tags, u.content) for u in said(text, "assistant")
+    ]

@@ -153,8 +153,18 @@ CONSTRAINT_EN = re.compile(
     _EN,
 )
 CONSTRAINT_ZH = re.compile(
-    r"只能|不能|请不了|不可以|最多|至多|至少|起码|不超过|不少于|不低于|不高于|不大于|不小于|必须|规定"
+    r"只能|不能|请不了|不可以|最多|至多|至少|起码|不超过|不少于|不低于|不高于|不大于|不小于|必须|规定|"
+    r"(?:别|不要|不得)(?:超过|低于|少于|高于|多于)|只有[^，。]{1,8}(?:有空|可以|行|方便|能)"
 )
+# A step under way: the progressive 正在, or a process verb with 中 ("配送中", "审核中")
+ONGOING_ZH = re.compile(r"正在|(?:处理|配送|审核|运输|派送|办理|维修|进行|排队|发货)中")
+# A time ahead: in a statement said in a service conversation, what happens then is a step scheduled
+AHEAD_EN = re.compile(
+    r"\b(?:tomorrow|tonight|later today|next (?:week|month|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday))\b",
+    _EN,
+)
+AHEAD_ZH = re.compile(r"明天|后天|今晚|稍后|下周|下个月")
 # What is still to happen: a future tense, a schedule ("will", "is scheduled for", "将", "预计")
 FUTURE_EN = re.compile(
     r"\b(?:will|'ll|(?:is|are|am|'s|'re|'m) going to|(?:is|are) (?:scheduled|booked|set|due) (?:for|on|to))\b"
@@ -167,7 +177,9 @@ FUTURE_ZH = re.compile(
 )
 HEDGE_ZH_EN = re.compile(r"\b(?:if|maybe|might|perhaps|probably)\b|如果|可能|也许|大概", _EN)
 # A way the user likes things done, in Chinese ("最好周六上午", "发邮件比较好", "简单点就行")
-PREFER_ZH = re.compile(r"最好|比较好|更好|为好|就行|就好|更喜欢|偏向")
+PREFER_ZH = re.compile(
+    r"最好|比较好|更好|为好|就行|就好|更喜欢|偏向|^尽量|(?:一般|通常|平时|总是|习惯)都?(?:选|挑|点|买|要|用|坐|订)"
+)
 # "I need financing", "we need a van": a requirement (a limit); "I need to renew …": a step to do
 NEED_EN = re.compile(r"^(?:I|we)(?: really| still| also| just)? need(?:s)?\b(?! you\b)", _EN)
 DATE_WORD_EN = re.compile(
@@ -220,10 +232,14 @@ def clause_kind(text: str, language: str, role: str, stated: bool = False) -> st
     if stated and kind in ("fact", "episode", "fact.event") and not is_remark(text, language):
         # said to an assistant, what is still to happen is a step ahead ("the technician will come on
         # Friday", "预计3个工作日内退回"); a way the user likes things done is a preference ("最好周六上午")
+        if language == "zh" and role == "user" and PREFER_ZH.search(text):
+            return "preference"  # a wish outranks the schedule it is about ("尽量安排在下午")
         if (FUTURE_ZH if language == "zh" else FUTURE_EN).search(text) and not HEDGE_ZH_EN.search(text):
             return "task_state"
-        if language == "zh" and role == "user" and PREFER_ZH.search(text):
-            return "preference"
+        if role != "user" and (
+            (AHEAD_ZH if language == "zh" else AHEAD_EN).search(text) or ONGOING_ZH.search(text)
+        ):
+            return "task_state"  # the service's own schedule: "the engineer comes tomorrow", "正在配送中"
     if kind == "episode" and stated and not is_remark(text, language) and not discussed(text, role):
         return "fact"
     return kind
