@@ -81,6 +81,7 @@ def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, claus
         ("A printed copy would be helpful.", "preference"),
         ("Voicemail is easier than a live call.", "preference"),  # a way of being served, ranked
         ("I don't want paper statements.", "preference"),  # a negated want
+        ("Dental work is not covered by the basic plan.", "fact"),  # a passive "covered" is no lesson
         ("尽量安排在下午。", "preference"),  # a wish marker
         ("我平时都坐高铁。", "preference"),  # a habitual choice
         ("我只有晚上有空。", "constraint"),  # an exclusive limit

@@ -140,7 +140,12 @@ DONE_ZH = re.compile(
     r"已(?:经)?(?:为您|帮您|给您)?[^，。]{0,4}(?:创建|签发|开通|修改|写好|申请|上传|提交|安排|完成|支付|发货|确认|处理|"
     r"解决|取消|验证|预订|退款|退回|寄出|发出|到账|生效|更换|预约|登记|办理|重置)|(?:上传|提交|写好|办好|发出|签发|创建)了"
 )
-DISCUSSED_EN = re.compile(r"\b(?:covered|discussed|talked about|went over|reviewed|practi[cs]ed)\b", _EN)
+# (active only: "video calls are not covered" is a state of a plan, not a lesson)
+DISCUSSED_EN = re.compile(
+    r"(?<!\bis )(?<!\bare )(?<!\bnot )(?<!\bbe )(?<!\bbeen )(?<!n't )"
+    r"\b(?:covered|discussed|talked about|went over|reviewed|practi[cs]ed)\b",
+    _EN,
+)
 DISCUSSED_ZH = re.compile(r"讲了|学了|讨论了|复习了|练了")
 # What the assistant recommends is advice given, not a fact about anyone
 ADVICE = re.compile(
