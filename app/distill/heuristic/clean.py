@@ -11,8 +11,6 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from app.distill.heuristic.noise import (
-    CLAIM_SPLIT_EN,
-    CLAIM_SPLIT_ZH,
     DECISION_EN,
     DECISION_ZH,
     ECHO_FRAME_WORDS,
@@ -24,8 +22,6 @@ from app.distill.heuristic.noise import (
     PLEASANTRY_EN,
     PLEASANTRY_ZH,
     REACTION_EN,
-    REFERS_BACK_EN,
-    REFERS_BACK_ZH,
     ROLE_WORDS,
     SMALL_TALK_EN,
     SMALL_TALK_ZH,
@@ -168,24 +164,6 @@ def is_echo(sentence: str, said: str, names: Iterable[str] = ()) -> bool:
         return bool(numbers)
     heard = set(content_words(said, names))
     return len(words & heard) / len(words) >= ECHO_OVERLAP or (bool(numbers) and len(words) <= 2)
-
-
-def split_claims(sentence: str) -> list[str]:
-    """ "I prefer short answers, and my order number is ORD-12345" → two claims; "I prefer a 14 inch
-    screen and I need it by Friday" stays one (the second part points back: "it")."""
-    zh = has_cjk(sentence)
-    pieces = (CLAIM_SPLIT_ZH if zh else CLAIM_SPLIT_EN).split(sentence)
-    pieces = [p.strip(" ,，") for p in pieces if p and p.strip(" ,，")]
-    if len(pieces) < 2:
-        return [sentence]
-    refers_back = REFERS_BACK_ZH if zh else REFERS_BACK_EN
-    claims = [pieces[0]]
-    for piece in pieces[1:]:
-        if refers_back.search(piece):
-            claims[-1] = f"{claims[-1]}{'，' if zh else ', '}{piece}"
-        else:
-            claims.append(piece)
-    return claims
 
 
 def worth_a_node(entity: EntityOut, subject_words: Iterable[str] = ()) -> bool:

@@ -122,14 +122,6 @@ ECHO_FRAME_ZH = re.compile(
     r"已(?:经)?(?:记录|记下|记住|确认|收到|了解)|(?:帮您|为您)?记(?:录|下)|以内|以下|左右|您说|你说|提到"
 )
 
-# A sentence joining unrelated claims: one unit per claim ("…, and my order number is …", "…，另外…").
-CLAIM_SPLIT_EN = re.compile(
-    r",?(?<!\s)\s+(?:and|plus)\s+(?:also\s+)?(?=(?:my|our)\s)"  # from the first space of a run
-    r"|,\s*(?:and\s+)?(?:also|plus|by the way|btw|oh and)\s*,?\s+(?=(?:my|our|I|I'm|I've|I'd|we)\b)"
-    r"|,\s+and\s+(?=(?:I|I'm|I've|I'd|we)\b)",
-    re.IGNORECASE,
-)
-CLAIM_SPLIT_ZH = re.compile(r"[，,；;]\s*(?=另外|还有|对了|顺便|此外|而且我的|我的)")
 # A part that points back to the first one belongs with it ("… and I need it by Friday").
 REFERS_BACK_EN = re.compile(
     r"\b(?:it|its|them|they|there|those|these|that one|this one|the same|too|either)\b", re.I
