@@ -193,6 +193,7 @@ def test_abbreviations_and_initials_end_no_sentence() -> None:
         ("Okay, I'll try that then.", "user"),  # light verbs and pointing words only
         ("Makes sense now.", "user"),
         ("行，那我先看看。", "user"),
+        ("嗯，我再考虑考虑。", "user"),
     ],
 )
 def test_talk_about_the_conversation_leaves_no_unit(text: str, role: str) -> None:
