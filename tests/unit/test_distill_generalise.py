@@ -85,6 +85,8 @@ def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, claus
         ("尽量安排在下午。", "preference"),  # a wish marker
         ("我平时都坐高铁。", "preference"),  # a habitual choice
         ("我只有晚上有空。", "constraint"),  # an exclusive limit
+        ("我需要一张能折叠的婴儿床。", "constraint"),  # the need of a thing
+        ("周二下午没空。", "constraint"),  # an unavailability
         ("我已经把表格填好了。", "task_state"),  # the user's resultative: a step done
         ("我们已经寄回了旧设备。", "task_state"),  # 已经 before a doing verb, the user its agent
         ("车位面积不小于12平米。", "constraint"),  # a bound word before a value

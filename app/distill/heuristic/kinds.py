@@ -159,7 +159,8 @@ CONSTRAINT_EN = re.compile(
 )
 CONSTRAINT_ZH = re.compile(
     r"只能|不能|请不了|不可以|最多|至多|至少|起码|不超过|不少于|不低于|不高于|不大于|不小于|必须|规定|"
-    r"(?:别|不要|不得)(?:超过|低于|少于|高于|多于)|只有[^，。]{1,8}(?:有空|可以|行|方便|能)"
+    r"(?:别|不要|不得)(?:超过|低于|少于|高于|多于)|只有[^，。]{1,8}(?:有空|可以|行|方便|能)|"
+    r"不方便|没空|没时间|不接受|要能|得能|要有|得有"
 )
 # A step under way: the progressive 正在, or a process verb with 中 ("配送中", "审核中")
 ONGOING_ZH = re.compile(r"正在|(?:处理|配送|审核|运输|派送|办理|维修|进行|排队|发货)中")
@@ -308,6 +309,8 @@ def _zh(text: str, role: str) -> str:
             return "task_state" if TASK_VERB_ZH.search(text) and not MANNER_ZH.search(text) else "preference"
         if MANNER_ZH.search(text) and re.search(r"发|联系|回复|回答|沟通|通知|告诉|写|讲", text):
             return "preference"
+        if re.match(r"(?:我们|我)?(?:还|也|真的)?需要[一两几]?[个台辆张间份位件套本部]", text):
+            return "constraint"  # the need of a thing, as NEED_EN ("我需要一台…"); of a step it is pending
     others = OTHER_SUBJECT_ZH.match(text) is not None  # "她下个月结婚": her plan, not the speaker's step
     if PENDING_ZH.search(text) or (role == "user" and PLAN_ZH.search(text) and not others):
         return "task_state"
