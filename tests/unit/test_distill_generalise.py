@@ -48,7 +48,11 @@ def kinds(units: list[Candidate]) -> list[str]:
         ("I'm left-handed, so wide keyboards feel better to me.", 2),  # a plural subject's present verb
         ("She's a nurse and she's moving to Perth.", 2),  # a contracted pronoun subject
         ("Please email me the receipt and cancel the spare key.", 2),  # two requests, one "and"
-        ("I'm on call this week and can only meet after 6.", 2),  # the subject carried into a limit
+        ("I'm on call this week and can only meet after 6.", 2),
+        (
+            "I'm new to this, so explain slowly please.",
+            2,
+        ),  # an imperative with its "please"  # the subject carried into a limit
     ],
 )
 def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, clauses: int) -> None:
@@ -81,6 +85,8 @@ def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, claus
         ("A printed copy would be helpful.", "preference"),
         ("Voicemail is easier than a live call.", "preference"),  # a way of being served, ranked
         ("I don't want paper statements.", "preference"),  # a negated want
+        ("We're located in Ghent.", "fact"),  # a participle after a copula is a state, no event
+        ("The courier hasn't called back.", "task_state"),  # a negated perfect: still to happen
         ("Dental work is not covered by the basic plan.", "fact"),  # a passive "covered" is no lesson
         ("尽量安排在下午。", "preference"),  # a wish marker
         ("我平时都坐高铁。", "preference"),  # a habitual choice

@@ -28,6 +28,7 @@ from app.distill.heuristic.verbs_en import (
     AUX,
     OBJECT_START,
     WORD,
+    base_verb,
     can_be_verb,
     carried_subject,
     coordinated_request,
@@ -114,6 +115,8 @@ def _has_predicate_en(text: str) -> bool:
         return True  # "…, no balloon payment" (an elliptic negation), "…, please call first"
     if can_be_verb(words[0]) and not inflected_verb(first) and words[1].lower() in OBJECT_START:
         return True
+    if base_verb(first) and words[-1].lower() == "please":
+        return True  # an imperative with its "please": "…, so go slowly please"
     return len(words) > 2 and any(finite_at(words, i) for i in range(1, len(words)))
 
 

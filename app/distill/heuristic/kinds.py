@@ -7,9 +7,8 @@ statement is a lasting state, a `fact`. The word classes are closed lists in thi
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-from app.distill.heuristic.verbs_en import perfective
+from app.distill.heuristic.verbs_en import base_verb, is_past, perfective
 from app.text import STOPWORDS_EN
 
 _EN = re.IGNORECASE
@@ -205,24 +204,6 @@ PAST_TIME_EN = re.compile(
 EVENT_ZH = re.compile(r"昨天|前天|上周|上个月|去年|刚才|最近|又|一直|今天早上|今早|突然")
 
 
-@lru_cache(maxsize=4096)
-def _past_verb(word: str) -> bool:
-    from lemminflect import getAllLemmas, getInflection
-
-    lower = word.lower()
-    lemmas = getAllLemmas(lower).get("VERB")
-    if not lemmas or lemmas[0] == lower:
-        return False
-    return lower in getInflection(lemmas[0], tag="VBD")
-
-
-def _is_past(text: str) -> bool:
-    """A happening in the past tense: a past verb among the first words (a past copula describes: "it
-    was tough" is no event)."""
-    words = re.findall(r"[A-Za-z]+", text)
-    return any(_past_verb(w) for w in words[1:6] if w.lower() not in ("was", "were"))
-
-
 def is_request(text: str, language: str) -> bool:
     """A request to the listener: "please …", "could you …", "Book it", "请…", "帮我…"."""
     if language == "zh":
@@ -285,14 +266,15 @@ def _en(text: str, role: str) -> str:
         return "episode"
     if role == "user" and (CONSTRAINT_EN.search(text) or LIMIT_EN.search(text)):
         return "constraint"
-    if _is_past(text) and (role == "user" or PAST_TIME_EN.search(text)):
+    if is_past(text) and (role == "user" or PAST_TIME_EN.search(text)):
         return "fact.event"
     return "fact" if _lasting_en(text, role) else "episode"
 
 
 def _imperative(text: str) -> bool:
-    """ "Book it", "Keep it short": a clause opening with a doing verb and no subject."""
-    return IMPERATIVE_EN.match(text) is not None
+    """ "Book it", "Keep it short", "Go slowly please": a clause opening with a verb and no subject."""
+    words = re.findall(r"[a-z']+", text.lower())
+    return IMPERATIVE_EN.match(text) is not None or (words[-1:] == ["please"] and base_verb(words[0]))
 
 
 def _zh(text: str, role: str) -> str:

@@ -187,7 +187,7 @@ STATIVE = frozenset(
     notice see hear feel find think believe understand remember forget wonder get""".split()
 )
 _PERFECT = re.compile(
-    r"\b(?:have|has|'ve|had)\s+(?:already\s+|just\s+|now\s+|also\s+|finally\s+)?(?:been\s+)?([a-z]+)\b"
+    r"\b(?:have|has|'ve|had)(?:n't| not)?\s+(?:(?:already|just|now|also|finally)\s+)?(?:been\s+)?([a-z]+)\b"
     r"|\b(?:is|are|was|were)\s+(?:already|now|just)\s+([a-z]+)\b",
     re.IGNORECASE,
 )
@@ -206,3 +206,28 @@ def perfective(text: str) -> bool:
         if verbs and _form(word, "VBN") and not STATIVE & set(verbs) and not word.endswith("ing"):
             return True
     return False
+
+
+_BE_FORMS = frozenset("am is are was were be been re s m".split())
+
+
+@lru_cache(maxsize=4096)
+def past_verb(word: str) -> bool:
+    """Whether `word` is a past-tense form of a verb ("arrived", "broke")."""
+    from lemminflect import getAllLemmas, getInflection
+
+    lower = word.lower()
+    lemmas = getAllLemmas(lower).get("VERB")
+    if not lemmas or lemmas[0] == lower:
+        return False
+    return lower in getInflection(lemmas[0], tag="VBD")
+
+
+def is_past(text: str) -> bool:
+    """A happening in the past tense: a past verb among the first words (a past copula describes: "it
+    was tough" is no event)."""
+    words = re.findall(r"[A-Za-z]+", text)  # a participle after a copula is a state: "we're based in Lyon"
+    return any(
+        past_verb(w) and w.lower() not in ("was", "were") and words[i - 1].lower() not in _BE_FORMS
+        for i, w in enumerate(words[1:6], 1)
+    )
