@@ -44,6 +44,15 @@ def kinds(units: list[Candidate]) -> list[str]:
         ("The repair took a week, and it was so worth it.", 1),  # a remark stays with its claim
         ("I've lived here for 9 years, since I moved from Accra.", 1),  # a time after its clause
         ("I use Linux at work and a Mac at home.", 1),  # "a Mac at home" has no predicate
+        ("I'm 52 and I ride a recumbent bike.", 2),  # a contracted copula and its value is a clause
+        ("I'm left-handed, so wide keyboards feel better to me.", 2),  # a plural subject's present verb
+        ("She's a nurse and she's moving to Perth.", 2),  # a contracted pronoun subject
+        ("Please email me the receipt and cancel the spare key.", 2),  # two requests, one "and"
+        ("I'm on call this week and can only meet after 6.", 2),
+        (
+            "I'm new to this, so explain slowly please.",
+            2,
+        ),  # an imperative with its "please"  # the subject carried into a limit
     ],
 )
 def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, clauses: int) -> None:
@@ -66,6 +75,27 @@ def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, claus
         ("The movers will come on Friday.", "task_state"),  # still to happen
         ("简单一点的方案就行。", "preference"),  # how the user likes it done
         ("我的会员号是VIP-20931。", "fact"),  # 会员 is no modal 会
+        ("Weekend mornings suit me best.", "preference"),  # an evaluation relative to the user
+        ("Text messages are fine with me.", "preference"),
+        ("Nothing heavier than 3 kg, please.", "constraint"),  # a bound word before a value
+        ("The garage has already replaced the clutch.", "task_state"),  # a perfect of a doing verb
+        ("I've had this router since 2019.", "fact"),  # a state's duration, not a step
+        ("The lease still needs to be signed.", "task_state"),  # "still" outranks the modal
+        ("Ideally a room on a high floor.", "preference"),  # a wish marker
+        ("A printed copy would be helpful.", "preference"),
+        ("Voicemail is easier than a live call.", "preference"),  # a way of being served, ranked
+        ("I don't want paper statements.", "preference"),  # a negated want
+        ("We're located in Ghent.", "fact"),  # a participle after a copula is a state, no event
+        ("The courier hasn't called back.", "task_state"),  # a negated perfect: still to happen
+        ("Dental work is not covered by the basic plan.", "fact"),  # a passive "covered" is no lesson
+        ("尽量安排在下午。", "preference"),  # a wish marker
+        ("我平时都坐高铁。", "preference"),  # a habitual choice
+        ("我只有晚上有空。", "constraint"),  # an exclusive limit
+        ("我需要一张能折叠的婴儿床。", "constraint"),  # the need of a thing
+        ("周二下午没空。", "constraint"),  # an unavailability
+        ("我已经把表格填好了。", "task_state"),  # the user's resultative: a step done
+        ("我们已经寄回了旧设备。", "task_state"),  # 已经 before a doing verb, the user its agent
+        ("车位面积不小于12平米。", "constraint"),  # a bound word before a value
     ],
 )
 def test_the_kind_comes_from_what_the_clause_is(text: str, kind: str) -> None:
@@ -85,6 +115,19 @@ def test_the_kind_comes_from_what_the_clause_is(text: str, kind: str) -> None:
 )
 def test_a_short_turn_said_to_an_assistant_is_a_unit_per_claim(text: str, count: int) -> None:
     assert len(said(text)) == count, [u.content for u in said(text)]
+
+
+def test_an_answer_s_leading_value_is_a_claim_of_its_own() -> None:
+    asked = Turn(1, 1, "assistant", "Which model do you have?", None, T0)
+    made = DISTILLER.distill_turn(
+        Turn(2, 2, "user", "A Corolla, I think, and the brakes squeal when it rains.", None, T0),
+        T0,
+        asked=(asked, "Which model do you have?"),
+        recent=[asked],
+    )
+    assert len([u for u in made if u.tags != ["episode"]]) == 2, [(u.tags, u.content) for u in made]
+    alone = DISTILLER.distill_turn(Turn(2, 2, "user", "In Vilnius.", None, T0), T0, recent=[asked])
+    assert [u.tags[0] for u in alone] == ["fact"], [(u.tags, u.content) for u in alone]
 
 
 def test_talk_between_people_keeps_a_story_whole() -> None:
@@ -155,6 +198,10 @@ def test_abbreviations_and_initials_end_no_sentence() -> None:
         ("Got it, I've updated your preferences.", "assistant"),  # the note that it was recorded
         ("I prefer aisle seats myself.", "assistant"),  # the assistant about itself
         ("好的，有进展会第一时间通知您。", "assistant"),  # a promise to notify
+        ("Okay, I'll try that then.", "user"),  # light verbs and pointing words only
+        ("Makes sense now.", "user"),
+        ("行，那我先看看。", "user"),
+        ("嗯，我再考虑考虑。", "user"),
     ],
 )
 def test_talk_about_the_conversation_leaves_no_unit(text: str, role: str) -> None:
@@ -174,3 +221,10 @@ def test_an_assistant_stating_a_new_fact_is_kept_with_its_role(text: str) -> Non
     made = said(text, "assistant")
     assert made, "nothing kept"
     assert made[0].content.startswith(("The assistant", "助手")), made[0].content
+
+
+@pytest.mark.parametrize("text", ["您的申请正在审核中。", "The courier picks it up tomorrow morning."])
+def test_the_service_s_own_schedule_is_a_step(text: str) -> None:
+    assert kinds(said(text, "assistant")) == ["task_state"], [
+        (u.tags, u.content) for u in said(text, "assistant")
+    ]

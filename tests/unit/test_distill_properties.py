@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.distill.heuristic import clean
+from app.distill.heuristic.clauses import split_clauses
 from app.distill.heuristic.context import slot_value
 from app.distill.heuristic.distiller import HeuristicDistiller
 from app.distill.heuristic.entities import find_entities
@@ -150,7 +151,7 @@ def test_any_text_cleans_and_parses(text: str, language: str, tagged: list[str],
         assert 0 < len(entity.name) <= NAME_MAX_CHARS
         assert entity.name in text
     for sentence in split_sentences(text)[:20]:
-        claims = clean.split_claims(sentence)
+        claims = [c.text for c in split_clauses(sentence)]
         assert claims
         assert all(claims)
         for claim in claims[:5]:

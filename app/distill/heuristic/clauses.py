@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from app.distill.heuristic.kinds import clause_kind, is_remark
 from app.distill.heuristic.noise import (
@@ -23,9 +22,21 @@ from app.distill.heuristic.noise import (
     WRAPPING_EN,
     WRAPPING_ZH,
 )
-from app.distill.heuristic.person import _inflect
 from app.distill.heuristic.rules_en import EN_RULES
 from app.distill.heuristic.rules_zh import ZH_RULES
+from app.distill.heuristic.verbs_en import (
+    AUX,
+    OBJECT_START,
+    WORD,
+    base_verb,
+    can_be_verb,
+    carried_subject,
+    coordinated_request,
+    finite_at,
+    inflected_verb,
+    lemmas,
+    pronoun_opens,
+)
 from app.text import has_cjk
 
 
@@ -51,16 +62,6 @@ _BOUNDARY_EN = re.compile(
 )
 # "and" before a bare predicate: the subject of the clause before is carried in
 _CARRY_EN = re.compile(r",?\s+(?:and|but)\s+(?:also\s+)?(?=[a-z])")
-_LEAD_SUBJECT_EN = re.compile(
-    r"^((?:I|we|he|she|they)(?:'m|'re|'s|\s+am|\s+are|\s+is|\s+was|\s+were)?)\s+", re.IGNORECASE
-)
-_AUX_EN = frozenset(
-    """am is are was were be been being 'm 're 's have has had 've do does did can can't cannot could couldn't
-    will won't would wouldn't shall should shouldn't may might must need needs don't doesn't didn't isn't
-    aren't wasn't weren't haven't hasn't 'll 'd""".split()
-)
-_CONTRACTIONS = ("m", "re", "s", "ve", "ll", "d", "t")
-_WORD_EN = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 # Chinese: commas and semicolons cut; a connective opening the part goes
 _BOUNDARY_ZH = re.compile(r"[，,；;]\s*")
@@ -83,81 +84,40 @@ _COPULA_ZH = re.compile(r"^(?:不是|是|而是|也就是)")
 _LEAD_SUBJECT_ZH = re.compile(r"^(我们|我|咱们|他们|她们|他|她)(?=[\u4e00-\u9fff])")
 
 
-@lru_cache(maxsize=16384)
-def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
-    """lemminflect's lemmas of a lower-case word by part of speech (cached: a hot spot)."""
-    from lemminflect import getAllLemmas
-
-    return dict(getAllLemmas(word))
-
-
-@lru_cache(maxsize=8192)
-def _can_be_verb(word: str) -> bool:
-    lower = word.lower()
-    if lower in _AUX_EN or ("'" in lower and lower.split("'", 1)[1] in _CONTRACTIONS):
-        return True
-    from lemminflect import getAllLemmas
-
-    _inflect()  # lemminflect loaded once, as the person module does
-    lemmas = getAllLemmas(lower)
-    return "VERB" in lemmas or "AUX" in lemmas
-
-
-# Words after which an inflected form is a noun ("three times", "by parts", "the drains"), not a verb
-_NOMINAL_BEFORE_EN = frozenset(
-    """a an the my our your his her their its this that these those some any no every each all both of in on
-    at by for with to from into over under about per than as one two three four five six seven eight nine
-    ten few many several""".split()
-)
-# A subject that needs no verb test: a pronoun (or its contraction) opens a clause of its own
-_PRONOUN_OPENERS_EN = frozenset(
-    """i i'm i've i'd i'll we we're we've we'll we'd you you're you've you'll you'd he he's she she's they
-    they're they've they'll it it's there there's nobody somebody someone everyone everybody nothing
-    something everything""".split()
-)
-# An imperative: a verb, then where its object starts ("Book it", "Send the quote", "Keep me posted")
-_OBJECT_START_EN = frozenset(
-    """it me us them him her my our the a an this that these those all up out off back in on to""".split()
-)
-
-
-def _finite_at(words: list[str], index: int) -> bool:
-    """Whether `words[index]` is a finite verb: an auxiliary, or an inflected verb form ("drains",
-    "arrived") not read as a noun by the word before it ("three times", "by parts")."""
-    word = words[index].lower()
-    if word in _AUX_EN or ("'" in word and word.split("'", 1)[1] in _CONTRACTIONS):
-        return True
-    return _inflected_verb(word) and (index == 0 or words[index - 1].lower() not in _NOMINAL_BEFORE_EN)
-
-
 def _opens_with_verb_en(text: str, imperative: bool) -> bool:
     """Whether the part opens with a verb of no subject of its own: a form of it ("loved", "getting"),
     or a base form before its object ("make us …"), which is an imperative where `imperative` allows."""
-    words = _WORD_EN.findall(text)
-    if not words or words[0].lower() in _PRONOUN_OPENERS_EN or words[0].lower() in ("no", "please"):
+    words = WORD.findall(text)
+    if not words or pronoun_opens(words[0]) or words[0].lower() in ("no", "please"):
         return False
     first = words[0].lower()
-    lemmas = _lemmas(first)
-    if "VERB" not in lemmas:
+    readings = lemmas(first)
+    if "VERB" not in readings:
         return False
-    if first.endswith("ing") or _inflected_verb(first):
-        later = any(_finite_at(words, i) for i in range(1, len(words)))
-        return "NOUN" not in lemmas or not later  # "prices went up": a noun, then its verb
-    return len(words) > 1 and words[1].lower() in _OBJECT_START_EN and not imperative
+    if first.endswith("ing") and any(finite_at(words, i) for i in range(1, min(len(words), 3))):
+        return False  # a gerund subject and its verb: "boarding closes at 7", "parking is free"
+    if first.endswith("ing") or inflected_verb(first):
+        later = any(finite_at(words, i) for i in range(1, len(words)))
+        return "NOUN" not in readings or not later  # "prices went up": a noun, then its verb
+    return len(words) > 1 and words[1].lower() in OBJECT_START and not imperative
 
 
 def _has_predicate_en(text: str) -> bool:
     """A clause of its own: a pronoun subject and more, a request or imperative, or a finite verb after
     its subject. Two words without a pronoun are a fragment ("flights included", "6 and 9")."""
-    words = _WORD_EN.findall(text)
+    words = WORD.findall(text)
+    if words and "'" in words[0] and pronoun_opens(words[0]) and re.search(r"\w", text[len(words[0]) :]):
+        return True  # a contracted copula and its complement: "…, I'm 34", "…, it's 0770 900123"
     if len(words) < 2:
         return False
     first = words[0].lower()
-    if first in ("no", "please") or first in _PRONOUN_OPENERS_EN:
+    if first in ("no", "please") or pronoun_opens(first):
         return True  # "…, no balloon payment" (an elliptic negation), "…, please call first"
-    if _can_be_verb(words[0]) and not _inflected_verb(first) and words[1].lower() in _OBJECT_START_EN:
+    if can_be_verb(words[0]) and not inflected_verb(first) and words[1].lower() in OBJECT_START:
         return True
-    return len(words) > 2 and any(_finite_at(words, i) for i in range(1, len(words)))
+    if base_verb(first) and words[-1].lower() == "please":
+        return True  # an imperative with its "please": "…, so go slowly please"
+    return len(words) > 2 and any(finite_at(words, i) for i in range(1, len(words)))
 
 
 def states_something(text: str) -> bool:
@@ -166,28 +126,16 @@ def states_something(text: str) -> bool:
     verb (not a gerund); Chinese: a verb or an adjective."""
     if has_cjk(text):
         return _has_predicate_zh(text)
-    words = _WORD_EN.findall(text)
+    words = WORD.findall(text)
     if not words:
         return False
     if words[0].lower() == "no" and len(words) >= 2:
         return True  # an elliptic negation: "…, no balloon payment"
-    if words[0].lower() in _PRONOUN_SUBJECTS_EN or re.match(r"^(?:there|it)\b", text, re.I):
+    if pronoun_opens(words[0]):
         return True
-    return any(w.lower() in _AUX_EN or _inflected_verb(w) for w in words)
-
-
-_PRONOUN_SUBJECTS_EN = frozenset(
-    "i i'm i've i'd i'll we we're we've we'll we'd you you're they they're he she".split()
-)
-
-
-@lru_cache(maxsize=8192)
-def _inflected_verb(word: str) -> bool:
-    from lemminflect import getAllLemmas
-
-    lower = word.lower()
-    lemmas = getAllLemmas(lower).get("VERB")
-    return bool(lemmas) and lemmas[0] != lower and not lower.endswith("ing")
+    return any(w.lower() in AUX or inflected_verb(w) for w in words) or any(
+        finite_at(words, i) for i in range(1, len(words))
+    )
 
 
 # Words that make a Chinese predicate whatever jieba tags the word beside them: an adverb of aspect or
@@ -244,25 +192,24 @@ def _cut(text: str, zh: bool) -> list[tuple[int, int, int]]:
     return [(s, t, e) for s, t, e in parts if text[t:e].strip(" ,，.。")]
 
 
-def _carry_en(first: str, second: str) -> str | None:
-    """ "I'm vegetarian and allergic to nuts": the second part with the first's subject (and copula)."""
-    lead = _LEAD_SUBJECT_EN.match(first)
-    words = _WORD_EN.findall(second)
-    if lead is None or not words:
-        return None
-    subject = lead.group(1)
-    # with its copula ("I'm … and allergic to nuts") any predicate follows; a bare subject needs a verb
-    if re.search(r"'|\s", subject) or _can_be_verb(words[0]):
-        return f"{subject} {second}"
-    return None
+def _points_back(text: str, zh: bool) -> bool:
+    """Whether the part's subject points back at the clause before ("it leaks", "它很好用"): an object
+    that does ("I read them on my phone") leaves the part a claim of its own, its subject its own."""
+    words = re.findall(r"[A-Za-z']+", text)
+    if zh:
+        match = REFERS_BACK_ZH.search(text)
+        return match is not None and match.start() == 0
+    return bool(words) and REFERS_BACK_EN.fullmatch(words[0].split("'")[0]) is not None
 
 
 def _matches_a_rule(text: str, zh: bool) -> bool:
     return any(rule.pattern.search(text) for rule in (ZH_RULES if zh else EN_RULES) if not rule.loose)
 
 
-def split_clauses(sentence: str) -> list[Clause]:
-    """The sentence's clauses, in order, each from its predicate's subject to the next connective."""
+def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
+    """The sentence's clauses, in order, each from its predicate's subject to the next connective.
+    `answer`: the sentence opens an answer to a question, whose leading value is a claim of its own
+    ("Probably A2, I can order food"), where elsewhere a leading fragment belongs to its clause."""
     zh = has_cjk(sentence)
     offset, corrected, hedged = _opening(sentence)
     body = sentence[offset:]
@@ -279,9 +226,7 @@ def split_clauses(sentence: str) -> list[Clause]:
             continue  # nothing but a correction's wording ("我更正一下之前的说法，")
         # a part pointing back ("…and it leaks", "…，它很好用") is a remark on the clause before unless it
         # makes a claim of its own ("…, and it has to integrate with Gmail", "…, it's now 0770 900123")
-        refers_back = (REFERS_BACK_ZH if zh else REFERS_BACK_EN).search(text) is not None and (
-            clause_kind(text, "zh" if zh else "en", "user") == "episode"
-        )
+        refers_back = _points_back(text, zh) and clause_kind(text, "zh" if zh else "en", "user") == "episode"
         remark = is_remark(text, "zh" if zh else "en") and not _matches_a_rule(text, zh)
         # "…and loved it", "…, getting others involved": a verb with no subject of its own continues the
         # clause before (an imperative after a comma or semicolon is a clause: "…, send me the invoice")
@@ -309,9 +254,14 @@ def split_clauses(sentence: str) -> list[Clause]:
             spans[i : i + 2] = [(first[0], second[1], sentence[first[0] : second[1]].strip())]
     if not zh:
         spans = [piece for span in spans for piece in _carried_en(span)]
-    if len(spans) > 1 and (
-        not has_predicate(spans[0][2])
-        or (is_remark(spans[0][2], "zh" if zh else "en") and not _matches_a_rule(spans[0][2], zh))
+    value = answer and re.search(r"\d|.\b[A-Z]|[A-Z]{2}", spans[0][2] if spans else "") is not None
+    if (
+        len(spans) > 1
+        and not value
+        and (
+            not has_predicate(spans[0][2])
+            or (is_remark(spans[0][2], "zh" if zh else "en") and not _matches_a_rule(spans[0][2], zh))
+        )
     ):
         first, second = spans[0], spans[1]
         spans[:2] = [(first[0], second[1], sentence[first[0] : second[1]].strip())]
@@ -325,12 +275,25 @@ def split_clauses(sentence: str) -> list[Clause]:
 
 
 def _carried_en(span: tuple[int, int, str]) -> list[tuple[int, int, str]]:
-    """A clause cut where "and" opens a bare predicate that a rule recognises on its own."""
+    """A clause cut where "and" or "but" opens a predicate of its own: the first part's subject carried
+    in ("…and allergic to nuts", "…and weighs 2 kg"), or a second request ("…and cancel the order")."""
     start, end, text = span
     for match in _CARRY_EN.finditer(text):
         first, second = text[: match.start()], text[match.end() :]
-        carried = _carry_en(first, second)
-        if carried and _matches_a_rule(carried, False) and _has_predicate_en(first):
+        request = coordinated_request(first, second)
+        carried = second if request else carried_subject(first, second)
+        if carried and _has_predicate_en(first) and (request or _claim_of_its_own(carried)):
             cut = start + match.start()
             return [(start, cut, first), *(_carried_en((cut, end, carried)))]
     return [span]
+
+
+_SERVICE_KINDS = ("preference", "constraint", "task_state")
+
+
+def _claim_of_its_own(carried: str) -> bool:
+    """Whether a carried predicate is a claim a reader would keep alone: a rule's, or a clause of a kind
+    (a state, a want, a limit, a step) that is no remark on the one before."""
+    return _matches_a_rule(carried, False) or (
+        not is_remark(carried, "en") and clause_kind(carried, "en", "user").startswith(_SERVICE_KINDS)
+    )

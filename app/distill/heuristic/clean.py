@@ -11,19 +11,17 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from app.distill.heuristic.noise import (
-    CLAIM_SPLIT_EN,
-    CLAIM_SPLIT_ZH,
     DECISION_EN,
     DECISION_ZH,
     ECHO_FRAME_WORDS,
     ECHO_FRAME_ZH,
     ENCOURAGEMENT_EN,
+    LIGHT_EN,
+    LIGHT_ZH,
     NOT_NAMES,
     PLEASANTRY_EN,
     PLEASANTRY_ZH,
     REACTION_EN,
-    REFERS_BACK_EN,
-    REFERS_BACK_ZH,
     ROLE_WORDS,
     SMALL_TALK_EN,
     SMALL_TALK_ZH,
@@ -137,6 +135,8 @@ def is_informative(sentence: str, names: Iterable[str] = ()) -> bool:
 def is_small_talk_from(text: str, role: str, names: Iterable[str] = ()) -> bool:
     """Small talk said by `role`; what an assistant tells the user about their things is news when it
     says enough ("You solved all three practice problems"), a pleasantry when not ("You're welcome")."""
+    if says_nothing(text, names):
+        return True  # light verbs and pointing words only: "I'll give that a try", "我试试看"
     if not is_small_talk(text, names):
         return False
     return role == "user" or is_pleasantry(text) or not is_informative(text, names)
@@ -166,24 +166,6 @@ def is_echo(sentence: str, said: str, names: Iterable[str] = ()) -> bool:
     return len(words & heard) / len(words) >= ECHO_OVERLAP or (bool(numbers) and len(words) <= 2)
 
 
-def split_claims(sentence: str) -> list[str]:
-    """ "I prefer short answers, and my order number is ORD-12345" → two claims; "I prefer a 14 inch
-    screen and I need it by Friday" stays one (the second part points back: "it")."""
-    zh = has_cjk(sentence)
-    pieces = (CLAIM_SPLIT_ZH if zh else CLAIM_SPLIT_EN).split(sentence)
-    pieces = [p.strip(" ,，") for p in pieces if p and p.strip(" ,，")]
-    if len(pieces) < 2:
-        return [sentence]
-    refers_back = REFERS_BACK_ZH if zh else REFERS_BACK_EN
-    claims = [pieces[0]]
-    for piece in pieces[1:]:
-        if refers_back.search(piece):
-            claims[-1] = f"{claims[-1]}{'，' if zh else ', '}{piece}"
-        else:
-            claims.append(piece)
-    return claims
-
-
 def worth_a_node(entity: EntityOut, subject_words: Iterable[str] = ()) -> bool:
     """Role words and pronouns are the bank's subject, not an entity ("用户", "the user"); a lower-case
     phrase ("简洁的回答", "window seats") is a description, not a thing with a name."""
@@ -195,3 +177,14 @@ def worth_a_node(entity: EntityOut, subject_words: Iterable[str] = ()) -> bool:
     if has_cjk(name):
         return bool(ZH_NAMED_THING.search(name))
     return any(w[:1].isupper() or w[:1].isdigit() for w in name.split())
+
+
+def says_nothing(clause: str, names: Iterable[str] = ()) -> bool:
+    """Whether the clause is made of light verbs, pointing words and small talk only ("I'll give that a
+    try", "That makes sense", "我试试看"): talk about what was just said, no claim of its own."""
+    if _NUMBER.search(clause) or has_specifics(clause, names):
+        return False
+    if has_cjk(clause):
+        return len(LIGHT_ZH.sub("", SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", clause)))) < 2
+    words = content_words(clause, names)
+    return not [w for w in words if w not in SMALL_TALK_EN and w not in FILLER_EN and w not in LIGHT_EN]

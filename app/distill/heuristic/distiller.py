@@ -27,6 +27,7 @@ from app.distill.heuristic.parts import (
     CHANNEL,
     KIND_RULES,
     episode_text,
+    fragment_claim,
     kind_first,
     kind_rule,
     leftover_kind,
@@ -187,7 +188,7 @@ class HeuristicDistiller:
             language = language_of(sentence)
             if _is_filler(sentence, language):
                 continue
-            clauses = split_clauses(sentence)
+            clauses = split_clauses(sentence, answer=service and number == 0 and asked is not None)
             # a short turn's plain clauses are its claims; a long one's are a narrative, where a sentence
             # is cut only when each of its clauses is a claim (else it stays whole, its context kept)
             short = claims_turn and len(clauses) <= MAX_SPLIT_CLAUSES
@@ -291,7 +292,8 @@ class HeuristicDistiller:
                 return kind_first(unit, kind) if stated else unit
         if self._noise(claim, turn.role, question, said, names) and not corrections:
             return None
-        done = turn.role != "user" and kind == "task_state"  # "Booked!": short, and still news
+        # "Booked!" is short and still news; so is a value or a wish said to an assistant ("From Leeds.")
+        done = kind == "task_state" if turn.role != "user" else stated and fragment_claim(claim, kind, names)
         if not (request or done or corrections) and (
             (_is_short(claim, language) and not stated)  # a stated "I'm diabetic" is a claim
             or not says_enough(claim, language)

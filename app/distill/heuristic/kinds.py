@@ -7,8 +7,8 @@ statement is a lasting state, a `fact`. The word classes are closed lists in thi
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
+from app.distill.heuristic.verbs_en import base_verb, is_past, perfective
 from app.text import STOPWORDS_EN
 
 _EN = re.IGNORECASE
@@ -16,8 +16,10 @@ _EN = re.IGNORECASE
 # How the user wants to be served: speed, channel, tone, format, the way a thing is done
 MANNER_EN = re.compile(
     r"\b(?:short|shorter|brief|concise|detailed|quick(?:ly)?|fast(?:er)?|right away|immediately|asap|"
-    r"e-?mail|phone|calls?|texts?|sms|whatsapp|slack|messages?|tone|formal|casual|format|bullet|plain|"
-    r"instead of|rather than|better with|than|only|directly|in (?:english|chinese|spanish|french|german))\b",
+    r"e-?mail|phone|calls?|texts?|sms|whatsapp|slack|messages?|voicemail|in person|tone|formal|casual|"
+    r"friendly|polite|simple|simpler|slow(?:ly)?|step by step|format|bullet|bullets|"
+    r"plain|instead of|rather than|better with|than|only|directly|"
+    r"in (?:english|chinese|spanish|french|german|plain english))\b",
     _EN,
 )
 MANNER_ZH = re.compile(
@@ -33,6 +35,23 @@ SERVED_EN = re.compile(
     _EN,
 )
 SERVED_ZH = re.compile(r"^(?:你的|您的)?(?:回复|回答|答复|消息|通知|提醒|解释)|(?:联系|打电话给|通知|提醒)我")
+# An evaluation relative to the user ("Mornings work best for me", "Casual is fine with me"): how they
+# like to be served, a preference
+SUITS_EN = re.compile(
+    r"\b(?:works?|suits?|is|are|'s|would be)\s+(?:\w+\s+)?(?:best|better|well|fine|ok|okay|ideal|perfect|"
+    r"easiest|easier|great)\s+(?:for|with|to)\s+(?:me|us)\b|\bsuits? (?:me|us)\b",
+    _EN,
+)
+RANKED_EN = re.compile(
+    r"\b(?:is|are|works?|would be)\s+(?:\w+\s+)?(?:better|best|easier|preferable|ideal)\b", _EN
+)
+# A limit: a bound word before a value ("nothing over two hours", "under 2 kg"), or "only" opening it
+LIMIT_EN = re.compile(
+    r"\b(?:over|under|above|below|[a-z]+er than|more than|less than|at least|at most|"
+    r"up to|maximum|minimum|max|min)\s+(?:\$|€|£)?(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"a (?:day|week|month|year|few))|^only\b",
+    _EN,
+)
 # A dated obligation: an exam, a deadline, an interview (a limit in time, not a step)
 OBLIGATION_EN = re.compile(r"\b(?:exam|test|deadline|due|interview|hearing|defen[cs]e)\b", _EN)
 OBLIGATION_ZH = re.compile(r"考试|截止|期限|面试|答辩|到期")
@@ -47,8 +66,16 @@ REQUEST_ZH = re.compile(
 )
 NOT_WANTED_ZH = re.compile(r"^(?:不要|别|不想|不用|不需要)")
 WANT_EN = re.compile(
-    r"\b(?:I|we)(?:'d| would)? (?:really |also |always |just )?(?:want|like|love|wish|hope)\b|"
-    r"\binterested in\b|\bprefer\b|\b(?:learn|work|do)s? better\b",
+    r"\b(?:I|we)(?:'d| would)? (?:really |also |always |just |don't |do not |never )?(?:want|like|love|wish|"
+    r"hope)\b|\binterested in\b|\bprefer\b|\b(?:learn|work|do)s? better\b|"
+    r"\b(?:usually|always|normally|generally|tend to) (?:go for|opt for|choose|pick)\b",
+    _EN,
+)
+# Desiderative markers: a wish about how things are done ("Ideally a quiet room", "A summary would be
+# great", "a morning slot if possible"), a preference when no task verb makes it a step
+WISH_EN = re.compile(
+    r"^(?:ideally|preferably)\b|\bif (?:possible|you can)\b|\bwould be (?:great|nice|ideal|perfect|good|"
+    r"better|easier|best|lovely|helpful|fine)\b",
     _EN,
 )
 WANT_ZH = re.compile(r"希望|想要|想|喜欢|偏好|宁愿|更愿意|倾向")
@@ -63,7 +90,8 @@ TASK_VERB_ZH = re.compile(
     r"约|预约|买|配|订|预订|换|改|退|取消|申请|投诉|办|开通|查|修|装|绑定|注册|升级|续|转"
 )
 IMPERATIVE_EN = re.compile(
-    r"^(?:book|buy|order|cancel|change|switch|upgrade|renew|schedule|reschedule|reserve|send|email|call|text|"
+    r"^(?:just |always |never |only |don't |do not )?(?:book|buy|order|cancel|change|switch|upgrade|renew|"
+    r"schedule|reschedule|reserve|send|email|call|text|"
     r"message|remind|check|find|add|remove|update|keep|make|use|give|tell|show|help|put|go ahead|set up|sign|"
     r"ship|deliver|refund|replace|fix|reset|hold|note|write|reply|answer|respond|contact|forward|move)\b",
     _EN,
@@ -84,14 +112,23 @@ PLAN_EN = re.compile(
 )
 PLAN_ZH = re.compile(r"打算|计划|准备|要去|将要|即将|下周|下个月|明天|后天|今晚|下次|春节|周末要|要把")
 PENDING_EN = re.compile(
-    r"\b(?:still (?:waiting|need|to be|pending|have to|has to)|not yet|yet to|to be confirmed|needs? to|"
+    r"\b(?:still (?:waiting|needs?|to be|pending|have to|has to|missing|open|outstanding)|not yet|yet to|"
+    r"to be confirmed|needs? to|"
     r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b|"
     r"(?:\bnot|n't|\bnever)\b[^,;]{0,30}\byet\b",
     _EN,
 )
 PENDING_ZH = re.compile(
-    r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|作业"
+    r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|还差|还缺|还剩|作业"
 )
+# The perfective 已/已经 before a verb of doing is a step done ("服务已重启", "已为您重新发送"); before a
+# verb of state it describes ("已经是最新版本", "已达到上限"). A resultative (签好了, 部署完成) is done too.
+_ALREADY_ZH = re.compile(r"已经|已")
+STATIVE_ZH = frozenset("是 有 在 达到 超过 过期 满 成为 习惯 知道 属于 包括 包含 没有 不是 经".split())
+_RESULT_ZH = re.compile(r"[\u4e00-\u9fff](?:好|完)了|(?:完成|完毕|搞定)(?:了|[，。！,.]|$)")
+_MODAL_ZH = re.compile(r"必须|需要|要|得|之前|以前|前|尽快|希望|想|打算")
+# Aspect markers of what is not done yet: "still", "yet", "not … yet"
+STILL_EN = re.compile(r"\bstill (?:needs?|has|have|to)\b|\bnot yet\b|\byet to\b|n't\b[^,;]{0,30}\byet\b", _EN)
 DONE_EN = re.compile(
     r"\b(?:submitted|uploaded|paid|booked|ordered|sent|approved|shipped|created|issued|renewed|reset|fixed|"
     r"processed|cancell?ed|scheduled|solved|completed|finished|filed|confirmed|verified|"
@@ -102,7 +139,12 @@ DONE_ZH = re.compile(
     r"已(?:经)?(?:为您|帮您|给您)?[^，。]{0,4}(?:创建|签发|开通|修改|写好|申请|上传|提交|安排|完成|支付|发货|确认|处理|"
     r"解决|取消|验证|预订|退款|退回|寄出|发出|到账|生效|更换|预约|登记|办理|重置)|(?:上传|提交|写好|办好|发出|签发|创建)了"
 )
-DISCUSSED_EN = re.compile(r"\b(?:covered|discussed|talked about|went over|reviewed|practi[cs]ed)\b", _EN)
+# (active only: "video calls are not covered" is a state of a plan, not a lesson)
+DISCUSSED_EN = re.compile(
+    r"(?<!\bis )(?<!\bare )(?<!\bnot )(?<!\bbe )(?<!\bbeen )(?<!n't )"
+    r"\b(?:covered|discussed|talked about|went over|reviewed|practi[cs]ed)\b",
+    _EN,
+)
 DISCUSSED_ZH = re.compile(r"讲了|学了|讨论了|复习了|练了")
 # What the assistant recommends is advice given, not a fact about anyone
 ADVICE = re.compile(
@@ -114,7 +156,20 @@ CONSTRAINT_EN = re.compile(
     r"longer than)\b|^no\b",
     _EN,
 )
-CONSTRAINT_ZH = re.compile(r"只能|不能|请不了|不可以|最多|不超过|必须|规定")
+CONSTRAINT_ZH = re.compile(
+    r"只能|不能|请不了|不可以|最多|至多|至少|起码|不超过|不少于|不低于|不高于|不大于|不小于|必须|规定|"
+    r"(?:别|不要|不得)(?:超过|低于|少于|高于|多于)|只有[^，。]{1,8}(?:有空|可以|行|方便|能)|"
+    r"不方便|没空|没时间|不接受|要能|得能|要有|得有"
+)
+# A step under way: the progressive 正在, or a process verb with 中 ("配送中", "审核中")
+ONGOING_ZH = re.compile(r"正在|(?:处理|配送|审核|运输|派送|办理|维修|进行|排队|发货)中")
+# A time ahead: in a statement said in a service conversation, what happens then is a step scheduled
+AHEAD_EN = re.compile(
+    r"\b(?:tomorrow|tonight|later today|next (?:week|month|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday))\b",
+    _EN,
+)
+AHEAD_ZH = re.compile(r"明天|后天|今晚|稍后|下周|下个月")
 # What is still to happen: a future tense, a schedule ("will", "is scheduled for", "将", "预计")
 FUTURE_EN = re.compile(
     r"\b(?:will|'ll|(?:is|are|am|'s|'re|'m) going to|(?:is|are) (?:scheduled|booked|set|due) (?:for|on|to))\b"
@@ -127,7 +182,9 @@ FUTURE_ZH = re.compile(
 )
 HEDGE_ZH_EN = re.compile(r"\b(?:if|maybe|might|perhaps|probably)\b|如果|可能|也许|大概", _EN)
 # A way the user likes things done, in Chinese ("最好周六上午", "发邮件比较好", "简单点就行")
-PREFER_ZH = re.compile(r"最好|比较好|更好|为好|就行|就好|更喜欢|偏向")
+PREFER_ZH = re.compile(
+    r"最好|比较好|更好|为好|就行|就好|更喜欢|偏向|^尽量|(?:一般|通常|平时|总是|习惯)都?(?:选|挑|点|买|要|用|坐|订)"
+)
 # "I need financing", "we need a van": a requirement (a limit); "I need to renew …": a step to do
 NEED_EN = re.compile(r"^(?:I|we)(?: really| still| also| just)? need(?:s)?\b(?! you\b)", _EN)
 DATE_WORD_EN = re.compile(
@@ -147,24 +204,6 @@ PAST_TIME_EN = re.compile(
 EVENT_ZH = re.compile(r"昨天|前天|上周|上个月|去年|刚才|最近|又|一直|今天早上|今早|突然")
 
 
-@lru_cache(maxsize=4096)
-def _past_verb(word: str) -> bool:
-    from lemminflect import getAllLemmas, getInflection
-
-    lower = word.lower()
-    lemmas = getAllLemmas(lower).get("VERB")
-    if not lemmas or lemmas[0] == lower:
-        return False
-    return lower in getInflection(lemmas[0], tag="VBD")
-
-
-def _is_past(text: str) -> bool:
-    """A happening in the past tense: a past verb among the first words (a past copula describes: "it
-    was tough" is no event)."""
-    words = re.findall(r"[A-Za-z]+", text)
-    return any(_past_verb(w) for w in words[1:6] if w.lower() not in ("was", "were"))
-
-
 def is_request(text: str, language: str) -> bool:
     """A request to the listener: "please …", "could you …", "Book it", "请…", "帮我…"."""
     if language == "zh":
@@ -180,10 +219,14 @@ def clause_kind(text: str, language: str, role: str, stated: bool = False) -> st
     if stated and kind in ("fact", "episode", "fact.event") and not is_remark(text, language):
         # said to an assistant, what is still to happen is a step ahead ("the technician will come on
         # Friday", "预计3个工作日内退回"); a way the user likes things done is a preference ("最好周六上午")
+        if language == "zh" and role == "user" and PREFER_ZH.search(text):
+            return "preference"  # a wish outranks the schedule it is about ("尽量安排在下午")
         if (FUTURE_ZH if language == "zh" else FUTURE_EN).search(text) and not HEDGE_ZH_EN.search(text):
             return "task_state"
-        if language == "zh" and role == "user" and PREFER_ZH.search(text):
-            return "preference"
+        if role != "user" and (
+            (AHEAD_ZH if language == "zh" else AHEAD_EN).search(text) or ONGOING_ZH.search(text)
+        ):
+            return "task_state"  # the service's own schedule: "the engineer comes tomorrow", "正在配送中"
     if kind == "episode" and stated and not is_remark(text, language) and not discussed(text, role):
         return "fact"
     return kind
@@ -198,6 +241,8 @@ def discussed(text: str, role: str) -> bool:
 def _en(text: str, role: str) -> str:
     if role == "user" and SERVED_EN.search(text) and not REQUEST_EN.search(text) and not _imperative(text):
         return "preference"
+    if role == "user" and (SUITS_EN.search(text) or (MANNER_EN.search(text) and RANKED_EN.search(text))):
+        return "preference"  # "Texts are better than calls": a way of being served, ranked
     if role == "user" and OBLIGATION_EN.search(text) and DATE_WORD_EN.search(text):
         return "constraint.time"
     if role == "user" and NEED_EN.search(text):
@@ -207,24 +252,29 @@ def _en(text: str, role: str) -> str:
             return "preference" if MANNER_EN.search(text) else "task_state"
         if WANT_EN.search(text):
             return "task_state" if TASK_VERB_EN.search(text) and "to " in text.lower() else "preference"
+        if WISH_EN.search(text) or (re.match(r"no\b", text, _EN) and MANNER_EN.search(text)):
+            return "preference"  # a wish, or a way of being served refused ("No phone calls, please")
+    if STILL_EN.search(text):
+        return "task_state"  # an aspect of what is not done yet outranks the modal ("still needs to")
     if role == "user" and REQUIREMENT_EN.search(text):
         return "constraint"
     if PENDING_EN.search(text) or (PLAN_EN.search(text) and role == "user"):
         return "task_state"
-    if DONE_EN.search(text):
+    if DONE_EN.search(text) or perfective(text):
         return "task_state"
     if DISCUSSED_EN.search(text) or (role == "assistant" and ADVICE.search(text)):
         return "episode"
-    if role == "user" and CONSTRAINT_EN.search(text):
+    if role == "user" and (CONSTRAINT_EN.search(text) or LIMIT_EN.search(text)):
         return "constraint"
-    if _is_past(text) and (role == "user" or PAST_TIME_EN.search(text)):
+    if is_past(text) and (role == "user" or PAST_TIME_EN.search(text)):
         return "fact.event"
     return "fact" if _lasting_en(text, role) else "episode"
 
 
 def _imperative(text: str) -> bool:
-    """ "Book it", "Keep it short": a clause opening with a doing verb and no subject."""
-    return IMPERATIVE_EN.match(text) is not None
+    """ "Book it", "Keep it short", "Go slowly please": a clause opening with a verb and no subject."""
+    words = re.findall(r"[a-z']+", text.lower())
+    return IMPERATIVE_EN.match(text) is not None or (words[-1:] == ["please"] and base_verb(words[0]))
 
 
 def _zh(text: str, role: str) -> str:
@@ -239,12 +289,14 @@ def _zh(text: str, role: str) -> str:
             return "preference"
         if WANT_ZH.search(text):
             return "task_state" if TASK_VERB_ZH.search(text) and not MANNER_ZH.search(text) else "preference"
-        if MANNER_ZH.search(text) and re.search(r"发|联系|回复|通知", text):
+        if MANNER_ZH.search(text) and re.search(r"发|联系|回复|回答|沟通|通知|告诉|写|讲", text):
             return "preference"
+        if re.match(r"(?:我们|我)?(?:还|也|真的)?需要[一两几]?[个台辆张间份位件套本部]", text):
+            return "constraint"  # the need of a thing, as NEED_EN ("我需要一台…"); of a step it is pending
     others = OTHER_SUBJECT_ZH.match(text) is not None  # "她下个月结婚": her plan, not the speaker's step
     if PENDING_ZH.search(text) or (role == "user" and PLAN_ZH.search(text) and not others):
         return "task_state"
-    if DONE_ZH.search(text):
+    if DONE_ZH.search(text) or _done_zh(text, role):
         return "task_state"
     if DISCUSSED_ZH.search(text) or (role == "assistant" and ADVICE.search(text)):
         return "episode"
@@ -306,3 +358,24 @@ def _lasting_zh(text: str, role: str) -> bool:
     if _SPECIFIC_ZH.search(text):
         return True
     return role == "user" and STATE_ZH.search(text) is not None and not FEELING_ZH.search(text)
+
+
+def _done_zh(text: str, role: str) -> bool:
+    """A step done: 已/已经 before a verb of doing (skipping 为您, 把…, an adverb), or a resultative with
+    no modal or deadline before it ("合同签好了", not "必须周三前完成"). The user's step has the user as
+    its agent ("我已经重启了路由器"); a thing of theirs that changed is a state ("旧号码已经停用了")."""
+    if role == "user" and not re.match(r"(?:我们|我|已)", text):
+        return False
+    if _RESULT_ZH.search(text) and not _MODAL_ZH.search(text):
+        return True
+    found = _ALREADY_ZH.search(text)
+    if found is None:
+        return False
+    from app.text import pos_words
+
+    for word, flag in pos_words(text[found.end() :])[:5]:
+        if word in STATIVE_ZH or flag.startswith("ul"):
+            return False
+        if flag.startswith("v"):
+            return True
+    return False

@@ -122,14 +122,6 @@ ECHO_FRAME_ZH = re.compile(
     r"已(?:经)?(?:记录|记下|记住|确认|收到|了解)|(?:帮您|为您)?记(?:录|下)|以内|以下|左右|您说|你说|提到"
 )
 
-# A sentence joining unrelated claims: one unit per claim ("…, and my order number is …", "…，另外…").
-CLAIM_SPLIT_EN = re.compile(
-    r",?(?<!\s)\s+(?:and|plus)\s+(?:also\s+)?(?=(?:my|our)\s)"  # from the first space of a run
-    r"|,\s*(?:and\s+)?(?:also|plus|by the way|btw|oh and)\s*,?\s+(?=(?:my|our|I|I'm|I've|I'd|we)\b)"
-    r"|,\s+and\s+(?=(?:I|I'm|I've|I'd|we)\b)",
-    re.IGNORECASE,
-)
-CLAIM_SPLIT_ZH = re.compile(r"[，,；;]\s*(?=另外|还有|对了|顺便|此外|而且我的|我的)")
 # A part that points back to the first one belongs with it ("… and I need it by Friday").
 REFERS_BACK_EN = re.compile(
     r"\b(?:it|its|them|they|there|those|these|that one|this one|the same|too|either)\b", re.I
@@ -195,4 +187,17 @@ ENCOURAGEMENT_EN = re.compile(
     r"\bis the best\b|\blife'?s too short\b|\bsounds like\b|^let'?s\b|\bmake a (?:real |big )?difference\b|"
     r"^(?:nice one|good on you|well done|great job|good job|nice job|awesome job)\b|\bso talented\b",
     re.IGNORECASE,
+)
+
+# Light verbs and pointing words: a clause made of nothing else says nothing of its own ("I'll give that a
+# try", "Can you explain that again?", "我试试看", "这个怎么弄"); it is talk about what was just said
+LIGHT_EN = frozenset(
+    """do does did done doing get gets got getting make makes made take takes took give gives gave go goes
+    went going try tries tried trying check checks checked look looks looked see sees saw start started
+    starting begin continue explain repeat help sense means mean out later again now soon first then
+    that's it's that this these those it them things thing""".split()
+)
+LIGHT_ZH = re.compile(
+    r"试试看|试试|试一下|看看|看一下|弄|搞|问问|问一下|咨询一下|咨询|了解一下|一下|这个|那个|这样|那样|怎么|什么|"
+    r"知道了|知道|开始吧|开始|继续|原来|考虑考虑|考虑|[那也再我你您他她它们的了吧呢啊吗？?，。！!、\s]"
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from app.distill.heuristic import clean
 from app.distill.heuristic.clauses import Clause, split_clauses, states_something
 from app.distill.heuristic.entities import dedupe_entities
 from app.distill.heuristic.kinds import clause_kind
@@ -54,6 +55,12 @@ def leftover_kind(chunk: str, language: str, role: str) -> str:
         r.tag for r, _ in matches(chunk, language, role) if r.loose and r.tag.startswith(("fact.", "pref"))
     ]
     return named[0] if kind == "fact" and named else kind
+
+
+def fragment_claim(clause: str, kind: str, names: set[str]) -> bool:
+    """Whether a fragment said to an assistant is a claim without a verb: a value answering what it asked
+    ("From Edinburgh.", "Probably A2"), or a wish ("Aisle seat, please", "Ideally a sea view")."""
+    return kind == "preference" or clean.has_specifics(clause, names)
 
 
 def says_enough(clause: str, language: str) -> bool:
