@@ -1,6 +1,8 @@
 """The webhook outbox and its delivery loop in this process, on the real database and real receivers:
-the clock injected (a day of retries without waiting a day), sessions that nudge no worker (so
-nothing else delivers these hooks' rows meanwhile), and what each change writes in its transaction."""
+the clock injected (a day of retries without waiting a day), sessions that nudge no worker, and what
+each change writes in its transaction. A test that drives the loop itself emits its event a year
+ahead (`emit_ahead`): a worker's run, woken by another test's nudge or retry, delivers whatever is due
+across banks at its real clock, and would otherwise take the row first."""
 
 from __future__ import annotations
 
@@ -11,14 +13,33 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 
+from app.db.models import WebhookDelivery
 from app.webhooks import outbox
 from app.webhooks.delivery import Policy, deliver_due
 from tests.conftest import Stack, wait_for
 from tests.factories import Receiver, create_hook, deliveries, make_bank, write
 
 Sessions = async_sessionmaker[AsyncSession]
+AHEAD = timedelta(days=365)
+
+
+async def emit_ahead(sessionmaker: Sessions, bank: str, event: str, data: dict[str, Any]) -> datetime:
+    """Emit `event` with its delivery's times a year ahead; return the time it is due at, for the
+    loop's clock. No worker's real clock reaches it."""
+    async with sessionmaker() as db, db.begin():
+        await outbox.emit(db, bank, event, data)
+        await db.execute(
+            update(WebhookDelivery)
+            .where(WebhookDelivery.bank_id == bank)
+            .values(
+                created_at=WebhookDelivery.created_at + AHEAD,
+                next_attempt_at=WebhookDelivery.next_attempt_at + AHEAD,
+            )
+        )
+    return datetime.now(UTC) + AHEAD
 
 
 @pytest.fixture(scope="module")
@@ -36,10 +57,8 @@ async def test_a_receiver_that_always_fails_is_given_up_on_after_a_day_of_backof
     bank = await make_bank(client)
     hook = await create_hook(client, bank, receiver.url("/broken"), ["session.distilled"])
     receiver.routes["/broken"] = (500, {})
-    async with sessionmaker() as db, db.begin():
-        await outbox.emit(db, bank, "session.distilled", {"session_id": "s", "units": 1})
+    start = await emit_ahead(sessionmaker, bank, "session.distilled", {"session_id": "s", "units": 1})
     policy = Policy(allow_private=True)  # the production schedule: 5 s doubling, ≤ 1 h, for 24 h
-    start = datetime.now(UTC)
     statuses = []
     clock = [start]
     while True:
@@ -72,9 +91,8 @@ async def test_a_private_target_is_refused_at_delivery_time_after_resolving_its_
     sent to once they are not: `localhost` is resolved, found to be loopback, and refused."""
     bank = await make_bank(client)
     hook = await create_hook(client, bank, f"http://localhost:{receiver.port}/hook", ["session.distilled"])
-    async with sessionmaker() as db, db.begin():
-        await outbox.emit(db, bank, "session.distilled", {"session_id": "s", "units": 1})
-    report = await deliver_due(sessionmaker, Policy(allow_private=False), bank_id=bank)
+    due = await emit_ahead(sessionmaker, bank, "session.distilled", {"session_id": "s", "units": 1})
+    report = await deliver_due(sessionmaker, Policy(allow_private=False), bank_id=bank, clock=lambda: due)
     assert report.counts["retrying"] == 1
     [delivery] = await deliveries(client, bank, hook["id"])
     assert delivery["status"] == "pending"
@@ -156,9 +174,9 @@ async def test_an_attempt_that_takes_longer_than_the_timeout_is_a_failed_attempt
     bank = await make_bank(client)
     hook = await create_hook(client, bank, receiver.url("/slow"), ["session.distilled"])
     receiver.slow["/slow"] = 3.0
-    async with sessionmaker() as db, db.begin():
-        await outbox.emit(db, bank, "session.distilled", {"session_id": "s", "units": 1})
-    report = await deliver_due(sessionmaker, Policy(allow_private=True, timeout_seconds=0.5), bank_id=bank)
+    due = await emit_ahead(sessionmaker, bank, "session.distilled", {"session_id": "s", "units": 1})
+    policy = Policy(allow_private=True, timeout_seconds=0.5)
+    report = await deliver_due(sessionmaker, policy, bank_id=bank, clock=lambda: due)
     assert report.counts == {"succeeded": 0, "retrying": 1, "failed": 0}
     [delivery] = await deliveries(client, bank, hook["id"])
     assert delivery["error"] == "timed out after 0.5 s"
