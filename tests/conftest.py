@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 ADMIN_KEY = "test-admin-key-" + uuid.uuid4().hex
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +33,10 @@ _PROPERTIES = {
     "print_blob": True,
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
 }
-settings.register_profile("ci", max_examples=10_000, **_PROPERTIES)  # type: ignore[arg-type]
+# CI reports a failure unshrunk (its blob reproduces it under `dev`, which shrinks): shrinking a slow
+# 32,000-character example once took longer than the whole run may.
+_CI_PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target]
+settings.register_profile("ci", max_examples=10_000, phases=_CI_PHASES, **_PROPERTIES)  # type: ignore[arg-type]
 settings.register_profile("dev", max_examples=300, **_PROPERTIES)  # type: ignore[arg-type]
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 

@@ -145,7 +145,7 @@ _PATTERNS = [
     # an identifier or a contact: an email, a phone number, letters joined to digits (ORD-12345, A3307)
     (
         "id",
-        r"[\w.+-]+@[\w-]+\.[\w.]+|(?<![\d.])(?:\+\d{1,3}[\s-]?)?\d{3,4}-\d{4}(?:-\d{2,4})?(?!\d)|"
+        r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]+\.[\w.]+|(?<![\d.])(?:\+\d{1,3}[\s-]?)?\d{3,4}-\d{4}(?:-\d{2,4})?(?!\d)|"
         r"(?<![\d.])1\d{10}(?!\d)|(?<![A-Za-z0-9.-])[A-Za-z]{1,8}-?\d{3,}(?![\d.])|"
         r"(?-i:\b\d{1,4}[A-Z]\b)",  # a seat, a room, a gate: 14C, 4B
     ),
@@ -174,6 +174,10 @@ _PATTERNS = [
     ("number", rf"{_NUM}\s?(?:万|千|k\b|K\b)|(?<![0-9A-Za-z.]){_NUM}(?!\.?\d|[0-9A-Za-z])|{_ZH_NUM}(?=万)万"),
 ]
 _FINDER = re.compile("|".join(f"(?P<{kind}{i}>{p})" for i, (kind, p) in enumerate(_PATTERNS)), re.IGNORECASE)
+# no value is written with more than this many numerals in a row; longer runs (a 400-digit number, a pasted
+# hash) are masked before matching, so the finder stays linear: every unbounded repeat in it is a numeral
+_OVERLONG_RUN = re.compile(r"[0-9零一二两三四五六七八九十百千万.,:]{33,}")
+_MASK = "\ue000"
 _LEADING_NUM = re.compile(rf"{_NUM}|{_ZH_NUM}", re.IGNORECASE)
 
 
@@ -288,7 +292,8 @@ def _minutes(low: str) -> float | None:
 def find_values(text: str) -> list[Span]:
     """Every typed value of `text`, left to right, none overlapping."""
     spans: list[Span] = []
-    for match in _FINDER.finditer(text):
+    masked = _OVERLONG_RUN.sub(lambda m: _MASK * len(m.group(0)), text)
+    for match in _FINDER.finditer(masked):
         kind = (match.lastgroup or "text").rstrip("0123456789")
         raw = match.group(0).strip()
         if not raw:
@@ -311,14 +316,21 @@ _COMPATIBLE = {
 
 def compatible(a: Value, b: Value) -> bool:
     """Whether two values can be values of one attribute: the same type (and the same dimension or
-    currency when both say one), or a bare number beside an amount or quantity."""
+    currency when both say one), a bare number beside an amount or quantity, or an hour said bare
+    beside a time of day ("pushed the standup to 10")."""
     if a.type == b.type:
         return not (a.unit and b.unit and a.unit != b.unit)
+    if {a.type, b.type} == {"time", "number"}:
+        hour = (a if a.type == "number" else b).number
+        return hour is not None and hour.is_integer() and 0 < hour <= 24
     return frozenset({a.type, b.type}) in _COMPATIBLE
 
 
 def same(a: Value, b: Value) -> bool:
     """Whether two values are the same value (55ms and 0.055 s; Tuesdays and Tuesday; 杭州 in 杭州西湖区)."""
+    if {a.type, b.type} == {"time", "number"} and a.number is not None and b.number is not None:
+        minutes, hour = (a.number, b.number) if a.type == "time" else (b.number, a.number)
+        return abs(minutes - hour * 60) < 1e-9 or abs(minutes - (hour + 12) * 60) < 1e-9  # 10 ~ 10:00
     if a.number is not None and b.number is not None and a.type not in ("date", "version"):
         return abs(a.number - b.number) < 1e-9 and (not a.unit or not b.unit or a.unit == b.unit)
     if a.key and b.key:
