@@ -24,8 +24,11 @@ _EN_PIVOT = re.compile(
 def main_value(text: str, zh: bool) -> Value | None:
     """The clause's value: its first typed value, else what a relation verb names, else a name, else
     the words after the copula (Chinese: after the last verb)."""
+    values = find_values(text)
+    # where the copula (Chinese: a verb of being or using) stands; 用户 holds no 用
+    found = list((_ZH_PIVOT if zh else _EN_PIVOT).finditer(text.replace("用户", "　　") if zh else text))
     if not zh:
-        typed = " ".join(s.value.text for s in find_values(text))
+        typed = " ".join(s.value.text for s in values)
         for pattern, key in lx.RELATIONS_EN:
             found_relation = pattern.search(text) if key in lx.NAMED_OBJECTS else None
             named_after = _names(text[found_relation.end() :], zh) if found_relation else []
@@ -33,7 +36,9 @@ def main_value(text: str, zh: bool) -> Value | None:
             named_after = [n for n in named_after if not find_values(n) and n not in typed]
             if named_after:  # "relocated to Lyon in March", "Harbor Soft uses DeskPilot": what the verb names
                 return Value("name", named_after[0], key=named_after[0].lower())
-    spans = [s for s in find_values(text) if s.value.text not in _NOT_VALUES]
+    spans = _predicate_values(
+        [s for s in values if s.value.text not in _NOT_VALUES], text, found[0] if found else None
+    )
     if spans:
         first = spans[0]
         if first.value.type in ("version", "number") and _PRODUCT_BEFORE.search(text[: first.start]):
@@ -42,11 +47,9 @@ def main_value(text: str, zh: bool) -> Value | None:
     for pattern, _key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
         match = pattern.search(text)
         named = (match.groupdict().get("v") or match.groupdict().get("v2")) if match else None
-        if named and strip(_TRAILING_ZH.sub("", named)):
-            named = strip(_TRAILING_ZH.sub("", named))
+        named = strip(_TRAILING_ZH.sub("", named)).lstrip("了") if named else None  # 搬到了苏州
+        if named:
             return Value("name", named, key=named.lower())
-    pivot = _ZH_PIVOT if zh else _EN_PIVOT
-    found = list(pivot.finditer(text.replace("用户", "　　") if zh else text))  # 用户 holds no 用
     if zh and found:
         rest = strip(_TRAILING_ZH.sub("", text[found[-1].end() :]))
         if rest:
@@ -65,6 +68,22 @@ def main_value(text: str, zh: bool) -> Value | None:
         return _after_verb(text)
     obj = en_object(text)
     return Value("text", obj) if obj else None
+
+
+def _predicate_values(spans: list[Span], text: str, copula: re.Match[str] | None) -> list[Span]:
+    """The spans that may be the clause's value, most likely first: not an aside in brackets, not an
+    identifier of the thing spoken of ("order 4471 should be size 10"), and after the copula when a
+    value stands there ("the goal for 2026 is $8,000") — each preference only when it leaves a value."""
+    kept = [s for s in spans if not _bracketed(text, s.start)] or spans
+    kept = [s for s in kept if s.value.type != "id"] or kept
+    after = [s for s in kept if copula is not None and s.start >= copula.end()]
+    return after or kept
+
+
+def _bracketed(text: str, at: int) -> bool:
+    """Whether position `at` is inside brackets opened before it and not closed."""
+    before = text[:at]
+    return max(before.rfind("("), before.rfind("（")) > max(before.rfind(")"), before.rfind("）"))
 
 
 def _after_verb(text: str) -> Value | None:

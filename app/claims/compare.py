@@ -122,7 +122,12 @@ def _said_in(word: str, text: str) -> bool:
         return False
     if word in text:
         return True
-    return 2 <= len(word) <= 4 and not word.isascii() and all(ch in text for ch in word)
+    if word.isascii():
+        return False
+    # a Chinese word of three or more characters by a two-character part (健身卡 ~ 健身房的年卡)
+    return (2 <= len(word) <= 4 and all(ch in text for ch in word)) or (
+        len(word) >= 3 and any(word[i : i + 2] in text for i in range(len(word) - 1))
+    )
 
 
 # An identifier: letters joined to three or more digits (an order, a ticket, a badge number). Two

@@ -36,6 +36,8 @@ EN_CHANGE = re.compile(
     r"stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|"
     # "went" and "gone" move a value ("went up to 9000", "went to 55ms"), not a person ("went to Boston")
     r"(?:went|gone)\s+(?:up|down|from|back)|went\s+to(?=\s+[\d$€£¥])|"
+    # a direction of change before a value ("down to 77 kg", "back to 9:00"); "up to" is mostly a bound
+    r"(?:down|back)\s+to(?=\s+[\d$€£¥])|"
     # a phrasal verb of change, its object between ("put the rent up to …", "knocked the price down to …")
     r"(?:put|puts|bring|brings|brought|knock(?:ed|s)?|turn(?:ed|s)?)\s+(?:[\w']+\s+){0,3}(?:up|down)\s+to|"
     r"now|nowadays|these\s+days|anymore|any\s+more|actually|meant|correction|mixed\s+(?:it\s+)?up|"

@@ -67,18 +67,25 @@ def stale_still_active(case: Case, active: list[str]) -> list[str]:
     ]
 
 
+def _identity(case: Case, mode: str) -> dict[str, Any]:
+    """Name the case and the mode an outcome is of: the fields every outcome opens with."""
+    return {
+        "case_id": case.id,
+        "split": case.split,
+        "lang": case.lang,
+        "domain": case.domain,
+        "kind": case.kind,
+        "mode": mode,
+        "negative": case.negative,
+    }
+
+
 def check(case: Case, mode: str, active: list[str], ranked: list[str]) -> Outcome:
     """The outcome of `case` run in `mode`: `active` the bank's active contents, `ranked` the
     question's answer, best first."""
     top = ranked[0] if ranked else ""
     return Outcome(
-        case_id=case.id,
-        split=case.split,
-        lang=case.lang,
-        domain=case.domain,
-        kind=case.kind,
-        mode=mode,
-        negative=case.negative,
+        **_identity(case, mode),
         stale_gone=not stale_still_active(case, active),
         top_current=any(holds(top, v) for v in case.current),
         kept_lost=sum(not _active(active, v) for v in case.keep),
@@ -91,13 +98,7 @@ def check(case: Case, mode: str, active: list[str], ranked: list[str]) -> Outcom
 def failed(case: Case, mode: str, error: str) -> Outcome:
     """A run that did not finish (a job failed, a timeout): counted as a failure of its kind."""
     return Outcome(
-        case_id=case.id,
-        split=case.split,
-        lang=case.lang,
-        domain=case.domain,
-        kind=case.kind,
-        mode=mode,
-        negative=case.negative,
+        **_identity(case, mode),
         stale_gone=False,
         top_current=False,
         kept_lost=len(case.keep),

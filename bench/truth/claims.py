@@ -7,7 +7,7 @@ value is ended (a retirement: retired); a partial update also when no claim hold
 ended; a negative when no claim holding a kept value is ended. The stack adds retrieval (is the
 current value first?) and the order of resolution.
 
-    python -m bench.truth.claims [--split dev|holdout|all] [--show-failures] [--why]
+    python -m bench.truth.claims [--split dev|holdout|all] [--files GLOB] [--show-failures] [--why]
 
 A holdout case's text or failure is never printed: only counts (tune on dev only)."""
 
@@ -173,8 +173,10 @@ def main() -> None:
     parser.add_argument("--split", default="all", choices=("dev", "holdout", "all"))
     parser.add_argument("--show-failures", action="store_true")
     parser.add_argument("--why", action="store_true", help="count the failures' kinds per half")
+    parser.add_argument("--files", default="*", help="files whose stem matches (fresh_*)")
     args = parser.parse_args()
-    results = [run_case(c, m) for c in select(load(), args.split) for m in ("conversation", "direct")]
+    cases = select(load(files=args.files), args.split)
+    results = [run_case(c, m) for c in cases for m in ("conversation", "direct")]
     table: Counter[tuple[str, str, str, bool]] = Counter()
     for r in results:
         kind = "negatives" if r.case.negative else "changes"

@@ -30,6 +30,7 @@ async def _measure(base: str, key: str, cases: list[Any], modes: list[str], conc
 def main(argv: list[str] | None = None) -> int:
     parser = cli.parser("bench.truth", truth.__doc__)
     parser.add_argument("--split", choices=("dev", "holdout", "all"), default="all")
+    parser.add_argument("--files", default="*", help="files whose stem matches (fresh_*)")
     parser.add_argument("--modes", default=",".join(MODES), help="comma list (default: %(default)s)")
     parser.add_argument("--json", default=None, help="write the JSON report here")
     parser.add_argument("--show-failures", action="store_true", help="print the failing dev cases")
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-    everything = load()
+    everything = load(files=args.files)
     cases = select(everything, args.split)
     modes = [m for m in args.modes.split(",") if m]
     print(report.split_counts(everything))

@@ -74,10 +74,10 @@ def _case(raw: dict[str, Any], source: Path) -> Case:
     )
 
 
-def load(directory: Path = SUITE) -> list[Case]:
-    """Every case of the suite's YAML files, in file order."""
+def load(directory: Path = SUITE, files: str = "*") -> list[Case]:
+    """Every case of the suite's YAML files (those whose stem matches the glob `files`), in file order."""
     cases: list[Case] = []
-    for path in sorted(directory.glob("*.yaml")):
+    for path in sorted(directory.glob(f"{files}.yaml")):
         for raw in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
             cases.append(_case(raw, path))
     return cases

@@ -237,3 +237,13 @@ def test_any_text_gives_claims_without_error(text: str) -> None:
         assert claim.modality in ("firm", "hedged", "retired")
     # what is stored is JSON PostgreSQL takes (no NaN or Infinity from a number no float holds)
     json.dumps(columns(claims), allow_nan=False)
+
+
+def test_a_chinese_retirement_names_its_thing_by_a_two_character_part() -> None:
+    [old] = extract("我在健身房办了一张年卡。")
+    [new] = extract("健身卡我已经退了。")
+    assert conflicts(old, new).action == "retire"
+
+
+def test_a_chinese_relation_names_its_place_without_the_aspect_particle() -> None:
+    assert [c.value.text for c in extract("我上个月搬到了苏州。")] == ["苏州"]

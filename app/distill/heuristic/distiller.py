@@ -19,6 +19,7 @@ from app.distill.heuristic.candidates import (
 )
 from app.distill.heuristic.clauses import Clause, split_clauses, states_something
 from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to
+from app.distill.heuristic.ellipsis import made_whole_all
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.kinds import clause_kind, discussed, is_request
 from app.distill.heuristic.life_events import is_life_event
@@ -179,7 +180,7 @@ class HeuristicDistiller:
             t.content for t in recent[-ECHO_WINDOW:] if t.role != turn.role and "user" in (t.role, turn.role)
         )
         slot = open_slot(recent, turn)
-        sentences = split_sentences(turn.content)
+        sentences = made_whole_all(split_sentences(turn.content), turn, recent)
         # said to an assistant (one answers in the conversation), a short turn states claims to remember;
         # between people, talk is a story told, and only a one-sentence turn's clauses are claims
         service = any(t.role != "user" for t in turns)
