@@ -158,6 +158,10 @@ def _parse(phrase: str, language: str, anchor: datetime, prefer: str) -> tuple[d
     return _format(data.date_obj, data.period or "day", language)
 
 
+# what makes a day a recurrence, before its phrase (English) or opening it (Chinese)
+_RECURRING = re.compile(r"\b(?:every|each)(?:\s+(?:other|second|third|single))?\s+$|每(?:个|逢)?$", re.I)
+
+
 def find_dates(text: str, anchor: datetime, plan: bool = False) -> list[ResolvedDate]:
     """Relative date phrases in `text` with the dates they mean when said at `anchor` (local time). A
     bare "Friday" or "3月5号" is the next one in a plan or a deadline (`plan`, or a future word in its
@@ -168,6 +172,9 @@ def find_dates(text: str, anchor: datetime, plan: bool = False) -> list[Resolved
         (ZH_PATTERN, "zh", _PAST_ZH, _FUTURE_ZH),
     ):
         for match in pattern.finditer(text):
+            before = text[max(0, match.start() - 16) : match.start()]
+            if _RECURRING.search(before) or match.group().startswith("每"):
+                continue  # "every Thursday", "每周四": a recurrence is no date
             clause = _around(text, match.start(), match.end())
             if future.search(clause):
                 prefer = "future"

@@ -171,6 +171,14 @@ def test_a_date_in_a_plan_or_a_deadline_resolves_forward(text: str, plan: bool, 
     assert day in content, content
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["We deploy every Thursday.", "Each Monday I swim.", "Every other Friday we meet.", "我们每周四发布。"],
+)
+def test_a_recurring_day_is_no_date(text: str) -> None:
+    assert resolve_dates(text, T0) == (text, [])
+
+
 def test_a_chinese_unit_writes_its_week_in_chinese() -> None:
     content, _ = resolve_dates("我上周买的电饭煲坏了。", T0)
     assert "2026-05-25那一周" in content
