@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from typing import Annotated
+from datetime import datetime
+from typing import Annotated, TypedDict
 
 from fastapi import APIRouter, Depends, Query
 
@@ -23,34 +24,34 @@ Until = Annotated[
 Grouping = Annotated[GroupBy, Query(description="Cut the window by UTC `day`, `operation` or `model`.")]
 
 
+class Window(TypedDict):
+    since: datetime | None
+    until: datetime | None
+    group_by: GroupBy
+
+
+def report_window(since: Since = None, until: Until = None, group_by: Grouping = "day") -> Window:
+    """Read the window a usage report covers and how it is grouped, as both reports take them."""
+    return {"since": since, "until": until, "group_by": group_by}
+
+
+WindowDep = Annotated[Window, Depends(report_window)]
+
+
 @router.get("/v1/banks/{bank_id}/usage", response_model=UsageReport, responses=IN_A_BANK)
 async def bank_usage(
-    bank: BankDep,
-    db: ReadSessionDep,
-    settings: SettingsDep,
-    since: Since = None,
-    until: Until = None,
-    group_by: Grouping = "day",
+    bank: BankDep, db: ReadSessionDep, settings: SettingsDep, window: WindowDep
 ) -> UsageReport:
     """The bank's LLM calls in a window (the distiller's, the judge's, the merge summary's): calls,
     prompt and completion tokens, latency and, with a price table, cost; grouped by UTC day, operation
     or model; with today's budgets. A timestamp without an offset is read in the bank's `timezone`."""
-    return await service.bank_report(
-        db, Budget.from_settings(settings), bank, since=since, until=until, group_by=group_by
-    )
+    return await service.bank_report(db, Budget.from_settings(settings), bank, **window)
 
 
 @router.get("/v1/admin/usage", response_model=UsageReport, tags=["admin"], responses=ADMIN_ONLY)
 async def service_usage(
-    db: ReadSessionDep,
-    settings: SettingsDep,
-    _: AdminDep,
-    since: Since = None,
-    until: Until = None,
-    group_by: Grouping = "day",
+    db: ReadSessionDep, settings: SettingsDep, _: AdminDep, window: WindowDep
 ) -> UsageReport:
     """Every bank's LLM calls in a window (admin key), as the bank report counts them, with the
     service-wide budget. A timestamp without an offset is read in UTC."""
-    return await service.service_report(
-        db, Budget.from_settings(settings), since=since, until=until, group_by=group_by
-    )
+    return await service.service_report(db, Budget.from_settings(settings), **window)

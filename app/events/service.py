@@ -67,6 +67,20 @@ def _prepare(bank: ConfiguredBank, request: AppendRequest) -> tuple[list[repo.Ne
     return batch, repeated
 
 
+def _result(
+    session_id: str, appended: int, first_seq: int, last_seq: int, duplicates: int, job: Job | None
+) -> AppendResult:
+    """Answer an append: the seqs its turns took (none when all were repeats), its repeats, its job."""
+    return AppendResult(
+        session_id=session_id,
+        appended=appended,
+        first_seq=first_seq if appended else None,
+        last_seq=last_seq if appended else None,
+        duplicates=duplicates,
+        distill_job_id=job.id if job else None,
+    )
+
+
 async def append_grouped(
     groups: AppendGroups,
     bank: ConfiguredBank,
@@ -88,13 +102,8 @@ async def append_grouped(
     duplicates = repeated + len(batch) - len(outcome.kept)
     EVENTS_APPENDED.inc(len(outcome.kept))
     EVENTS_DUPLICATE.inc(duplicates)
-    return AppendResult(
-        session_id=session_id,
-        appended=len(outcome.kept),
-        first_seq=outcome.first_seq if outcome.kept else None,
-        last_seq=outcome.last_seq if outcome.kept else None,
-        duplicates=duplicates,
-        distill_job_id=outcome.job.id if outcome.job else None,
+    return _result(
+        session_id, len(outcome.kept), outcome.first_seq, outcome.last_seq, duplicates, outcome.job
     )
 
 
@@ -137,14 +146,7 @@ async def append(
         await buffer.push(bank.id, session_id, turns)
 
     after_commit(db, appended_for_good)
-    return AppendResult(
-        session_id=session_id,
-        appended=len(rows),
-        first_seq=first_seq if rows else None,
-        last_seq=appended.last_seq if rows else None,
-        duplicates=duplicates,
-        distill_job_id=distilled_by.id if distilled_by else None,
-    )
+    return _result(session_id, len(rows), first_seq, appended.last_seq, duplicates, distilled_by)
 
 
 async def working_memory(

@@ -95,6 +95,16 @@ def _alternatives(words: Iterable[str]) -> str:
     return "|".join(sorted(words, key=len, reverse=True)).replace(" ", r"\s+")
 
 
+def _this_and_last_en(unit: str) -> dict[str, Resolver]:
+    """Name the current `unit` (week, month, year), the last one and the one before it, in English."""
+    return {
+        f"this {unit}": relative_period(unit, 0),
+        f"last {unit}": relative_period(unit, -1),
+        f"previous {unit}": relative_period(unit, -1),
+        f"the {unit} before last": relative_period(unit, -2),
+    }
+
+
 # Fixed phrases. Within a table, the longest phrase that fits wins.
 _FIXED_EN: dict[str, Resolver] = {
     "today": relative_period("day", 0),
@@ -106,22 +116,13 @@ _FIXED_EN: dict[str, Resolver] = {
     "last night": relative_period("day", -1),
     "the day before yesterday": relative_period("day", -2),
     "day before yesterday": relative_period("day", -2),
-    "this week": relative_period("week", 0),
-    "last week": relative_period("week", -1),
-    "previous week": relative_period("week", -1),
-    "the week before last": relative_period("week", -2),
+    **_this_and_last_en("week"),
     "this weekend": relative_period("weekend", 0),
     "last weekend": relative_period("weekend", -1),
     "this past weekend": latest_weekend,
     "the weekend": latest_weekend,
-    "this month": relative_period("month", 0),
-    "last month": relative_period("month", -1),
-    "previous month": relative_period("month", -1),
-    "the month before last": relative_period("month", -2),
-    "this year": relative_period("year", 0),
-    "last year": relative_period("year", -1),
-    "previous year": relative_period("year", -1),
-    "the year before last": relative_period("year", -2),
+    **_this_and_last_en("month"),
+    **_this_and_last_en("year"),
     "recently": recent,
     "lately": recent,
 }

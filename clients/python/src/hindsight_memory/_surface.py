@@ -48,8 +48,15 @@ class Driver(Generic[Mode]):
     def bind(self, method: Callable[P, Plan[T]]) -> Callable[P, Any]:
         raise NotImplementedError
 
-    def bind_pages(self, method: Callable[P, PageFn[T]]) -> Callable[P, Any]:
+    def iterate(self, pages: PageFn[T]) -> Any:
         raise NotImplementedError
+
+    def bind_pages(self, method: Callable[P, PageFn[T]]) -> Callable[P, Any]:
+        @functools.wraps(method)
+        def iterate(*args: P.args, **kwargs: P.kwargs) -> Any:
+            return self.iterate(method(*args, **kwargs))
+
+        return iterate
 
 
 class SyncDriver(Driver[Sync]):
@@ -67,12 +74,8 @@ class SyncDriver(Driver[Sync]):
 
         return run
 
-    def bind_pages(self, method: Callable[P, PageFn[T]]) -> Callable[P, Iterator[T]]:
-        @functools.wraps(method)
-        def iterate(*args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
-            return iterate_sync(self.http, self.target, method(*args, **kwargs))
-
-        return iterate
+    def iterate(self, pages: PageFn[T]) -> Iterator[T]:
+        return iterate_sync(self.http, self.target, pages)
 
 
 class AsyncDriver(Driver[Async]):
@@ -90,12 +93,8 @@ class AsyncDriver(Driver[Async]):
 
         return run
 
-    def bind_pages(self, method: Callable[P, PageFn[T]]) -> Callable[P, AsyncIterator[T]]:
-        @functools.wraps(method)
-        def iterate(*args: P.args, **kwargs: P.kwargs) -> AsyncIterator[T]:
-            return iterate_async(self.http, self.target, method(*args, **kwargs))
-
-        return iterate
+    def iterate(self, pages: PageFn[T]) -> AsyncIterator[T]:
+        return iterate_async(self.http, self.target, pages)
 
 
 class Resource(Generic[Mode]):
