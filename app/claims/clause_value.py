@@ -41,12 +41,12 @@ def main_value(text: str, zh: bool) -> Value | None:
             if named_after:  # "relocated to Lyon in March", "Harbor Soft uses DeskPilot": what the verb names
                 return Value("name", named_after[0], key=named_after[0].lower())
     spans = _predicate_values(
-        [s for s in values if s.value.text not in _NOT_VALUES], text, found[0] if found else None
+        [s for s in values if s.value.text not in _NOT_VALUES], text, found[0] if found else None, zh
     )
     if spans:
         first = spans[0]
-        if first.value.type in ("version", "number") and _PRODUCT_BEFORE.search(text[: first.start]):
-            return _versioned(text, first)
+        if first.value.type in ("version", "number") and _product_before(text, first, zh):
+            return _versioned(text, first, zh)
         return first.value
     for pattern, _key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
         match = pattern.search(text)
@@ -74,14 +74,21 @@ def main_value(text: str, zh: bool) -> Value | None:
     return Value("text", obj) if obj else None
 
 
-def _predicate_values(spans: list[Span], text: str, copula: re.Match[str] | None) -> list[Span]:
+def _predicate_values(spans: list[Span], text: str, copula: re.Match[str] | None, zh: bool) -> list[Span]:
     """The spans that may be the clause's value, most likely first: not an aside in brackets, not an
     identifier of the thing spoken of ("order 4471 should be size 10"), and after the copula when a
     value stands there ("the goal for 2026 is $8,000") — each preference only when it leaves a value."""
-    kept = [s for s in spans if not _bracketed(text, s.start)] or spans
+    # a bracketed value is an aside (the distiller's "next spring (2027-03)"), a value only when no name
+    # stands outside the brackets
+    outside = [s for s in spans if not _bracketed(text, s.start)]
+    kept = outside or ([] if _names(_unbracketed(text), zh) else spans)
     kept = [s for s in kept if s.value.type != "id"] or kept
     after = [s for s in kept if copula is not None and s.start >= copula.end()]
     return after or kept
+
+
+def _unbracketed(text: str) -> str:
+    return re.sub(r"[(（][^()（）]*[)）]", " ", text)
 
 
 def _bracketed(text: str, at: int) -> bool:
@@ -102,14 +109,30 @@ def _after_verb(text: str) -> Value | None:
 
 
 _NOT_VALUES = frozenset({"一个", "一下", "一点"})
-_PRODUCT_BEFORE = re.compile(r"(?:[A-Z][A-Za-z]*[a-z][A-Z]?[A-Za-z]*|[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]+)\s*$")
+# a product's name before its model number: Pixel 8, iPad 10, macOS 14
+_PRODUCT_BEFORE = re.compile(
+    r"(?:(?<![A-Za-z])[a-z]?[A-Z][A-Za-z]*[a-z][A-Z]?[A-Za-z]*|[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]+)\s*$"
+)
 _TRAILING_ZH = re.compile(r"(?:了|吧|啦|呢|的|我|哦|呀|刚好|就行|为主)+[。！!？?]*$")
 
 
-def _versioned(text: str, span: Span) -> Value:
-    product = _PRODUCT_BEFORE.search(text[: span.start])
-    name = product.group(0).strip() if product else ""
-    label = f"{name} {span.value.text}".strip()
+def _product_before(text: str, span: Span, zh: bool) -> str:
+    """The product a model number belongs to: a Latin name before it ("Pixel 8"), or in Chinese a noun
+    joined to it that ends the clause's number (荣耀90, not 3口人)."""
+    latin = _PRODUCT_BEFORE.search(text[: span.start])
+    if latin:
+        return latin.group(0).strip()
+    if not zh or span.value.type != "number" or re.match(r"\s*[\u4e00-\u9fff]", text[span.end :]):
+        return ""
+    words = pos_tag(text[: span.start])
+    last = words[-1] if words else ("", "")
+    joined = len(last[0]) >= 2 and text[: span.start].endswith(last[0])
+    return last[0] if joined and last[1] in ("n", "nz", "nt", "nr", "nrt") else ""
+
+
+def _versioned(text: str, span: Span, zh: bool) -> Value:
+    name = _product_before(text, span, zh)
+    label = f"{name}{'' if zh and not name.isascii() else ' '}{span.value.text}".strip()
     key = f"{name.lower()} {span.value.key or span.value.text}".strip()
     return Value("version", label, key=key)
 

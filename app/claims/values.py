@@ -146,6 +146,9 @@ _PATTERNS = [
     (
         "id",
         r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]+\.[\w.]+|(?<![\d.])(?:\+\d{1,3}[\s-]?)?\d{3,4}-\d{4}(?:-\d{2,4})?(?!\d)|"
+        # a phone number in groups: +44 20 7946 0958, (020) 7946 0958, 07911 123456, 555 123 4567
+        r"(?<![\d.])(?:\+\d{1,3}(?:[\s-]\d{2,5}){2,4}|\(\d{2,5}\)\s?\d{3,4}[\s-]?\d{3,4}|0\d{3,4}\s\d{5,7}"
+        r"|\d{3}[\s.]\d{3}[\s.]\d{4})(?!\.?\d)|"
         r"(?<![\d.])1\d{10}(?!\d)|(?<![A-Za-z0-9.-])[A-Za-z]{1,8}-?\d{3,}(?![\d.])|"
         r"(?-i:\b\d{1,4}[A-Z]\b)",  # a seat, a room, a gate: 14C, 4B
     ),
@@ -156,14 +159,21 @@ _PATTERNS = [
         rf"\b(?:{_MONTH_ALT})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+of\s+"
         rf"(?:{_MONTH_ALT})\b|\b(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b",
     ),
-    ("date", rf"(?:{_ZH_NUM}月)?{_ZH_NUM}[号日](?!本)|{_ZH_NUM}月(?:份|底|初)?"),
+    # a day said without 号 after its month (十月十五, 农历十月初八)
+    (
+        "date",
+        rf"(?:{_ZH_NUM}月)?{_ZH_NUM}[号日](?!本)|{_ZH_NUM}月(?:初[一二三四五六七八九十]|[一二三]?十[一二三四五六七八九]?"
+        rf"|[一二三四五六七八九](?![十百千万]))(?![个天年月周点分])|{_ZH_NUM}月(?:份|底|初)?",
+    ),
     ("weekday", rf"\b(?:{_WEEKDAY_ALT})s?\b"),
     # a month alone, capitalised ("due in March"; "may" is mostly a verb)
     ("date", rf"(?-i:\b(?:{_MONTHS_CAPITALISED})\b)"),
     ("weekday", r"(?:周|星期|礼拜)[一二三四五六日天]"),
     (
         "version",
-        r"\bv\d+(?:\.\d+)*(?![\d.])|(?<=[A-Za-z] )\d+\.\d+(?:\.\d+)*(?!\.?\d)|(?<=[A-Za-z])\d+\.\d+(?!\.?\d)",
+        # never a share ("at 4.2%")
+        r"\bv\d+(?:\.\d+)*(?![\d.])|(?<=[A-Za-z] )\d+\.\d+(?:\.\d+)*(?!\.?\d|\s?(?:%|per\s?cent))"
+        r"|(?<=[A-Za-z])\d+\.\d+(?!\.?\d|\s?(?:%|per\s?cent))",
     ),
     ("size", r"(?<![A-Za-z])(?:X{0,3}[SML]|XXL|XL)(?:码|号)|\bsize\s+(?:X{0,3}[SML]|XXL|XL|\d+)\b"),
     ("amount", rf"[$€£¥]\s?{_NUM}(?:\s?(?:k|K|thousand|million)\b)?"),
@@ -261,7 +271,7 @@ def _typed(kind: str, text: str) -> Value:
 
 def _date_key(low: str) -> str:
     month = next((m for name, m in MONTHS_EN.items() if re.search(rf"\b{name}\b", low)), 0)
-    zh = re.match(rf"(?:({_ZH_NUM})月)?(?:({_ZH_NUM})[号日])?", low)
+    zh = re.match(rf"(?:({_ZH_NUM})月)?(?:初?({_ZH_NUM})[号日]?)?", low)
     if zh and (zh.group(1) or zh.group(2)):
         month = zh_number(zh.group(1)) if zh.group(1) else 0
         day = zh_number(zh.group(2)) if zh.group(2) else 0

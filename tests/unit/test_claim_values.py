@@ -91,7 +91,7 @@ def _seconds(text: str) -> float:
     return min(runs)
 
 
-@pytest.mark.parametrize("run", ["9", "三", "1.", "a1", "9月", "-1"])
+@pytest.mark.parametrize("run", ["9", "三", "1.", "a1", "9月", "-1", "123 ", "月十"])
 @pytest.mark.parametrize("prefix", ["", ".", "31m", "下午"])
 def test_finding_values_grows_linearly_with_the_text(prefix: str, run: str) -> None:
     """A hostile turn (a 400-digit number, a pasted hash) costs in proportion to its length: ten times the
@@ -112,3 +112,37 @@ def test_an_hour_said_bare_is_a_time_of_day() -> None:
     [ten] = extract("The standup is at 10:00.")
     assert same(ten.value, new.value)
     assert not compatible(old.value, extract("The standup has 40 people.")[0].value)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("Her mobile is 07911 123456.", "id", "07911 123456"),
+        ("Her work number is +44 20 7946 0958.", "id", "+44 20 7946 0958"),
+        ("The office line is 555 123 4567.", "id", "555 123 4567"),
+        ("The loan is at 4.2% APR.", "quantity", "4.2%"),
+        ("我的生日是农历十月初八。", "date", "十月初八"),
+        ("她是十月十五的生日。", "date", "十月十五"),
+    ],
+)
+def test_a_value_is_read_whole_with_its_type(text: str, kind: str, value: str) -> None:
+    [claim] = extract(text)
+    assert (claim.value.type, claim.value.text) == (kind, value)
+
+
+def test_a_spaced_list_of_numbers_is_no_phone_number() -> None:
+    assert [s.value.type for s in find_values("It costs 2 300 000 in 2026 11 23.")] == ["number"] * 6
+
+
+@pytest.mark.parametrize(
+    ("text", "model"), [("我用的平板是iPad 10。", "iPad 10"), ("上周换了荣耀90。", "荣耀90")]
+)
+def test_a_model_number_is_its_products_version(text: str, model: str) -> None:
+    [claim] = extract(text)
+    assert (claim.value.type, claim.value.text) == ("version", model)
+
+
+def test_a_bracketed_value_is_an_aside_when_a_name_stands_outside() -> None:
+    [claim] = extract("His coach next spring (2027-03) is Ms Adeyemi.")
+    assert claim.value.text == "Ms Adeyemi"
+    assert [c.value.text for c in extract("Rent is $900 (since 2024).")] == ["$900"]
