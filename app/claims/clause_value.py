@@ -15,12 +15,10 @@ from app.text import pos_tag
 NAME = re.compile(r"(?<![\w'])(?:[A-Z][\w\-]*|[A-Z]{2,}\w*)(?:\s+(?:[A-Z][\w\-]*|\d+(?:\.\d+)*))*")
 # what a value-less clause's value follows when it has no typed value and no name: a copula
 _ZH_PIVOT = re.compile(r"是|用|成|为|变成|换成")
-# "'s" is the copula after a pronoun ("it's", "she's", "that's"); after a noun it is a possessive
-# ("the user's GP", "Anna's team")
+# "'s" is the copula after a pronoun ("it's", "she's", "that's"); after a noun a possessive ("the user's GP")
+_COPULA_S = "|".join(rf"(?<=\b{p})" for p in "it he she that what there here who where this".split())
 _EN_PIVOT = re.compile(
-    r"\b(?:is|are|was|were|am|'m|'re|(?:(?<=\bit)|(?<=\bhe)|(?<=\bshe)|(?<=\bthat)|(?<=\bwhat)|(?<=\bthere)|(?<=\bhere)"
-    r"|(?<=\bwho)|(?<=\bwhere)|(?<=\bthis))'s|be|became"
-    r"|become|gone|turned|to|into|with|meant|mean)\b",
+    rf"\b(?:is|are|was|were|am|'m|'re|(?:{_COPULA_S})'s|be|became|become|gone|turned|to|into|with|meant|mean)\b",
     re.IGNORECASE,
 )
 
