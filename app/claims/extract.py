@@ -89,9 +89,10 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
     clauses = _clauses(sentence, zh)
     said = " ".join(clauses)  # a change word inside a dropped condition ("要是内存能加到32G") is no change
     change_words = lx.ZH_CHANGE if zh else lx.EN_CHANGE
-    changed = corrected or change_words.search(said) is not None
+    owned_error = (lx.ZH_ERROR if zh else lx.EN_ERROR).search(said) is not None
+    changed = corrected or owned_error or change_words.search(said) is not None
     untimed = (lx.ZH_TEMPORAL if zh else lx.EN_TEMPORAL).sub(" ", said)
-    shifted = corrected or change_words.search(untimed) is not None
+    shifted = corrected or owned_error or change_words.search(untimed) is not None
     claims: list[Claim] = []
     context: list[str] = []  # a value-less clause ("For the laptop") narrows the next one
     scene: list[str] = []  # what the clause before was about: narrows a bare head ("…, budget 55ms")

@@ -45,6 +45,13 @@ EN_CHANGE = re.compile(
     r"(?:can|could|will|'ll)\s+(?:go|stretch|do)\s+(?:up\s+)?to)\b",
     re.IGNORECASE,
 )
+# Owning up to an error ("I had it wrong", "typo", 说错了): what the sentence says corrects what was said
+EN_ERROR = re.compile(
+    r"\b(?:wrong|mistake|typo|mistyped|misspoke|misremembered|mixed (?:it|that|them|those) up|"
+    r"my bad|oops|i meant|correction)\b",
+    re.IGNORECASE,
+)
+ZH_ERROR = re.compile(r"说错|写错|记错|搞错|弄错|打错|不对|口误|笔误|更正|纠正")
 # the change class's words of time alone ("now", "these days"): a restatement's mark, weaker than a
 # verb of change or a correction
 EN_TEMPORAL = re.compile(r"\b(?:now|nowadays|these\s+days|currently)\b", re.IGNORECASE)

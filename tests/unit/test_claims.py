@@ -262,3 +262,11 @@ def test_a_possessive_s_is_no_copula() -> None:
     """The value follows the copula, never the possessive of the distiller's "The user's …"."""
     assert one("The user's dentist is Dr Ames at the Mill Road clinic.").value.text == "Ames"
     assert one("It's Lyon now.").value.text == "Lyon"
+
+
+@pytest.mark.parametrize(
+    "text", ["I had it wrong: the gym fee is $42 a month.", "我记错了，健身房的月费是42元。"]
+)
+def test_owning_up_to_an_error_announces_a_change(text: str) -> None:
+    claims = extract(text)
+    assert claims and all(c.change and c.shift for c in claims)

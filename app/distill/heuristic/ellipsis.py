@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from app.claims import lexicon as lx
 from app.claims.model import Value
 from app.claims.values import find_values, free
 from app.distill.heuristic.noise import CORRECTION_OPENING_EN, CORRECTION_OPENING_ZH, WRAPPING_EN, WRAPPING_ZH
@@ -31,15 +32,8 @@ _REST_EN = re.compile(
 _REST_ZH = re.compile(
     r"(?:[\s，,。.！!：:；;、—]|是|应该|其实|实际|改成|改为|换成|现在|已经|降到|涨到|到|了|的|才对|吧|啊|呢|哦|不是)*"
 )
-# Owning up to an error: the sentence made whole corrects its antecedent.
-_ERROR_EN = re.compile(
-    r"\b(?:wrong|mistake|typo|mistyped|misspoke|misremembered|mixed (?:it|that|them|those) up|"
-    r"my bad|oops|i meant|correction)\b",
-    re.IGNORECASE,
-)
 # a value and a few words of the kinds above: a longer sentence says something else as well
 _ELLIPTIC_MAX = 160
-_ERROR_ZH = re.compile(r"说错|写错|记错|搞错|弄错|打错|不对|口误|笔误|更正|纠正")
 # ... or a "no" before the new value ("Sorry, no: 5:15.", "No, size 9.")
 _NO_EN = re.compile(r"\b(?:no|nope|not quite)\s*[,:;!—–-]", re.IGNORECASE)
 # Kinds whose values say what they are of (a bare number or free text could be of anything; an
@@ -105,7 +99,7 @@ def made_whole(sentence: str, earlier: list[str], turn: str) -> str | None:
             text = text[:1].lower() + text[1:]
         whole = candidate[: old.start] + text + candidate[old.end :]
         zh = has_cjk(candidate)
-        if (_ERROR_ZH if zh else _ERROR_EN).search(turn) or (not zh and _NO_EN.search(sentence)):
+        if (lx.ZH_ERROR if zh else lx.EN_ERROR).search(turn) or (not zh and _NO_EN.search(sentence)):
             return ("更正：" if zh else "Correction: ") + whole.strip()
         return whole.strip()
     return None
