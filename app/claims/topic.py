@@ -25,7 +25,8 @@ def topic(qualifier: list[str], clause: str, value: str, zh: bool) -> frozenset[
     if not zh:
         return frozenset(qualifier)
     at = clause.find(value) if value else -1
-    lead = clause[:at] if at > 0 else ""
+    # a change word is no topic, whatever jieba joins it to (下个月起涨到 → 起涨)
+    lead = lx.ZH_CHANGE.sub(" ", clause[:at]) if at > 0 else ""
     return frozenset(
         w
         for w, flag in zh_words(lead)
@@ -33,7 +34,6 @@ def topic(qualifier: list[str], clause: str, value: str, zh: bool) -> frozenset[
         and w not in lx.ZH_NOISE
         and w not in lx.ZH_PEOPLE
         and w not in lx.ZH_GENERIC_VERBS
-        and not lx.ZH_CHANGE.fullmatch(w)
         and len(w) >= 2
     )
 

@@ -269,4 +269,12 @@ def test_a_possessive_s_is_no_copula() -> None:
 )
 def test_owning_up_to_an_error_announces_a_change(text: str) -> None:
     claims = extract(text)
-    assert claims and all(c.change and c.shift for c in claims)
+    assert claims
+    assert all(c.change and c.shift for c in claims)
+
+
+def test_a_chinese_change_word_is_no_topic_whatever_jieba_joins_it_to() -> None:
+    [old] = extract("我们小区的停车费是每月300元。")
+    [new] = extract("下个月起涨到350元。")
+    assert not new.topic
+    assert conflicts(old, new, frame_similarity=0.6).action == "supersede"
