@@ -36,9 +36,10 @@ _PRONOUN_LEAD = re.compile(
     r"^\s*(?:i|we|you|he|she|they|my|our|我|我们|你|他|她|他们)\b|^\s*(?:我|我们|你|他|她)", re.IGNORECASE
 )
 _PREFIX = re.compile(r"^\s*(?:correction|update|更正|纠正)\s*[:：]\s*", re.IGNORECASE)
-# The date the distiller writes beside a relative time phrase ("next month (2026-12)"): the phrase is
+# The date the distiller writes beside a relative time phrase ("next month (2026-12)", "next year (2027)",
+# 下周（2026-12-07那一周）): the phrase is
 # the clause's own; the note would be read as the clause's value.
-_DATE_NOTE = re.compile(r"\s?[（(](?:the week of )?\d{4}-\d{2}(?:-\d{2})?[）)]")
+_DATE_NOTE = re.compile(r"\s?[（(](?:the week of )?\d{4}(?:-\d{2}(?:-\d{2})?)?(?:那一周)?[）)]")
 # A reported statement ("The user says …", 用户说…): the claim is what is reported; the reporting frame
 # would make every statement of one speaker look alike.
 _REPORTED = re.compile(

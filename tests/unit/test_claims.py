@@ -278,3 +278,17 @@ def test_a_chinese_change_word_is_no_topic_whatever_jieba_joins_it_to() -> None:
     [new] = extract("下个月起涨到350元。")
     assert not new.topic
     assert conflicts(old, new, frame_similarity=0.6).action == "supersede"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We move to Porto next year (2027).",
+        "我们下周（2026-12-07那一周）搬到青岛。",
+        "Rent goes up to $950 next month (2027-01).",
+    ],
+)
+def test_the_distillers_date_note_is_no_value(text: str) -> None:
+    claims = extract(text)
+    assert claims
+    assert all("2026" not in c.text and "2027" not in c.text for c in claims)
