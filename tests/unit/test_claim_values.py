@@ -56,6 +56,7 @@ def test_an_old_value_is_never_read_across_a_colon() -> None:
         "He won't quit, whatever happens.",
         "She is not giving up.",
         "Don't let anything stop you.",
+        "We won't let the nanny go.",
         "我不会放弃的。",
     ],
 )
@@ -65,7 +66,15 @@ def test_a_negated_ending_is_no_retirement(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["I don't have the cat anymore.", "I no longer use it.", "I sold the car.", "我不再用微信了。"],
+    [
+        "I don't have the cat anymore.",
+        "I no longer use it.",
+        "I sold the car.",
+        "We let the gardener go in May.",
+        "I paid off the student loan.",
+        "I made the final payment on the van.",
+        "我不再用微信了。",
+    ],
 )
 def test_an_ending_retires(text: str) -> None:
     assert [c.modality for c in extract(text)] == ["retired"]
