@@ -146,7 +146,9 @@ def _identifiers(text: str) -> frozenset[str]:
 def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) -> Verdict:
     """What `new` (said later) does to `old`; `frame_similarity` is the cosine of the two frames'
     embeddings when the caller has an embedder."""
-    if old.subject != new.subject and not (old.implicit_subject or new.implicit_subject):
+    # a retirement names whose thing it ends ("we stopped Maya's lessons" ends Maya's)
+    owner = new.modality == "retired" and old.subject in new.qualifier
+    if old.subject != new.subject and not (old.implicit_subject or new.implicit_subject or owner):
         return Verdict("keep", "another subject")
     if new.modality == "hedged" and old.modality != "hedged":
         return Verdict("keep", "a hedged statement never replaces a firm one")

@@ -292,3 +292,12 @@ def test_the_distillers_date_note_is_no_value(text: str) -> None:
     claims = extract(text)
     assert claims
     assert all("2026" not in c.text and "2027" not in c.text for c in claims)
+
+
+def test_a_retirement_ends_the_thing_of_the_person_it_names() -> None:
+    [old] = extract("Noor has swimming lessons every Tuesday.")
+    [new] = extract("We stopped Noor's swimming lessons.")
+    assert old.subject != new.subject
+    assert conflicts(old, new).action == "retire"
+    [other] = extract("Sam has swimming lessons every Tuesday.")
+    assert conflicts(other, new).action == "keep"
