@@ -68,6 +68,14 @@ async def _frame_similarity(
     return {(a, b): float(vectors[a] @ vectors[b]) for a, b in pairs}
 
 
+async def warm_frames(db: AsyncSession, embedder: Embedder, units: list[MemoryUnit]) -> None:
+    """Embed the frames of a batch's units in one call of the embedder, before they are resolved one by
+    one (a call per unit costs the model's overhead each time)."""
+    frames = sorted({c.frame for unit in units for c in await ensure_claims(db, unit) if c.frame})
+    if frames:
+        await _frame_vectors(embedder, frames)
+
+
 # A frame recurs: an old unit's frames meet every new unit resolved near it. Their vectors are kept per
 # process, the least recently used dropped past FRAME_CACHE (a 384-dimension vector is 1.5 KiB).
 FRAME_CACHE = 20_000

@@ -96,6 +96,7 @@ async def resolve_pending(
     units = await units_repo.lock_pending(db, bank_id, BATCH, only=only)
     if units:
         await _ensure_embeddings(db, bank_id, embedder, units)
+        await by_claim.warm_frames(db, embedder, units)
     for unit in units:
         outcome = await _resolve_one(db, unit, config, embedder, judge, details)
         counts[outcome] += 1
