@@ -60,10 +60,6 @@ SAME_FRAME = {"en": 0.75, "zh": 0.9}
 WEAK_FRAME = 0.35
 REWORDED_FRAME = 0.5
 SAME_WORDS = 0.5
-# A name said again of the speaker in a frame this close replaces the older one even without a change
-# word ("my dentist is Dr Ames" … "I see Dr Kowal for my teeth"): one dentist, one team, one home at a
-# time; English only (the embedder's Chinese cosines are high for any two frames).
-RESTATED_NAME = 0.5
 
 
 def similarity(old: Claim, new: Claim, frame_similarity: float | None = None) -> float:
@@ -191,11 +187,5 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
             return Verdict("keep", "free text and no verb of change")
         if new.change:
             return Verdict("supersede", "a change of a value of the same type", strong=False)
-        if (
-            old.value.type == new.value.type == "name"
-            and not has_cjk(old.frame + new.frame)
-            and similarity(old, new, frame_similarity) >= RESTATED_NAME
-        ):
-            return Verdict("supersede", "a name said again in a frame this close", strong=False)
         return Verdict("keep", "attribute unsaid and no change word")
     return Verdict("supersede", "same subject and attribute, another value")

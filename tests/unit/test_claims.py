@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.claims import Claim, compatible, conflicts, extract, find_values, same
-from app.claims.compare import Verdict
 from app.claims.stored import columns, dump, load
 
 
@@ -248,14 +247,6 @@ def test_a_chinese_retirement_names_its_thing_by_a_two_character_part() -> None:
 
 def test_a_chinese_relation_names_its_place_without_the_aspect_particle() -> None:
     assert [c.value.text for c in extract("我上个月搬到了苏州。")] == ["苏州"]
-
-
-def test_a_name_said_again_in_a_close_frame_replaces_the_older_one() -> None:
-    old, new = one("My dentist is Dr Ames."), one("I see Dr Kowal for my teeth.")
-    assert conflicts(old, new, frame_similarity=0.6) == Verdict(
-        "supersede", "a name said again in a frame this close", strong=False
-    )
-    assert conflicts(old, new, frame_similarity=0.3).action == "keep"
 
 
 def test_a_possessive_s_is_no_copula() -> None:
