@@ -23,6 +23,7 @@ from app.query.tuning import (
     VOCABULARY_CACHE_SIZE,
     VOCABULARY_TTL_SECONDS,
     WINDOW_CANDIDATES,
+    YEARLESS_YEARS,
 )
 
 LIMITS = ChannelLimits(
@@ -71,11 +72,26 @@ async def common_entity_names(db: AsyncSession, bank_id: str, names: list[str]) 
 
 async def size_window(db: AsyncSession, f: Filters) -> Filters:
     """Count the units of `f`'s window (up to SMALL_WINDOW_UNITS + 1), which sets how the channels
-    apply it."""
+    apply it. A year-less window ("in June") that holds no memory moves to the latest earlier year
+    whose holds one (at most YEARLESS_YEARS back): the June the bank remembers."""
     if not f.window or f.small_window is not None:
         return f
     count = await repo.count_window(db, f, SMALL_WINDOW_UNITS + 1)
+    if f.yearless and count == 0 and f.time_from and f.time_to:
+        start, end = f.time_from, f.time_to
+        for years in range(1, YEARLESS_YEARS + 1):
+            try:
+                earlier = replace(f, time_from=_years_before(start, years), time_to=_years_before(end, years))
+            except ValueError:  # February 29 in a common year
+                continue
+            if found := await repo.count_window(db, earlier, SMALL_WINDOW_UNITS + 1):
+                f, count = earlier, found
+                break
     return replace(f, small_window=count <= SMALL_WINDOW_UNITS)
+
+
+def _years_before(at: datetime, years: int) -> datetime:
+    return at.replace(year=at.year - years)
 
 
 async def run_channels(db: AsyncSession, f: Filters, c: ChannelInputs) -> list[Hit]:

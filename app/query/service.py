@@ -114,15 +114,17 @@ def without_names(query: str, names: list[str]) -> str:
     return out if _LATIN_WORD.search(out) or has_cjk(out) else query
 
 
-def _time_filter(req: QueryRequest, now: datetime, tz: tzinfo) -> TimeFilterRead | None:
+def _time_filter(req: QueryRequest, now: datetime, tz: tzinfo) -> tuple[TimeFilterRead | None, bool]:
+    """The window the request names or its query's time phrase does, and whether it is year-less."""
     if req.time_range and (req.time_range.from_ or req.time_range.to):
         start = as_aware(req.time_range.from_, tz) if req.time_range.from_ else FAR_PAST
         end = as_aware(req.time_range.to, tz) if req.time_range.to else FAR_FUTURE
-        return TimeFilterRead(from_=start, to=end, source="request")
+        return TimeFilterRead(from_=start, to=end, source="request"), False
     parsed = parse_time_filter(req.query, now, tz)
     if parsed is None or parsed.vague:  # "recently" drops nothing older (recency still ranks)
-        return None
-    return TimeFilterRead(from_=parsed.start, to=parsed.end, source="query", phrase=parsed.phrase)
+        return None, False
+    read = TimeFilterRead(from_=parsed.start, to=parsed.end, source="query", phrase=parsed.phrase)
+    return read, parsed.yearless
 
 
 async def _query_vector(embedder: Embedder, query: str, subjects: list[str]) -> list[float]:
@@ -193,7 +195,7 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
         req.weights.model_dump() if req.weights else None,
     )
     channels = active_channels(weights)
-    time_filter = _time_filter(req, now, tz)
+    time_filter, yearless = _time_filter(req, now, tz)
     # The time phrase names the window, not what the units say: no keyword of its own.
     phrase = time_filter.phrase if time_filter is not None else None
     topic_query = without_phrase(req.query, phrase)
@@ -210,6 +212,7 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
         agents=req.agents or None,
         time_from=time_filter.from_ if time_filter else None,
         time_to=time_filter.to if time_filter else None,
+        yearless=yearless,
     )
     inputs = ChannelInputs(
         model=model,
@@ -252,6 +255,10 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
     # A Chinese query is segmented by jieba (CPU work, tens of ms for a long one): off the event loop.
     plan = await asyncio.to_thread(plan_query, *args) if has_cjk(req.query) else plan_query(*args)
     filters = await size_window(db, plan.filters)  # once, for both connections' statements
+    if plan.time_filter is not None and filters.time_from != plan.filters.time_from:
+        # a year-less phrase's empty window moved to an earlier year's: the answer says which
+        moved = {"from_": filters.time_from, "to": filters.time_to}
+        plan = replace(plan, time_filter=plan.time_filter.model_copy(update=moved))
     inputs = plan.inputs
     if plan.semantic:
         names = inputs.entity_names or entity_candidates(req.query, req.entities)

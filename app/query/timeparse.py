@@ -29,7 +29,8 @@ Choices:
 
 - A bare month is the latest one, this month included: "in March" asked in November 2026 is March
   2026, asked in February 2026 it is March 2025. A date without a year is the latest, today
-  included. "last March" is the latest March before the current month.
+  included. "last March" is the latest March before the current month. Such a filter is `yearless`:
+  when its window holds no memory, the query takes the latest earlier year's that does.
 - A bare weekday ("on Friday", "last Friday", 周五) is the latest one before today: asked on a
   Friday it is a week ago, since today would be "today". "this Friday" and 这周五 are this week's;
   "Friday last week" and 上周五 are last week's.
@@ -85,6 +86,9 @@ class TimeFilter:
     end: datetime  # aware, in the query's time zone, exclusive
     phrase: str  # the text that produced it: "last week", "上周"
     vague: bool = False  # "recently", 最近: a week as a guess, not a period the query names
+    # a month or a date named without its year ("in June", "on March 3", 六月): the latest one, or an
+    # earlier year's when the latest holds no memory (`app.query.channels.size_window`)
+    yearless: bool = False
 
 
 # --- fixed phrases -------------------------------------------------------------------------------
@@ -319,4 +323,9 @@ def _time_filter(match: re.Match[str], span: Span, clock: Clock) -> TimeFilter:
         end = clock.at
         first = since.start() if since else first
         last = until_now.end() if until_now else last
-    return TimeFilter(start, end, text[first:last].strip(), vague=normal(match.group()) in _VAGUE)
+    named = match.groupdict()
+    yearless = bool(named.get("mon") or named.get("m")) and not (named.get("y") or named.get("ry"))
+    yearless = yearless and normal(named.get("q") or "") != "this" and not since and not until_now
+    return TimeFilter(
+        start, end, text[first:last].strip(), vague=normal(match.group()) in _VAGUE, yearless=yearless
+    )

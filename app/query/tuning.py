@@ -56,6 +56,9 @@ CHANNEL_LIMIT = 50
 # A time window of at most this many units (said in it) is a set the channels are driven by; a larger
 # one is a condition on each row their own indexes find (see `channels._where`).
 SMALL_WINDOW_UNITS = 2000
+# How many years back a year-less month or date ("in June") looks for one the bank holds memories of:
+# one count each, only while the windows are empty.
+YEARLESS_YEARS = 10
 # The semantic channel's candidates in a larger window (see `channels._semantic`).
 WINDOW_CANDIDATES = 500
 # An entity named in more units than this says little about any one of them (the bank's own user,

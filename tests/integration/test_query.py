@@ -109,6 +109,31 @@ async def test_last_week_only_returns_units_from_last_week(
     assert (await ask(client, bank, "hiking", time_range=early, min_score=0))["memories"] == []
 
 
+async def test_a_month_without_its_year_is_the_latest_one_the_bank_remembers(
+    client: httpx.AsyncClient,
+) -> None:
+    """ "In June" is the latest June; when that one holds no memory, the latest earlier June that does."""
+    bank = await make_bank(client)
+    june = await write_at(
+        client, bank, "The user went sailing off Crete.", ["episode"], "2024-06-12T10:00:00Z"
+    )
+    await write_at(
+        client, bank, "The user went skiing in the Dolomites.", ["episode"], "2024-02-03T10:00:00Z"
+    )
+    answer = await ask(client, bank, "What did I do in June?", now=NOW, timezone="UTC", min_score=0)
+    assert [m["id"] for m in answer["memories"]] == [june]
+    assert answer["time_filter"]["from"].startswith("2024-06-01")
+    assert answer["time_filter"]["to"].startswith("2024-07-01")
+    named = await ask(client, bank, "What did I do in June 2026?", now=NOW, timezone="UTC", min_score=0)
+    assert named["memories"] == []  # a year said is the year asked
+    assert named["time_filter"]["from"].startswith("2026-06-01")
+    later = await write_at(
+        client, bank, "The user went rowing on the Thames.", ["episode"], "2026-06-20T10:00:00Z"
+    )
+    again = await ask(client, bank, "What did I do in June?", now=NOW, timezone="UTC", min_score=0)
+    assert [m["id"] for m in again["memories"]] == [later]
+
+
 async def test_tag_prefixes_filter_and_unknown_tags_give_nothing(client: httpx.AsyncClient) -> None:
     bank = await make_bank(client)
     await write(client, bank, "The user needs 4 chairs.", ["constraint.quantity"])

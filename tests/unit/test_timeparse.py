@@ -147,3 +147,22 @@ def test_a_time_phrase_is_no_topic(query: str, topic: bool) -> None:
     assert found is not None
     assert has_topic(query, found.phrase) is topic
     assert has_topic(query, None)  # the time phrase itself is a word outside the closed class
+
+
+@pytest.mark.parametrize(
+    ("query", "yearless"),
+    [
+        ("What did I do in June?", True),
+        ("Where was I on March 3?", True),
+        ("我六月做了什么？", True),
+        ("What did I do in June 2025?", False),
+        ("What did I do this June?", False),
+        ("我去年六月做了什么？", False),
+        ("2025年6月我在哪？", False),
+        ("What did I do last week?", False),
+    ],
+)
+def test_a_month_or_date_without_its_year_says_so(query: str, yearless: bool) -> None:
+    found = parse_time_filter(query, NOW, SHANGHAI)
+    assert found is not None
+    assert found.yearless is yearless

@@ -25,6 +25,8 @@ class Filters:
     # The window holds few units, a set that drives the channels (see `channels._where`); None: not
     # counted yet (`app.query.channels.size_window`).
     small_window: bool | None = None
+    # the window is a month or a date named without its year: an earlier year's stands in for an empty one
+    yearless: bool = False
 
     @property
     def window(self) -> bool:
