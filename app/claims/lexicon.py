@@ -231,3 +231,31 @@ RELATION_WORDS = frozenset(
     工作 上班 任职 就职 入职 跳槽 加入 领导 上司 汇报 住 家住
     搬 家 过敏 预算 使用 在用 属于 负责 依赖""".split()
 )
+
+# Questions asking for a relation's object, by the relation's head: "where do I live?" asks what a unit
+# holding address.home states, whatever words that unit says it in ("moved to Porto", 搬到了苏州).
+QUESTION_HEADS = [
+    (
+        re.compile(
+            r"\bwhere\b.*\b(?:live|living|based|home)\b|\b(?:which|what)\s+(?:city|town|country)\b.*\b(?:live|in)\b"
+            r"|\b(?:my|our)\s+(?:home\s+)?address\b|住在?哪|住哪|家在哪|哪个城市|哪座城市|家庭住址"
+        ),
+        "address.home",
+    ),
+    (
+        re.compile(
+            r"\bwhere\b.*\bwork\b|\b(?:which|what)\s+(?:company|firm|employer)\b|\bwho\b.*\b(?:work\s+for|employs?)\b"
+            r"|\bmy\s+employer\b|哪家公司|什么公司|哪个公司|在哪(?:里|儿)?(?:工作|上班)"
+        ),
+        "employer",
+    ),
+    (
+        re.compile(
+            r"\bwho\b.*\b(?:manager|boss|supervisor|report\s+to|line\s+manager)\b|\bmy\s+(?:manager|boss)\b"
+            r"|领导|上司|向谁汇报|汇报给谁"
+        ),
+        "manager",
+    ),
+    (re.compile(r"\bbudget\b|预算"), "budget"),
+    (re.compile(r"\ballerg|过敏"), "allergy"),
+]

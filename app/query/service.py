@@ -15,7 +15,9 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from app.banks.config import ConfiguredBank
+from app.claims.asked import asked_slots
 from app.db.engine import autocommit
+from app.db.repositories import claims as claims_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import graph as graph_repo
 from app.db.repositories import units as units_repo
@@ -279,8 +281,13 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
     named_kinds = tuple(t for t in plan.inputs.inferred_tags if "." in t)  # "budget" → constraint.budget
     tags_of = {h.memory_id: h.tags for h in hits} if named_kinds else {}
 
+    # units holding the relation the question asks the object of ("where do I live?": address.home)
+    holders = await claims_repo.holding(db, bank.id, asked_slots(req.query), plan.filters.statuses)
+
     def kind_asked(unit_id: uuid.UUID) -> bool:
-        return any(t == k or t.startswith(k + ".") for t in tags_of.get(unit_id, ()) for k in named_kinds)
+        return unit_id in holders or any(
+            t == k or t.startswith(k + ".") for t in tags_of.get(unit_id, ()) for k in named_kinds
+        )
 
     def scores_enough(unit: Fused) -> bool:
         # A request's `min_score` cuts at the score it names. The bank's standing one trims only what
@@ -288,7 +295,12 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
         # rank 20, said a year ago, scores under 0.3 of a top unit found by three), not relevance.
         if req.min_score is not None:
             return unit.score >= req.min_score
-        return plan.time_only or on_topic(unit, min_similarity) or unit.score >= plan.config.min_score
+        return (
+            plan.time_only
+            or on_topic(unit, min_similarity)
+            or unit.memory_id in holders
+            or unit.score >= plan.config.min_score
+        )
 
     ranked_all = diversify(fused, hits)
     if plan.time_only:  # the window's units, newest first (the temporal channel's order)

@@ -134,6 +134,27 @@ async def test_a_month_without_its_year_is_the_latest_one_the_bank_remembers(
     assert [m["id"] for m in again["memories"]] == [later]
 
 
+@pytest.mark.parametrize(
+    ("fact", "question"),
+    [
+        ("We finally moved to Harrogate last weekend.", "Where do I live?"),
+        ("I report to Dana Whitfield now.", "Who is my manager?"),
+        ("我上个月从杭州搬到苏州了。", "我住在哪个城市？"),
+    ],
+)
+async def test_a_question_for_a_relation_finds_its_holder_in_other_words(
+    client: httpx.AsyncClient, fact: str, question: str
+) -> None:
+    """No word and little similarity in common: the unit holding the relation the question asks the
+    object of is the evidence (its claim's head); another person's question or another topic is not."""
+    bank = await make_bank(client)
+    holder = await write(client, bank, fact, ["fact"])
+    answer = await ask(client, bank, question)
+    assert [m["id"] for m in answer["memories"]] == [holder["id"]]
+    assert (await ask(client, bank, "Where does Anna work?"))["memories"] == []
+    assert (await ask(client, bank, "What is the capital of Peru?"))["memories"] == []
+
+
 async def test_tag_prefixes_filter_and_unknown_tags_give_nothing(client: httpx.AsyncClient) -> None:
     bank = await make_bank(client)
     await write(client, bank, "The user needs 4 chairs.", ["constraint.quantity"])

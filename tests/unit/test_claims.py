@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.claims import Claim, compatible, conflicts, extract, find_values, same
+from app.claims.asked import asked_slots
 from app.claims.stored import columns, dump, load
 
 
@@ -292,3 +293,19 @@ def test_a_retirement_ends_the_thing_of_the_person_it_names() -> None:
     assert conflicts(old, new).action == "retire"
     [other] = extract("Sam has swimming lessons every Tuesday.")
     assert conflicts(other, new).action == "keep"
+
+
+@pytest.mark.parametrize(
+    ("question", "slots"),
+    [
+        ("Where do I live these days?", [{"subject": "user", "head": "address.home"}]),
+        ("Where does my sister live?", [{"subject": "sister", "head": "address.home"}]),
+        ("我在哪家公司上班？", [{"subject": "user", "head": "employer"}]),
+        ("Where does Anna work?", []),  # whose relation is not said as the speaker's or a relative's
+        ("Where is the nearest pharmacy?", []),
+    ],
+)
+def test_a_question_names_the_relations_it_asks_the_object_of(
+    question: str, slots: list[dict[str, str]]
+) -> None:
+    assert asked_slots(question) == slots

@@ -28,6 +28,26 @@ async def set_claims(db: AsyncSession, unit: MemoryUnit, columns: dict[str, Any]
         set_committed_value(unit, name, value)
 
 
+async def holding(
+    db: AsyncSession, bank_id: str, keys: list[dict[str, str]], statuses: list[str]
+) -> set[uuid.UUID]:
+    """The ids of the bank's units (of `statuses`) whose claims hold one of `keys` (subject and head),
+    newest first, at most HOLDERS (on the GIN index of `claims`)."""
+    if not keys:
+        return set()
+    stmt = (
+        select(MemoryUnit.id)
+        .where(
+            MemoryUnit.bank_id == bank_id,
+            MemoryUnit.status.in_(statuses),
+            or_(*(MemoryUnit.claims.contains([key]) for key in keys)),
+        )
+        .order_by(MemoryUnit.created_at.desc())
+        .limit(HOLDERS)
+    )
+    return set((await db.scalars(stmt)).all())
+
+
 async def active_holders(
     db: AsyncSession,
     unit: MemoryUnit,
