@@ -182,6 +182,7 @@ class QueryPlan:
     inputs: ChannelInputs  # every active channel but the semantic one (no vector yet)
     semantic: bool  # the semantic channel runs too: the query's vector, on a connection of its own
     time_only: bool  # a time window and no topic: "what did we talk about yesterday?"
+    asked: list[dict[str, str]]  # the relations the question asks the object of (`app.claims.asked`)
 
 
 def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) -> QueryPlan:
@@ -230,7 +231,8 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
     )
     time_only = time_filter is not None and not has_topic(req.query, phrase)
     semantic = "semantic" in channels
-    return QueryPlan(config, tz, now, mode, weights, time_filter, filters, inputs, semantic, time_only)
+    asked = asked_slots(req.query)
+    return QueryPlan(config, tz, now, mode, weights, time_filter, filters, inputs, semantic, time_only, asked)
 
 
 async def _history_of(
@@ -282,7 +284,7 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
     tags_of = {h.memory_id: h.tags for h in hits} if named_kinds else {}
 
     # units holding the relation the question asks the object of ("where do I live?": address.home)
-    holders = await claims_repo.holding(db, bank.id, asked_slots(req.query), plan.filters.statuses)
+    holders = await claims_repo.holding(db, bank.id, plan.asked, plan.filters.statuses)
 
     def kind_asked(unit_id: uuid.UUID) -> bool:
         return unit_id in holders or any(
