@@ -168,16 +168,20 @@ ZH_NOISE = frozenset(
 # The relation verbs (a closed class: works at, reports to, lives in, uses, owns, belongs to, manages,
 # depends on, has a problem; 在…工作, 向…汇报, 住在, 用的是, 属于, 负责, 有…问题) and the few attribute
 # nouns every domain shares; any other wording is compared by its frame (app/claims/frames.py).
+# one word of manner between a relation verb and its preposition ("report straight to", "moved back to")
+_MANNER = r"(?:\s+(?:\w+ly|straight|back|now|still|full-time|part-time))?"
 RELATIONS_EN = [
     (
-        re.compile(r"\b(?:work(?:s|ed|ing)?\s+(?:at|for)|employed\s+(?:at|by)|joined|employer)\b", re.I),
+        re.compile(
+            rf"\b(?:work(?:s|ed|ing)?{_MANNER}\s+(?:at|for)|employed\s+(?:at|by)|joined|employer)\b", re.I
+        ),
         "employer",
     ),
-    (re.compile(r"\b(?:report(?:s|ed|ing)?\s+to|manager|boss)\b", re.I), "manager"),
+    (re.compile(rf"\b(?:report(?:s|ed|ing)?{_MANNER}\s+to|manager|boss)\b", re.I), "manager"),
     (
         re.compile(
-            r"\b(?:live[sd]?\s+(?:in|at)|living\s+in|reside[sd]?\s+in|based\s+in|mov(?:ed|ing)\s+to|"
-            r"relocat(?:ed|ing)\s+to|settled\s+in|home\s+is\s+in)\b",
+            rf"\b(?:live[sd]?{_MANNER}\s+(?:in|at)|living{_MANNER}\s+in|reside[sd]?\s+in|based\s+in|"
+            rf"mov(?:ed|ing){_MANNER}\s+to|relocat(?:ed|ing){_MANNER}\s+to|settled\s+in|home\s+is\s+in)\b",
             re.I,
         ),
         "address.home",

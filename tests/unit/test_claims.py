@@ -309,3 +309,16 @@ def test_a_question_names_the_relations_it_asks_the_object_of(
     question: str, slots: list[dict[str, str]]
 ) -> None:
     assert asked_slots(question) == slots
+
+
+@pytest.mark.parametrize(
+    ("text", "head", "value"),
+    [
+        ("I report straight to Dana Whitfield now.", "manager", "Dana Whitfield"),
+        ("We moved back to Leeds in May.", "address.home", "Leeds"),
+        ("I work part-time at Lumen Labs.", "employer", "Lumen Labs"),
+    ],
+)
+def test_a_word_of_manner_leaves_a_relation_verb_whole(text: str, head: str, value: str) -> None:
+    [claim] = extract(text)
+    assert (claim.head, claim.value.text) == (head, value)
