@@ -6,11 +6,11 @@ clause ends leaves its still-true clauses behind in a residual unit (history act
 from __future__ import annotations
 
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from cachetools import LRUCache
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.claims import Claim, compatible
@@ -79,21 +79,16 @@ async def warm_frames(db: AsyncSession, embedder: Embedder, units: list[MemoryUn
 # A frame recurs: an old unit's frames meet every new unit resolved near it. Their vectors are kept per
 # process, the least recently used dropped past FRAME_CACHE (a 384-dimension vector is 1.5 KiB).
 FRAME_CACHE = 20_000
-_FRAMES: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_FRAMES: LRUCache[tuple[str, str], np.ndarray] = LRUCache(FRAME_CACHE)
 
 
 async def _frame_vectors(embedder: Embedder, texts: list[str]) -> dict[str, np.ndarray]:
     """The embedder's vectors of `texts`, those not already kept embedded in one call."""
-    missing = [t for t in texts if (embedder.model, t) not in _FRAMES]
+    found = {t: v for t in texts if (v := _FRAMES.get((embedder.model, t))) is not None}
+    missing = [t for t in texts if t not in found]
     if missing:
         for text, vector in zip(missing, await embedder.embed(missing), strict=True):
-            _FRAMES[(embedder.model, text)] = np.asarray(vector, dtype=np.float32)
-    found = {}
-    for text in texts:
-        _FRAMES.move_to_end((embedder.model, text))
-        found[text] = _FRAMES[(embedder.model, text)]
-    while len(_FRAMES) > FRAME_CACHE:
-        _FRAMES.popitem(last=False)
+            found[text] = _FRAMES[(embedder.model, text)] = np.asarray(vector, dtype=np.float32)
     return found
 
 
