@@ -40,16 +40,6 @@ def _embedder() -> object:
     return LocalEmbedder(fields["embedding_model"].default, fields["embedding_dim"].default)
 
 
-def frame_similarity(old: Claim, new: Claim) -> float:
-    """The cosine of the two claims' frames under the service's local embedder (what the resolver
-    computes; app.claims itself does no I/O)."""
-    missing = [f for f in (old.frame, new.frame) if f not in _vectors]
-    if missing:
-        for frame, vector in zip(missing, _embedder().embed_sync(missing), strict=True):  # type: ignore[attr-defined]
-            _vectors[frame] = np.asarray(vector)
-    return float(_vectors[old.frame] @ _vectors[new.frame])
-
-
 @dataclass(frozen=True)
 class Result:
     case: Case
@@ -100,10 +90,13 @@ def _claims(text: str, tags: list[str], lang: str) -> list[Claim]:
 
 
 def _cosine(a: str, b: str) -> float:
-    missing = [f for f in (a, b) if f not in _vectors]
-    if missing:
-        for frame, vector in zip(missing, _embedder().embed_sync(missing), strict=True):  # type: ignore[attr-defined]
-            _vectors[frame] = np.asarray(vector)
+    """The cosine of two frames under the service's local embedder (what the resolver computes;
+    app.claims itself does no I/O). Each frame is embedded alone: the int8 model quantises a batch's
+    activations together, so a frame's vector would shift with what it is batched with and the
+    figures with the order of the cases."""
+    for frame in (a, b):
+        if frame not in _vectors:
+            _vectors[frame] = np.asarray(_embedder().embed_sync([frame])[0])  # type: ignore[attr-defined]
     return float(_vectors[a] @ _vectors[b])
 
 
