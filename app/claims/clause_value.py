@@ -53,9 +53,9 @@ def main_value(text: str, zh: bool) -> Value | None:
         if named:
             return Value("name", named, key=named.lower())
     if zh and found:
-        rest = strip(_TRAILING_ZH.sub("", text[found[-1].end() :]))
+        rest = strip(_TRAILING_ZH.sub("", text[found[-1].end() :])).lstrip("的了")
         if rest:
-            return Value("text", rest)
+            return _zh_named(rest)
     names = _names(text, zh)
     if names:
         # the name after the copula is the value ("my GP is Dr Okafor"), else the first
@@ -95,6 +95,15 @@ def _bracketed(text: str, at: int) -> bool:
     return max(before.rfind("("), before.rfind("（")) > max(before.rfind(")"), before.rfind("）"))
 
 
+def _zh_named(rest: str) -> Value:
+    """What follows a Chinese copula, typed: a name when a proper noun or a Latin word is most of it
+    (联通的光纤 is the provider 联通, 的PostgreSQL the product), else free text."""
+    names = [w for w, flag in pos_tag(rest) if flag in _ZH_NAME_FLAGS]
+    if names and 2 * len(names[0]) >= len(rest):
+        return Value("name", rest, key=names[0].lower())
+    return Value("text", rest)
+
+
 def _after_verb(text: str) -> Value | None:
     """What follows a Chinese clause's last verb that leaves content ("更喜欢最后一排了" → 最后一排)."""
     words = zh_words(text)
@@ -106,6 +115,8 @@ def _after_verb(text: str) -> Value | None:
     return None
 
 
+# jieba's parts of speech of a proper noun: person, place, organisation, other, a Latin word
+_ZH_NAME_FLAGS = ("nr", "ns", "nt", "nz", "eng", "nrt")
 _NOT_VALUES = frozenset({"一个", "一下", "一点"})
 # a product's name before its model number: Pixel 8, iPad 10, macOS 14
 _PRODUCT_BEFORE = re.compile(
@@ -137,7 +148,7 @@ def _versioned(text: str, span: Span, zh: bool) -> Value:
 
 def _names(text: str, zh: bool) -> list[str]:
     if zh:
-        return [w for w, flag in pos_tag(text) if flag in ("nr", "ns", "nt", "nz", "eng", "nrt")]
+        return [w for w, flag in pos_tag(text) if flag in _ZH_NAME_FLAGS]
     found = []
     for match in NAME.finditer(text):
         name = match.group(0).strip()

@@ -215,6 +215,8 @@ def _clause(
     if subject == value.text.lower():  # "Priya is on call": who is on call is the value
         subject, said = speaker, False
     frame_text = (lx.ZH_CHANGE if zh else lx.EN_CHANGE).sub(" ", frame_text)
+    if not zh:
+        frame_text = _without_adjunct(frame_text, value)
     bare = _without(frame_text, [value.text, *(m.text for m in mentions)])
     words = _frame_words(bare, zh, nouns=True)
     words = [w for w in words if w not in _subject_words(subject)] or context
@@ -273,6 +275,26 @@ def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
             kept = clause[: found.start()] + clause[found.end() :]
             return found.group("old"), kept, kept
     return "", clause, clause
+
+
+# A preposition or conjunction that opens an adjunct (when, why, where it happened): after the value,
+# its nouns say nothing of which attribute the value is of ("moved to Friday because of the audit").
+# "for" stays out: after a value it often names the attribute's thing ("5000 for the laptop").
+_ADJUNCT_EN = re.compile(
+    r"\b(?:during|because|since|after|before|when|whenever|while|due|until|till|as|at|on|in|near|via|"
+    r"by|from|with|without|so|same)\b",
+    re.IGNORECASE,
+)
+
+
+def _without_adjunct(text: str, value: Value) -> str:
+    """An English clause cut before an adjunct that follows its value."""
+    at = text.find(value.text) if value.text else -1
+    if at < 0:
+        return text
+    end = at + len(value.text)
+    adjunct = _ADJUNCT_EN.search(text, end)
+    return text[: adjunct.start()] if adjunct else text
 
 
 def _without(text: str, parts: Iterable[str]) -> str:

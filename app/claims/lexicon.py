@@ -20,7 +20,8 @@ EN_SWAP = re.compile(
 # a verb of change and what it moves the value to ("we lowered the timeout to 12 s", "pushed the
 # launch back to May", "the rent went up to 900")
 EN_CHANGE_TO = re.compile(
-    r"\b(?:switch|mov|chang|push|rais|lower|increas|decreas|reduc|cut|upgrad|downgrad|bump|extend|"
+    r"\b(?:switch|mov|chang|push|rais|lower|increas|decreas|reduc|cut|upgrad|downgrad|bump|extend|swap|shift|"
+    r"relocat|transferr?|rebook|reassign|rerout|"
     r"shorten|reschedul|postpon|delay|migrat|updat|adjust|set)\w*\b[^.;]*?\b(?:to|into|until|till)\s+(?P<new>.+)"
     r"|\b(?:up|down)\s+to\s+(?P<new2>.+)",
     re.IGNORECASE,
@@ -33,7 +34,13 @@ EN_CHANGE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|push(?:ed)?|rais(?:ed|ing)|lower(?:ed)?|"
     r"increas(?:ed|ing)|decreas(?:ed|ing)|reduc(?:ed|ing)|cut|upgrad(?:ed|ing)|downgrad(?:ed|ing)|"
     r"bump(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|delay(?:ed)?|"
-    r"stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|"
+    r"stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|swapp(?:ed|ing)|"
+    r"shift(?:ed|ing)?|relocat(?:ed|ing)|transferr(?:ed|ing)|rebook(?:ed|ing)?|reassign(?:ed|ing)?|"
+    r"rerout(?:ed|ing)|"
+    # a phrase of time that starts a new state ("going forward", "from now on", "as of Monday")
+    r"going\s+forward|from\s+(?:now|here|today|this\s+\w+)\s+on|henceforth|"
+    r"(?:as\s+of|starting|effective)\s+(?:today|now|immediately|this|next|tomorrow|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)|"
     # "went" and "gone" move a value ("went up to 9000", "went to 55ms"), not a person ("went to Boston")
     r"(?:went|gone)\s+(?:up|down|from|back)|went\s+to(?=\s+[\d$€£¥])|"
     # a direction of change before a value ("down to 77 kg", "back to 9:00"); "up to" is mostly a bound

@@ -150,6 +150,8 @@ _PATTERNS = [
         r"(?<![\d.])(?:\+\d{1,3}(?:[\s-]\d{2,5}){2,4}|\(\d{2,5}\)\s?\d{3,4}[\s-]?\d{3,4}|0\d{3,4}\s\d{5,7}"
         r"|\d{3}[\s.]\d{3}[\s.]\d{4})(?!\.?\d)|"
         r"(?<![\d.])1\d{10}(?!\d)|(?<![A-Za-z0-9.-])[A-Za-z]{1,8}-?\d{3,}(?![\d.])|"
+        # a code of words and a number joined by hyphens: a region, a host, a node (eu-west-3, db-prod-02)
+        r"(?<![\w.-])[A-Za-z]{1,10}(?:-[A-Za-z]{1,10})*-\d{1,4}[a-z]?(?![\w.-])|"
         r"(?-i:\b\d{1,4}[A-Z]\b)",  # a seat, a room, a gate: 14C, 4B
     ),
     ("time", r"\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"),
