@@ -58,8 +58,6 @@ from app.entities.types import EntityOut
 from app.text import FILLER_EN, FILLER_ZH, STOPWORDS_EN, split_sentences, strip_invisible
 
 
-# First person becomes placeholders (subject, possessive, object, reflexive), then words: the first
-# mention names the speaker, later ones are pronouns, so the name does not crowd out the content.
 def _is_filler(sentence: str, language: str) -> bool:
     if language == "zh":
         rest = FILLER_ZH.sub("", sentence)
@@ -278,7 +276,9 @@ class HeuristicDistiller:
         if (question and not request) or (turn.role != "user" and PROMISE.search(claim)):
             return None  # an assistant's "I'll look into it" is an offer, not a fact
         matches = _matches(claim, language, turn.role)
-        if clause.correction and not request:
+        if request:  # a request's contrast ("by text, not by email") says how: it corrects nothing
+            matches = [m for m in matches if m[0].tag != "correction"]
+        elif clause.correction:
             matches.append(KIND_RULES["correction"])
         corrections = [m for m in matches if m[0].tag == "correction"]
         if not corrections and clean.is_small_talk_from(claim, turn.role, names):
