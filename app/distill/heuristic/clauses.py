@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from app.claims.values import find_values
 from app.distill.heuristic.kinds import clause_kind, is_remark
 from app.distill.heuristic.noise import (
     CORRECTION_OPENING_EN,
@@ -37,7 +38,7 @@ from app.distill.heuristic.verbs_en import (
     lemmas,
     pronoun_opens,
 )
-from app.text import has_cjk
+from app.text import STOPWORDS_EN, has_cjk
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,26 @@ def _points_back(text: str, zh: bool) -> bool:
     return bool(words) and REFERS_BACK_EN.fullmatch(words[0].split("'")[0]) is not None
 
 
+def _second_value(before: str, part: str) -> bool:
+    """Whether a part without a verb states a value of its own beside the clause before's ("45 seats
+    now, probably 60 by Q3", "six nights, max £180 a night"): two values, two claims. A value after a
+    clause that holds none is that clause's ("I bought a kettle, 40 euros")."""
+    values = find_values(part)
+    if not values or not find_values(before) or _NEGATED.match(part):
+        return False  # "…is 300, not 200": the value it replaces, said with the clause
+    rest = part
+    for span in values:
+        rest = rest.replace(span.value.text, " ")
+    words = re.findall(r"[A-Za-z]{2,}", rest)
+    return (
+        any(w.lower() not in STOPWORDS_EN for w in words)
+        or re.search(r"[\u4e00-\u9fff]{2,}", rest) is not None
+    )
+
+
+_NEGATED = re.compile(r"\s*(?:not|no|never|instead|rather|而不是|不是|并非)\b", re.IGNORECASE)
+
+
 def _matches_a_rule(text: str, zh: bool) -> bool:
     return any(rule.pattern.search(text) for rule in (ZH_RULES if zh else EN_RULES) if not rule.loose)
 
@@ -234,7 +255,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
         # a condition or a time after its clause ("…, since I moved", "…，如果可以的话") modifies it
         subordinate = _SUBORDINATE.match(text) is not None
         if spans and (
-            not has_predicate(text)
+            not (has_predicate(text) or _second_value(spans[-1][2], text))
             or (zh and _COPULA_ZH.match(text))
             or refers_back
             or bare
