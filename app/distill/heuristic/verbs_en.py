@@ -209,6 +209,7 @@ def perfective(text: str) -> bool:
 
 
 _BE_FORMS = frozenset("am is are was were be been re s m".split())
+_BEFORE_NO_PAST = _BE_FORMS | {"have", "has", "ve"}
 
 
 @lru_cache(maxsize=4096)
@@ -226,8 +227,10 @@ def past_verb(word: str) -> bool:
 def is_past(text: str) -> bool:
     """A happening in the past tense: a past verb among the first words (a past copula describes: "it
     was tough" is no event)."""
-    words = re.findall(r"[A-Za-z]+", text)  # a participle after a copula is a state: "we're based in Lyon"
+    # a participle after a copula is a state ("we're based in Lyon"); after "have" a present perfect, a
+    # step done (`perfective`) or a state ("we've got a membership", "I've lived here for years")
+    words = re.findall(r"[A-Za-z]+", text)
     return any(
-        past_verb(w) and w.lower() not in ("was", "were") and words[i - 1].lower() not in _BE_FORMS
+        past_verb(w) and w.lower() not in ("was", "were") and words[i - 1].lower() not in _BEFORE_NO_PAST
         for i, w in enumerate(words[1:6], 1)
     )
