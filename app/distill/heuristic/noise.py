@@ -13,7 +13,9 @@ WRAPPING_EN = re.compile(
     r"yeah|yep|no|nope|sorry|anyway|anyways|btw|by the way|oh right|oh wait|i mean|you know|honestly|"
     r"to be honest|basically|also|plus|so|and|but|actually|wait|correction|scratch that|let me correct "
     r"(?:that|myself)|gracias|merci|danke|ciao|cheers|just so you know|for the record|fyi|"
-    r"great|cool|thanks|thank you|alright|right|sure|one more thing|quick question|"
+    r"great|cool|lovely|brilliant|excellent|wonderful|awesome|fantastic|"
+    r"thanks(?: (?:so|very) much| a lot| a bunch)?|thank you(?: (?:so|very) much)?|alright|right|sure|"
+    r"one more thing|quick question|"
     r"understood|got it|noted|of course|certainly|absolutely|perfect|"
     r"(?:just )?to be clear)(?:,?\s+(?:there|[A-Z][a-z]+))?\s*[,!.:;-]+\s*"
     r"|(?:actually|well|so|oh|also|anyway|by the way|btw|and|but|plus|um+|uh+|hmm+|basically|honestly)\s+)",
@@ -64,6 +66,11 @@ PLEASANTRY_EN = re.compile(
     r"^(?:i )?(?:can|will|'ll) (?:gladly )?help you with (?:that|this)\b|"
     r"^is there anything\b|^(?:i'?m |i am )?(?:here|always here) (?:to help|for you)\b|"
     r"^see (?:you|ya)\b|^(?:talk|speak) (?:to you )?(?:soon|later|tomorrow)\b|"
+    # closings and thanks for what was done ("that's everything for today", "cheers for sorting that")
+    r"^(?:that'?s|that is|that was) (?:all|everything|it)(?: for (?:now|today|this week))?"
+    r"(?: from me)?[.!]*$|"
+    r"^(?:thanks|thank you|cheers|many thanks)(?: (?:so|very) much)?(?: for (?:sorting|handling|fixing|"
+    r"helping|checking|looking into|doing) (?:that|this|it|me|everything)(?: out)?)?[.!]*$|"
     r"\bthanks? (?:you )?for (?:contacting|reaching out to|calling|choosing|your patience)\b|"
     r"^(?:this is|you'?ve reached|welcome to) .{1,30}\b(?:support|customer service|help ?desk|team)\b|"
     # wishes, and the note that what the user said was recorded ("I've updated your preferences")
