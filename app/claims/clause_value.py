@@ -95,9 +95,14 @@ def _bracketed(text: str, at: int) -> bool:
     return max(before.rfind("("), before.rfind("（")) > max(before.rfind(")"), before.rfind("）"))
 
 
+# the role a thing is put in after it ("X做主库", "X作为备份", "X当备用机"): the attribute, not the value
+_ZH_ROLE = re.compile(r"(?:做|作为|当作|当)[\u4e00-\u9fff]{1,5}$")
+
+
 def _zh_named(rest: str) -> Value:
     """What follows a Chinese copula, typed: a name when a proper noun or a Latin word is most of it
     (联通的光纤 is the provider 联通, 的PostgreSQL the product), else free text."""
+    rest = _ZH_ROLE.sub("", rest) or rest  # 用MySQL做主库: the value is MySQL, 主库 its attribute
     names = [w for w, flag in pos_tag(rest) if flag in _ZH_NAME_FLAGS]
     if names and 2 * len(names[0]) >= len(rest):
         return Value("name", rest, key=names[0].lower())
@@ -112,6 +117,14 @@ def _after_verb(text: str) -> Value | None:
             rest = strip(_TRAILING_ZH.sub("", "".join(w for w, _ in words[i + 1 :]))).lstrip("了")
             if len(rest) >= 2:
                 return Value("text", rest)
+    # a clause that ends on its verb says where or with what after a preposition ("在三楼会议室开")
+    words = [(w, flag) for w, flag in words if flag != "x"]  # not its punctuation
+    flags = [flag for _, flag in words]
+    if flags and flags[-1].startswith("v") and "p" in flags:
+        start = flags.index("p") + 1
+        between = strip("".join(w for w, _ in words[start:-1]))
+        if len(between) >= 2:
+            return Value("text", between)
     return None
 
 

@@ -218,6 +218,8 @@ def _clause(
     if not zh:
         frame_text = _without_adjunct(frame_text, value)
     bare = _without(frame_text, [value.text, *(m.text for m in mentions)])
+    if zh:  # the role the value is put in ("用MySQL做主库") is the attribute's word, not 做主
+        bare = _ZH_ROLE_MARK.sub(" ", bare)
     words = _frame_words(bare, zh, nouns=True)
     words = [w for w in words if w not in _subject_words(subject)] or context
     if zh and not retire and value.type == "text" and value.text.lstrip("了") in words:
@@ -285,6 +287,9 @@ _ADJUNCT_EN = re.compile(
     r"by|from|with|without|so|same)\b",
     re.IGNORECASE,
 )
+
+
+_ZH_ROLE_MARK = re.compile(r"(?<=\s)(?:做|作为|当作|当)(?=[\u4e00-\u9fff])")
 
 
 def _without_adjunct(text: str, value: Value) -> str:

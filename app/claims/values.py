@@ -145,13 +145,14 @@ _PATTERNS = [
     # an identifier or a contact: an email, a phone number, letters joined to digits (ORD-12345, A3307)
     (
         "id",
-        r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]+\.[\w.]+|(?<![\d.])(?:\+\d{1,3}[\s-]?)?\d{3,4}-\d{4}(?:-\d{2,4})?(?!\d)|"
+        # an e-mail's parts are Latin (\w would take the Chinese before it: 邮箱是wang@…)
+        r"(?<![A-Za-z0-9_.+-])[A-Za-z0-9_.+-]{1,64}@[A-Za-z0-9-]+\.[A-Za-z0-9.-]+|(?<![\d.])(?:\+\d{1,3}[\s-]?)?\d{3,4}-\d{4}(?:-\d{2,4})?(?!\d)|"
         # a phone number in groups: +44 20 7946 0958, (020) 7946 0958, 07911 123456, 555 123 4567
         r"(?<![\d.])(?:\+\d{1,3}(?:[\s-]\d{2,5}){2,4}|\(\d{2,5}\)\s?\d{3,4}[\s-]?\d{3,4}|0\d{3,4}\s\d{5,7}"
         r"|\d{3}[\s.]\d{3}[\s.]\d{4})(?!\.?\d)|"
         r"(?<![\d.])1\d{10}(?!\d)|(?<![A-Za-z0-9.-])[A-Za-z]{1,8}-?\d{3,}(?![\d.])|"
         # a code of words and a number joined by hyphens: a region, a host, a node (eu-west-3, db-prod-02)
-        r"(?<![\w.-])[A-Za-z]{1,10}(?:-[A-Za-z]{1,10})*-\d{1,4}[a-z]?(?![\w.-])|"
+        r"(?<![\w.-])[A-Za-z]{1,10}(?:-[A-Za-z]{1,10})*-\d{1,4}[a-z]?(?![\w-]|\.\w)|"
         r"(?-i:\b\d{1,4}[A-Z]\b)",  # a seat, a room, a gate: 14C, 4B
     ),
     ("time", r"\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"),

@@ -74,6 +74,8 @@ def test_a_negated_ending_is_no_retirement(text: str) -> None:
         "I paid off the student loan.",
         "I made the final payment on the van.",
         "我不再用微信了。",
+        "She stepped down from the board last month.",
+        "带新人的活儿我已经卸任了。",
     ],
 )
 def test_an_ending_retires(text: str) -> None:
@@ -155,3 +157,32 @@ def test_a_bracketed_value_is_an_aside_when_a_name_stands_outside() -> None:
     [claim] = extract("His coach next spring (2027-03) is Ms Adeyemi.")
     assert claim.value.text == "Ms Adeyemi"
     assert [c.value.text for c in extract("Rent is $900 (since 2024).")] == ["$900"]
+
+
+def test_an_email_beside_chinese_is_its_latin_part_alone() -> None:
+    claims = extract("我的手机号是13812345678，邮箱是wang@example.com。")
+    assert [(c.attribute, c.value.text) for c in claims] == [
+        ("手机号", "13812345678"),
+        ("邮箱", "wang@example.com"),
+    ]
+
+
+def test_a_code_of_words_and_a_number_is_one_identifier() -> None:
+    (value,) = [s.value for s in find_values("the primary lives in eu-west-3 now")]
+    assert (value.type, value.text) == ("id", "eu-west-3")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("My yoga class is on Tuesday evenings.", "Going forward yoga is on Thursday evenings."),
+        ("The team sync is on Mondays.", "Anna swapped the team sync to Wednesdays."),
+        ("Bins go out on Sunday night.", "The council shifted bin collection to Monday."),
+        ("The primary database lives in eu-west-1.", "The primary got relocated to eu-central-1 last night."),
+        ("周例会在周一上午。", "周例会挪到周三上午了。"),
+    ],
+)
+def test_a_word_of_change_outside_the_old_list_ties_a_value_of_the_same_type(old: str, new: str) -> None:
+    # frames as close as the local embedder finds such pairs (0.7-0.9): the change word decides
+    verdicts = [conflicts(o, n, frame_similarity=0.7).action for o in extract(old) for n in extract(new)]
+    assert "supersede" in verdicts

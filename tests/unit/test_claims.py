@@ -174,6 +174,19 @@ def test_a_compound_statement_gives_two_claims_and_a_change_leaves_the_other() -
     assert actions == ["supersede", "keep"]
     zh = extract("我住在大连，在澄明科技上班。")
     assert len(zh) == 2
+    # a clause ending on its verb is a claim of its own, not an apposition of the one before
+    assert len(extract("周会定在周一上午十点，在三楼会议室开。")) == 2
+
+
+def test_a_name_after_a_chinese_copula_is_a_name() -> None:
+    old, new = one("我们公司的数据库是MySQL。"), one("公司数据库用的PostgreSQL。")
+    assert (new.value.type, new.value.text) == ("name", "PostgreSQL")
+    assert conflicts(old, new).action == "supersede"
+
+
+def test_an_adjunct_after_the_value_does_not_narrow_the_attribute() -> None:
+    assert one("The standup got moved to 10:15 during the reorg.").qualifier == {"standup"}
+    assert one("My budget is 900 for the new laptop.").qualifier >= {"laptop"}  # "for" names its thing
 
 
 def test_a_correction_names_the_value_it_replaces() -> None:
