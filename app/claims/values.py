@@ -140,8 +140,18 @@ _MULT = {
     "m": 1e6,
 }
 
+_STREET = (
+    r"(?:Road|Rd|Street|St|Lane|Ln|Avenue|Ave|Drive|Close|Court|Ct|Place|Pl|Boulevard|Blvd|Crescent|"
+    r"Terrace|Square|Sq|Gardens|Grove|Row|Walk|Way|Parkway|Highway|Hwy)"
+)
 # One alternation, most specific first; each pattern names its kind.
 _PATTERNS = [
+    # a street address: a number and a street's name (18 Elm Road), 望京街18号 (号 is no day here)
+    (
+        "address",
+        rf"(?<![\w.])\d{{1,5}}[A-Za-z]?,?\s+(?-i:(?:[A-Z][a-z]+\s+){{1,3}}){_STREET}\b\.?"
+        r"|(?:(?![的是在到住了和与从])[\u4e00-\u9fff]){1,6}(?:路|街|大道|大街|巷|胡同|弄)\d{1,5}号(?:院|楼)?",
+    ),
     # an identifier or a contact: an email, a phone number, letters joined to digits (ORD-12345, A3307)
     (
         "id",
@@ -267,6 +277,8 @@ def _typed(kind: str, text: str) -> Value:
         return Value("text", text, None, "size", re.sub(r"码|号|size|\s", "", low))
     if kind == "id":
         return Value("id", text, None, "", re.sub(r"[\s-]", "", low))
+    if kind == "address":
+        return Value("name", text.rstrip("."), None, "", re.sub(r"[\s,.]", "", low))
     if kind == "version":
         return Value("version", text, None, "", low.lstrip("v"))
     return Value("number", text, _number(text), "", "")

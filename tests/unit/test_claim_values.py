@@ -186,3 +186,22 @@ def test_a_word_of_change_outside_the_old_list_ties_a_value_of_the_same_type(old
     # frames as close as the local embedder finds such pairs (0.7-0.9): the change word decides
     verdicts = [conflicts(o, n, frame_similarity=0.7).action for o in extract(old) for n in extract(new)]
     assert "supersede" in verdicts
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("My delivery address is 5 Harbour Lane.", "5 Harbour Lane"),
+        ("I live at 221B Baker Street, London.", "221B Baker Street"),
+        ("我的快递地址是建国路5号。", "建国路5号"),
+        ("不对，是望京街18号。", "望京街18号"),
+    ],
+)
+def test_a_street_address_is_one_name(text: str, value: str) -> None:
+    assert [(s.value.type, s.value.text) for s in find_values(text)] == [("name", value)]
+
+
+def test_an_address_corrected_supersedes_the_old_one() -> None:
+    old = extract("My delivery address is 5 Harbour Lane.")
+    new = extract("Sorry, I meant 18 Elm Road.", tags=["correction"])
+    assert [conflicts(o, n, frame_similarity=0.4).action for o in old for n in new] == ["supersede"]
