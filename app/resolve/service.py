@@ -289,6 +289,7 @@ async def supersede(
     if not superseded:  # callers lock `old` and see it active first; never on a stale read
         raise Conflict(f"Memory {old.id} is no longer active; retry.")
     await history_repo.link_supersede(db, old.id, new.id)
+    await units_repo.inherit_search_text(db, new.id, old.id)
     await history_repo.transition_unit(
         db,
         new,

@@ -189,3 +189,28 @@ async def test_export_carries_claims_and_an_old_export_without_them_reads_them_a
         ok(await client.post(f"/v1/banks/{target}/import", content=body, headers=NDJSON), 201)
         [imported] = await memories(client, target)
         assert imported["claim"] == unit["claim"], name
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "question", "value"),
+    [
+        (
+            "My delivery address is 5 Harbour Lane.",
+            "Sorry, I meant 18 Elm Road.",
+            "What is my delivery address?",
+            "18 Elm",
+        ),
+        ("我的快递地址是建国路5号。", "不对，是望京街18号。", "我的快递地址是什么？", "望京街18号"),
+    ],
+)
+async def test_a_value_said_elliptically_is_found_by_the_words_of_the_attribute_it_replaced(
+    client: httpx.AsyncClient, worker: Any, first: str, later: str, question: str, value: str
+) -> None:
+    bank = await make_bank(client)
+    await write(client, bank, first, ["fact"])
+    await write(client, bank, later, ["correction"])
+    [head] = await memories(client, bank, status="active")
+    assert value in head["content"], head
+    answer = ok(await client.post(f"/v1/banks/{bank}/query", json={"query": question}))
+    assert answer["memories"], answer
+    assert value in answer["memories"][0]["content"], answer["memories"]

@@ -206,6 +206,23 @@ async def absorb(db: AsyncSession, survivor: MemoryUnit, unit: MemoryUnit, *, co
     await db.execute(update(MemoryUnit).where(MemoryUnit.id == unit.id).values(merged_into=survivor.id))
 
 
+# What a successor keeps of its predecessors' searchable words: a few statements' worth, so a chain's
+# words never grow without bound.
+INHERITED_SEARCH_CHARS = 2_000
+
+
+async def inherit_search_text(db: AsyncSession, successor_id: uuid.UUID, predecessor_id: uuid.UUID) -> None:
+    """Append the predecessor's searchable words to its successor's: a later value said elliptically
+    ("no, it's 18 Elm Road", "换成小米14了") is found by the words of the attribute it replaced."""
+    predecessor = select(MemoryUnit.search_text).where(MemoryUnit.id == predecessor_id).scalar_subquery()
+    joined = MemoryUnit.search_text + " " + func.coalesce(predecessor, "")
+    await db.execute(
+        update(MemoryUnit)
+        .where(MemoryUnit.id == successor_id)
+        .values(search_text=func.left(joined, func.length(MemoryUnit.search_text) + INHERITED_SEARCH_CHARS))
+    )
+
+
 async def rewrite(
     db: AsyncSession, unit: MemoryUnit, content: str, search: str, model: str, vector: list[float]
 ) -> None:
