@@ -63,12 +63,27 @@ _PAST_EN = re.compile(
 _PAST_ZH = re.compile(r"[了过]|昨|前天|上(?:周|个|星期|礼拜)")
 # A plan or a deadline in the date's own clause: the date is ahead ("should arrive Thursday" in a turn
 # that also says "shipped"; "by November 28"; "周六要去")
+# A change moves a value to a day ahead ("moved to Tuesday", "改到周五了"), whatever tense says it.
 _FUTURE_EN = re.compile(
     r"\b(?:will|'ll|going to|plan(?:ning)?|by|before|until|due|should|next|upcoming|booked for|scheduled for|"
-    r"arrives?|leaves?|starts?|departs?)\b",
+    r"arrives?|leaves?|starts?|departs?|(?:moved|pushed|changed|switched|shifted|rescheduled|postponed|"
+    r"bumped|delayed|rebooked)\s+(?:\w+\s+){0,3}?(?:to|for|until))\b",
     re.I,
 )
-_FUTURE_ZH = re.compile(r"要|将|会|打算|计划|准备|之前|以前|截止|预计|安排")
+_FUTURE_ZH = re.compile(
+    r"要|将|会|打算|计划|准备|之前|以前|截止|预计|安排|[改挪调换延推][到成在]|推迟|延后|改期"
+)
+# A time of day said after a day ("Friday mornings", "周二下午两点"): the date's note follows the whole
+# phrase, which stays one value ("周二（…）下午两点" would cut it in two).
+_TIME_AFTER_EN = re.compile(
+    r"(?:\s+(?:morning|afternoon|evening|night)s?)?"
+    r"(?:\s+(?:at\s+\d{1,2}(?::\d{2})?|\d{1,2}:\d{2}|\d{1,2}(?=\s?(?:[ap]m\b|[ap]\.m\.)))"
+    r"(?:\s?(?:[ap]m\b|[ap]\.m\.))?(?![\d:]))?",
+    re.I,
+)
+_TIME_AFTER_ZH = re.compile(
+    r"(?:早上|上午|中午|下午|晚上|凌晨|傍晚)?(?:[零一二两三四五六七八九十\d]{1,3}点(?:半|[零一二三四五六七八九十\d]{1,3}分?)?)?"
+)
 _CLAUSE_EDGE = re.compile(r"[,;，；。!?！？]|\s(?:and|but)\s")
 
 
@@ -200,8 +215,10 @@ def resolve_dates(text: str, anchor: datetime, plan: bool = False) -> tuple[str,
     for item in sorted(found, key=lambda r: r.start):
         if item.start < last or item.text == item.phrase:
             continue
-        note = f"（{item.text}）" if re.match(ZH_PATTERN, item.phrase) else f" ({item.text})"
-        out += [text[last : item.end], note]
-        last = item.end
+        zh = re.match(ZH_PATTERN, item.phrase) is not None
+        note = f"（{item.text}）" if zh else f" ({item.text})"
+        end = item.end + len((_TIME_AFTER_ZH if zh else _TIME_AFTER_EN).match(text, item.end).group())  # type: ignore[union-attr]
+        out += [text[last:end], note]
+        last = end
     out.append(text[last:])
     return "".join(out), found

@@ -164,6 +164,9 @@ def test_a_correction_reads_as_the_corrected_fact(text: str, value: str, gone: t
         ("I need the visa by May 28.", True, "2027-05-28"),  # a deadline is ahead
         ("The technician came on Thursday.", False, "2026-05-28"),
         ("改到周六吧。", True, "2026-06-06"),
+        # a change moves a value to a day ahead, whatever tense says it
+        ("The standup got moved to Thursday.", False, "2026-06-04"),
+        ("发布窗口挪到周四晚上了。", False, "2026-06-04"),
     ],
 )
 def test_a_date_in_a_plan_or_a_deadline_resolves_forward(text: str, plan: bool, day: str) -> None:
@@ -177,6 +180,20 @@ def test_a_date_in_a_plan_or_a_deadline_resolves_forward(text: str, plan: bool, 
 )
 def test_a_recurring_day_is_no_date(text: str) -> None:
     assert resolve_dates(text, T0) == (text, [])
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ("We meet Friday mornings.", "Friday mornings ("),
+        ("The standup moved to Tuesday at 10am.", "Tuesday at 10am ("),
+        ("周例会调到周二下午两点了。", "周二下午两点（"),
+        ("On Monday 3 people came.", "Monday ("),
+    ],
+)
+def test_a_dates_note_follows_the_whole_time_phrase(text: str, phrase: str) -> None:
+    content, _ = resolve_dates(text, T0)
+    assert phrase in content, content
 
 
 def test_a_chinese_unit_writes_its_week_in_chinese() -> None:
