@@ -97,6 +97,9 @@ WRAPPED = [
     ("你好，我想配一台电脑。", "你好", "想配一台电脑", None),
     ("对了，我的手机号是13812345678。", "对了", "13812345678", None),
     ("其实我更喜欢喝茶。", "其实", "喜欢喝茶", "correction"),
+    ("等等，我刚才说错了，我是O型血。", "说错", "O型血", "correction"),
+    ("帮我记一下，要买的洗衣机是海尔的。", "记一下", "海尔", None),
+    ("嗯，其实早饭基本都是包子豆浆。", "其实", "包子豆浆", None),
 ]
 
 # the seeds' sequence: a budget, a conditional higher one, a question about the price
@@ -177,6 +180,8 @@ def test_the_wrapping_goes_and_its_meaning_stays(text: str, wrapper: str, kept: 
     assert kept in unit.content
     if tag is not None:
         assert tag in unit.tags
+    else:
+        assert "correction" not in unit.tags, unit.tags  # a discourse marker corrects nothing
 
 
 def test_pronoun_rewriting_stays_grammatical_after_an_auxiliary() -> None:

@@ -201,7 +201,9 @@ OTHER_SUBJECT_ZH = re.compile(
 PAST_TIME_EN = re.compile(
     r"\b(?:yesterday|last (?:week|month|year|night|time)|ago|this morning|earlier|just now|recently)\b", _EN
 )
-EVENT_ZH = re.compile(r"昨天|前天|上周|上个月|去年|刚才|最近|又|一直|今天早上|今早|突然")
+# 最近 ("lately") and 一直 ("all along") date a happening only with its aspect particle (最近去了趟北京);
+# with none they describe a habit or a state (最近我都是7点起床, 我一直用微信)
+EVENT_ZH = re.compile(r"昨天|前天|上周|上个月|去年|刚才|又|今天早上|今早|突然|(?:最近|一直)[^，。]*?[了过]")
 
 
 def is_request(text: str, language: str) -> bool:
