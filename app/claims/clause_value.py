@@ -96,7 +96,7 @@ def _bracketed(text: str, at: int) -> bool:
 
 
 # the role a thing is put in after it ("X做主库", "X作为备份", "X当备用机"): the attribute, not the value
-_ZH_ROLE = re.compile(r"(?:做|作为|当作|当)[\u4e00-\u9fff]{1,5}$")
+_ZH_ROLE = re.compile(r"(?:做|作为|当作|当)[\u4e00-\u9fffA-Za-z]{1,8}$")
 
 
 def _zh_named(rest: str) -> Value:
@@ -113,7 +113,7 @@ def _after_verb(text: str) -> Value | None:
     """What follows a Chinese clause's last verb that leaves content ("更喜欢最后一排了" → 最后一排)."""
     words = zh_words(text)
     for i in range(len(words) - 1, -1, -1):
-        if words[i][1].startswith("v"):
+        if words[i][1].startswith("v") and words[i][1] != "vn":  # a verbal noun (实验小学) names
             rest = strip(_TRAILING_ZH.sub("", "".join(w for w, _ in words[i + 1 :]))).lstrip("了")
             if len(rest) >= 2:
                 return Value("text", rest)

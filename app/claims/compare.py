@@ -185,6 +185,9 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
             and not (new.change and old.topic & new.topic)
         ):
             return Verdict("keep", "free text and no verb of change")
+        if {old.value.type, new.value.type} == {"text", "number"} and not old.topic & new.topic:
+            # a bare number and free text, their attribute unsaid: no evidence of one thing
+            return Verdict("keep", "values of different types")
         if new.change:
             return Verdict("supersede", "a change of a value of the same type", strong=False)
         return Verdict("keep", "attribute unsaid and no change word")

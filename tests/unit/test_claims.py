@@ -335,3 +335,13 @@ def test_a_question_names_the_relations_it_asks_the_object_of(
 def test_a_word_of_manner_leaves_a_relation_verb_whole(text: str, head: str, value: str) -> None:
     [claim] = extract(text)
     assert (claim.head, claim.value.text) == (head, value)
+
+
+def test_a_chinese_change_to_one_sibling_leaves_the_others() -> None:
+    # the role a value serves (用X做CI) is the attribute; a verbal noun (实验小学) is part of a name
+    tools = extract("我们用Jenkins做CI，用Grafana看监控。")
+    assert tools[0].value.text == "Jenkins"
+    son = extract("儿子今年8岁，在育才小学读二年级。")
+    moved = one("儿子转学到实验小学了。")
+    assert moved.value.text == "实验小学"
+    assert conflicts(son[0], moved, frame_similarity=0.6).action == "keep"  # his age is no school
