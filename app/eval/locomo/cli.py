@@ -163,6 +163,7 @@ def run_cli(args: argparse.Namespace) -> int:
         return 1
     print(format_report(report))
     if options.out:
+        options.out.parent.mkdir(parents=True, exist_ok=True)  # bench/results/ is not in a fresh clone
         options.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         print(f"report written to {options.out}")
     return 0
