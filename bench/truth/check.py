@@ -32,6 +32,7 @@ class Outcome:
     # What the service held (active contents, the question's answer): for dev failures only, never
     # printed or written for a holdout case.
     seen: dict[str, list[str]] | None = field(default=None, compare=False)
+    ended: list[str] = field(default_factory=list, compare=False)
 
     @property
     def superseded_right(self) -> bool:
@@ -80,9 +81,11 @@ def _identity(case: Case, mode: str) -> dict[str, Any]:
     }
 
 
-def check(case: Case, mode: str, active: list[str], ranked: list[str]) -> Outcome:
+def check(
+    case: Case, mode: str, active: list[str], ranked: list[str], ended: list[str] | None = None
+) -> Outcome:
     """The outcome of `case` run in `mode`: `active` the bank's active contents, `ranked` the
-    question's answer, best first."""
+    question's answer, best first, `ended` why resolution ended what it ended."""
     top = ranked[0] if ranked else ""
     return Outcome(
         **_identity(case, mode),
@@ -92,6 +95,7 @@ def check(case: Case, mode: str, active: list[str], ranked: list[str]) -> Outcom
         new_kept=all(_active(active, v) for v in case.current),
         answered=any(holds(top, v) for v in case.keep),
         seen={"active": active, "ranked": ranked},
+        ended=ended or [],
     )
 
 

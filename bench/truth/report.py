@@ -3,6 +3,7 @@ of the dev half for `--show-failures` (a holdout case's text is never printed)."
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -97,6 +98,15 @@ def split_counts(cases: list[Case]) -> str:
     return "; ".join(parts)
 
 
+def false_supersede_reasons(outcomes: list[Outcome]) -> str:
+    """Why the negatives' still-true units were ended, counted per half and mode (the resolver's
+    reasons only: no case's text)."""
+    counts: Counter[tuple[str, str, str]] = Counter(
+        (o.split, o.mode, reason[:80]) for o in outcomes if o.false_supersede for reason in o.ended
+    )
+    return "\n".join(f"false supersede, {h} {m}: {n} × {r}" for (h, m, r), n in sorted(counts.items()))
+
+
 def failures(cases: list[Case], outcomes: list[Outcome]) -> str:
     """The failing dev cases, with their text and what the service held."""
     by_id = {c.id: c for c in cases}
@@ -117,4 +127,4 @@ def failures(cases: list[Case], outcomes: list[Outcome]) -> str:
 
 def public(outcomes: list[Outcome]) -> list[dict[str, Any]]:
     """The outcomes for the JSON report: a holdout case's contents left out."""
-    return [o.as_dict() | ({"seen": None} if o.split == "holdout" else {}) for o in outcomes]
+    return [o.as_dict() | ({"seen": None, "ended": None} if o.split == "holdout" else {}) for o in outcomes]

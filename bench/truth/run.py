@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = report.summarise(outcomes)
     print(report.table(rows))
     print(report.by_kind(outcomes))
+    print(report.false_supersede_reasons(outcomes))
     if args.show_failures:
         print(report.failures(cases, outcomes))
     if args.json:

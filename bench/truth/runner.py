@@ -82,9 +82,25 @@ async def _ranked(client: httpx.AsyncClient, bank: str, question: str) -> list[s
     return [m["content"] for m in r.json()["memories"]]
 
 
-async def observe(client: httpx.AsyncClient, bank: str, question: str) -> tuple[list[str], list[str]]:
-    """What the bank holds now: its active contents, and its answer to `question`, best first."""
-    return await _active(client, bank), await _ranked(client, bank, question)
+async def _ended(client: httpx.AsyncClient, bank: str) -> list[str]:
+    """Why each unit that left the active set by resolution left it: its history's reason."""
+    r = await client.get(f"/v1/banks/{bank}/memories", params={"status": "superseded", "limit": 100})
+    r.raise_for_status()
+    reasons: list[str] = []
+    for m in r.json()["memories"]:
+        lineage = await client.get(f"/v1/banks/{bank}/memories/{m['id']}/history")
+        lineage.raise_for_status()
+        ended = [a for a in lineage.json()["actions"] if a["details"].get("superseded_by")]
+        reasons += [str(a["details"].get("reason", "?")) for a in ended[-1:]]
+    return reasons
+
+
+async def observe(
+    client: httpx.AsyncClient, bank: str, question: str
+) -> tuple[list[str], list[str], list[str]]:
+    """What the bank holds now: its active contents, its answer to `question` (best first), and why
+    each unit resolution ended was ended."""
+    return await _active(client, bank), await _ranked(client, bank, question), await _ended(client, bank)
 
 
 async def run_case(client: httpx.AsyncClient, case: Case, mode: str, within: float = 180.0) -> Outcome:
@@ -95,8 +111,8 @@ async def run_case(client: httpx.AsyncClient, case: Case, mode: str, within: flo
         async with asyncio.timeout(within):
             (await client.post("/v1/banks", json={"bank_id": bank})).raise_for_status()
             await (tell if mode == "conversation" else write)(client, bank, case)
-            active, ranked = await observe(client, bank, case.question)
-        return check(case, mode, active, ranked)
+            active, ranked, ended = await observe(client, bank, case.question)
+        return check(case, mode, active, ranked, ended)
     except (httpx.HTTPError, TimeoutError, RuntimeError) as e:
         return failed(case, mode, f"{type(e).__name__}: {e}"[:300])
     finally:
