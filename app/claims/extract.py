@@ -279,12 +279,14 @@ def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
     return "", clause, clause
 
 
-# A preposition or conjunction that opens an adjunct (when, why, where it happened): after the value,
-# its nouns say nothing of which attribute the value is of ("moved to Friday because of the audit").
-# "for" stays out: after a value it often names the attribute's thing ("5000 for the laptop").
+# A preposition or conjunction that opens an adjunct (why, how, around what it happened): after the
+# value, its nouns say nothing of which attribute the value is of ("moved to Friday because of the
+# audit"). "at", "on", "in" open one only before a name ("on Elm Street", "at the Maple clinic"): before
+# a common noun they narrow the attribute ("6:30 on weekdays", "9 in the morning"), as "for" does
+# ("5000 for the laptop").
 _ADJUNCT_EN = re.compile(
-    r"\b(?:during|because|since|after|before|when|whenever|while|due|until|till|as|at|on|in|near|via|"
-    r"by|from|with|without|so|same)\b",
+    r"\b(?:during|because|since|after|before|when|whenever|while|due|until|till|as|via|by|from|with|"
+    r"without|so|same)\b|\b(?:at|on|in|near)\s+(?:the\s+)?(?=(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 

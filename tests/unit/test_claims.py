@@ -345,3 +345,17 @@ def test_a_chinese_change_to_one_sibling_leaves_the_others() -> None:
     moved = one("儿子转学到实验小学了。")
     assert moved.value.text == "实验小学"
     assert conflicts(son[0], moved, frame_similarity=0.6).action == "keep"  # his age is no school
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I wake up at 6:30 on weekdays.", "On weekends I sleep until 9."),
+        ("I take 20 mg of citalopram in the morning.", "At night I take 10 mg of melatonin."),
+    ],
+)
+def test_a_time_frame_after_the_value_narrows_the_attribute(old: str, new: str) -> None:
+    # frames as close as the embedder finds them (0.78): the time frames keep them apart
+    assert all(
+        conflicts(o, n, frame_similarity=0.8).action == "keep" for o in extract(old) for n in extract(new)
+    )
