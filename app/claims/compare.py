@@ -95,6 +95,9 @@ def same_attribute(
         return "different"
     if modified_apart(old, new, zh):
         return "different"
+    said = lx.periods(old.text), lx.periods(new.text)
+    if all(said) and not said[0] & said[1]:
+        return "different"  # last year's bonus and this year's: two periods, two facts
     if old.head and old.head == new.head:
         return "weak" if old.head in lx.MULTI_VALUED_HEADS else "same"
     words = overlap(tokens(old.frame, zh), tokens(new.frame, zh))

@@ -63,6 +63,22 @@ ZH_ERROR = re.compile(r"说错|写错|记错|搞错|弄错|打错|不对|口误|
 # verb of change or a correction
 EN_TEMPORAL = re.compile(r"\b(?:now|nowadays|these\s+days|currently)\b", re.IGNORECASE)
 ZH_TEMPORAL = re.compile(r"现在|最近|如今|目前|已经")
+# A period a value is of ("last year's bonus", "this month's bill", 去年的年终奖): two values of two
+# periods are two facts, both true. The key is the period as said, its deixis and unit.
+EN_PERIOD = re.compile(
+    r"\b(?P<when>this|last|next|previous|coming|current)\s+(?P<unit>year|month|week|quarter|semester|term|"
+    r"season|spring|summer|autumn|fall|winter)(?:'s)?\b",
+    re.IGNORECASE,
+)
+ZH_PERIOD = re.compile(r"(?:今|去|明|前|后)年|(?:这|上|下|本)个?(?:月|周|星期|季度|学期)|(?:本|上|下)季度")
+
+
+def periods(text: str) -> frozenset[str]:
+    """The periods `text` says its values are of: "last year", 去年 …"""
+    found = {f"{m.group('when').lower()} {m.group('unit').lower()}" for m in EN_PERIOD.finditer(text)}
+    return frozenset(found | {m.group() for m in ZH_PERIOD.finditer(text)})
+
+
 # single words of the change class that end an object ("I take oat milk now")
 EN_CHANGE_WORDS = frozenset("now nowadays anymore instead".split())
 EN_HEDGE = re.compile(

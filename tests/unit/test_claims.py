@@ -359,3 +359,16 @@ def test_a_time_frame_after_the_value_narrows_the_attribute(old: str, new: str) 
     assert all(
         conflicts(o, n, frame_similarity=0.8).action == "keep" for o in extract(old) for n in extract(new)
     )
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("This year's bonus was 5000 euros.", "Last year's bonus was 3000 euros."),
+        ("今年的年终奖是三万。", "去年的年终奖是两万。"),
+    ],
+)
+def test_values_of_two_periods_are_two_facts(old: str, new: str) -> None:
+    assert all(
+        conflicts(o, n, frame_similarity=0.95).action == "keep" for o in extract(old) for n in extract(new)
+    )
