@@ -103,6 +103,15 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
         if lead_not:  # "amoxicillin, not penicillin", "改用微信, 别打电话了": the replaced value
             negated.append(lead_not.group("old"))
             continue
+        if not zh and claims and _APPOSITION_EN.match(clause) and not _has_predicate_en(clause):
+            # a name or a prepositional phrase after a comma ("I see my therapist, Dr Lowe, on
+            # Mondays"): more of the clause before, not a claim of its own
+            last = claims[-1]
+            found = tuple(s.value for s in find_values(clause))
+            claims[-1] = replace(
+                last, text=f"{last.text}, {clause.strip()}", mentions=(*last.mentions, *found)
+            )
+            continue
         claim = _clause(clause, zh, speaker, hedged, (changed, shifted), context)
         if claim is not None and claim.head and not claim.qualifier and scene:
             claim = replace(claim, qualifier=frozenset(scene), attribute=f"{claim.head}.{'_'.join(scene)}")
@@ -139,6 +148,26 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
         old = main_value(negated[0], zh) or Value("text", strip(negated[0]))
         claims = [c if c.old_value else replace(c, old_value=old, change=True, shift=True) for c in claims]
     return claims
+
+
+_FINITE_EN = re.compile(
+    r"\b(?:is|are|was|were|am|be|been|being|has|have|had|do|does|did|will|would|can|could|should|shall|"
+    r"must|may|might)\b|'(?:s|re|m|ve|ll|d)\b|n't\b",
+    re.IGNORECASE,
+)
+
+
+# what may stand after a comma as a part of the clause before: a prepositional phrase, or a name alone
+_APPOSITION_EN = re.compile(
+    r"^\s*(?:(?:on|at|in|for|after|before|with|from|near|during|until|since|via|every)\b"
+    r"|(?-i:(?:Dr|Mr|Mrs|Ms|Prof)\b\.?|[A-Z][\w'-]*(?:\s+[A-Z][\w'.-]*)*\s*[.!]?\s*$))",
+    re.IGNORECASE,
+)
+
+
+def _has_predicate_en(clause: str) -> bool:
+    """Whether an English clause has a verb of its own, or a pronoun that opens one."""
+    return bool(_FINITE_EN.search(clause) or _PRONOUN_LEAD.match(clause) or main_verb(clause, False))
 
 
 def _bare(claim: Claim) -> bool:

@@ -361,7 +361,11 @@ def same(a: Value, b: Value) -> bool:
     if a.key and b.key:
         return a.key == b.key
     x, y = fold(a.text), fold(b.text)
-    return bool(x and y) and (x == y or (min(len(x), len(y)) >= 2 and (x in y or y in x)))
+    if x.isascii() and y.isascii():  # whole words: "therapist" is no part of "physiotherapist"
+        x, y = (f" {fold(v.text, keep_space=True)} " for v in (a, b))
+    return bool(x.strip() and y.strip()) and (
+        x == y or (min(len(x.strip()), len(y.strip())) >= 2 and (x in y or y in x))
+    )
 
 
 def free(value: Value) -> bool:

@@ -205,3 +205,11 @@ def test_an_address_corrected_supersedes_the_old_one() -> None:
     old = extract("My delivery address is 5 Harbour Lane.")
     new = extract("Sorry, I meant 18 Elm Road.", tags=["correction"])
     assert [conflicts(o, n, frame_similarity=0.4).action for o in old for n in new] == ["supersede"]
+
+
+def test_free_text_is_the_same_value_by_whole_words() -> None:
+    from app.claims.model import Value
+
+    assert not same(Value("text", "therapist"), Value("text", "physiotherapist"))
+    assert same(Value("text", "dark mode"), Value("text", "Dark Mode."))
+    assert same(Value("name", "杭州"), Value("name", "杭州西湖区"))

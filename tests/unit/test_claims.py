@@ -372,3 +372,12 @@ def test_values_of_two_periods_are_two_facts(old: str, new: str) -> None:
     assert all(
         conflicts(o, n, frame_similarity=0.95).action == "keep" for o in extract(old) for n in extract(new)
     )
+
+
+def test_a_name_or_a_place_after_a_comma_stays_with_its_clause() -> None:
+    old = extract("I see my therapist, Dr. Lowe, on Mondays.")
+    new = extract("I see my physiotherapist, Dr. Lane, on Thursdays after work.")
+    assert len(old) == len(new) == 1
+    assert all(conflicts(o, n, frame_similarity=0.95).action == "keep" for o in old for n in new)
+    # a noun and its value after a comma is a claim of its own
+    assert len(extract("I'm looking for a new laptop, budget around 1100 euros.")) == 2
