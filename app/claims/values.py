@@ -7,6 +7,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from app.claims.counts import counted, units_agree
 from app.claims.model import Value
 from app.text import MONTHS_EN, WEEKDAYS_EN, WEEKDAYS_ZH, zh_number
 
@@ -323,7 +324,8 @@ def find_values(text: str) -> list[Span]:
         raw = match.group(0).strip()
         if not raw:
             continue
-        spans.append(Span(_typed(kind, raw), match.start(), match.end()))
+        value = counted(_typed(kind, raw), masked[match.end() : match.end() + 24])
+        spans.append(Span(value, match.start(), match.end()))
     return spans
 
 
@@ -344,7 +346,7 @@ def compatible(a: Value, b: Value) -> bool:
     currency when both say one), a bare number beside an amount or quantity, or an hour said bare
     beside a time of day ("pushed the standup to 10")."""
     if a.type == b.type:
-        return not (a.unit and b.unit and a.unit != b.unit)
+        return units_agree(a.unit, b.unit)
     if {a.type, b.type} == {"time", "number"}:
         hour = (a if a.type == "number" else b).number
         return hour is not None and hour.is_integer() and 0 < hour <= 24

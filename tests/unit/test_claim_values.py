@@ -213,3 +213,18 @@ def test_free_text_is_the_same_value_by_whole_words() -> None:
     assert not same(Value("text", "therapist"), Value("text", "physiotherapist"))
     assert same(Value("text", "dark mode"), Value("text", "Dark Mode."))
     assert same(Value("name", "杭州"), Value("name", "杭州西湖区"))
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("The team has 8 engineers.", "The team has 2 designers."), ("团队有8个后端。", "团队有2个测试。")],
+)
+def test_counts_of_two_things_are_two_attributes(old: str, new: str) -> None:
+    assert all(
+        conflicts(o, n, frame_similarity=0.95).action == "keep" for o in extract(old) for n in extract(new)
+    )
+
+
+def test_a_count_of_one_thing_changes() -> None:
+    old, new = extract("The team has 8 engineers."), extract("The team now has 11 engineers.")
+    assert [conflicts(o, n, frame_similarity=0.9).action for o in old for n in new] == ["supersede"]
