@@ -34,6 +34,7 @@ from app.distill.heuristic.parts import (
     leftover_kind,
     linked,
     says_enough,
+    steps_done,
 )
 from app.distill.heuristic.parts import matches as _matches
 from app.distill.heuristic.person import WORD, first_person_to_speaker
@@ -210,7 +211,7 @@ class HeuristicDistiller:
             last = units[-1]
             units[-1] = last.model_copy(update={"content": f"{last.content} {' '.join(leftover)}"})
             leftover = []
-        found = linked(units + self._episodes(turn, leftover, local_time, asked))
+        found = linked(steps_done(turn, units + self._episodes(turn, leftover, local_time, asked)))
         return [with_relations(u, speaker_of(turn, language_of(u.content))[0]) for u in found], question_only
 
     def _sentence_parts(

@@ -15,7 +15,8 @@ from app.distill.heuristic.rules import EMPTY_OBJECTS, QUESTION_EN, QUESTION_ZH,
 from app.distill.heuristic.rules_en import EN_RULES
 from app.distill.heuristic.rules_zh import ZH_RULES
 from app.distill.heuristic.tuning import MIN_CONTENT_CHARS_ZH
-from app.distill.types import Candidate
+from app.distill.task_episode import TOOL_NAME_KEYS
+from app.distill.types import Candidate, Turn
 from app.text import FILLER_ZH, STOPWORDS_EN, split_sentences
 
 
@@ -103,6 +104,26 @@ def kind_rule(kind: str) -> tuple[Rule, re.Match[str]]:
 
 
 _SERVICE_KINDS = ("preference", "task_state", "constraint")
+
+
+# A tool call that changes something (its name's verb): what it returns is a step done, not a fact read
+_WRITE_CALL = re.compile(
+    r"(?:^|[._\-\s(/])(?:create|book|reserve|cancel|update|delete|remove|drop|send|refund|approve|reject|"
+    r"reset|restart|deploy|rollback|revert|ship|submit|schedule|reschedule|transfer|pay|charge|issue|renew|"
+    r"assign|close|merge|apply|install|upgrade|scale|grant|revoke|block|unblock|enable|disable|publish|"
+    r"register|file|rebook|replace|order|set)(?:[._\-\s(/:]|$)",
+    re.IGNORECASE,
+)
+
+
+def steps_done(turn: Turn, units: list[Candidate]) -> list[Candidate]:
+    """A tool turn of a call that changes something (bookings.create, tickets.cancel): its units are
+    steps done (`task_state` first), whatever ids or values a rule tagged them by."""
+    name = next((turn.metadata[k] for k in TOOL_NAME_KEYS if isinstance(turn.metadata.get(k), str)), None)
+    call = name or turn.content.split(":", 1)[0][:60]
+    if turn.role != "tool" or not _WRITE_CALL.search(call):
+        return units
+    return [kind_first(u, "task_state") for u in units]
 
 
 def kind_first(unit: Candidate, kind: str) -> Candidate:
