@@ -64,10 +64,15 @@ REQUEST_EN = re.compile(
 REQUEST_ZH = re.compile(
     r"^(?:请|麻烦|帮我|帮忙|能不能|可不可以|可以帮|给我|记得|替我)|请[^，。]{0,6}(?:发|寄|送|回复|联系)"
 )
-NOT_WANTED_ZH = re.compile(r"^(?:不要|别|不想|不用|不需要)")
+# what the user does not want done, an adverb before it or not ("也不要用感叹号"), or a manner asked for
+# by degree ("语气正式一点", "回复简短些"): how they want to be served
+NOT_WANTED_ZH = re.compile(
+    r"^(?:也|还|都|就|千万|尽量)?(?:不要|别|不想|不用|不需要)|[\u4e00-\u9fff](?:一点|一些|些)[。！!]?$"
+)
 WANT_EN = re.compile(
     r"\b(?:I|we)(?:'d| would)? (?:really |also |always |just |don't |do not |never )?(?:want|like|love|wish|"
-    r"hope)\b|\binterested in\b|\bprefer\b|\b(?:learn|work|do)s? better\b|"
+    r"hope)\b|\binterested in\b|\bprefer\b|"
+    r"\b(?:learn|work|do|focus|sleep|understand)s?\s+(?:\w+\s+)?better\b|"
     r"\b(?:usually|always|normally|generally|tend to) (?:go for|opt for|choose|pick)\b",
     _EN,
 )
