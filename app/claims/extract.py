@@ -221,7 +221,8 @@ def _drop_condition(clause: str) -> str:
         return clause
     if match.start() > 0:
         return clause[: match.start()]
-    rest = re.search(r"\b(?:I|we|you|my|our)\b(?!.*\b(?:I|we)\b)", clause[match.end() :])
+    # the main clause opens with its subject: a pronoun, or the speaker as the distiller names it
+    rest = re.search(r"\b(?:I|we|you|my|our|the user)\b(?!.*\b(?:I|we|the user)\b)", clause[match.end() :])
     return clause[match.end() + rest.start() :] if rest else ""
 
 

@@ -8,9 +8,11 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
+from app.claims import lexicon as lx
 from app.db.models import MemoryUnit
 from app.resolve.claims import is_happening
 from app.resolve.tuning import CONDITIONAL_MARGIN, SAME_SUBJECT_SIMILARITY
+from app.text import has_cjk
 
 # Tags without a "value" of their own: never a conflict key. Life events accumulate ("went to a
 # choir rehearsal", then "went to a climbing gym"): a later one never replaces an earlier one.
@@ -87,7 +89,9 @@ def conflict_reason(new: MemoryUnit, new_facts: Facts, c: Neighbour, *, claimed:
     # A slot holds one value: a later one fills it even when conditional ("if it can be upgraded I can
     # go to 8000" after "my budget is 5000"), keeping its lower confidence and its condition in the
     # content, so the bank never shows two budgets (issue 16).
-    if claimed < 2 and same_tag and tag in SINGLE_VALUED_TAGS:
+    # ... unless it is hedged ("I might consider going to 1200"): a hedge never replaces a firm value
+    hedged = (lx.ZH_HEDGE if has_cjk(new.content) else lx.EN_HEDGE).search(new.content) is not None
+    if claimed < 2 and same_tag and tag in SINGLE_VALUED_TAGS and not hedged:
         return "single-valued tag"
     if not correction and new.confidence + CONDITIONAL_MARGIN < old.confidence:
         return None  # a hedged detail does not replace a firm one of another kind
