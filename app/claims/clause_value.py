@@ -96,7 +96,7 @@ def _bracketed(text: str, at: int) -> bool:
 
 
 # the role a thing is put in after it ("X做主库", "X作为备份", "X当备用机"): the attribute, not the value
-_ZH_ROLE = re.compile(r"(?:做|作为|当作|当)[\u4e00-\u9fffA-Za-z]{1,8}$")
+_ZH_ROLE = re.compile(rf"{lx.ZH_ROLE}[\u4e00-\u9fffA-Za-z]{{1,8}}$")
 
 
 def _zh_named(rest: str) -> Value:

@@ -321,7 +321,7 @@ _ADJUNCT_EN = re.compile(
 )
 
 
-_ZH_ROLE_MARK = re.compile(r"(?<=\s)(?:做|作为|当作|当)(?=[\u4e00-\u9fffA-Za-z])")
+_ZH_ROLE_MARK = re.compile(rf"(?<=\s){lx.ZH_ROLE}(?=[\u4e00-\u9fffA-Za-z])")
 
 
 def _without_adjunct(text: str, value: Value) -> str:

@@ -63,6 +63,8 @@ ZH_ERROR = re.compile(r"说错|写错|记错|搞错|弄错|打错|不对|口误|
 # verb of change or a correction
 EN_TEMPORAL = re.compile(r"\b(?:now|nowadays|these\s+days|currently)\b", re.IGNORECASE)
 ZH_TEMPORAL = re.compile(r"现在|最近|如今|目前|已经")
+# the words that put a value in a role after it ("用MySQL做主库", "X作为备份", "X当备用机")
+ZH_ROLE = r"(?:做|作为|当作|当)"
 # A period a value is of ("last year's bonus", "this month's bill", 去年的年终奖): two values of two
 # periods are two facts, both true. The key is the period as said, its deixis and unit.
 EN_PERIOD = re.compile(
