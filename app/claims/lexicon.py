@@ -206,7 +206,9 @@ RELATIONS_EN = [
     (
         re.compile(
             rf"\b(?:live[sd]?{_MANNER}\s+(?:in|at)|living{_MANNER}\s+in|reside[sd]?\s+in|based\s+in|"
-            rf"mov(?:ed|ing){_MANNER}\s+to|relocat(?:ed|ing){_MANNER}\s+to|settled\s+in|home\s+is\s+in)\b",
+            rf"mov(?:ed|ing){_MANNER}\s+to|relocat(?:ed|ing){_MANNER}\s+to|settled\s+in|home\s+is\s+in|"
+            r"rent(?:s|ed|ing)?\s+(?:an?\s+|the\s+|my\s+|our\s+)?(?:[\w-]+\s+){0,2}?"
+            r"(?:house|flat|apartment|place|room|studio|home|cottage)\s+in)\b",
             re.I,
         ),
         "address.home",
@@ -228,7 +230,10 @@ RELATIONS_ZH = [
         "employer",
     ),
     (re.compile(r"向(?P<v>.{2,4}?)汇报|(?:领导|上司)是(?P<v2>.+)|领导|上司|汇报"), "manager"),
-    (re.compile(r"(?:住在|搬到|搬去|家在|家住)(?P<v>.+)"), "address.home"),
+    (
+        re.compile(r"(?:住在|搬到|搬去|家在|家住|租住在|租在|(?:租的)?(?:房子|公寓)在)(?P<v>.+)"),
+        "address.home",
+    ),
     (re.compile(r"过敏"), "allergy"),
     (re.compile(r"预算"), "budget"),
     (re.compile(r"用的是|改用|换用|使用|在用"), "uses"),

@@ -253,3 +253,16 @@ def test_the_service_s_own_schedule_is_a_step(text: str) -> None:
     assert kinds(said(text, "assistant")) == ["task_state"], [
         (u.tags, u.content) for u in said(text, "assistant")
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We've got a warehouse club membership.",  # a present perfect of possession
+        "I rent a terraced house in Leeds.",  # a participle after a determiner is an adjective
+        "最近我都是七点起床。",  # 最近 with no 了 or 过: a habit
+    ],
+)
+def test_a_lasting_state_is_a_fact_not_a_happening(text: str) -> None:
+    [unit] = DISTILLER.distill_turn(Turn(1, 1, "user", text, None, T0), T0)
+    assert unit.tags[0] == "fact", unit.tags

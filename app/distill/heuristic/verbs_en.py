@@ -209,7 +209,10 @@ def perfective(text: str) -> bool:
 
 
 _BE_FORMS = frozenset("am is are was were be been re s m".split())
-_BEFORE_NO_PAST = _BE_FORMS | {"have", "has", "ve"}
+# ...and after a determiner a participle is an adjective ("a terraced house", "my used car")
+_BEFORE_NO_PAST = (
+    _BE_FORMS | {"have", "has", "ve"} | set("a an the my our your his her their this that".split())
+)
 
 
 @lru_cache(maxsize=4096)
@@ -228,7 +231,8 @@ def is_past(text: str) -> bool:
     """A happening in the past tense: a past verb among the first words (a past copula describes: "it
     was tough" is no event)."""
     # a participle after a copula is a state ("we're based in Lyon"); after "have" a present perfect, a
-    # step done (`perfective`) or a state ("we've got a membership", "I've lived here for years")
+    # step done (`perfective`) or a state ("we've got a membership", "I've lived here for years"); after a
+    # determiner an adjective ("a terraced house")
     words = re.findall(r"[A-Za-z]+", text)
     return any(
         past_verb(w) and w.lower() not in ("was", "were") and words[i - 1].lower() not in _BEFORE_NO_PAST
