@@ -5,6 +5,7 @@ tables (units, noise units, split rate) for docs/benchmarks.md."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -333,3 +334,21 @@ def test_the_quality_report(lang: str) -> None:
     assert report["noise units"] == 0
     assert report["informative turns with a unit"] == report["informative turns"]
     assert report["split rate"] == 1.0
+
+
+@pytest.mark.parametrize("run", ["我的预算是", "a", "x1.", "名"])
+def test_an_assistant_or_tool_turns_specifics_are_found_in_linear_time(run: str) -> None:
+    """A long run of word characters with no "@" (a pasted blob) costs in proportion to its length: ten
+    times the text within ~10 times the time (an unanchored e-mail pattern took 100 times: 7 s a turn)."""
+    from app.distill.heuristic.clean import has_specifics
+
+    def seconds(text: str) -> float:
+        runs = []
+        for _ in range(3):
+            start = time.perf_counter()
+            has_specifics(text)
+            runs.append(time.perf_counter() - start)
+        return min(runs)
+
+    short, long = run * (2_000 // len(run)), run * (20_000 // len(run))
+    assert seconds(long) < 30 * seconds(short) + 0.05
