@@ -217,7 +217,8 @@ def resolve_dates(text: str, anchor: datetime, plan: bool = False) -> tuple[str,
             continue
         zh = re.match(ZH_PATTERN, item.phrase) is not None
         note = f"（{item.text}）" if zh else f" ({item.text})"
-        end = item.end + len((_TIME_AFTER_ZH if zh else _TIME_AFTER_EN).match(text, item.end).group())  # type: ignore[union-attr]
+        after = (_TIME_AFTER_ZH if zh else _TIME_AFTER_EN).match(text, item.end)
+        end = after.end() if after else item.end
         out += [text[last:end], note]
         last = end
     out.append(text[last:])

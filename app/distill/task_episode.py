@@ -124,6 +124,14 @@ def _first(meta: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
     return next((meta[k] for k in keys if meta.get(k) not in (None, "")), None)
 
 
+def tool_name(turn: Turn) -> str | None:
+    """The name of the call a tool turn answers, from its metadata (flat or OpenAI's `function` shape)."""
+    name = _first(turn.metadata, TOOL_NAME_KEYS)
+    if isinstance(name, Mapping):
+        name = name.get("name")
+    return name if isinstance(name, str) else None
+
+
 def tool_step(turn: Turn, called: str | None) -> TaskStep:
     """A tool turn as a step: the call (from its metadata, else the assistant's pending call, else the
     tool's name alone) and its result (`metadata.result`, else the turn's text)."""

@@ -3,11 +3,10 @@ a unit is a word of its own, a verb of change names the value it moves to, a neg
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from app.claims import compatible, conflicts, extract, find_values, same
+from tests.factories import best_seconds
 
 
 @pytest.mark.parametrize(
@@ -92,23 +91,13 @@ def test_a_phrasal_verb_of_change_is_a_change(text: str) -> None:
     assert extract(text)[0].change
 
 
-def _seconds(text: str) -> float:
-    """The best of three runs of find_values over `text`."""
-    runs = []
-    for _ in range(3):
-        start = time.perf_counter()
-        find_values(text)
-        runs.append(time.perf_counter() - start)
-    return min(runs)
-
-
 @pytest.mark.parametrize("run", ["9", "三", "1.", "a1", "9月", "-1", "123 ", "月十"])
 @pytest.mark.parametrize("prefix", ["", ".", "31m", "下午"])
 def test_finding_values_grows_linearly_with_the_text(prefix: str, run: str) -> None:
     """A hostile turn (a 400-digit number, a pasted hash) costs in proportion to its length: ten times the
     text at most ~10 times the time (a quadratic finder took 100 times, minutes on 32,000 characters)."""
     short, long = prefix + run * (2_000 // len(run)), prefix + run * (20_000 // len(run))
-    assert _seconds(long) < 30 * _seconds(short) + 0.05
+    assert best_seconds(find_values, long) < 30 * best_seconds(find_values, short) + 0.05
 
 
 def test_an_overlong_run_of_numerals_is_no_value() -> None:

@@ -5,7 +5,6 @@ tables (units, noise units, split rate) for docs/benchmarks.md."""
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -14,6 +13,7 @@ from app.distill.heuristic.clean import is_echo, strip_wrapping, worth_a_node
 from app.distill.heuristic.distiller import HeuristicDistiller
 from app.distill.types import Candidate, DistillContext, Turn
 from app.entities.types import EntityOut
+from tests.factories import best_seconds
 
 T0 = datetime(2026, 11, 30, 10, tzinfo=UTC)
 DISTILLER = HeuristicDistiller()
@@ -342,13 +342,5 @@ def test_an_assistant_or_tool_turns_specifics_are_found_in_linear_time(run: str)
     times the text within ~10 times the time (an unanchored e-mail pattern took 100 times: 7 s a turn)."""
     from app.distill.heuristic.clean import has_specifics
 
-    def seconds(text: str) -> float:
-        runs = []
-        for _ in range(3):
-            start = time.perf_counter()
-            has_specifics(text)
-            runs.append(time.perf_counter() - start)
-        return min(runs)
-
     short, long = run * (2_000 // len(run)), run * (20_000 // len(run))
-    assert seconds(long) < 30 * seconds(short) + 0.05
+    assert best_seconds(has_specifics, long) < 30 * best_seconds(has_specifics, short) + 0.05

@@ -15,7 +15,7 @@ from app.distill.heuristic.rules import EMPTY_OBJECTS, QUESTION_EN, QUESTION_ZH,
 from app.distill.heuristic.rules_en import EN_RULES
 from app.distill.heuristic.rules_zh import ZH_RULES
 from app.distill.heuristic.tuning import MIN_CONTENT_CHARS_ZH
-from app.distill.task_episode import TOOL_NAME_KEYS
+from app.distill.task_episode import tool_name
 from app.distill.types import Candidate, Turn
 from app.text import FILLER_ZH, STOPWORDS_EN, split_sentences
 
@@ -119,8 +119,7 @@ _WRITE_CALL = re.compile(
 def steps_done(turn: Turn, units: list[Candidate]) -> list[Candidate]:
     """A tool turn of a call that changes something (bookings.create, tickets.cancel): its units are
     steps done (`task_state` first), whatever ids or values a rule tagged them by."""
-    name = next((turn.metadata[k] for k in TOOL_NAME_KEYS if isinstance(turn.metadata.get(k), str)), None)
-    call = name or turn.content.split(":", 1)[0][:60]
+    call = tool_name(turn) or turn.content[:60].split(":", 1)[0]
     if turn.role != "tool" or not _WRITE_CALL.search(call):
         return units
     return [kind_first(u, "task_state") for u in units]
