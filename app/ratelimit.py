@@ -12,6 +12,9 @@ Why a Lua script and not a library: `limits` offers fixed, moving and sliding wi
 request (burst-sized memory per key). The bucket here is two numbers per key, updated atomically in one
 EVALSHA round trip on the Redis server's own clock (so API processes with skewed clocks agree).
 
+The same round trip reads the access generation (`app.banks.access`), which lets an API process use
+what it remembers of a key and its bank instead of reading them again.
+
 If Redis fails the limiter fails open: the request passes (appends keep answering 202), the failure is
 counted and logged, and Redis is left alone for a second so an outage adds no latency to each request.
 """
@@ -30,16 +33,20 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.banks.access import GENERATION_KEY, new_generation
 from app.errors import problem
 from app.metrics import RATE_LIMIT_ERRORS, RATE_LIMITED
 
 log = logging.getLogger(__name__)
 
 KEY_PREFIX = "hindsight:ratelimit:"
+ACCESS_GENERATION = "access_generation"  # the request state's name for the generation read here
 BACKOFF_SECONDS = 1.0
 
-# KEYS[1] the bucket; ARGV[1] tokens per second, ARGV[2] burst (bucket size).
-# Returns {1, 0} when a token was taken, else {0, milliseconds until one is available}.
+# KEYS[1] the bucket, KEYS[2] the access generation (app.banks.access); ARGV[1] tokens per second,
+# ARGV[2] burst (bucket size), ARGV[3] a new generation, set when there is none.
+# Returns {1, 0, generation} when a token was taken, else {0, milliseconds until one is available,
+# generation}.
 TOKEN_BUCKET = """
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
@@ -63,7 +70,12 @@ else
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
-return {allowed, wait_ms}
+local generation = redis.call('GET', KEYS[2])
+if not generation then
+  generation = ARGV[3]
+  redis.call('SET', KEYS[2], generation)
+end
+return {allowed, wait_ms, generation}
 """
 
 
@@ -71,6 +83,7 @@ return {allowed, wait_ms}
 class Decision:
     allowed: bool
     retry_after_seconds: int = 0
+    access_generation: str | None = None  # read in the same round trip (None: not read)
 
 
 class RateLimiter:
@@ -97,8 +110,9 @@ class RateLimiter:
         if not self.enabled or time.monotonic() < self._quiet_until:
             return Decision(allowed=True)
         try:
-            allowed, wait_ms = await self._script(
-                keys=[self.bucket(token)], args=[repr(self._per_second), self._burst]
+            allowed, wait_ms, generation = await self._script(
+                keys=[self.bucket(token), GENERATION_KEY],
+                args=[repr(self._per_second), self._burst, new_generation()],
             )
         except (RedisError, OSError) as exc:
             RATE_LIMIT_ERRORS.inc()
@@ -107,8 +121,10 @@ class RateLimiter:
                 log.warning("rate limit check skipped, Redis failed (requests pass for now): %s", exc)
             self._quiet_until = now + BACKOFF_SECONDS
             return Decision(allowed=True)
+        if isinstance(generation, bytes):
+            generation = generation.decode()
         if int(allowed) == 1:
-            return Decision(allowed=True)
+            return Decision(allowed=True, access_generation=generation)
         return Decision(allowed=False, retry_after_seconds=max(1, math.ceil(int(wait_ms) / 1000)))
 
 
@@ -138,6 +154,8 @@ class RateLimitMiddleware:
             return
         decision = await limiter.take(token)
         if decision.allowed:
+            if decision.access_generation is not None:
+                scope.setdefault("state", {})[ACCESS_GENERATION] = decision.access_generation
             await self.app(scope, receive, send)
             return
         RATE_LIMITED.inc()

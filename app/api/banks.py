@@ -5,6 +5,7 @@ import uuid
 from fastapi import APIRouter, Depends, Response, status
 
 from app.api.deps import (
+    AccessDep,
     AdminDep,
     AdminForBankDep,
     BankDep,
@@ -61,21 +62,21 @@ async def get_bank(bank: BankDep) -> BankRead:
 
 @router.patch("/{bank_id}", response_model=BankRead, responses={**IN_A_BANK, **WITH_BODY})
 async def update_bank(
-    body: BankUpdate, bank: WritableBankDep, db: SessionDep, principal: PrincipalDep
+    body: BankUpdate, bank: WritableBankDep, db: SessionDep, principal: PrincipalDep, access: AccessDep
 ) -> BankRead:
     """Rename a bank or change its config (merged into the current config). Its LLM budget and models
     (`llm_daily_tokens`, `llm_daily_cost`, `llm_models`) only with the admin key."""
-    row = await service.update_bank(db, bank.row, body, by_admin=principal.is_admin)
+    row = await service.update_bank(db, bank.row, body, access, by_admin=principal.is_admin)
     return BankRead.model_validate(row)
 
 
 @router.delete("/{bank_id}", status_code=status.HTTP_204_NO_CONTENT, responses=IN_A_BANK)
 async def delete_bank(
-    bank_id: Slug, db: SessionDep, _: AdminForBankDep, working_memory: WorkingMemoryDep
+    bank_id: Slug, db: SessionDep, _: AdminForBankDep, working_memory: WorkingMemoryDep, access: AccessDep
 ) -> Response:
     """Purge a bank: every event, memory, embedding, entity, history row and key is erased, and the
     sessions' working memory in Redis."""
-    await service.purge_bank(db, bank_id, working_memory)
+    await service.purge_bank(db, bank_id, working_memory, access)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
@@ -92,9 +93,11 @@ async def create_key(body: KeyCreate, bank: BankDep, db: SessionDep, _: AdminDep
 
 
 @router.delete("/{bank_id}/keys/{key_id}", status_code=status.HTTP_204_NO_CONTENT, responses=IN_A_BANK)
-async def revoke_key(key_id: uuid.UUID, bank: BankDep, db: SessionDep, _: AdminDep) -> Response:
+async def revoke_key(
+    key_id: uuid.UUID, bank: BankDep, db: SessionDep, _: AdminDep, access: AccessDep
+) -> Response:
     """Revoke a bank key (admin key); it stops working at once."""
-    await service.revoke_key(db, bank.row, key_id)
+    await service.revoke_key(db, bank.row, key_id, access)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

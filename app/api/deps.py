@@ -10,6 +10,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.banks import service as banks
+from app.banks.access import Access, AccessCache
 from app.banks.config import ConfiguredBank
 from app.banks.service import Principal
 from app.config import Settings
@@ -20,6 +21,7 @@ from app.events.working_memory import WorkingMemory
 from app.jobs.unit_of_work import UnitOfWork
 from app.providers.embeddings import Embedder
 from app.query.service import QueryDeps
+from app.ratelimit import ACCESS_GENERATION
 from app.schemas.common import Slug
 from app.services import Services
 
@@ -62,6 +64,11 @@ async def get_embedder(request: Request) -> Embedder:
     return embedder
 
 
+async def get_access(request: Request) -> AccessCache:
+    cache: AccessCache = request.app.state.access
+    return cache
+
+
 async def get_append_groups(request: Request) -> AppendGroups:
     groups: AppendGroups = request.app.state.append_groups
     return groups
@@ -96,6 +103,7 @@ UnitOfWorkDep = Annotated[UnitOfWork, Depends(get_unit_of_work)]
 QueryDepsDep = Annotated[QueryDeps, Depends(get_query_deps)]
 WorkingMemoryDep = Annotated[WorkingMemory, Depends(get_working_memory)]
 AppendGroupsDep = Annotated[AppendGroups, Depends(get_append_groups)]
+AccessDep = Annotated[AccessCache, Depends(get_access)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 
 _bearer = HTTPBearer(auto_error=False, description="The admin key or a bank key.")
@@ -113,16 +121,15 @@ async def get_principal(
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
 
 
-async def get_acting_principal(
-    principal: PrincipalDep,
-    agent_id: Annotated[
-        Slug | None,
-        Header(
-            alias="X-Agent-Id",
-            description="The agent acting (when the key names none, or with the admin key).",
-        ),
-    ] = None,
-) -> Principal:
+AgentIdHeader = Annotated[
+    Slug | None,
+    Header(
+        alias="X-Agent-Id", description="The agent acting (when the key names none, or with the admin key)."
+    ),
+]
+
+
+async def get_acting_principal(principal: PrincipalDep, agent_id: AgentIdHeader = None) -> Principal:
     """The caller as the agent its key names, or the one the `X-Agent-Id` header names (403 when it
     contradicts the key's)."""
     return principal.acting_as(agent_id)
@@ -174,13 +181,32 @@ ContributableBankDep = Annotated[ConfiguredBank, Depends(contributable_bank)]
 ReviewableBankDep = Annotated[ConfiguredBank, Depends(reviewable_bank)]
 
 
-async def bank_to_append_to(db: SessionDep, bank: ContributableBankDep) -> ConfiguredBank:
-    """The bank appended to (write or propose), read outside a transaction (the route is
-    `reads_only`); then the request's connection goes back to the pool, since its events are written
-    by the process's group commit: a request waiting for its group holds no connection (a burst would
-    otherwise hold the pool the group needs). Outside a transaction, closing sends nothing."""
-    await db.close()
-    return bank
+async def get_appender(
+    request: Request,
+    cache: AccessDep,
+    bank_id: Slug,
+    settings: SettingsDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    agent_id: AgentIdHeader = None,
+) -> Access:
+    """The caller (as the agent it acts for, as `get_acting_principal`) and the bank it appends to
+    (write or propose), as this process remembers them under
+    the current access generation (`app.banks.access`: no database read), else read outside a
+    transaction and remembered. The request holds no connection while it waits for its group commit
+    (a burst would otherwise hold the pool the group needs)."""
+    token = credentials.credentials if credentials else None
+    generation = request.scope.get("state", {}).get(ACCESS_GENERATION) if token else None
+    if token and generation is None:  # the rate limiter is off or Redis failed
+        generation = await cache.generation()
+    key_hash = banks.hash_key(token) if token else ""
+    access = cache.get(key_hash, bank_id, generation)
+    if access is None:
+        async with Services.of(request.app).session(request.app.state.read_sessionmaker) as db:
+            principal = await banks.authenticate(db, token, settings.admin_key.get_secret_value())
+            bank = await banks.authorized_bank(db, principal, bank_id, ("write", "propose"))
+        access = Access(principal, bank)
+        cache.put(key_hash, bank_id, generation, access)
+    return Access(access.principal.acting_as(agent_id), access.bank)
 
 
-AppendBankDep = Annotated[ConfiguredBank, Depends(bank_to_append_to)]
+AppenderDep = Annotated[Access, Depends(get_appender)]

@@ -5,8 +5,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, status
 
 from app.api.deps import (
-    ActingPrincipalDep,
-    AppendBankDep,
+    AppenderDep,
     AppendGroupsDep,
     BankDep,
     ContributableBankDep,
@@ -33,21 +32,19 @@ from app.schemas.problems import IN_A_BANK, PAGINATED, SIZE_LIMITED, WITH_BODY
 router = APIRouter(prefix="/v1/banks/{bank_id}/sessions", tags=["events"], responses=IN_A_BANK)
 
 
-# The request's own session only reads (the key and the bank, outside a transaction: `reads_only`);
-# the events are written by the process's group commit, in one transaction with the appends that
-# arrive beside them (app/events/group_commit.py), committed before the 202.
+# The request reads nothing in a session of its own (the caller and the bank are remembered, or read
+# and given back at once: `get_appender`); the events are written by the process's group commit, in one
+# transaction with the appends that arrive beside them (app/events/group_commit.py), committed before the 202.
 @router.post(
     "/{session_id}/events",
     status_code=status.HTTP_202_ACCEPTED,
     response_model=AppendResult,
     responses=WITH_BODY,
-    dependencies=[Depends(reads_only)],
 )
 async def append_events(
     session_id: Slug,
     body: AppendRequest,
-    bank: AppendBankDep,
-    acting: ActingPrincipalDep,
+    appender: AppenderDep,
     groups: AppendGroupsDep,
     working_memory: WorkingMemoryDep,
 ) -> AppendResult:
@@ -55,10 +52,10 @@ async def append_events(
     a repeated `external_id` is counted in `duplicates`, not appended again. Every
     `distill_every_n_turns` undistilled turns start a distillation in the background. Turns appended
     with a propose-only key are distilled into `proposed` units, which wait for a review."""
-    principal = acting.acting_as(body.agent_id)
+    principal = appender.principal.acting_as(body.agent_id)
     return await service.append_grouped(
         groups,
-        bank,
+        appender.bank,
         session_id,
         body,
         buffer=working_memory,

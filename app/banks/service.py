@@ -30,6 +30,12 @@ class SessionBuffers(Protocol):
     async def drop(self, bank_id: str, session_ids: list[str]) -> None: ...
 
 
+class AccessChanges(Protocol):
+    """What API processes remember of keys and banks (`app.banks.access`), told of a change."""
+
+    async def changed(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class Principal:
     """Who is calling: the admin, or a key of one bank with its scopes."""
@@ -114,9 +120,11 @@ async def create_bank(db: AsyncSession, data: BankCreate) -> Bank:
     return bank
 
 
-async def update_bank(db: AsyncSession, bank: Bank, data: BankUpdate, *, by_admin: bool = True) -> Bank:
-    """Rename the bank or merge `data.config` into its config. A bank key may not change what the
-    bank's LLM calls may spend or use (`ADMIN_ONLY_KEYS`): 403."""
+async def update_bank(
+    db: AsyncSession, bank: Bank, data: BankUpdate, access: AccessChanges, *, by_admin: bool = True
+) -> Bank:
+    """Rename the bank or merge `data.config` into its config (`access` is told once it commits). A bank
+    key may not change what the bank's LLM calls may spend or use (`ADMIN_ONLY_KEYS`): 403."""
     touched = sorted(ADMIN_ONLY_KEYS & set(data.config or {}))
     if touched and not by_admin:
         raise Forbidden(f"Only the admin key may change {', '.join(touched)}.")
@@ -134,6 +142,7 @@ async def update_bank(db: AsyncSession, bank: Bank, data: BankUpdate, *, by_admi
             raise Invalid("The bank config is invalid.", errors=errors) from exc
     await db.flush()
     await db.refresh(bank)
+    after_commit(db, access.changed)
     return bank
 
 
@@ -153,9 +162,11 @@ async def create_key(db: AsyncSession, bank: Bank, data: KeyCreate) -> tuple[Api
     return key, secret
 
 
-async def revoke_key(db: AsyncSession, bank: Bank, key_id: uuid.UUID) -> None:
+async def revoke_key(db: AsyncSession, bank: Bank, key_id: uuid.UUID, access: AccessChanges) -> None:
+    """Revoke the key; once that commits, no API process uses what it remembered of it."""
     if not await repo.revoke_key(db, bank.id, key_id):
         raise NotFound(f"Key {key_id} not found.")
+    after_commit(db, access.changed)
 
 
 async def list_banks(db: AsyncSession, principal: Principal, *, after: str | None, limit: int) -> list[Bank]:
@@ -169,9 +180,11 @@ async def stats(db: AsyncSession, bank: ConfiguredBank) -> dict[str, Any]:
     return await repo.bank_stats(db, bank.id)
 
 
-async def purge_bank(db: AsyncSession, bank_id: str, buffer: SessionBuffers) -> None:
-    """Delete every row of the bank; once that commits, drop its sessions' working memory in Redis."""
+async def purge_bank(db: AsyncSession, bank_id: str, buffer: SessionBuffers, access: AccessChanges) -> None:
+    """Delete every row of the bank; once that commits, drop its sessions' working memory in Redis and
+    what API processes remember of its keys."""
     session_ids = await events_repo.all_session_ids(db, bank_id)
     if not await repo.purge_bank(db, bank_id):
         raise NotFound(f"Bank {bank_id!r} not found.")
     after_commit(db, lambda: buffer.drop(bank_id, session_ids))
+    after_commit(db, access.changed)

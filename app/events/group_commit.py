@@ -32,7 +32,7 @@ from app.db.repositories import events as repo
 from app.db.repositories.event_groups import SessionAppended, SessionKey, append_group
 from app.errors import Invalid, NotFound
 from app.events.working_memory import WorkingMemory
-from app.jobs.schedule import schedule_distill
+from app.jobs.schedule import schedule_distills
 from app.jobs.unit_of_work import UnitOfWork
 from app.metrics import APPEND_GROUP_REQUESTS
 
@@ -202,20 +202,21 @@ async def _append(db: AsyncSession, group: list[Submission]) -> list[Outcome]:
     kept_by: dict[int, list[int]] = defaultdict(list)
     for r in sorted(seq_of):
         kept_by[owner[r][0]].append(r)
-    jobs: dict[SessionKey, Job] = {}
-    outcomes = []
+    spans = []  # per request: its rows appended, their first and last seqs, whether they start a distillation
     for s, submission in enumerate(group):
-        state = appended[submission.key]
-        mine = kept_by.get(s, [])
-        first = seq_of[mine[0]] if mine else state.last_seq + 1
-        last = seq_of[mine[-1]] if mine else state.last_seq
-        job = None
-        if mine and last - state.distilled_seq >= submission.distill_every:
-            if submission.key not in jobs:
-                jobs[submission.key], _ = await schedule_distill(db, *submission.key)
-            job = jobs[submission.key]
-        kept = [owner[r][1] for r in mine]
-        outcomes.append(Outcome(kept, first, last, state.distilled_seq, job))
+        mine, state = kept_by.get(s, []), appended[submission.key]
+        first, last = (seq_of[mine[0]], seq_of[mine[-1]]) if mine else (state.last_seq + 1, state.last_seq)
+        spans.append(
+            (mine, first, last, bool(mine) and last - state.distilled_seq >= submission.distill_every)
+        )
+    started = sorted({submission.key for submission, span in zip(group, spans, strict=True) if span[3]})
+    jobs = await schedule_distills(db, started) if started else {}
+    outcomes = []
+    for submission, (mine, first, last, starts) in zip(group, spans, strict=True):
+        job = jobs[submission.key] if starts else None
+        outcomes.append(
+            Outcome([owner[r][1] for r in mine], first, last, appended[submission.key].distilled_seq, job)
+        )
     return outcomes
 
 

@@ -53,6 +53,24 @@ async def schedule_distill(
     )
 
 
+async def schedule_distills(db: AsyncSession, sessions: list[tuple[str, str]]) -> dict[tuple[str, str], Job]:
+    """`schedule_distill` for many (bank, session) pairs in two to four statements (a group of appends)."""
+    scheduled: dict[tuple[str, str], tuple[Job, bool]] = {}
+    # As `_schedule`: behind a running job (it may have read its input already) one more is queued.
+    for suffix in ((), ("next",)):
+        keys = {composite_key("distill", *s, *suffix): s for s in sessions}
+        made = await jobs.create_many(
+            db, JobKind.DISTILL, {k: (s[0], {"session_id": s[1]}) for k, s in keys.items()}
+        )
+        scheduled |= {keys[k]: pair for k, pair in made.items()}
+        sessions = [s for s in sessions if not suffix and scheduled[s][0].status != "queued"]
+        if not sessions:
+            break
+    for job, created in scheduled.values():
+        _send(db, job, created)
+    return {s: job for s, (job, _) in scheduled.items()}
+
+
 async def schedule_resolve(db: AsyncSession, bank_id: str) -> tuple[Job, bool]:
     """Schedule the bank's resolution in the caller's transaction."""
     return await _schedule(db, JobKind.RESOLVE, bank_id, ("resolve", bank_id))

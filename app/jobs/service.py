@@ -56,6 +56,14 @@ async def create(
     )
 
 
+async def create_many(
+    db: AsyncSession, kind: str, wanted: dict[str, tuple[str, dict[str, Any]]], max_attempts: int = 3
+) -> dict[str, tuple[Job, bool]]:
+    """`create` for many dedupe keys (key → (bank_id, params)) in a couple of statements; per key,
+    (job, created), the job detached (its id, kind and status: what sending needs)."""
+    return await repo.create_jobs(db, kind, dict(wanted), max_attempts=max_attempts)
+
+
 async def get_visible(db: AsyncSession, principal: Principal, job_id: uuid.UUID) -> Job:
     """Get a job the caller may see: any for the admin key, its bank's for a bank key; else 404."""
     job = await repo.get_job(db, job_id)

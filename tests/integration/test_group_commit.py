@@ -16,6 +16,7 @@ from sqlalchemy import text
 from app.db.repositories.events import Author, NewEvent
 from app.errors import NotFound
 from app.events.group_commit import AppendGroups, Outcome, Submission
+from app.keys import composite_key
 from tests.conftest import ADMIN_KEY, make_client, wait_for
 
 
@@ -162,3 +163,36 @@ async def test_each_request_of_a_group_gets_the_distillation_it_started(app: Any
     assert two.job is not None  # 3
     assert three.job is not None
     assert three.job.id == two.job.id  # 4: the same pending distillation
+
+
+async def test_a_group_joins_queued_distillations_and_queues_one_behind_a_running_one(
+    app: Any, bank_id: str
+) -> None:
+    before = {"queued": uuid.uuid4(), "running": uuid.uuid4()}  # never sent: no worker claims them
+    async with app.state.engine.begin() as conn:
+        for session_id, job_id in before.items():
+            await conn.execute(
+                text(
+                    "INSERT INTO jobs (id, kind, bank_id, params, dedupe_key, status)"
+                    " VALUES (:id, 'distill.session', :b, '{}', :key, :status)"
+                ),
+                {
+                    "id": job_id,
+                    "b": bank_id,
+                    "key": composite_key("distill", bank_id, session_id),
+                    "status": session_id,
+                },
+            )
+    groups: AppendGroups = app.state.append_groups
+    names = ("fresh", "queued", "running")
+    outcomes = await asyncio.gather(
+        *(groups.append(submission(app, bank_id, n, event(n), every=1)) for n in names)
+    )
+    jobs = {n: o.job.id for n, o in zip(names, outcomes, strict=True) if o.job is not None}
+    async with app.state.engine.connect() as conn:
+        rows = await conn.execute(text("SELECT id, dedupe_key FROM jobs WHERE bank_id = :b"), {"b": bank_id})
+        keys = {r.id: r.dedupe_key for r in rows}
+    assert len(keys) == 4  # the two before, one new for `fresh`, one behind the running one
+    assert jobs["queued"] == before["queued"]  # joined
+    assert keys[jobs["fresh"]] == composite_key("distill", bank_id, "fresh")
+    assert keys[jobs["running"]] == composite_key("distill", bank_id, "running", "next")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
@@ -67,6 +68,53 @@ async def create_job(
             max_attempts=max_attempts,
         )
     return existing, False
+
+
+# `create_job` for many dedupe keys of one kind at once: the new jobs inserted in one statement, the
+# unfinished holders of the others locked and read in a second (two round trips for a group of appends).
+_CREATE_MANY = text("""
+    INSERT INTO jobs (id, kind, bank_id, params, dedupe_key, max_attempts)
+    SELECT gen_random_uuid(), :kind, w.bank_id, w.params::jsonb, w.dedupe_key, :max_attempts
+    FROM unnest(CAST(:bank_ids AS text[]), CAST(:params AS text[]), CAST(:keys AS text[]))
+         AS w(bank_id, params, dedupe_key)
+    ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL AND status IN ('queued','running') DO NOTHING
+    RETURNING id, kind, bank_id, dedupe_key, status
+""")
+_HOLDERS = text("""
+    SELECT id, kind, bank_id, dedupe_key, status FROM jobs
+    WHERE dedupe_key = ANY(CAST(:keys AS text[])) AND status IN ('queued','running')
+    ORDER BY dedupe_key
+    FOR UPDATE
+""")
+
+
+async def create_jobs(
+    db: AsyncSession, kind: str, wanted: dict[str, tuple[str | None, dict[str, Any]]], *, max_attempts: int
+) -> dict[str, tuple[Job, bool]]:
+    """`create_job` for each dedupe key of `wanted` (key → (bank_id, params)); per key, (job, created).
+    The jobs are detached rows holding their id, kind, bank, key and status (what sending needs)."""
+    found: dict[str, tuple[Job, bool]] = {}
+    missing = sorted(wanted)
+    while missing:
+        params = {
+            "kind": kind,
+            "max_attempts": max_attempts,
+            "bank_ids": [wanted[k][0] for k in missing],
+            "params": [json.dumps(wanted[k][1]) for k in missing],
+            "keys": missing,
+        }
+        for row in (await db.execute(_CREATE_MANY, params)).all():
+            found[row.dedupe_key] = (_detached(row), True)
+        held = [k for k in missing if k not in found]
+        if held:  # locked until the caller commits, as in `create_job`
+            for row in (await db.execute(_HOLDERS, {"keys": held})).all():
+                found[row.dedupe_key] = (_detached(row), False)
+        missing = [k for k in missing if k not in found]  # holders that finished meanwhile: once more
+    return found
+
+
+def _detached(row: Any) -> Job:
+    return Job(id=row.id, kind=row.kind, bank_id=row.bank_id, dedupe_key=row.dedupe_key, status=row.status)
 
 
 async def set_progress(db: AsyncSession, job_id: uuid.UUID, progress: dict[str, Any]) -> None:
