@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
+import uvloop
 from celery.signals import worker_process_shutdown
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -112,7 +113,9 @@ def get_runtime() -> WorkerRuntime:
         from worker.celery_app import app as celery
 
         settings = get_settings()
-        loop = asyncio.new_event_loop()
+        loop = (
+            uvloop.new_event_loop()
+        )  # as the API's (uvicorn's): a job's many statements, less loop overhead
         asyncio.set_event_loop(loop)
         engine = create_engine(settings, pool_size=4)
         sessionmaker, queue = create_sessionmaker(engine), TaskQueue(celery)

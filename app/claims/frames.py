@@ -44,6 +44,7 @@ def mask(clause: str, values: Iterable[Value], zh: bool, head: str = "") -> str:
     return " ".join(words).rstrip(".!?")
 
 
+@lru_cache(maxsize=16_384)
 def tokens(frame: str, zh: bool) -> frozenset[str]:
     """The content words of a frame (English stems, jieba words), its placeholders and function words
     left out: what two frames' overlap is counted on."""

@@ -5,6 +5,7 @@ Every entry is a word of the language, never a phrase from a data set."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # --- English -----------------------------------------------------------------------------------------
 # "from A to B", "instead of A", "rather than A", "A, not B": the value a change names as replaced
@@ -75,6 +76,7 @@ EN_PERIOD = re.compile(
 ZH_PERIOD = re.compile(r"(?:今|去|明|前|后)年|(?:这|上|下|本)个?(?:月|周|星期|季度|学期)|(?:本|上|下)季度")
 
 
+@lru_cache(maxsize=16_384)
 def periods(text: str) -> frozenset[str]:
     """The periods `text` says its values are of: "last year", 去年 …"""
     found = {f"{m.group('when').lower()} {m.group('unit').lower()}" for m in EN_PERIOD.finditer(text)}

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from app.claims import lexicon as lx
 from app.claims.frames import nounish, stem, zh_words
@@ -75,18 +76,21 @@ def _zh_pairs(text: str) -> Iterable[tuple[str, str]]:
             yield word, left
 
 
-def modifiers(claim: Claim, zh: bool) -> dict[str, str]:
+@lru_cache(maxsize=16_384)
+def modifiers(claim: Claim, zh: bool) -> Mapping[str, str]:
     """Each noun of the claim's clause that another noun modifies, with that modifier (stems in
-    English), values left out."""
+    English), values left out. Cached (read it, never change it): resolution compares a unit's claims
+    with each candidate's, and a candidate's with every unit resolved near it."""
     text = _masked(claim)
     return dict(_zh_pairs(text) if zh else _en_pairs(text))
 
 
-def words(claim: Claim, zh: bool) -> set[str]:
+@lru_cache(maxsize=16_384)
+def words(claim: Claim, zh: bool) -> frozenset[str]:
     """The claim's content words as modifiers are compared with (stems in English)."""
     if zh:
-        return {w for w, _ in zh_words(claim.text)}
-    return {stem(w.removesuffix("'s")) for w in _EN_WORD.findall(claim.text) if w[:1].isalpha()}
+        return frozenset(w for w, _ in zh_words(claim.text))
+    return frozenset(stem(w.removesuffix("'s")) for w in _EN_WORD.findall(claim.text) if w[:1].isalpha())
 
 
 def modified_apart(old: Claim, new: Claim, zh: bool) -> bool:

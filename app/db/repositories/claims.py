@@ -4,9 +4,22 @@ replaced, and the claim columns written once a unit's claims are read."""
 from __future__ import annotations
 
 import uuid
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, false, func, insert, or_, select, update
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    Select,
+    bindparam,
+    false,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 from sqlalchemy.orm.attributes import set_committed_value
@@ -48,6 +61,40 @@ async def holding(
     return set((await db.scalars(stmt)).all())
 
 
+@lru_cache(maxsize=512)
+def _holders_statement(keys: int, attributes: int, values: int) -> Select[MemoryUnit, float]:
+    """`active_holders`' statement for so many keys, attributes and values, built once (building it
+    per unit cost more CPU than running it); its parameters are named k0…, s0…/a0…, v0…."""
+    match: ColumnElement[bool] = false()
+    for k in range(keys):
+        match = match | MemoryUnit.claims.contains(bindparam(f"k{k}", type_=JSONB))
+    for n in range(attributes):
+        match = match | (
+            (MemoryUnit.claim_subject == bindparam(f"s{n}"))
+            & (MemoryUnit.claim_attribute == bindparam(f"a{n}"))
+        )
+    for v in range(values):
+        match = match | (func.strpos(func.lower(MemoryUnit.content), bindparam(f"v{v}")) > 0)
+    a, b = aliased(MemoryEmbedding), aliased(MemoryEmbedding)
+    similarity = func.coalesce(1 - a.embedding.cosine_distance(b.embedding), 0.0)
+    unit_id: BindParameter[uuid.UUID] = bindparam("unit_id")
+    model: BindParameter[str] = bindparam("model")
+    return (
+        select(MemoryUnit, similarity)
+        .outerjoin(a, (a.memory_id == MemoryUnit.id) & (a.model == model))
+        .outerjoin(b, (b.memory_id == unit_id) & (b.model == model))
+        .where(
+            MemoryUnit.bank_id == bindparam("bank_id"),
+            MemoryUnit.status == "active",
+            MemoryUnit.id != unit_id,
+            MemoryUnit.id.not_in(bindparam("exclude", expanding=True)),
+            or_(match),
+        )
+        .order_by(MemoryUnit.created_at.desc())
+        .limit(HOLDERS)
+    )
+
+
 async def active_holders(
     db: AsyncSession,
     unit: MemoryUnit,
@@ -60,32 +107,20 @@ async def active_holders(
     """The bank's active units holding one of `keys` in their claims (subject and head or attribute),
     whose main claim is one of `attributes` (subject, attribute), or whose content states one of
     `old_values` — newest first, with their similarity to `unit` (0 when one has no vector)."""
-    match: ColumnElement[bool] = false()
-    for key in keys:
-        match = match | MemoryUnit.claims.contains([key])
-    for subject, attribute in attributes:
-        match = match | ((MemoryUnit.claim_subject == subject) & (MemoryUnit.claim_attribute == attribute))
-    for value in old_values:
-        match = match | (func.strpos(func.lower(MemoryUnit.content), value.lower()) > 0)
     if not (keys or attributes or old_values):
         return []
-    a, b = aliased(MemoryEmbedding), aliased(MemoryEmbedding)
-    similarity = func.coalesce(1 - a.embedding.cosine_distance(b.embedding), 0.0)
-    stmt = (
-        select(MemoryUnit, similarity)
-        .outerjoin(a, (a.memory_id == MemoryUnit.id) & (a.model == unit.embedding_model))
-        .outerjoin(b, (b.memory_id == unit.id) & (b.model == unit.embedding_model))
-        .where(
-            MemoryUnit.bank_id == unit.bank_id,
-            MemoryUnit.status == "active",
-            MemoryUnit.id != unit.id,
-            MemoryUnit.id.not_in(exclude),
-            or_(match),
-        )
-        .order_by(MemoryUnit.created_at.desc())
-        .limit(HOLDERS)
-    )
-    return [(u, float(sim)) for u, sim in (await db.execute(stmt)).all()]
+    params: dict[str, Any] = {
+        "bank_id": unit.bank_id,
+        "unit_id": unit.id,
+        "model": unit.embedding_model,
+        "exclude": exclude,
+        **{f"k{k}": [key] for k, key in enumerate(keys)},
+        **{f"s{n}": subject for n, (subject, _) in enumerate(attributes)},
+        **{f"a{n}": attribute for n, (_, attribute) in enumerate(attributes)},
+        **{f"v{v}": value.lower() for v, value in enumerate(old_values)},
+    }
+    stmt = _holders_statement(len(keys), len(attributes), len(old_values))
+    return [(u, float(sim)) for u, sim in (await db.execute(stmt, params)).all()]
 
 
 async def copy_graph(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 
-from sqlalchemy import select, text, update
+from sqlalchemy import Select, bindparam, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -84,29 +84,37 @@ async def related_active_units(
     return list((await db.scalars(stmt)).all())
 
 
+def _neighbours_statement() -> Select[MemoryUnit, float]:
+    """`neighbours`' statement, built once (per unit, building it cost about what running it did)."""
+    mine = (
+        select(MemoryEmbedding.embedding)
+        .where(MemoryEmbedding.memory_id == bindparam("unit_id"), MemoryEmbedding.model == bindparam("model"))
+        .scalar_subquery()
+    )
+    distance = MemoryEmbedding.embedding.cosine_distance(mine)
+    return (
+        select(MemoryUnit, (1 - distance).label("similarity"))
+        .join(MemoryEmbedding, MemoryEmbedding.memory_id == MemoryUnit.id)
+        .where(
+            MemoryEmbedding.bank_id == bindparam("bank_id"),
+            MemoryEmbedding.model == bindparam("model"),
+            MemoryUnit.status == bindparam("status"),
+            MemoryUnit.id != bindparam("unit_id"),
+        )
+        .order_by(distance)
+        .limit(bindparam("limit"))
+    )
+
+
+_NEIGHBOURS = _neighbours_statement()
+
+
 async def neighbours(
     db: AsyncSession, unit: MemoryUnit, model: str, limit: int, status: str = "active"
 ) -> list[tuple[MemoryUnit, float]]:
     """The bank's units of `status` nearest to `unit` (cosine similarity), excluding itself."""
-    mine = (
-        select(MemoryEmbedding.embedding)
-        .where(MemoryEmbedding.memory_id == unit.id, MemoryEmbedding.model == model)
-        .scalar_subquery()
-    )
-    distance = MemoryEmbedding.embedding.cosine_distance(mine)
-    stmt = (
-        select(MemoryUnit, (1 - distance).label("similarity"))
-        .join(MemoryEmbedding, MemoryEmbedding.memory_id == MemoryUnit.id)
-        .where(
-            MemoryEmbedding.bank_id == unit.bank_id,
-            MemoryEmbedding.model == model,
-            MemoryUnit.status == status,
-            MemoryUnit.id != unit.id,
-        )
-        .order_by(distance)
-        .limit(limit)
-    )
-    return [(u, float(sim)) for u, sim in (await db.execute(stmt)).all()]
+    params = {"unit_id": unit.id, "model": model, "bank_id": unit.bank_id, "status": status, "limit": limit}
+    return [(u, float(sim)) for u, sim in (await db.execute(_NEIGHBOURS, params)).all()]
 
 
 async def without_vector(

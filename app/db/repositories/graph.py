@@ -51,22 +51,26 @@ async def insert_relations(db: AsyncSession, rows: list[dict[str, Any]]) -> None
         )
 
 
+# Built once: resolution reads the facts of a unit and its candidates for every unit it resolves.
+_UNIT_ENTITIES = (
+    select(MemoryEntity.memory_id, Entity.id, Entity.type)
+    .join(Entity, Entity.id == MemoryEntity.entity_id)
+    .where(MemoryEntity.memory_id.in_(bindparam("ids", expanding=True)))
+)
+_UNIT_RELATIONS = select(
+    Relation.memory_id, Relation.subject_id, Relation.relation, Relation.object_id
+).where(Relation.memory_id.in_(bindparam("ids", expanding=True)))
+
+
 async def unit_entities(db: AsyncSession, ids: list[uuid.UUID]) -> list[tuple[uuid.UUID, uuid.UUID, str]]:
-    stmt = (
-        select(MemoryEntity.memory_id, Entity.id, Entity.type)
-        .join(Entity, Entity.id == MemoryEntity.entity_id)
-        .where(MemoryEntity.memory_id.in_(ids))
-    )
-    return [(m, e, t) for m, e, t in (await db.execute(stmt)).all()]
+    return [(m, e, t) for m, e, t in (await db.execute(_UNIT_ENTITIES, {"ids": ids})).all()]
 
 
 async def unit_relations(
     db: AsyncSession, ids: list[uuid.UUID]
 ) -> list[tuple[uuid.UUID, uuid.UUID, str, uuid.UUID]]:
-    stmt = select(Relation.memory_id, Relation.subject_id, Relation.relation, Relation.object_id).where(
-        Relation.memory_id.in_(ids)
-    )
-    return [(m, s, r, o) for m, s, r, o in (await db.execute(stmt)).all() if m is not None]
+    rows = (await db.execute(_UNIT_RELATIONS, {"ids": ids})).all()
+    return [(m, s, r, o) for m, s, r, o in rows if m is not None]
 
 
 async def entities_of(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, list[dict[str, Any]]]:

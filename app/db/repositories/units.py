@@ -109,14 +109,16 @@ async def lock_units(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryUnit]
     re-read as they are now: a status seen before the lock may have changed while waiting."""
     if not ids:
         return []
-    stmt = (
-        select(MemoryUnit)
-        .where(MemoryUnit.id.in_(ids))
-        .order_by(MemoryUnit.id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    )
-    return list((await db.scalars(stmt)).all())
+    return list((await db.scalars(_LOCK_UNITS, {"ids": ids})).all())
+
+
+_LOCK_UNITS = (  # built once: resolution locks a unit's candidates for every unit it resolves
+    select(MemoryUnit)
+    .where(MemoryUnit.id.in_(bindparam("ids", expanding=True)))
+    .order_by(MemoryUnit.id)
+    .with_for_update()
+    .execution_options(populate_existing=True)
+)
 
 
 async def get_units(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryUnit]:
