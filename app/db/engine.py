@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.orm import ORMExecuteState, Session
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
 from app.config import Settings
@@ -96,8 +97,23 @@ def create_engine(
     return engine
 
 
+class _Session(Session):
+    """The sessions of this project's sessionmakers (see `_sync_matched_by_returning`)."""
+
+
+@event.listens_for(_Session, "do_orm_execute")
+def _sync_matched_by_returning(state: ORMExecuteState) -> None:
+    """An ORM UPDATE or DELETE updates the loaded objects it matched by the rows its RETURNING names
+    ("fetch"), not by evaluating its WHERE on every object the session holds (SQLAlchemy's default,
+    "evaluate"): a resolution batch holds hundreds of units and runs several updates per unit, which
+    made that evaluation a tenth of a worker's CPU. The loaded objects end the same either way."""
+    if (state.is_update or state.is_delete) and not state.is_executemany:
+        if "synchronize_session" not in state.execution_options:
+            state.update_execution_options(synchronize_session="fetch")
+
+
 def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    return async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
+    return async_sessionmaker(engine, expire_on_commit=False, autoflush=False, sync_session_class=_Session)
 
 
 def autocommit(engine: AsyncEngine) -> AsyncEngine:

@@ -98,7 +98,7 @@ async def _merge_cluster(
     await db.refresh(unit)
     if unit.status != "active" or not unit.tags:
         return 0, 0
-    near = await embeddings_repo.neighbours(db, unit, embedder.model, MERGE_NEIGHBOURS)
+    near = await embeddings_repo.neighbours(db, unit, embedder.model, MERGE_NEIGHBOURS, dim=embedder.dim)
     cluster = [unit] + [
         u
         for u, sim in near

@@ -28,7 +28,7 @@ async def find_candidates(
     """Active units that could be the same fact or its older value (semantic neighbours, units
     with the same key tag, units sharing a single-valued relation, the holders of the unit's claimed
     attributes and the units stating a value it names as replaced), and the unit's own facts."""
-    near = await embeddings_repo.neighbours(db, unit, embedder.model, NEIGHBOURS)
+    near = await embeddings_repo.neighbours(db, unit, embedder.model, NEIGHBOURS, dim=embedder.dim)
     similar = {u.id: (u, sim) for u, sim in near}
     tag = key_tag(unit)
     extra = await graph_repo.active_related(

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 import uuid
+from functools import lru_cache
 
-from sqlalchemy import Select, bindparam, select, text, update
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import BindParameter, Select, bindparam, cast, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from app.db.models import MemoryEmbedding, MemoryUnit
 from app.db.models.base import table_of
@@ -84,20 +87,24 @@ async def related_active_units(
     return list((await db.scalars(stmt)).all())
 
 
-def _neighbours_statement() -> Select[MemoryUnit, float]:
-    """`neighbours`' statement, built once (per unit, building it cost about what running it did)."""
-    mine = (
-        select(MemoryEmbedding.embedding)
-        .where(MemoryEmbedding.memory_id == bindparam("unit_id"), MemoryEmbedding.model == bindparam("model"))
-        .scalar_subquery()
-    )
-    distance = MemoryEmbedding.embedding.cosine_distance(mine)
+@lru_cache(maxsize=16)
+def _neighbours_statement(dim: int | None) -> Select[MemoryUnit, float]:
+    """`neighbours`' statement, built once per dimension (per unit, building it cost about what running
+    it did). With the dimension, the distance is the model's partial HNSW index's own expression
+    (`embedding::vector(dim)`, the model a literal, as the query's semantic channel has it), so the
+    nearest units come from the index, not from a scan of every vector of the bank."""
+    model: BindParameter[str] = bindparam("model", literal_execute=dim is not None)
+    mine_row = aliased(MemoryEmbedding)
+    vector = cast(MemoryEmbedding.embedding, Vector(dim)) if dim else MemoryEmbedding.embedding
+    mine = cast(mine_row.embedding, Vector(dim)) if dim else mine_row.embedding
+    query = select(mine).where(mine_row.memory_id == bindparam("unit_id"), mine_row.model == model)
+    distance = vector.cosine_distance(query.scalar_subquery())
     return (
         select(MemoryUnit, (1 - distance).label("similarity"))
         .join(MemoryEmbedding, MemoryEmbedding.memory_id == MemoryUnit.id)
         .where(
             MemoryEmbedding.bank_id == bindparam("bank_id"),
-            MemoryEmbedding.model == bindparam("model"),
+            MemoryEmbedding.model == model,
             MemoryUnit.status == bindparam("status"),
             MemoryUnit.id != bindparam("unit_id"),
         )
@@ -106,15 +113,15 @@ def _neighbours_statement() -> Select[MemoryUnit, float]:
     )
 
 
-_NEIGHBOURS = _neighbours_statement()
-
-
 async def neighbours(
-    db: AsyncSession, unit: MemoryUnit, model: str, limit: int, status: str = "active"
+    db: AsyncSession, unit: MemoryUnit, model: str, limit: int, status: str = "active", dim: int | None = None
 ) -> list[tuple[MemoryUnit, float]]:
-    """The bank's units of `status` nearest to `unit` (cosine similarity), excluding itself."""
+    """The bank's units of `status` nearest to `unit` (cosine similarity), excluding itself. With the
+    model's dimension `dim` and the `active` status, from the model's HNSW index (approximate, as the
+    query's); else by exact distance (a few superseded units are better found so)."""
+    stmt = _neighbours_statement(dim if status == "active" else None)
     params = {"unit_id": unit.id, "model": model, "bank_id": unit.bank_id, "status": status, "limit": limit}
-    return [(u, float(sim)) for u, sim in (await db.execute(_NEIGHBOURS, params)).all()]
+    return [(u, float(sim)) for u, sim in (await db.execute(stmt, params)).all()]
 
 
 async def without_vector(
