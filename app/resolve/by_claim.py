@@ -38,8 +38,9 @@ async def ensure_claims(db: AsyncSession, unit: MemoryUnit) -> list[Claim]:
 
 async def holders(
     db: AsyncSession, unit: MemoryUnit, claims: list[Claim], exclude: Iterable[uuid.UUID]
-) -> list[tuple[MemoryUnit, float]]:
-    """Active units holding one of the claims' attributes, or stating a value they name as replaced."""
+) -> list[tuple[uuid.UUID, float]]:
+    """The ids of the active units holding one of the claims' attributes, or stating a value they name
+    as replaced, with their similarity to `unit`."""
     return await claims_repo.active_holders(
         db,
         unit,

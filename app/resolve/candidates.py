@@ -28,32 +28,35 @@ async def find_candidates(
     """Active units that could be the same fact or its older value (semantic neighbours, units
     with the same key tag, units sharing a single-valued relation, the holders of the unit's claimed
     attributes and the units stating a value it names as replaced), and the unit's own facts."""
-    near = await embeddings_repo.neighbours(db, unit, embedder.model, NEIGHBOURS, dim=embedder.dim)
-    similar = {u.id: (u, sim) for u, sim in near}
+    near = await embeddings_repo.active_neighbour_ids(db, unit, embedder.model, NEIGHBOURS, embedder.dim)
+    similar = dict(near)  # id → similarity, in the order found: nearest first, then the others
     tag = key_tag(unit)
     extra = await graph_repo.active_related(
         db, unit, tag, list(SINGLE_VALUED_RELATIONS), exclude=list(similar)
     )
-    for u, sim in extra:
-        similar.setdefault(u.id, (u, sim))
-    for u, sim in await by_claim.holders(db, unit, claims, exclude=similar):
-        similar.setdefault(u.id, (u, sim))
-    # Read without locks: lock them and keep those still active (maintenance may have archived one
-    # meanwhile), so what is superseded or merged into is what the rows say now.
-    live = {u.id for u in await units_repo.lock_units(db, list(similar)) if u.status == "active"}
-    similar = {uid: pair for uid, pair in similar.items() if uid in live}
-    facts = await load_facts(db, [unit.id, *similar])  # the unit's and theirs in one read
-    return [Neighbour(u, sim, _facts(facts, u.id)) for u, sim in similar.values()], _facts(facts, unit.id)
+    for uid, sim in extra:
+        similar.setdefault(uid, sim)
+    for uid, sim in await by_claim.holders(db, unit, claims, exclude=similar):
+        similar.setdefault(uid, sim)
+    # Read (once, whole rows) as they are now, locked: maintenance may have archived one since the reads
+    # above, so what is superseded or merged into is what the rows say now.
+    live = {u.id: u for u in await units_repo.lock_units(db, list(similar)) if u.status == "active"}
+    facts = await load_facts(db, [unit.id, *live])  # the unit's and theirs in one read
+    neighbours = [
+        Neighbour(live[uid], sim, _facts(facts, uid)) for uid, sim in similar.items() if uid in live
+    ]
+    return neighbours, _facts(facts, unit.id)
 
 
 async def load_facts(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, Facts]:
     facts: dict[uuid.UUID, Facts] = {}
-    for memory_id, entity_id, kind in await graph_repo.unit_entities(db, ids):
+    entities, relations = await graph_repo.unit_facts(db, ids)
+    for memory_id, entity_id, kind in entities:
         f = facts.setdefault(memory_id, Facts())
         if kind == "person":
             f.persons.add(entity_id)
         elif kind in VALUE_TYPES:
             f.values.add(entity_id)
-    for memory_id, subject, relation, obj in await graph_repo.unit_relations(db, ids):
+    for memory_id, subject, relation, obj in relations:
         facts.setdefault(memory_id, Facts()).relations.add((subject, relation, obj))
     return facts

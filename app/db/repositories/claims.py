@@ -62,7 +62,7 @@ async def holding(
 
 
 @lru_cache(maxsize=512)
-def _holders_statement(keys: int, attributes: int, values: int) -> Select[MemoryUnit, float]:
+def _holders_statement(keys: int, attributes: int, values: int) -> Select[uuid.UUID, float]:
     """`active_holders`' statement for so many keys, attributes and values, built once (building it
     per unit cost more CPU than running it); its parameters are named k0…, s0…/a0…, v0…."""
     match: ColumnElement[bool] = false()
@@ -80,7 +80,7 @@ def _holders_statement(keys: int, attributes: int, values: int) -> Select[Memory
     unit_id: BindParameter[uuid.UUID] = bindparam("unit_id")
     model: BindParameter[str] = bindparam("model")
     return (
-        select(MemoryUnit, similarity)
+        select(MemoryUnit.id, similarity)
         .outerjoin(a, (a.memory_id == MemoryUnit.id) & (a.model == model))
         .outerjoin(b, (b.memory_id == unit_id) & (b.model == model))
         .where(
@@ -103,10 +103,10 @@ async def active_holders(
     attributes: list[tuple[str, str]],
     old_values: list[str],
     exclude: list[uuid.UUID],
-) -> list[tuple[MemoryUnit, float]]:
-    """The bank's active units holding one of `keys` in their claims (subject and head or attribute),
-    whose main claim is one of `attributes` (subject, attribute), or whose content states one of
-    `old_values` — newest first, with their similarity to `unit` (0 when one has no vector)."""
+) -> list[tuple[uuid.UUID, float]]:
+    """The ids of the bank's active units holding one of `keys` in their claims (subject and head or
+    attribute), whose main claim is one of `attributes` (subject, attribute), or whose content states one
+    of `old_values` — newest first, with their similarity to `unit` (0 when one has no vector)."""
     if not (keys or attributes or old_values):
         return []
     params: dict[str, Any] = {
@@ -120,7 +120,7 @@ async def active_holders(
         **{f"v{v}": value.lower() for v, value in enumerate(old_values)},
     }
     stmt = _holders_statement(len(keys), len(attributes), len(old_values))
-    return [(u, float(sim)) for u, sim in (await db.execute(stmt, params)).all()]
+    return [(uid, float(sim)) for uid, sim in (await db.execute(stmt, params)).all()]
 
 
 async def copy_graph(

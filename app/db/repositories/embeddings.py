@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 from functools import lru_cache
+from typing import Any
 
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import BindParameter, Select, bindparam, cast, select, text, update
@@ -88,7 +89,7 @@ async def related_active_units(
 
 
 @lru_cache(maxsize=16)
-def _neighbours_statement(dim: int | None) -> Select[MemoryUnit, float]:
+def _neighbours_statement(dim: int | None, ids_only: bool = False) -> Select[Any, float]:
     """`neighbours`' statement, built once per dimension (per unit, building it cost about what running
     it did). With the dimension, the distance is the model's partial HNSW index's own expression
     (`embedding::vector(dim)`, the model a literal, as the query's semantic channel has it), so the
@@ -100,7 +101,7 @@ def _neighbours_statement(dim: int | None) -> Select[MemoryUnit, float]:
     query = select(mine).where(mine_row.memory_id == bindparam("unit_id"), mine_row.model == model)
     distance = vector.cosine_distance(query.scalar_subquery())
     return (
-        select(MemoryUnit, (1 - distance).label("similarity"))
+        select(MemoryUnit.id if ids_only else MemoryUnit, (1 - distance).label("similarity"))
         .join(MemoryEmbedding, MemoryEmbedding.memory_id == MemoryUnit.id)
         .where(
             MemoryEmbedding.bank_id == bindparam("bank_id"),
@@ -122,6 +123,15 @@ async def neighbours(
     stmt = _neighbours_statement(dim if status == "active" else None)
     params = {"unit_id": unit.id, "model": model, "bank_id": unit.bank_id, "status": status, "limit": limit}
     return [(u, float(sim)) for u, sim in (await db.execute(stmt, params)).all()]
+
+
+async def active_neighbour_ids(
+    db: AsyncSession, unit: MemoryUnit, model: str, limit: int, dim: int
+) -> list[tuple[uuid.UUID, float]]:
+    """`neighbours` among the active units, as ids (whose rows the caller reads once, locked)."""
+    params = {"unit_id": unit.id, "model": model, "bank_id": unit.bank_id, "status": "active", "limit": limit}
+    rows = await db.execute(_neighbours_statement(dim, ids_only=True), params)
+    return [(uid, float(sim)) for uid, sim in rows.all()]
 
 
 async def without_vector(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, bindparam, func, select
+from sqlalchemy import ColumnElement, Select, bindparam, func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -51,26 +51,31 @@ async def insert_relations(db: AsyncSession, rows: list[dict[str, Any]]) -> None
         )
 
 
-# Built once: resolution reads the facts of a unit and its candidates for every unit it resolves.
-_UNIT_ENTITIES = (
-    select(MemoryEntity.memory_id, Entity.id, Entity.type)
-    .join(Entity, Entity.id == MemoryEntity.entity_id)
-    .where(MemoryEntity.memory_id.in_(bindparam("ids", expanding=True)))
-)
-_UNIT_RELATIONS = select(
-    Relation.memory_id, Relation.subject_id, Relation.relation, Relation.object_id
-).where(Relation.memory_id.in_(bindparam("ids", expanding=True)))
+# A unit's and its candidates' facts, read for every unit resolution takes: their entities (id, type) and
+# their relations (subject, relation, object), in one round trip.
+_UNIT_FACTS = text("""
+    SELECT me.memory_id, e.id AS entity_id, e.type AS kind,
+           NULL::uuid AS subject_id, NULL::text AS relation, NULL::uuid AS object_id
+    FROM memory_entities me JOIN entities e ON e.id = me.entity_id
+    WHERE me.memory_id = ANY(CAST(:ids AS uuid[]))
+    UNION ALL
+    SELECT r.memory_id, NULL, NULL, r.subject_id, r.relation, r.object_id
+    FROM relations r
+    WHERE r.memory_id = ANY(CAST(:ids AS uuid[]))
+""")
 
 
-async def unit_entities(db: AsyncSession, ids: list[uuid.UUID]) -> list[tuple[uuid.UUID, uuid.UUID, str]]:
-    return [(m, e, t) for m, e, t in (await db.execute(_UNIT_ENTITIES, {"ids": ids})).all()]
-
-
-async def unit_relations(
+async def unit_facts(
     db: AsyncSession, ids: list[uuid.UUID]
-) -> list[tuple[uuid.UUID, uuid.UUID, str, uuid.UUID]]:
-    rows = (await db.execute(_UNIT_RELATIONS, {"ids": ids})).all()
-    return [(m, s, r, o) for m, s, r, o in rows if m is not None]
+) -> tuple[list[tuple[uuid.UUID, uuid.UUID, str]], list[tuple[uuid.UUID, uuid.UUID, str, uuid.UUID]]]:
+    """The units' entity links (memory, entity, type) and relations (memory, subject, relation, object)."""
+    entities, relations = [], []
+    for row in (await db.execute(_UNIT_FACTS, {"ids": ids})).all():
+        if row.entity_id is not None:
+            entities.append((row.memory_id, row.entity_id, row.kind))
+        else:
+            relations.append((row.memory_id, row.subject_id, row.relation, row.object_id))
+    return entities, relations
 
 
 async def entities_of(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID, list[dict[str, Any]]]:
@@ -88,7 +93,7 @@ async def entities_of(db: AsyncSession, ids: list[uuid.UUID]) -> dict[uuid.UUID,
     return found
 
 
-def _related_statement(with_tag: bool) -> Select[MemoryUnit, float]:
+def _related_statement(with_tag: bool) -> Select[uuid.UUID, float]:
     """`active_related`'s statement, built once per shape: building it (two pairs of aliases) cost
     more CPU per resolved unit than running it."""
     mine, theirs = aliased(Relation), aliased(Relation)
@@ -109,7 +114,7 @@ def _related_statement(with_tag: bool) -> Select[MemoryUnit, float]:
     a, b = aliased(MemoryEmbedding), aliased(MemoryEmbedding)
     similarity = func.coalesce(1 - a.embedding.cosine_distance(b.embedding), 0.0)
     return (
-        select(MemoryUnit, similarity)
+        select(MemoryUnit.id, similarity)
         .outerjoin(a, (a.memory_id == MemoryUnit.id) & (a.model == model))
         .outerjoin(b, (b.memory_id == unit_id) & (b.model == model))
         .where(
@@ -129,9 +134,9 @@ _RELATED = {with_tag: _related_statement(with_tag) for with_tag in (False, True)
 
 async def active_related(
     db: AsyncSession, unit: MemoryUnit, tag: str | None, relations: list[str], *, exclude: list[uuid.UUID]
-) -> list[tuple[MemoryUnit, float]]:
-    """Active units with the same key tag, or sharing a (subject, relation) with `unit` — newest
-    first, with their similarity to `unit` (0 when one has no vector)."""
+) -> list[tuple[uuid.UUID, float]]:
+    """The ids of the active units with the same key tag, or sharing a (subject, relation) with `unit` —
+    newest first, with their similarity to `unit` (0 when one has no vector)."""
     params: dict[str, Any] = {
         "unit_id": unit.id,
         "model": unit.embedding_model,
@@ -142,4 +147,4 @@ async def active_related(
     if tag is not None:
         params["tags"] = [tag]
     rows = await db.execute(_RELATED[tag is not None], params)
-    return [(u, float(sim)) for u, sim in rows.all()]
+    return [(uid, float(sim)) for uid, sim in rows.all()]
