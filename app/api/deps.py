@@ -190,10 +190,10 @@ async def get_appender(
     agent_id: AgentIdHeader = None,
 ) -> Access:
     """The caller (as the agent it acts for, as `get_acting_principal`) and the bank it appends to
-    (write or propose), as this process remembers them under
-    the current access generation (`app.banks.access`: no database read), else read outside a
-    transaction and remembered. The request holds no connection while it waits for its group commit
-    (a burst would otherwise hold the pool the group needs)."""
+    (write or propose): as this process remembers them under the current access generation
+    (`app.banks.access`: no database read), else read outside a transaction and remembered. The request
+    holds no connection while it waits for its group commit (a burst would otherwise hold the pool the
+    group needs)."""
     token = credentials.credentials if credentials else None
     generation = request.scope.get("state", {}).get(ACCESS_GENERATION) if token else None
     if token and generation is None:  # the rate limiter is off or Redis failed

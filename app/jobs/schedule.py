@@ -53,19 +53,23 @@ async def schedule_distill(
     )
 
 
+async def _distills(
+    db: AsyncSession, sessions: list[tuple[str, str]], *suffix: str
+) -> dict[tuple[str, str], tuple[Job, bool]]:
+    keys = {composite_key("distill", *s, *suffix): s for s in sessions}
+    made = await jobs.create_many(
+        db, JobKind.DISTILL, {k: (s[0], {"session_id": s[1]}) for k, s in keys.items()}
+    )
+    return {keys[k]: pair for k, pair in made.items()}
+
+
 async def schedule_distills(db: AsyncSession, sessions: list[tuple[str, str]]) -> dict[tuple[str, str], Job]:
     """`schedule_distill` for many (bank, session) pairs in two to four statements (a group of appends)."""
-    scheduled: dict[tuple[str, str], tuple[Job, bool]] = {}
+    scheduled = await _distills(db, sessions)
     # As `_schedule`: behind a running job (it may have read its input already) one more is queued.
-    for suffix in ((), ("next",)):
-        keys = {composite_key("distill", *s, *suffix): s for s in sessions}
-        made = await jobs.create_many(
-            db, JobKind.DISTILL, {k: (s[0], {"session_id": s[1]}) for k, s in keys.items()}
-        )
-        scheduled |= {keys[k]: pair for k, pair in made.items()}
-        sessions = [s for s in sessions if not suffix and scheduled[s][0].status != "queued"]
-        if not sessions:
-            break
+    running = [s for s, (job, _) in scheduled.items() if job.status != "queued"]
+    if running:
+        scheduled |= await _distills(db, running, "next")
     for job, created in scheduled.values():
         _send(db, job, created)
     return {s: job for s, (job, _) in scheduled.items()}

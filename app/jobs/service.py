@@ -6,7 +6,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -57,11 +57,14 @@ async def create(
 
 
 async def create_many(
-    db: AsyncSession, kind: str, wanted: dict[str, tuple[str, dict[str, Any]]], max_attempts: int = 3
+    db: AsyncSession,
+    kind: str,
+    wanted: Mapping[str, tuple[str | None, dict[str, Any]]],
+    max_attempts: int = 3,
 ) -> dict[str, tuple[Job, bool]]:
     """`create` for many dedupe keys (key → (bank_id, params)) in a couple of statements; per key,
     (job, created), the job detached (its id, kind and status: what sending needs)."""
-    return await repo.create_jobs(db, kind, dict(wanted), max_attempts=max_attempts)
+    return await repo.create_jobs(db, kind, wanted, max_attempts=max_attempts)
 
 
 async def get_visible(db: AsyncSession, principal: Principal, job_id: uuid.UUID) -> Job:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -89,7 +90,7 @@ _HOLDERS = text("""
 
 
 async def create_jobs(
-    db: AsyncSession, kind: str, wanted: dict[str, tuple[str | None, dict[str, Any]]], *, max_attempts: int
+    db: AsyncSession, kind: str, wanted: Mapping[str, tuple[str | None, dict[str, Any]]], *, max_attempts: int
 ) -> dict[str, tuple[Job, bool]]:
     """`create_job` for each dedupe key of `wanted` (key → (bank_id, params)); per key, (job, created).
     The jobs are detached rows holding their id, kind, bank, key and status (what sending needs)."""
