@@ -5,7 +5,18 @@ from datetime import datetime
 from typing import Any
 
 from pgvector.sqlalchemy import Vector
-from sqlalchemy import BigInteger, Computed, Float, ForeignKey, Identity, Integer, Text, func
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Computed,
+    Float,
+    ForeignKey,
+    Identity,
+    Integer,
+    Text,
+    func,
+    literal_column,
+)
 from sqlalchemy.dialects.postgresql import ARRAY, DATERANGE, JSONB, TSVECTOR, UUID
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -147,3 +158,10 @@ class MemoryHistory(Base):
     agent_id: Mapped[str | None] = mapped_column(Text)  # the agent that acted, when one was named
     at: Mapped[datetime] = mapped_column(server_default=func.now())
     details: Mapped[dict[str, Any]] = mapped_column(server_default="{}")
+
+
+def is_active() -> ColumnElement[bool]:
+    """`status = 'active'` with the status written out, not a bound parameter: a prepared statement's
+    generic plan (PostgreSQL's after a few runs) can then use the partial indexes of active units, whose
+    predicate it could not prove from a parameter."""
+    return MemoryUnit.status == literal_column("'active'")

@@ -25,6 +25,7 @@ from sqlalchemy.orm import aliased
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app.db.models import Entity, MemoryEmbedding, MemoryEntity, MemoryUnit, Relation
+from app.db.models.memory import is_active
 
 HOLDERS = 20  # the newest active units per lookup: an attribute's history is short, its head newest
 
@@ -85,7 +86,7 @@ def _holders_statement(keys: int, attributes: int, values: int) -> Select[uuid.U
         .outerjoin(b, (b.memory_id == unit_id) & (b.model == model))
         .where(
             MemoryUnit.bank_id == bindparam("bank_id"),
-            MemoryUnit.status == "active",
+            is_active(),
             MemoryUnit.id != unit_id,
             MemoryUnit.id.not_in(bindparam("exclude", expanding=True)),
             or_(match),

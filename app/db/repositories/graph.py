@@ -12,6 +12,7 @@ from sqlalchemy.orm import aliased
 
 from app.db.models import Entity, MemoryEmbedding, MemoryEntity, MemoryUnit, Relation
 from app.db.models.base import table_of
+from app.db.models.memory import is_active
 
 
 def canonical(name: str) -> str:
@@ -119,7 +120,7 @@ def _related_statement(with_tag: bool) -> Select[uuid.UUID, float]:
         .outerjoin(b, (b.memory_id == unit_id) & (b.model == model))
         .where(
             MemoryUnit.bank_id == bindparam("bank_id", type_=MemoryUnit.bank_id.type),
-            MemoryUnit.status == "active",
+            is_active(),
             MemoryUnit.id != unit_id,
             MemoryUnit.id.not_in(bindparam("exclude", expanding=True)),
             match,
