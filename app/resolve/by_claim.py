@@ -70,8 +70,15 @@ async def _frame_similarity(
 
 
 async def warm_frames(db: AsyncSession, embedder: Embedder, units: list[MemoryUnit]) -> None:
-    """Embed the frames of a batch's units in one call of the embedder, before they are resolved one by
-    one (a call per unit costs the model's overhead each time)."""
+    """Read and store the claims of a batch's units that have none (in one statement), and embed their
+    frames in one call of the embedder, before they are resolved one by one (a call per unit costs the
+    model's overhead each time)."""
+    unread = [
+        (unit, unit_claims.columns(unit_claims.read_claims(unit.content, unit.tags)))
+        for unit in units
+        if unit.claims is None
+    ]
+    await claims_repo.set_claims_many(db, unread)
     frames = sorted({c.frame for unit in units for c in await ensure_claims(db, unit) if c.frame})
     if frames:
         await _frame_vectors(embedder, frames)

@@ -3,6 +3,7 @@ replaced, and the claim columns written once a unit's claims are read."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from functools import lru_cache
 from typing import Any
@@ -17,7 +18,7 @@ from sqlalchemy import (
     insert,
     or_,
     select,
-    update,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -32,14 +33,35 @@ HOLDERS = 20  # the newest active units per lookup: an attribute's history is sh
 
 async def set_claims(db: AsyncSession, unit: MemoryUnit, columns: dict[str, Any]) -> None:
     """Store a unit's claims (`claims`, `claim_subject`, `claim_attribute`), on the loaded `unit` too."""
+    await set_claims_many(db, [(unit, columns)])
+
+
+_SET_CLAIMS = text("""
+    UPDATE memory_units m
+    SET claims = CAST(v.claims AS jsonb), claim_subject = v.subject, claim_attribute = v.attribute,
+        updated_at = now()
+    FROM unnest(CAST(:ids AS uuid[]), CAST(:claims AS text[]), CAST(:subjects AS text[]),
+                CAST(:attributes AS text[])) AS v(id, claims, subject, attribute)
+    WHERE m.id = v.id
+""")
+
+
+async def set_claims_many(db: AsyncSession, rows: list[tuple[MemoryUnit, dict[str, Any]]]) -> None:
+    """`set_claims` of many units in one statement (resolution reads a whole batch's claims at once)."""
+    if not rows:
+        return
     await db.execute(
-        update(MemoryUnit)
-        .where(MemoryUnit.id == unit.id)
-        .values(**columns)
-        .execution_options(synchronize_session=False)
+        _SET_CLAIMS,
+        {
+            "ids": [unit.id for unit, _ in rows],
+            "claims": [json.dumps(columns["claims"]) for _, columns in rows],
+            "subjects": [columns["claim_subject"] for _, columns in rows],
+            "attributes": [columns["claim_attribute"] for _, columns in rows],
+        },
     )
-    for name, value in columns.items():  # the row says so now: nothing for a flush to write again
-        set_committed_value(unit, name, value)
+    for unit, columns in rows:  # the row says so now: nothing for a flush to write again
+        for name, value in columns.items():
+            set_committed_value(unit, name, value)
 
 
 async def holding(
