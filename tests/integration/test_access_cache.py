@@ -6,10 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
 from app.banks.access import Access, AccessCache
 from app.banks.config import ConfiguredBank
 from app.banks.service import Principal
 from app.db.models import Bank
+from app.embedded import free_port
 from app.ratelimit import RateLimiter
 
 
@@ -44,3 +49,15 @@ async def test_an_entry_expires(app: Any) -> None:
     generation = await cache.generation()
     cache.put("hash", "b", generation, access())
     assert cache.get("hash", "b", generation) is None
+
+
+async def test_redis_down_gives_no_generation_and_a_change_still_returns() -> None:
+    down = Redis(
+        port=free_port(), socket_connect_timeout=0.2, socket_timeout=0.2, retry=Retry(NoBackoff(), 0)
+    )
+    try:
+        cache = AccessCache(down)
+        assert await cache.generation() is None
+        await cache.changed()  # logged, never raised: the change it follows has committed
+    finally:
+        await down.aclose()
