@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from pgvector.sqlalchemy import Vector
-from sqlalchemy import BindParameter, Select, bindparam, cast, select, text, update
+from sqlalchemy import BindParameter, Row, Select, bindparam, cast, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -121,17 +122,23 @@ async def neighbours(
     model's dimension `dim` and the `active` status, from the model's HNSW index (approximate, as the
     query's); else by exact distance (a few superseded units are better found so)."""
     stmt = _neighbours_statement(dim if status == "active" else None)
-    params = {"unit_id": unit.id, "model": model, "bank_id": unit.bank_id, "status": status, "limit": limit}
-    return [(u, float(sim)) for u, sim in (await db.execute(stmt, params)).all()]
+    return [(u, float(sim)) for u, sim in await _nearest(db, stmt, unit, model, limit, status)]
 
 
 async def active_neighbour_ids(
     db: AsyncSession, unit: MemoryUnit, model: str, limit: int, dim: int
 ) -> list[tuple[uuid.UUID, float]]:
     """`neighbours` among the active units, as ids (whose rows the caller reads once, locked)."""
-    params = {"unit_id": unit.id, "model": model, "bank_id": unit.bank_id, "status": "active", "limit": limit}
-    rows = await db.execute(_neighbours_statement(dim, ids_only=True), params)
-    return [(uid, float(sim)) for uid, sim in rows.all()]
+    stmt = _neighbours_statement(dim, ids_only=True)
+    return [(uid, float(sim)) for uid, sim in await _nearest(db, stmt, unit, model, limit, "active")]
+
+
+async def _nearest(
+    db: AsyncSession, stmt: Select[Any, float], unit: MemoryUnit, model: str, limit: int, status: str
+) -> Sequence[Row[Any, float]]:
+    params = {"unit_id": unit.id, "model": model, "bank_id": unit.bank_id, "status": status, "limit": limit}
+    rows: Sequence[Row[Any, float]] = (await db.execute(stmt, params)).all()
+    return rows
 
 
 async def without_vector(
