@@ -4,11 +4,11 @@ type, said firmly; a change statement naming the old value identifies it whateve
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from app.claims import lexicon as lx
-from app.claims.frames import overlap, tokens
+from app.claims.frames import overlap, stem, tokens
 from app.claims.model import Claim
 from app.claims.modifiers import modified_apart
 from app.claims.values import compatible, fold, free, same
@@ -142,11 +142,26 @@ def _identifiers(text: str) -> frozenset[str]:
     return frozenset(m.group().upper().replace("-", "") for m in _IDENTIFIER.finditer(text))
 
 
+def _about(claim: Claim, other: Claim) -> Claim:
+    """`claim` read as being about `other`'s subject when the name it opens with is a thing `other` is
+    about ("Pilates moved to Fridays" after "I do pilates on Thursdays", "Standup is at 10 now" after
+    "our standup is at 9:30"): a word of the other's attribute is no other person."""
+    if claim.subject == other.subject or not claim.subject.isascii():
+        return claim
+    word = stem(claim.subject)
+    if word not in other.qualifier | other.topic:
+        return claim
+    return replace(
+        claim, subject=other.subject, qualifier=claim.qualifier | {word}, topic=claim.topic | {word}
+    )
+
+
 def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) -> Verdict:
     """What `new` (said later) does to `old`; `frame_similarity` is the cosine of the two frames'
     embeddings when the caller has an embedder."""
     # a retirement names whose thing it ends ("we stopped Maya's lessons" ends Maya's)
     owner = new.modality == "retired" and old.subject in new.qualifier
+    new = _about(new, old)
     if old.subject != new.subject and not (old.implicit_subject or new.implicit_subject or owner):
         return Verdict("keep", "another subject")
     if new.modality == "hedged" and old.modality != "hedged":

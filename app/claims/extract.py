@@ -9,7 +9,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
-from app.claims.clause_value import NAME, main_value, strip
+from app.claims.clause_value import main_value, strip
+from app.claims.clauses import clauses as split_clauses
 from app.claims.frames import en_nouns, mask, stem, zh_words
 from app.claims.model import Claim, Modality, Value
 from app.claims.subjects import subject_of
@@ -18,16 +19,6 @@ from app.claims.values import find_values, free
 from app.text import has_cjk, split_sentences
 
 MAX_CHARS = 20_000  # a statement longer than this is read up to here: claims live in short clauses
-# A comma between digits is a thousands separator ("$8,000"), a colon between digits a time of day
-# ("9:45"): neither ends a clause.
-_THOUSANDS = r",(?!(?<=\d,)\d{3}(?!\d))"
-_EN_CLAUSE = re.compile(
-    r"\s*;\s*|\s*" + _THOUSANDS + r"\s*|\s+(?:but|so|while|whereas|although)\s+|\s+and\s+(?=(?:i|we|my|"
-    r"our|he|she|they|the|it)\b)",
-    re.IGNORECASE,
-)
-_EN_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
-_ZH_CLAUSE = re.compile(_THOUSANDS + r"|:(?!(?<=\d:)\d{2}(?!\d))|[;，；：]|但是|不过|而且|并且")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
 _ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof|St|Mt|No|vs|etc|approx)\.(?=\s)", re.IGNORECASE)
 _LEAD_NOT_EN = re.compile(r"^\s*(?:and\s+|but\s+)?not\s+(?P<old>.+)$", re.IGNORECASE)
@@ -87,7 +78,7 @@ def _slotted(claim: Claim, tags: Iterable[str]) -> Claim:
 def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[Claim]:
     zh = lang.startswith("zh") or has_cjk(sentence)
     hedged = (lx.ZH_HEDGE if zh else lx.EN_HEDGE).search(sentence) is not None
-    clauses = _clauses(sentence, zh)
+    clauses = split_clauses(sentence, zh)
     said = " ".join(clauses)  # a change word inside a dropped condition ("要是内存能加到32G") is no change
     change_words = lx.ZH_CHANGE if zh else lx.EN_CHANGE
     owned_error = (lx.ZH_ERROR if zh else lx.EN_ERROR).search(said) is not None
@@ -190,42 +181,6 @@ def _clause_of(clause: str, zh: bool, speaker: str) -> Claim:
     )
 
 
-def _clauses(sentence: str, zh: bool) -> list[str]:
-    parts = [p for p in (_ZH_CLAUSE if zh else _EN_CLAUSE).split(sentence) if p and p.strip()]
-    out: list[str] = []
-    for part in parts:
-        if zh:
-            if (
-                lx.ZH_CONDITION.search(part)
-                and not lx.ZH_CONDITION.fullmatch(part.strip())
-                and len(parts) > 1
-                and re.match(r"\s*(?:如果|要是|假如|万一|只要|倘若)", part)
-            ):
-                continue  # the condition of a conditional: not a claim of its own
-            out.append(part)
-            continue
-        part = _drop_condition(part)
-        # "30 second timeout and retries 3 times": two statements when each side holds a value
-        pieces = _EN_AND.split(part)
-        if len(pieces) > 1 and all(find_values(p) or NAME.search(p[1:]) for p in pieces):
-            out += pieces
-        elif part.strip():
-            out.append(part)
-    return out
-
-
-def _drop_condition(clause: str) -> str:
-    """The clause without its condition ("if it has 32 GB", "If the deal is good, I might …")."""
-    match = lx.EN_CONDITION.search(clause)
-    if match is None:
-        return clause
-    if match.start() > 0:
-        return clause[: match.start()]
-    # the main clause opens with its subject: a pronoun, or the speaker as the distiller names it
-    rest = re.search(r"\b(?:I|we|you|my|our|the user)\b(?!.*\b(?:I|we|the user)\b)", clause[match.end() :])
-    return clause[match.end() + rest.start() :] if rest else ""
-
-
 def _clause(
     clause: str, zh: bool, speaker: str, hedged: bool, change: tuple[bool, bool], context: list[str]
 ) -> Claim | None:
@@ -234,6 +189,10 @@ def _clause(
     old = main_value(old_text, zh) if old_text else None
     retire = lx.retirement(clause, zh) is not None
     value = main_value(value_text, zh)
+    if old_text and old is None and value is None and (lx.ZH_FROM_TO if zh else lx.EN_FROM_TO).search(clause):
+        # "from violin to cello", "从小提琴换成大提琴": neither side typed, the words are the values (a
+        # typed side beside an untyped one says when, as in "从下个月起加到2500")
+        old, value = _named_part(old_text), _named_part(value_text)
     if value is None and retire:
         value = main_value(clause, zh) or Value("text", strip(clause))
     if value is None:
@@ -282,6 +241,12 @@ def _clause(
         topic=topic([w for w in qualifier if w not in lx.RELATION_WORDS], clause, value.text, zh),
         verb=main_verb(bare, zh),
     )
+
+
+def _named_part(text: str) -> Value | None:
+    """A side of a change said as free text ("violin", "the old plan"): its words, without articles."""
+    words = strip(re.sub(r"^\s*(?:the|a|an|my|our)\s+", "", text, flags=re.IGNORECASE))
+    return Value("text", words) if words else None
 
 
 def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:

@@ -90,6 +90,8 @@ _PHRASE_ENDS = frozenset(
     """is are was were has have had does do did will would can could should 's in on at for to from with
     by of into about""".split()
 )
+# what opens a verb's object or adjunct: an article, a possessive, a preposition
+OBJECT_OPENERS = _BEFORE_NOUN | frozenset("in on at for to from with by of into about".split())
 _AFTER_VERB = frozenset(
     """a an the my our your his her their in on at for to from with by of into about every each
     around after before until since""".split()

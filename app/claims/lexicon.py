@@ -145,7 +145,7 @@ EN_NOISE = frozenset(
     okay ok think guess firm most least max maximum minimum up down over under again since ago last next
     yesterday today tomorrow week weekend month year time all at lot get got gotten go going went set
     i'm i've i'd i'll we're we've we'd it's that's there's don't doesn't didn't can't won't isn't
-    aren't wasn't""".split()
+    aren't wasn't he's she's they're they've he'd she'd they'd you're you've""".split()
 )
 
 # --- Chinese -----------------------------------------------------------------------------------------
@@ -158,7 +158,10 @@ ZH_INSTEAD = re.compile(r"(?:而不是|不是|不要|别|不用|不再用|代替
 ZH_CHANGE = re.compile(
     r"改成|改为|改到|换成|换到|换了|变成|变为|转到|转去|转学|改签|涨到|升到|升级|加到|提高到|降到|减到|调到|调整|推迟|延后|"
     r"延期|提前到|挪到|挪去|改期|顺延|延到|改在|搬到|搬去|改用|换用|扩到|缩到|入职|跳槽|现在|最近|如今|目前|已经|其实|说错|不对|更正|"
-    r"记错|搞错|弄错|纠正|(?:可以|能|愿意)(?:出|加|涨|提)?到"
+    r"记错|搞错|弄错|纠正|(?:可以|能|愿意)(?:出|加|涨|提)?到|"
+    # a verb of altering with a result complement: whatever the verb, the thing ends as the value
+    # ("续成五年", "缩至三天", "增到20人"); 提到 (mentioned) is no change
+    r"[改换变调转升降涨加减增缩扩挪推延续]了?(?:成|为|至)(?!为止)|[改换调转升降涨加减增缩扩挪推延续]了?到"
 )
 ZH_HEDGE = re.compile(
     r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定|打算|计划|希望|争取|将来|有望"

@@ -363,3 +363,39 @@ def test_a_time_frame_or_a_period_keeps_close_frames_apart(old: str, new: str) -
     assert all(
         conflicts(o, n, frame_similarity=0.95).action == "keep" for o in extract(old) for n in extract(new)
     )
+
+
+def test_a_change_between_two_untyped_words_names_both() -> None:
+    old = one("My daughter plays the flute.")
+    new = one("She switched from flute to oboe.")
+    assert (new.old_value and new.old_value.text, new.value.text) == ("flute", "oboe")
+    assert conflicts(old, new).action == "supersede"
+    # a typed side beside an untyped one: the untyped side says when, it names no replaced value
+    assert one("给房东的钱从下个月起加到2600。").old_value is None
+
+
+def test_a_second_verb_phrase_after_and_is_a_claim_of_the_same_subject() -> None:
+    claims = extract("My nephew is in year 5 and plays the cello.")
+    assert len(claims) == 2
+    assert {c.subject for c in claims} == {"nephew"}
+
+
+def test_a_thing_opening_a_clause_is_the_topic_of_a_claim_about_it_not_a_person() -> None:
+    old = extract("I swim on Tuesdays and do pilates on Thursdays.")
+    new = one("Pilates moved to Saturdays.")
+    assert [conflicts(o, new).action for o in old] == ["keep", "supersede"]
+    # a person named in an earlier claim stays a person of their own
+    assert conflicts(one("I had dinner with Marta in Porto."), one("Marta lives in Braga.")).action == "keep"
+
+
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [
+        ("会员续成了两年。", True),
+        ("配额缩至三个。", True),
+        ("他提到了两年。", False),
+        ("我做完了三个。", False),
+    ],
+)
+def test_a_verb_of_altering_with_a_result_complement_is_a_change(text: str, change: bool) -> None:
+    assert one(text).change is change

@@ -36,6 +36,16 @@ def units(text: str, role: str = "user") -> list[Candidate]:
         ("我是素食者，另外我下周三要去西安出差。", ["我是素食者", "我下周三要去西安出差。"]),
         ("我女儿对花生过敏，而且她不喝牛奶。", ["我女儿对花生过敏", "她不喝牛奶。"]),
         ("我喜欢看纪录片，不爱看综艺。", ["我喜欢看纪录片", "我不爱看综艺。"]),
+        # a base verb after "and" is the subject's second predicate, never an imperative
+        (
+            "I run on Mondays and do spin classes on Fridays.",
+            ["I run on Mondays", "I do spin classes on Fridays."],
+        ),
+        # a carried predicate stating a value of its own
+        (
+            "My niece is 7 and sings in the Riverside choir.",
+            ["My niece is 7", "My niece sings in the Riverside choir."],
+        ),
     ],
 )
 def test_clauses_with_their_own_predicate_are_cut_and_share_their_subject(

@@ -28,6 +28,7 @@ from app.distill.heuristic.rules_zh import ZH_RULES
 from app.distill.heuristic.verbs_en import (
     AUX,
     OBJECT_START,
+    PLAIN_SUBJECTS,
     WORD,
     base_verb,
     can_be_verb,
@@ -268,6 +269,12 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
         if spans and zh and _BARE_PREDICATE_ZH.match(text) and not _IMPERATIVE_ZH.match(text):
             lead = _LEAD_SUBJECT_ZH.match(spans[-1][2])
             text = f"{lead.group(1)}{text}" if lead else text
+        elif spans and not zh and re.fullmatch(r"\s+(?:and|but)\s+", joiner, re.IGNORECASE):
+            # "I swim on Mondays and do pilates on Thursdays": a base verb after "and" is the clause
+            # before's subject's second predicate, not an imperative
+            words, before = WORD.findall(text), WORD.findall(spans[-1][2])
+            if words and base_verb(words[0].lower()) and before and before[0].lower() in PLAIN_SUBJECTS:
+                text = f"{before[0]} {text}"
         spans.append((offset + start, offset + end, text))
     for i in range(len(spans) - 2, -1, -1):
         if _SUBORDINATE.match(spans[i][2]):
@@ -315,6 +322,12 @@ _SERVICE_KINDS = ("preference", "constraint", "task_state")
 def _claim_of_its_own(carried: str) -> bool:
     """Whether a carried predicate is a claim a reader would keep alone: a rule's, or a clause of a kind
     (a state, a want, a limit, a step) that is no remark on the one before."""
-    return _matches_a_rule(carried, False) or (
-        not is_remark(carried, "en") and clause_kind(carried, "en", "user").startswith(_SERVICE_KINDS)
-    )
+    if _matches_a_rule(carried, False) or is_remark(carried, "en"):
+        return _matches_a_rule(carried, False)
+    kind = clause_kind(carried, "en", "user")
+    # a lasting state with a value of its own ("…and plays the violin", "…and weighs 2 kg") too
+    specific = _SPECIFIC.search(carried) is not None
+    return kind.startswith(_SERVICE_KINDS) or (kind.startswith("fact") and specific)
+
+
+_SPECIFIC = re.compile(r"\d|(?<=\s)[A-Z]")  # a number or a name past the clause's first word

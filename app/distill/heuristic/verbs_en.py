@@ -105,7 +105,7 @@ _MODAL = frozenset("will 'll would can could should must may might do does did".
 # Words that open a noun phrase subject ("the printer", "my son", "our VPN"), beside a name or a number
 _DETERMINERS = frozenset("the a an my our your his her their this that these those its".split())
 # Subjects a base-form verb agrees with ("I'm 34 and have asthma" → "I have asthma")
-_PLAIN_SUBJECTS = frozenset("i we you they".split())
+PLAIN_SUBJECTS = frozenset("i we you they".split())
 # An object that only points back ("…and loved it"): the predicate says nothing of its own
 _EMPTY_OBJECT = frozenset("it that this them so much too a lot".split())
 
@@ -163,7 +163,7 @@ def carried_subject(first: str, second: str) -> str | None:
         return f"{said} {second}"
     if verb and not head.endswith("ing") and inflected_verb(head):
         return f"{bare} {second}"  # a finite verb of its own: "…and weighs 2 kg"
-    if base_verb(head) and bare.lower() in _PLAIN_SUBJECTS:
+    if base_verb(head) and bare.lower() in PLAIN_SUBJECTS:
         return f"{bare} {second}"
     return None
 

@@ -1,0 +1,80 @@
+"""A sentence cut into the clauses claims are read from: at semicolons, commas (not a thousands separator
+or a time of day), contrastive joins, an "and" before a subject or a second verb phrase; a condition
+dropped ("if it has 32 GB")."""
+
+from __future__ import annotations
+
+import re
+
+from app.claims import lexicon as lx
+from app.claims.clause_value import NAME
+from app.claims.frames import OBJECT_OPENERS, lemmas
+from app.claims.values import find_values
+
+# A comma between digits is a thousands separator ("$8,000"), a colon between digits a time of day
+# ("9:45"): neither ends a clause.
+_THOUSANDS = r",(?!(?<=\d,)\d{3}(?!\d))"
+_EN_CLAUSE = re.compile(
+    r"\s*;\s*|\s*" + _THOUSANDS + r"\s*|\s+(?:but|so|while|whereas|although)\s+|\s+and\s+(?=(?:i|we|my|"
+    r"our|he|she|they|the|it)\b)",
+    re.IGNORECASE,
+)
+_EN_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+_ZH_CLAUSE = re.compile(_THOUSANDS + r"|:(?!(?<=\d:)\d{2}(?!\d))|[;，；：]|但是|不过|而且|并且")
+
+
+def clauses(sentence: str, zh: bool) -> list[str]:
+    """The clauses of a sentence, in order."""
+    parts = [p for p in (_ZH_CLAUSE if zh else _EN_CLAUSE).split(sentence) if p and p.strip()]
+    out: list[str] = []
+    for part in parts:
+        if zh:
+            if (
+                lx.ZH_CONDITION.search(part)
+                and not lx.ZH_CONDITION.fullmatch(part.strip())
+                and len(parts) > 1
+                and re.match(r"\s*(?:如果|要是|假如|万一|只要|倘若)", part)
+            ):
+                continue  # the condition of a conditional: not a claim of its own
+            out.append(part)
+            continue
+        part = _drop_condition(part)
+        # "30 second timeout and retries 3 times": two statements when each side holds a value
+        pieces = _EN_AND.split(part)
+        if len(pieces) > 1 and all(find_values(p) or NAME.search(p[1:]) for p in pieces):
+            out += pieces
+        elif part.strip():
+            out += _verb_phrases(part)
+    return out
+
+
+_AND_WORDS = re.compile(r"\s+and\s+(?=([a-z]+)\s+([a-z]+))", re.IGNORECASE)
+
+
+def _verb_phrases(clause: str) -> list[str]:
+    """A clause cut before each "and" that opens a second verb phrase of its subject ("My son is in year 3
+    and plays the violin", "she lives in Leeds and works at a bank"): a finite verb (-s or -ed) followed
+    by what opens its object. The second phrase's subject is carried by the caller."""
+    cuts = [
+        m
+        for m in _AND_WORDS.finditer(clause)
+        if m.group(1).lower().endswith(("s", "ed"))
+        and "VERB" in lemmas(m.group(1))
+        and m.group(2).lower() in OBJECT_OPENERS
+    ]
+    if not cuts:
+        return [clause]
+    bounds = [0, *(x for m in cuts for x in (m.start(), m.end())), len(clause)]
+    return [clause[bounds[i] : bounds[i + 1]] for i in range(0, len(bounds), 2)]
+
+
+def _drop_condition(clause: str) -> str:
+    """The clause without its condition ("if it has 32 GB", "If the deal is good, I might …")."""
+    match = lx.EN_CONDITION.search(clause)
+    if match is None:
+        return clause
+    if match.start() > 0:
+        return clause[: match.start()]
+    # the main clause opens with its subject: a pronoun, or the speaker as the distiller names it
+    rest = re.search(r"\b(?:I|we|you|my|our|the user)\b(?!.*\b(?:I|we|the user)\b)", clause[match.end() :])
+    return clause[match.end() + rest.start() :] if rest else ""
