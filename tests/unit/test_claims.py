@@ -399,3 +399,8 @@ def test_a_thing_opening_a_clause_is_the_topic_of_a_claim_about_it_not_a_person(
 )
 def test_a_verb_of_altering_with_a_result_complement_is_a_change(text: str, change: bool) -> None:
     assert one(text).change is change
+
+
+def test_a_chinese_predicate_without_a_verb_has_its_value() -> None:
+    assert one("她今年五年级了。").value.text == "五年级"
+    assert len(extract("例会在周三上午，地点在二楼的小会议室。")) == 2
