@@ -77,7 +77,8 @@ def _slotted(claim: Claim, tags: Iterable[str]) -> Claim:
 
 def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[Claim]:
     zh = lang.startswith("zh") or has_cjk(sentence)
-    hedged = (lx.ZH_HEDGE if zh else lx.EN_HEDGE).search(sentence) is not None
+    # a hedge holds for its whole sentence ("Friends rave about Dr Ruiz, and I might register with her")
+    hedged = _hedged(sentence, lx.ZH_HEDGE if zh else lx.EN_HEDGE)
     clauses = split_clauses(sentence, zh)
     said = " ".join(clauses)  # a change word inside a dropped condition ("要是内存能加到32G") is no change
     change_words = lx.ZH_CHANGE if zh else lx.EN_CHANGE
@@ -154,6 +155,18 @@ _APPOSITION_EN = re.compile(
     r"|(?-i:(?:Dr|Mr|Mrs|Ms|Prof)\b\.?|[A-Z][\w'-]*(?:\s+[A-Z][\w'.-]*)*\s*[.!]?\s*$))",
     re.IGNORECASE,
 )
+
+
+# "May" the month: capitalised past a sentence's first word, or after a preposition or a day
+_MAY_MONTH = re.compile(
+    r"(?-i:(?<=\S )May\b)|\b(?:in|from|by|until|since|of|early|late|mid)\s+may\b", re.IGNORECASE
+)
+
+
+def _hedged(clause: str, hedge: re.Pattern[str]) -> bool:
+    """Whether a text says its claim uncertainly ("might", "可能", "if possible"); "May" the month is
+    no hedge ("from May I'm billing 95 an hour")."""
+    return hedge.search(_MAY_MONTH.sub(" ", clause)) is not None
 
 
 def _has_predicate_en(clause: str) -> bool:

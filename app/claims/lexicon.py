@@ -23,7 +23,7 @@ EN_SWAP = re.compile(
 EN_CHANGE_TO = re.compile(
     r"\b(?:switch|mov|chang|push|rais|lower|increas|decreas|reduc|cut|upgrad|downgrad|bump|extend|swap|shift|"
     r"relocat|transferr?|rebook|reassign|rerout|"
-    r"shorten|reschedul|postpon|delay|migrat|updat|adjust|set)\w*\b[^.;]*?\b(?:to|into|until|till)\s+(?P<new>.+)"
+    r"shorten|reschedul|postpon|delay|migrat|updat|adjust|set|doubl|halv|tripl)\w*\b[^.;]*?\b(?:to|into|until|till)\s+(?P<new>.+)"
     r"|\b(?:up|down)\s+to\s+(?P<new2>.+)",
     re.IGNORECASE,
 )
@@ -37,7 +37,7 @@ EN_CHANGE = re.compile(
     r"bump(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|delay(?:ed)?|"
     r"stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|swapp(?:ed|ing)|"
     r"shift(?:ed|ing)?|relocat(?:ed|ing)|transferr(?:ed|ing)|rebook(?:ed|ing)?|reassign(?:ed|ing)?|"
-    r"rerout(?:ed|ing)|"
+    r"rerout(?:ed|ing)|(?:doubl|halv|tripl|quadrupl)(?:ed|ing)|"
     # a phrase of time that starts a new state ("going forward", "from now on", "as of Monday")
     r"going\s+forward|from\s+(?:now|here|today|this\s+\w+)\s+on|henceforth|"
     r"(?:as\s+of|starting|effective)\s+(?:today|now|immediately|this|next|tomorrow|monday|tuesday|"

@@ -404,3 +404,12 @@ def test_a_verb_of_altering_with_a_result_complement_is_a_change(text: str, chan
 def test_a_chinese_predicate_without_a_verb_has_its_value() -> None:
     assert one("她今年五年级了。").value.text == "五年级"
     assert len(extract("例会在周三上午，地点在二楼的小会议室。")) == 2
+
+
+def test_may_the_month_is_no_hedge_and_multiplying_is_a_change() -> None:
+    assert one("From May I'm paying 40 pounds a month for the gym.").modality == "firm"
+    assert one("I may pay 40 pounds a month for the gym.").modality == "hedged"
+    old = one("I take 5 mg of amlodipine every evening.")
+    new = one("The doctor doubled the amlodipine to 10 mg every evening.")
+    assert new.change
+    assert conflicts(old, new).action == "supersede"
