@@ -39,7 +39,7 @@ def main_value(text: str, zh: bool) -> Value | None:
             if named_after:  # "relocated to Lyon in March", "Harbor Soft uses DeskPilot": what the verb names
                 return Value("name", named_after[0], key=named_after[0].lower())
     spans = _predicate_values(
-        [s for s in values if s.value.text not in _NOT_VALUES], text, found[0] if found else None, zh
+        [s for s in values if not _NOT_VALUES.fullmatch(s.value.text)], text, found[0] if found else None, zh
     )
     if spans:
         first = spans[0]
@@ -137,7 +137,8 @@ def _after_verb(text: str) -> Value | None:
 
 # jieba's parts of speech of a proper noun: person, place, organisation, other, a Latin word
 _ZH_NAME_FLAGS = ("nr", "ns", "nt", "nz", "eng", "nrt")
-_NOT_VALUES = frozenset({"一个", "一下", "一点"})
+# one thing by its classifier ("一个", "办了一张卡") is an article, not a value
+_NOT_VALUES = re.compile(r"一\s?[个下点台辆张间晚夜位名人件本份套条只家双盒箱袋支节门顿趟]")
 # a product's name before its model number: Pixel 8, iPad 10, macOS 14
 _PRODUCT_BEFORE = re.compile(
     r"(?:(?<![A-Za-z])[a-z]?[A-Z][A-Za-z]*[a-z][A-Z]?[A-Za-z]*|[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]+)\s*$"

@@ -413,3 +413,10 @@ def test_may_the_month_is_no_hedge_and_multiplying_is_a_change() -> None:
     new = one("The doctor doubled the amlodipine to 10 mg every evening.")
     assert new.change
     assert conflicts(old, new).action == "supersede"
+
+
+def test_a_chinese_classifier_makes_a_count_and_one_thing_is_an_article() -> None:
+    old, new = one("这次出差一共住两晚。"), one("行程延长了，得住五晚。")
+    assert (old.value.type, new.value.type) == ("quantity", "quantity")
+    assert not same(old.value, new.value)
+    assert one("我办了一张健身卡。").value.type != "quantity"
