@@ -154,6 +154,8 @@ def _product_before(text: str, span: Span, zh: bool) -> str:
         return latin.group(0).strip()
     if not zh or span.value.type != "number" or re.match(r"\s*[\u4e00-\u9fff]", text[span.end :]):
         return ""
+    if re.search(r"[万千亿kK]$", span.value.text):
+        return ""  # a magnitude ("额度5万") is an amount, never a model number
     words = pos_tag(text[: span.start])
     last = words[-1] if words else ("", "")
     joined = len(last[0]) >= 2 and text[: span.start].endswith(last[0])

@@ -78,6 +78,20 @@ def _qualifiers_differ(a: frozenset[str], b: frozenset[str]) -> bool:
     return bool(a and b) and not _overlap(a, b)
 
 
+def _one_count(old: Claim, new: Claim) -> bool:
+    """Counts of one kind of thing by one verb ("住三晚", "得住四晚了"; "we need 3 licences", "we
+    need 5 licences now"): the count is the attribute."""
+    a, b = old.value, new.value
+    counted = a.type == b.type == "quantity" and a.unit.startswith("count:") and a.unit == b.unit
+    return counted and (_counts_by(old, new.verb) or _counts_by(new, old.verb))
+
+
+def _counts_by(claim: Claim, verb: str) -> bool:
+    """Whether `verb` (another clause's) is said before this claim's value, or neither says one."""
+    before = claim.text[: max(claim.text.find(claim.value.text), 0)].lower()
+    return not verb or not claim.verb or verb in before
+
+
 def same_attribute(
     old: Claim, new: Claim, frame_similarity: float | None = None
 ) -> Literal["same", "weak", "different"]:
@@ -100,6 +114,8 @@ def same_attribute(
         return "different"  # last year's bonus and this year's: two periods, two facts
     if old.head and old.head == new.head:
         return "weak" if old.head in lx.MULTI_VALUED_HEADS else "same"
+    if _one_count(old, new):
+        return "same"
     words = overlap(tokens(old.frame, zh), tokens(new.frame, zh))
     close = similarity(old, new, frame_similarity)
     # Frames alone tie two untyped values at most weakly: "I like ⟨text⟩" names no attribute that holds

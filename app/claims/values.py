@@ -111,7 +111,7 @@ _UNITS = {
     "个": ("count", 1),
     "片": ("count", 1),
     # Chinese classifiers (a closed class): a numeral before one counts things ("住三晚", "两台电脑")
-    **dict.fromkeys("台辆张间晚夜位名人件本份套条只家双盒箱袋支节门顿趟", ("count", 1)),
+    **{c: (f"count:{c}", 1) for c in "台辆张间晚夜位名人件本份套条只家双盒箱袋支节门顿趟"},
     "km": ("length", 1000),
     "公里": ("length", 1000),
     "miles": ("length", 1609),

@@ -420,3 +420,10 @@ def test_a_chinese_classifier_makes_a_count_and_one_thing_is_an_article() -> Non
     assert (old.value.type, new.value.type) == ("quantity", "quantity")
     assert not same(old.value, new.value)
     assert one("我办了一张健身卡。").value.type != "quantity"
+
+
+def test_counts_of_one_thing_by_one_verb_are_one_attribute() -> None:
+    assert conflicts(one("这次出差一共住两晚。"), one("得住三晚了。")).action == "supersede"
+    assert conflicts(one("办公室有5台打印机。"), one("我家里有2台打印机。")).action == "keep"
+    # a magnitude is an amount, never a model number
+    assert one("信用卡额度5万。").value.type == "number"
