@@ -29,6 +29,9 @@ def main_value(text: str, zh: bool) -> Value | None:
     values = find_values(text)
     # where the copula (Chinese: a verb of being or using) stands; 用户 holds no 用
     found = list((_ZH_PIVOT if zh else _EN_PIVOT).finditer(text.replace("用户", "　　") if zh else text))
+    if zh:  # a pivot inside a word is none (成都, 作为一名, 用户)
+        words = _words_at(text)
+        found = [m for m in found if words.get(m.start()) == m.group()]
     if not zh:
         typed = " ".join(s.value.text for s in values)
         for pattern, key in lx.RELATIONS_EN:
@@ -70,6 +73,15 @@ def main_value(text: str, zh: bool) -> Value | None:
         return _after_verb(text)
     obj = en_object(text)
     return Value("text", obj) if obj else None
+
+
+def _words_at(text: str) -> dict[int, str]:
+    """jieba's words of a Chinese text by where they start."""
+    words, at = {}, 0
+    for word, _ in zh_words(text):
+        words[at] = word
+        at += len(word)
+    return words
 
 
 def _predicate_values(spans: list[Span], text: str, copula: re.Match[str] | None, zh: bool) -> list[Span]:

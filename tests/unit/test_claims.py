@@ -427,3 +427,8 @@ def test_counts_of_one_thing_by_one_verb_are_one_attribute() -> None:
     assert conflicts(one("办公室有5台打印机。"), one("我家里有2台打印机。")).action == "keep"
     # a magnitude is an amount, never a model number
     assert one("信用卡额度5万。").value.type == "number"
+
+
+def test_a_chinese_copula_is_a_word_of_its_own_never_a_character_of_a_name() -> None:
+    assert one("五一我打算去成都玩。").value.text == "成都"
+    assert one("我的预算是5000元。").value.text == "5000元"
