@@ -102,7 +102,8 @@ EN_RETIRE = re.compile(
     r"(?:turned|switched)\s+off|passed\s+away|died|uninstalled|deleted|left|(?:is|are|'s)\s+gone|"
     r"moved\s+out|decommissioned|step(?:ped|s)?\s+down|resign(?:ed|s)?|withdr[ae]w|pulled\s+out|opted\s+out|giv(?:en|ing)\s+up|abandoned|terminated|wound\s+down|phased\s+out|"
     r"(?:is|are|was|were)\s+over|let\s+(?:[\w']+\s+){1,3}go|paid\s+(?:it\s+|them\s+)?off|"
-    r"(?:made|paid)\s+the\s+(?:final|last)\s+(?:payment|instal?l?ment))\b",
+    r"(?:made|paid)\s+the\s+(?:final|last)\s+(?:payment|instal?l?ment)|killed|axed|nixed|binned|dumped|"
+    r"(?:you\s+can|please|just)\s+(?:drop|skip|scrap|ditch))\b",
     re.IGNORECASE,
 )
 # A verb of ending under a negation says the thing goes on ("won't quit", "not giving up", "don't let

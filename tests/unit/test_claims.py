@@ -432,3 +432,14 @@ def test_counts_of_one_thing_by_one_verb_are_one_attribute() -> None:
 def test_a_chinese_copula_is_a_word_of_its_own_never_a_character_of_a_name() -> None:
     assert one("五一我打算去成都玩。").value.text == "成都"
     assert one("我的预算是5000元。").value.text == "5000元"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("We pay 11 dollars a month for the Hulu plan.", "We killed the Hulu plan, nobody watched it."),
+        ("Send me a weather summary every day at 6:45.", "You can drop the weather summary."),
+    ],
+)
+def test_more_verbs_of_ending_retire(old: str, new: str) -> None:
+    assert "retire" in {conflicts(o, n).action for o in extract(old) for n in extract(new)}
