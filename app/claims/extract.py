@@ -138,7 +138,8 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
             scene = sorted(things) or scene
     if negated:
         old = main_value(negated[0], zh) or Value("text", strip(negated[0]))
-        claims = [c if c.old_value else replace(c, old_value=old, change=True, shift=True) for c in claims]
+        named = None if free(old) and _anaphoric(old.text, zh) else old  # "…, not the other one"
+        claims = [c if c.old_value else replace(c, old_value=named, change=True, shift=True) for c in claims]
     return claims
 
 
@@ -167,6 +168,17 @@ def _hedged(clause: str, hedge: re.Pattern[str]) -> bool:
     """Whether a text says its claim uncertainly ("might", "可能", "if possible"); "May" the month is
     no hedge ("from May I'm billing 95 an hour")."""
     return hedge.search(_MAY_MONTH.sub(" ", clause)) is not None
+
+
+_ANAPHORA_EN = frozenset("other one ones previous former old earlier first last same before".split())
+
+
+def _anaphoric(text: str, zh: bool) -> bool:
+    """Whether a named old value only points back ("the other one", "the old one", "原来那个")."""
+    if zh:
+        return not _frame_words(text, zh)
+    words = [w.lower() for w in _WORD.findall(text)]
+    return bool(words) and all(w in lx.EN_NOISE or w in _ANAPHORA_EN for w in words)
 
 
 def _has_predicate_en(clause: str) -> bool:
@@ -198,6 +210,9 @@ def _clause(
     clause: str, zh: bool, speaker: str, hedged: bool, change: tuple[bool, bool], context: list[str]
 ) -> Claim | None:
     changed, shifted = change
+    error = lx.ZH_ERROR if zh else lx.EN_ERROR
+    if error.search(clause) and not _frame_words(error.sub(" ", clause), zh):
+        return None  # "Got that mixed up", "我刚才说错了": owning an error marks the sentence, states nothing
     old_text, value_text, frame_text = _change_parts(clause, zh)
     old = main_value(old_text, zh) if old_text else None
     retire = lx.retirement(clause, zh) is not None
@@ -212,6 +227,10 @@ def _clause(
         return None
     if retire and old is None:
         old = value
+    if old is not None and free(old) and not retire and _anaphoric(old.text, zh):
+        old = None  # "instead of the old one": a change naming no value
+    if old_text and old is None:
+        changed = shifted = True  # the construction says a value is replaced, whichever it names
     mentions = tuple(s.value for s in find_values(clause))
     subject, said = subject_of(clause, zh, speaker)
     if subject == value.text.lower():  # "Priya is on call": who is on call is the value

@@ -90,7 +90,10 @@ def check(
     return Outcome(
         **_identity(case, mode),
         stale_gone=not stale_still_active(case, active),
-        top_current=any(holds(top, v) for v in case.current),
+        # a retirement with no successor: the answer must not lead with what ended
+        top_current=any(holds(top, v) for v in case.current)
+        if case.current
+        else not any(holds(top, v) for v in case.stale),
         kept_lost=sum(not _active(active, v) for v in case.keep),
         new_kept=all(_active(active, v) for v in case.current),
         answered=any(holds(top, v) for v in case.keep),

@@ -443,3 +443,12 @@ def test_a_chinese_copula_is_a_word_of_its_own_never_a_character_of_a_name() -> 
 )
 def test_more_verbs_of_ending_retire(old: str, new: str) -> None:
     assert "retire" in {conflicts(o, n).action for o in extract(old) for n in extract(new)}
+
+
+def test_owning_an_error_states_nothing_and_a_pointing_old_value_names_none() -> None:
+    assert extract("Got that mixed up.") == []
+    assert extract("I mixed them up.") == []
+    new = one("It's Tortoise I'm into, not the other one.")
+    assert new.old_value is None
+    assert new.change
+    assert one("I'd like the green one instead of the old one.").change
