@@ -217,10 +217,11 @@ def _clause(
     old = main_value(old_text, zh) if old_text else None
     retire = lx.retirement(clause, zh) is not None
     value = main_value(value_text, zh)
-    if old_text and old is None and value is None and (lx.ZH_FROM_TO if zh else lx.EN_FROM_TO).search(clause):
-        # "from violin to cello", "从小提琴换成大提琴": neither side typed, the words are the values (a
-        # typed side beside an untyped one says when, as in "从下个月起加到2500")
-        old, value = _named_part(old_text), _named_part(value_text)
+    if old_text and value is None and (lx.ZH_FROM_TO if zh else lx.EN_FROM_TO).search(clause):
+        # "from violin to cello", "from Jira to Linear": the words are the values (the old side is one
+        # only when untyped too: beside a typed new side it says when, as in "从下个月起加到2500")
+        value = _named_part(value_text)
+        old = old or _named_part(old_text)
     if value is None and retire:
         value = main_value(clause, zh) or Value("text", strip(clause))
     if value is None:
@@ -245,7 +246,10 @@ def _clause(
     words = [w for w in words if w not in _subject_words(subject)] or context
     if zh and not retire and value.type == "text" and value.text.lstrip("了") in words:
         return None  # "我换了牙医": the clause names an attribute, the next one its value
-    head, qualifier = _head(clause, words, zh)
+    # a relation is read with the value it left out ("moved from Leeds to Bristol" → "moved to Bristol")
+    moved = None if zh else lx.EN_FROM_TO.search(clause)
+    said_as = f"{clause[: moved.start()]}to {moved.group('new')}" if moved else clause
+    head, qualifier = _head(said_as, words, zh)
     if head in lx.NAME_HEADS and value.type not in ("name", "text"):
         head, qualifier = "", words
     if head and not qualifier:
@@ -278,6 +282,8 @@ def _clause(
 def _named_part(text: str) -> Value | None:
     """A side of a change said as free text ("violin", "the old plan"): its words, without articles."""
     words = strip(re.sub(r"^\s*(?:the|a|an|my|our)\s+", "", text, flags=re.IGNORECASE))
+    if words[:1].isupper():  # "to Linear": a name
+        return Value("name", words, key=words.lower())
     return Value("text", words) if words else None
 
 

@@ -452,3 +452,14 @@ def test_owning_an_error_states_nothing_and_a_pointing_old_value_names_none() ->
     assert new.old_value is None
     assert new.change
     assert one("I'd like the green one instead of the old one.").change
+
+
+def test_a_change_from_one_name_to_another_keeps_its_relation() -> None:
+    moved = one("Last month I moved from Derby to Bath.")
+    assert (moved.attribute, moved.value.text, moved.old_value and moved.old_value.text) == (
+        "address.home",
+        "Bath",
+        "Derby",
+    )
+    tool = one("We switched from Trello to Asana.")
+    assert (tool.value.type, tool.value.text) == ("name", "Asana")
