@@ -77,6 +77,8 @@ def test_parts_that_lean_on_each_other_stay_one_clause(sentence: str) -> None:
         ("Well, I think my flat is in Leith.", ("Well", "I think")),
         ("哦对了，我哥哥叫王磊。", ("哦", "对了")),
         ("呃，那个，我住在南京。", ("呃", "那个")),
+        ("Small update: my train now leaves at 7:10.", ("Small update", "small update")),
+        ("Fun fact: I have lived in Bilbao for ten years.", ("Fun fact", "fun fact")),
     ],
 )
 def test_no_unit_opens_with_a_marker_filler_or_hedge(text: str, opening: tuple[str, ...]) -> None:

@@ -18,7 +18,9 @@ WRAPPING_EN = re.compile(
     r"one more thing|quick question|"
     r"understood|got it|noted|of course|certainly|absolutely|perfect|"
     r"(?:just )?to be clear)(?:,?\s+(?:there|[A-Z][a-z]+))?\s*[,!.:;-]+\s*"
-    r"|(?:actually|well|so|oh|also|anyway|by the way|btw|and|but|plus|um+|uh+|hmm+|basically|honestly)\s+)",
+    r"|(?:actually|well|so|oh|also|anyway|by the way|btw|and|but|plus|um+|uh+|hmm+|basically|honestly)\s+"
+    # a heading of one to three words before a colon ("Big news:", "Quick update:", "Heads up:")
+    r"|(?:[a-z]+\s+){0,2}(?:news|update|heads\s+up|fact|note|reminder|question|thing|tip|alert)\s*:\s*)",
     re.IGNORECASE,
 )
 # Openings that say the sentence corrects an earlier one (the unit gets the `correction` tag), and
