@@ -158,16 +158,16 @@ _APPOSITION_EN = re.compile(
 )
 
 
-# "May" the month: capitalised past a sentence's first word, or after a preposition or a day
+# "May" the month: capitalised past a sentence's first word, or after a preposition
 _MAY_MONTH = re.compile(
     r"(?-i:(?<=\S )May\b)|\b(?:in|from|by|until|since|of|early|late|mid)\s+may\b", re.IGNORECASE
 )
 
 
-def _hedged(clause: str, hedge: re.Pattern[str]) -> bool:
+def _hedged(text: str, hedge: re.Pattern[str]) -> bool:
     """Whether a text says its claim uncertainly ("might", "可能", "if possible"); "May" the month is
     no hedge ("from May I'm billing 95 an hour")."""
-    return hedge.search(_MAY_MONTH.sub(" ", clause)) is not None
+    return hedge.search(_MAY_MONTH.sub(" ", text)) is not None
 
 
 _ANAPHORA_EN = frozenset("other one ones previous former old earlier first last same before".split())
@@ -218,8 +218,9 @@ def _clause(
     retire = lx.retirement(clause, zh) is not None
     value = main_value(value_text, zh)
     if old_text and value is None and (lx.ZH_FROM_TO if zh else lx.EN_FROM_TO).search(clause):
-        # "from violin to cello", "from Jira to Linear": the words are the values (the old side is one
-        # only when untyped too: beside a typed new side it says when, as in "从下个月起加到2500")
+        # "from violin to cello", "from Jira to Linear": an untyped new side's words are the value, and
+        # the old side's the old value (beside a typed new side an untyped old one says when, as in
+        # 从下个月起加到2500, and this is not reached)
         value = _named_part(value_text)
         old = old or _named_part(old_text)
     if value is None and retire:

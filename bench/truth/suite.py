@@ -113,7 +113,8 @@ def problems(case: Case) -> list[str]:
     """What makes a case unable to measure what it claims, in both of its forms: a current value the
     new statement lacks, a stale or kept value no earlier statement holds, a kept value the new
     statement repeats (it would stay "active" even if its unit were superseded), a value chatter
-    holds, a change without a current or stale value, a negative without a kept value."""
+    holds, a change without a current or stale value (a retirement: without a stale one), a negative
+    without a kept value."""
     found: list[str] = []
     # Writes taken from the turns: the other user turns are chatter too.
     tagged = all(any(t["content"] == w.content for t in case.turns) for w in case.writes)
@@ -145,7 +146,8 @@ def problems(case: Case) -> list[str]:
         if holds(c, v)
     ]
 
-    if not case.negative and not (case.current and case.stale):
+    # a retirement has no successor: what ended is enough (its answer must not lead with it)
+    if not case.negative and not ((case.current or case.kind == "retirement") and case.stale):
         found.append("a change needs current and stale values")
     if case.negative and not case.keep:
         found.append("a negative needs kept values")

@@ -45,7 +45,7 @@ def test_the_suite_has_the_shape_the_issue_asks_for() -> None:
 
 def test_every_case_can_measure_what_it_claims() -> None:
     cases = load()
-    assert all(c.question and (c.current or c.keep) for c in cases)
+    assert all(c.question and (c.current or c.keep or c.kind == "retirement") for c in cases)
     assert {c.id: problems(c) for c in cases if problems(c)} == {}
 
 
@@ -109,6 +109,13 @@ def test_the_checker_tells_a_right_supersede_from_a_wrong_one() -> None:
     kept = check(near, "conversation", ["Phone: 650.", "Headphones: 180."], ["Phone: 650."])
     assert not kept.false_supersede
     assert kept.answered
+
+    # a retirement with no successor: right when what ended is neither active nor answered first
+    ended = _case("retirement", stale=["Netflix"])
+    quiet = check(ended, "direct", ["I cancelled it last week."], ["I cancelled it last week."])
+    assert quiet.superseded_right
+    leading = check(ended, "direct", ["I cancelled it."], ["We pay for Netflix.", "I cancelled it."])
+    assert not leading.top_current
 
     partial = _case("partial", current=["Oslo"], stale=["Lisbon"], keep=["Contoso"])
     half_lost = check(partial, "direct", ["I live in Oslo."], ["I live in Oslo."])
