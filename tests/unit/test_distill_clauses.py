@@ -10,6 +10,7 @@ import pytest
 
 from app.distill.heuristic.clauses import split_clauses
 from app.distill.heuristic.distiller import HeuristicDistiller
+from app.distill.heuristic.kinds import clause_kind
 from app.distill.types import Candidate, Turn
 
 T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
@@ -150,3 +151,8 @@ def test_the_kind_is_what_the_clause_is(text: str, role: str, kind: str) -> None
     assert made[0].tags[0].split(".")[0] == kind, [(u.tags, u.content) for u in made]
     if role == "assistant":
         assert made[0].content.startswith("The assistant") or made[0].content.startswith("助手")
+
+
+def test_chinese_hui_is_the_future_only_with_a_time_ahead() -> None:
+    assert clause_kind("我会说西班牙语。", "zh", "user", stated=True) == "fact"  # what one can do
+    assert clause_kind("包裹后天会送到。", "zh", "assistant", stated=True) == "task_state"

@@ -228,7 +228,7 @@ def clause_kind(text: str, language: str, role: str, stated: bool = False) -> st
         # Friday", "预计3个工作日内退回"); a way the user likes things done is a preference ("最好周六上午")
         if language == "zh" and role == "user" and PREFER_ZH.search(text):
             return "preference"  # a wish outranks the schedule it is about ("尽量安排在下午")
-        if (FUTURE_ZH if language == "zh" else FUTURE_EN).search(text) and not HEDGE_ZH_EN.search(text):
+        if _future(text, language) and not HEDGE_ZH_EN.search(text):
             return "task_state"
         if role != "user" and (
             (AHEAD_ZH if language == "zh" else AHEAD_EN).search(text) or ONGOING_ZH.search(text)
@@ -237,6 +237,17 @@ def clause_kind(text: str, language: str, role: str, stated: bool = False) -> st
     if kind == "episode" and stated and not is_remark(text, language) and not discussed(text, role):
         return "fact"
     return kind
+
+
+def _future(text: str, language: str) -> bool:
+    """What is still to happen: a future tense; in Chinese 会 is the future only with a time ahead
+    ("明天会到", "下周会寄出"), else it says what one can do ("我会说粤语")."""
+    if language != "zh":
+        return FUTURE_EN.search(text) is not None
+    found = FUTURE_ZH.search(text)
+    if found is None:
+        return False
+    return found.group() != "会" or DATE_WORD_ZH.search(text) is not None or AHEAD_ZH.search(text) is not None
 
 
 def discussed(text: str, role: str) -> bool:
