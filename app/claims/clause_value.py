@@ -9,7 +9,7 @@ from app.claims import lexicon as lx
 from app.claims.frames import zh_words
 from app.claims.model import Value
 from app.claims.topic import en_object
-from app.claims.values import Span, find_values
+from app.claims.values import CLASSIFIERS_ZH, Span, find_values
 from app.text import pos_tag
 
 NAME = re.compile(r"(?<![\w'])(?:[A-Z][\w\-]*|[A-Z]{2,}\w*)(?:\s+(?:[A-Z][\w\-]*|\d+(?:\.\d+)*))*")
@@ -29,7 +29,7 @@ def main_value(text: str, zh: bool) -> Value | None:
     values = find_values(text)
     # where the copula (Chinese: a verb of being or using) stands; 用户 holds no 用
     found = list((_ZH_PIVOT if zh else _EN_PIVOT).finditer(text.replace("用户", "　　") if zh else text))
-    if zh:  # a pivot inside a word is none (成都, 作为一名, 用户)
+    if zh and found:  # a pivot inside a word is none (成都, 作为一名, 用户)
         words = _words_at(text)
         found = [m for m in found if words.get(m.start()) == m.group()]
     if not zh:
@@ -150,7 +150,7 @@ def _after_verb(text: str) -> Value | None:
 # jieba's parts of speech of a proper noun: person, place, organisation, other, a Latin word
 _ZH_NAME_FLAGS = ("nr", "ns", "nt", "nz", "eng", "nrt")
 # one thing by its classifier ("一个", "办了一张卡") is an article, not a value
-_NOT_VALUES = re.compile(r"一\s?[个下点台辆张间晚夜位名人件本份套条只家双盒箱袋支节门顿趟]")
+_NOT_VALUES = re.compile(rf"一\s?[个下点{CLASSIFIERS_ZH}]")
 # a product's name before its model number: Pixel 8, iPad 10, macOS 14
 _PRODUCT_BEFORE = re.compile(
     r"(?:(?<![A-Za-z])[a-z]?[A-Z][A-Za-z]*[a-z][A-Z]?[A-Za-z]*|[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]+)\s*$"

@@ -217,7 +217,8 @@ def _clause(
     old = main_value(old_text, zh) if old_text else None
     retire = lx.retirement(clause, zh) is not None
     value = main_value(value_text, zh)
-    if old_text and value is None and (lx.ZH_FROM_TO if zh else lx.EN_FROM_TO).search(clause):
+    from_to = (lx.ZH_FROM_TO if zh else lx.EN_FROM_TO).search(clause) if old_text else None
+    if from_to and value is None:
         # "from violin to cello", "from Jira to Linear": an untyped new side's words are the value, and
         # the old side's the old value (beside a typed new side an untyped old one says when, as in
         # 从下个月起加到2500, and this is not reached)
@@ -248,8 +249,7 @@ def _clause(
     if zh and not retire and value.type == "text" and value.text.lstrip("了") in words:
         return None  # "我换了牙医": the clause names an attribute, the next one its value
     # a relation is read with the value it left out ("moved from Leeds to Bristol" → "moved to Bristol")
-    moved = None if zh else lx.EN_FROM_TO.search(clause)
-    said_as = f"{clause[: moved.start()]}to {moved.group('new')}" if moved else clause
+    said_as = f"{clause[: from_to.start()]}to {from_to.group('new')}" if from_to and not zh else clause
     head, qualifier = _head(said_as, words, zh)
     if head in lx.NAME_HEADS and value.type not in ("name", "text"):
         head, qualifier = "", words

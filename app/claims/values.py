@@ -49,6 +49,7 @@ _CURRENCY = {
     "cny": "CNY",
 }
 # unit word -> (dimension, factor to the dimension's base unit)
+CLASSIFIERS_ZH = "台辆张间晚夜位名人件本份套条只家双盒箱袋支节门顿趟"
 _UNITS = {
     "ms": ("time", 0.001),
     "millisecond": ("time", 0.001),
@@ -111,7 +112,7 @@ _UNITS = {
     "个": ("count", 1),
     "片": ("count", 1),
     # Chinese classifiers (a closed class): a numeral before one counts things ("住三晚", "两台电脑")
-    **{c: (f"count:{c}", 1) for c in "台辆张间晚夜位名人件本份套条只家双盒箱袋支节门顿趟"},
+    **{c: (f"count:{c}", 1) for c in CLASSIFIERS_ZH},
     "km": ("length", 1000),
     "公里": ("length", 1000),
     "miles": ("length", 1609),
