@@ -143,6 +143,11 @@ def test_the_parts_of_one_turn_keep_the_value_that_links_them() -> None:
         ("我们公司用的是MySQL 8.0。", "user", "fact"),
         ("Your refund of 45 EUR has been approved.", "assistant", "task_state"),  # kept, with its role
         ("Version 3.1 has a known bug: exports drop the last row.", "assistant", "fact"),
+        ("Your claim CL-20931 has been approved.", "assistant", "task_state"),  # a step done, an id in it
+        ("护照复印件已经交好了。", "user", "task_state"),  # a resultative: done, whoever opens the clause
+        ("tickets.reassign: TK-4410 moved to the network queue", "tool", "task_state"),  # a call that writes
+        ("tickets.search: TK-4410 open, network queue", "tool", "fact"),  # a call that reads
+        ("工单变更：TK-4410 转到网络组", "tool", "task_state"),
     ],
 )
 def test_the_kind_is_what_the_clause_is(text: str, role: str, kind: str) -> None:

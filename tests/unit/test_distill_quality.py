@@ -201,6 +201,11 @@ def test_pronoun_rewriting_stays_grammatical_after_an_auxiliary() -> None:
         ("你好，我想配一台电脑，预算5000", "好的，预算5000以内的电脑，已记录。", True),
         ("I want to buy a laptop, my budget is 5000.", "The ThinkPad X1 costs 4800.", False),
         ("我想买一台笔记本电脑", "您的订单ORD-5521已发货。", False),
+        # a change confirmed by reading back the value said, in another form
+        ("抱歉，是下个月9号去，不是8号。", "明白，出发日期改成7月9日。", True),
+        ("Sorry, make the review the 14th, not the 12th.", "Done, I've moved the review to June 14th.", True),
+        # the same day and a new one: the new one is news
+        ("My review is on the 14th.", "I've moved the review to June 16th.", False),
     ],
 )
 def test_an_echo_is_recognised_by_what_it_restates(said: str, echo: str, expected: bool) -> None:
@@ -344,3 +349,18 @@ def test_an_assistant_or_tool_turns_specifics_are_found_in_linear_time(run: str)
 
     short, long = run * (2_000 // len(run)), run * (20_000 // len(run))
     assert best_seconds(has_specifics, long) < 30 * best_seconds(has_specifics, short) + 0.05
+
+
+async def test_a_step_the_assistant_reports_done_is_a_task_state_whatever_id_it_names() -> None:
+    units = await distill(
+        [
+            ("user", "My router keeps dropping."),
+            (
+                "assistant",
+                "Good news, the refund for KX-51207 has been approved. Please ship the router back by "
+                "Monday with the prepaid label I've just emailed you.",
+            ),
+        ]
+    )
+    [done] = [u for u in of(units, 2) if "KX-51207" in u.content]
+    assert done.tags[0] == "task_state", done.tags

@@ -10,6 +10,9 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from app.claims import lexicon as lx
+from app.claims.model import Value
+from app.claims.values import find_values, same
 from app.distill.heuristic.noise import (
     DECISION_EN,
     DECISION_ZH,
@@ -157,15 +160,40 @@ def has_specifics(sentence: str, names: Iterable[str] = ()) -> bool:
 
 def is_echo(sentence: str, said: str, names: Iterable[str] = ()) -> bool:
     """The sentence restates what the other speaker just said ("Got it, a laptop within 5000." after
-    "I want a laptop, my budget is 5000"): every number in it was said, and most of its content words."""
-    numbers = set(_NUMBER.findall(sentence))
+    "I want a laptop, my budget is 5000"): every value in it was said, and most of its content words,
+    or it confirms a change to a value said ("搬家日期改成9月5日" after "是下个月5号", "moved it to
+    March 4th" after "make it the 4th")."""
+    rest, read_back = _unheard(sentence, said)
+    numbers = set(_NUMBER.findall(rest))
     if not numbers <= set(_NUMBER.findall(said)):
         return False
+    if read_back and not numbers and (lx.EN_CHANGE_TO.search(sentence) or lx.ZH_CHANGE.search(sentence)):
+        return True  # the change the other speaker asked for, confirmed
+    numbers |= set(_NUMBER.findall(sentence)) if read_back else set()
     words = set(content_words(ECHO_FRAME_ZH.sub(" ", strip_wrapping(sentence)), names)) - ECHO_FRAME_WORDS
     if not words:
         return bool(numbers)
     heard = set(content_words(said, names))
     return len(words & heard) / len(words) >= ECHO_OVERLAP or (bool(numbers) and len(words) <= 2)
+
+
+def _unheard(sentence: str, said: str) -> tuple[str, bool]:
+    """The sentence without the values the other speaker said, in any form (a date read back with its
+    month: "12月18日" after "18号", "March 4th" after "the 4th"), and whether it held one."""
+    heard = [s.value for s in find_values(said)]
+    read_back = False
+    for span in reversed(find_values(sentence)):
+        if any(_same_value(span.value, v) for v in heard):
+            sentence, read_back = sentence[: span.start] + sentence[span.end :], True
+    return sentence, read_back
+
+
+def _same_value(a: Value, b: Value) -> bool:
+    """One value; a day of the month said without its month is that day of any month."""
+    if a.type == b.type == "date" and a.key and b.key:
+        (ma, da), (mb, db) = a.key.split("-"), b.key.split("-")
+        return da == db and (ma == mb or "0" in (ma, mb))
+    return same(a, b)
 
 
 def worth_a_node(entity: EntityOut, subject_words: Iterable[str] = ()) -> bool:

@@ -291,7 +291,7 @@ class HeuristicDistiller:
         if ruled and not (served and all(m[0].tag in CHANNEL for m in ruled)):
             if not (question and any(m[0].tag.startswith("constraint.quantity") for m in ruled)):
                 unit = typed_unit(turn, claim, language, matches, local_time, clause.hedged)
-                return kind_first(unit, kind) if stated else unit
+                return kind_first(unit, kind) if stated or turn.role != "user" else unit
         if self._noise(claim, turn.role, question, said, names) and not corrections:
             return None
         # "Booked!" is short and still news; so is a value or a wish said to an assistant ("From Leeds.")
@@ -305,7 +305,7 @@ class HeuristicDistiller:
         loose = [m for m in matches if m[0].loose and m[0].tag != "correction"]
         if loose and not request:
             unit = typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
-            return kind_first(unit, kind) if stated else unit
+            return kind_first(unit, kind) if stated or turn.role != "user" else unit
         # a compound's clauses are its claims in a short turn; in a long one they are a narrative
         if not (corrections or request or done or stated or (clauses > 1 and short)):
             return None  # a plain sentence stays with its turn (its kind: _leftover_kind)

@@ -106,12 +106,15 @@ def kind_rule(kind: str) -> tuple[Rule, re.Match[str]]:
 _SERVICE_KINDS = ("preference", "task_state", "constraint")
 
 
-# A tool call that changes something (its name's verb): what it returns is a step done, not a fact read
+# A tool call that changes something (its name's or its command's verb): what it returns is a step done,
+# not a fact read (a search, a lookup, a log). A closed class: verbs that create, alter, end or run.
 _WRITE_CALL = re.compile(
-    r"(?:^|[._\-\s(/])(?:create|book|reserve|cancel|update|delete|remove|drop|send|refund|approve|reject|"
-    r"reset|restart|deploy|rollback|revert|ship|submit|schedule|reschedule|transfer|pay|charge|issue|renew|"
-    r"assign|close|merge|apply|install|upgrade|scale|grant|revoke|block|unblock|enable|disable|publish|"
-    r"register|file|rebook|replace|order|set)(?:[._\-\s(/:]|$)",
+    r"(?:^|[._\-\s(/])(?:re|un|pre)?(?:create|book|reserve|cancel|update|delete|remove|drop|send|refund|"
+    r"approve|reject|reset|deploy|rollback|revert|ship|submit|schedule|transfer|pay|charge|issue|renew|"
+    r"assign|close|merge|apply|install|upgrade|scale|grant|revoke|block|enable|disable|publish|"
+    r"register|file|replace|order|set|change|modify|edit|add|move|rename|commit|push|rerun|retry|"
+    r"trigger|start|stop|kill|sign|confirm|activate|deactivate|allocate|provision|migrate|restore)"
+    r"(?:[._\-\s(/:：]|$)|创建|预订|预约|分配|变更|修改|取消|删除|开通|办理|提交|发送|退款|下单|重置|续费|升级",
     re.IGNORECASE,
 )
 
@@ -119,7 +122,7 @@ _WRITE_CALL = re.compile(
 def steps_done(turn: Turn, units: list[Candidate]) -> list[Candidate]:
     """A tool turn of a call that changes something (bookings.create, tickets.cancel): its units are
     steps done (`task_state` first), whatever ids or values a rule tagged them by."""
-    call = tool_name(turn) or turn.content[:60].split(":", 1)[0]
+    call = tool_name(turn) or re.split(r"[:：]|->", turn.content[:60], maxsplit=1)[0]
     if turn.role != "tool" or not _WRITE_CALL.search(call):
         return units
     return [kind_first(u, "task_state") for u in units]
