@@ -86,14 +86,14 @@ def retired_words(clause: str, zh: bool) -> list[str]:
     membership*"), or what comes before the verb when it has none ("the weekly *vendor sync* has been
     scrapped"); in Chinese the clause's content words (健身房的年卡我已经退了 → 健身房, 年卡)."""
     if zh:
-        return [
+        # the verb that ends it (卖掉了, 下线), not what it ends, however the words were cut
+        said = lx.ZH_RETIRE.sub(lambda m: " " if len(m.group()) <= 3 else m.group(), clause)
+        content = [
             w
-            for w, flag in zh_words(clause)
-            if len(w) >= 2
-            and not flag.startswith(_ZH_FUNCTION)
-            and w not in lx.ZH_NOISE
-            and not lx.ZH_RETIRE.search(w)
+            for w, flag in zh_words(said)
+            if not flag.startswith(_ZH_FUNCTION) and w not in lx.ZH_NOISE and not lx.ZH_RETIRE.search(w)
         ]
+        return [w for w in _compounds(content, said) if len(w) >= 2]
     ends = lx.retirement(clause, False)
     phrase = en_object(clause) or (clause[: ends.start()] if ends else "")
     words = [w.lower() for w in _WORD.findall(phrase)]
@@ -102,3 +102,18 @@ def retired_words(clause: str, zh: bool) -> list[str]:
         for w, noun in zip(words, en_nouns(words), strict=True)
         if noun and w not in lx.EN_NOISE and w not in lx.EN_SELF and len(w) > 2
     ]
+
+
+def _compounds(words: list[str], clause: str) -> list[str]:
+    """Adjacent content words joined where one is a single character: the dictionary did not know the
+    compound (送奶 cut as 送 / 奶, 跳板机 as 跳板 / 机)."""
+    out: list[str] = []
+    end = -1
+    for w in words:
+        start = clause.find(w, max(end, 0))
+        if out and start == end and (len(w) == 1 or len(out[-1]) == 1):
+            out[-1] += w
+        else:
+            out.append(w)
+        end = start + len(w) if start >= 0 else end
+    return out

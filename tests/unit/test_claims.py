@@ -259,6 +259,13 @@ def test_a_chinese_retirement_names_its_thing_by_a_two_character_part() -> None:
     assert conflicts(old, new).action == "retire"
 
 
+def test_a_chinese_retirement_names_a_compound_the_dictionary_cut_in_two() -> None:
+    # 送奶 cut as 送 / 奶 by the dictionary: joined, they name what ended
+    [old] = extract("小区的奶站每周给我家送两次鲜奶。")
+    [new] = extract("送奶那个我已经退订了。")
+    assert conflicts(old, new).action == "retire"
+
+
 def test_a_chinese_relation_names_its_place_without_the_aspect_particle() -> None:
     assert [c.value.text for c in extract("我上个月搬到了苏州。")] == ["苏州"]
 
