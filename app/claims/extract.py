@@ -53,7 +53,12 @@ def extract(
     holding "correction" marks every clause as a correction."""
     text = unicodedata.normalize("NFKC", text[:MAX_CHARS])
     lang = lang or ("zh" if has_cjk(text) else "en")
-    corrected = any("correction" in t for t in tags)
+    # a correction tagged, or an error owned anywhere in the statement ("Scratch that figure. It's
+    # £1,320."): every sentence of it corrects what was said
+    corrected = (
+        any("correction" in t for t in tags)
+        or (lx.ZH_ERROR if lang == "zh" else lx.EN_ERROR).search(text) is not None
+    )
     claims: list[Claim] = []
     text = _DATE_NOTE.sub("", text)
     for sentence in split_sentences(_ABBREVIATION.sub(r"\1", text)):
@@ -303,7 +308,7 @@ def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
         return match.group("old"), match.group("new"), clause[: match.start()]
     moved = lx.EN_CHANGE_TO.search(clause)
     if moved:  # "after the outage we lowered the timeout to 12 s": the value is what it moved to
-        group = "new" if moved.group("new") else "new2"
+        group = next(g for g in ("new", "new2", "new3") if moved.group(g))
         return "", moved.group(group), clause[: moved.start(group)]
     for pattern in (lx.EN_INSTEAD, lx.EN_NOT):
         found = pattern.search(clause)

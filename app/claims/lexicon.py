@@ -18,13 +18,19 @@ EN_FROM_TO = re.compile(
 EN_SWAP = re.compile(
     r"\b(?:trad|swapp|exchang|replac)(?:ed|ing)\s+(?P<old>.+?)\s+(?:for|with)\s+(?P<new>.+)", re.IGNORECASE
 )
+# Any verb in the past done to what was spoken of, moving it to a value ("upped it to 100mg", "scaled
+# them out to 10", "took that down to 3"): the construction says a change, whatever the verb.
+_MOVED_IT = (
+    r"\b[a-z]+(?:ed|t)\s+(?:it|them|that|this)\s+(?:(?:up|down|out|back|over)\s+)?(?:to|into)(?=\s+[\d$€£¥])"
+)
 # a verb of change and what it moves the value to ("we lowered the timeout to 12 s", "pushed the
 # launch back to May", "the rent went up to 900")
 EN_CHANGE_TO = re.compile(
     r"\b(?:switch|mov|chang|push|rais|lower|increas|decreas|reduc|cut|upgrad|downgrad|bump|extend|swap|shift|"
     r"relocat|transferr?|rebook|reassign|rerout|"
     r"shorten|reschedul|postpon|delay|migrat|updat|adjust|set|doubl|halv|tripl)\w*\b[^.;]*?\b(?:to|into|until|till)\s+(?P<new>.+)"
-    r"|\b(?:up|down)\s+to\s+(?P<new2>.+)",
+    r"|\b(?:up|down)\s+to\s+(?P<new2>.+)"
+    r"|" + _MOVED_IT + r"\s+(?P<new3>[\d$€£¥].*)",
     re.IGNORECASE,
 )
 EN_INSTEAD = re.compile(
@@ -48,6 +54,8 @@ EN_CHANGE = re.compile(
     r"(?:down|back)\s+to(?=\s+[\d$€£¥])|"
     # a phrasal verb of change, its object between ("put the rent up to …", "knocked the price down to …")
     r"(?:put|puts|bring|brings|brought|knock(?:ed|s)?|turn(?:ed|s)?)\s+(?:[\w']+\s+){0,3}(?:up|down)\s+to|"
+    + _MOVED_IT
+    + r"|"
     r"now|nowadays|these\s+days|anymore|any\s+more|actually|meant|correction|mixed\s+(?:it\s+)?up|"
     r"no\s+wait|oops|sorry|ugh|updated?|set|configured|"
     r"(?:can|could|will|'ll)\s+(?:go|stretch|do)\s+(?:up\s+)?to)\b",
@@ -57,7 +65,9 @@ EN_CHANGE = re.compile(
 EN_ERROR = re.compile(
     r"\b(?:wrong|mistake|typo|mistyped|misspoke|misremembered|mixed (?:it|that|them|those) up|"
     r"(?:it|that|them|those|things) mixed up|"
-    r"my bad|oops|i meant|correction)\b",
+    r"my bad|oops|i meant|correction|"
+    # taking back what was said ("scratch that figure", "ignore what I said")
+    r"(?:scratch|strike|disregard|ignore|forget)\s+(?:that|this|what\s+i\s+(?:said|wrote|told\s+you)))\b",
     re.IGNORECASE,
 )
 ZH_ERROR = re.compile(r"说错|写错|记错|搞错|弄错|打错|不对|口误|笔误|更正|纠正")

@@ -77,6 +77,21 @@ def test_a_weak_verdict_ends_only_the_newest_candidate_it_applies_to() -> None:
     assert decision.candidate_id == "newest"
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # any verb done to what was spoken of, moving it to a value, is a change
+        ("I take 20mg of the statin every night.", "The cardiologist nudged it up to 40mg."),
+        # an error owned in one sentence makes the statement's other sentences the correction
+        ("My gym fee is €45 a month.", "Scratch that figure. I was thinking of the old plan. It's €52."),
+    ],
+)
+def test_a_change_said_by_its_construction_ends_the_value_it_replaces(old: str, new: str) -> None:
+    decision = decide(extract(new), [("old", extract(old))], related_frames)
+    assert decision is not None
+    assert decision.action == "supersede"
+
+
 def test_a_weak_verdict_never_rests_on_free_text() -> None:
     notifications = extract("我喜欢邮件通知，不要打电话。")
     assert decide(extract("如果配置能升级的话，可以到8000。"), [("x", notifications)], no_frames) is None
