@@ -130,7 +130,8 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
                 # an apposition ("Project X, the robotics pilot") belongs to the claim before it
                 last = claims[-1]
                 claims[-1] = replace(last, text=f"{last.text}, {clause.strip()}")
-            else:
+            elif not (lx.ZH_ERROR if zh else lx.EN_ERROR).search(clause):
+                # a clause owning an error ("我记错了") narrows nothing
                 context = _frame_words(clause, zh, nouns=True)
             continue
         claims.append(claim)

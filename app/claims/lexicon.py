@@ -56,7 +56,8 @@ EN_CHANGE = re.compile(
     r"(?:put|puts|bring|brings|brought|knock(?:ed|s)?|turn(?:ed|s)?)\s+(?:[\w']+\s+){0,3}(?:up|down)\s+to|"
     + _MOVED_IT
     + r"|"
-    r"now|nowadays|these\s+days|anymore|any\s+more|actually|meant|correction|mixed\s+(?:it\s+)?up|"
+    r"now|nowadays|these\s+days|anymore|any\s+more|instead(?!\s+of)|actually|meant|correction|"
+    r"mixed\s+(?:it\s+)?up|"
     r"no\s+wait|oops|sorry|ugh|updated?|set|configured|"
     r"(?:can|could|will|'ll)\s+(?:go|stretch|do)\s+(?:up\s+)?to)\b",
     re.IGNORECASE,
@@ -123,9 +124,15 @@ _EN_NEGATED = re.compile(r"(?:\bnot|\bnever|n't|\bcannot)\s+(?:[\w']+\s+){0,2}$"
 _ZH_NEGATED = re.compile(r"(?:不会|不想|不要|不能|不肯|绝不|从不|从没|没有|没|别)$")
 
 
+# Words made with 不 that negate nothing (an apology, "quite good", "but", "many"): no 不…了 ending
+_ZH_LEXICAL_BU = re.compile(r"不好意思|对不起|不客气|不错|不过|不少|不仅|不管|不久|不断")
+
+
 def retirement(clause: str, zh: bool) -> re.Match[str] | None:
     """The words of `clause` that end what it is about, unless negated (a negated ending is no ending)."""
     pattern = ZH_RETIRE if zh else EN_RETIRE
+    if zh:  # masked to the same length: the match's offsets are the clause's
+        clause = _ZH_LEXICAL_BU.sub(lambda m: "　" * len(m.group()), clause)
     for match in pattern.finditer(clause):
         negated = _ZH_NEGATED if zh else _EN_NEGATED
         if match.group(0)[:1] in "不没" or not negated.search(clause[: match.start()]):

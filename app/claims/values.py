@@ -192,7 +192,10 @@ _PATTERNS = [
         r"\bv\d+(?:\.\d+)*(?![\d.])|(?<=[A-Za-z] )\d+\.\d+(?:\.\d+)*(?!\.?\d|\s?(?:%|per\s?cent))"
         r"|(?<=[A-Za-z])\d+\.\d+(?!\.?\d|\s?(?:%|per\s?cent))",
     ),
-    ("size", r"(?<![A-Za-z])(?:X{0,3}[SML]|XXL|XL)(?:码|号)|\bsize\s+(?:X{0,3}[SML]|XXL|XL|\d+)\b"),
+    (
+        "size",
+        r"(?<![A-Za-z])(?:X{0,3}[SML]|XXL|XL)(?:码|号)|(?<![\d.])\d{2}(?:\.5)?码|\bsize\s+(?:X{0,3}[SML]|XXL|XL|\d+)\b",
+    ),
     ("amount", rf"[$€£¥]\s?{_NUM}(?:\s?(?:k|K|thousand|million)\b)?"),
     ("amount", rf"{_NUM}\s?(?:k|K|thousand|million|千|万|w|W|百)?\s?(?:{_CUR_ALT})(?![A-Za-z])"),
     ("quantity", rf"(?<![0-9A-Za-z.]){_NUM}\s?(?:{_UNIT_ALT})(?![A-Za-z])"),

@@ -470,3 +470,8 @@ def test_a_change_from_one_name_to_another_keeps_its_relation() -> None:
     )
     tool = one("We switched from Trello to Asana.")
     assert (tool.value.type, tool.value.text) == ("name", "Asana")
+
+
+def test_a_shoe_size_is_a_size() -> None:
+    [found] = find_values("我穿42.5码的鞋")
+    assert (found.value.unit, found.value.key) == ("size", "42.5")

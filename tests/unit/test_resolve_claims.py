@@ -84,6 +84,13 @@ def test_a_weak_verdict_ends_only_the_newest_candidate_it_applies_to() -> None:
         ("I take 20mg of the statin every night.", "The cardiologist nudged it up to 40mg."),
         # an error owned in one sentence makes the statement's other sentences the correction
         ("My gym fee is €45 a month.", "Scratch that figure. I was thinking of the old plan. It's €52."),
+        # "instead" closing a clause: a replacement whose old value goes unsaid
+        (
+            "We're staying at the Hotel Miramar in Nice.",
+            "We got a better rate, so we're at the Villa Rosa instead.",
+        ),
+        # an apology and an owned error before the value: neither ends anything nor narrows the value
+        ("我穿41码的鞋。", "不好意思我记错了，是42码。"),
     ],
 )
 def test_a_change_said_by_its_construction_ends_the_value_it_replaces(old: str, new: str) -> None:
