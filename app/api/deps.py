@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Annotated
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -45,9 +45,20 @@ async def reads_only(request: Request) -> None:
 
 # The dependencies below are `async def` although they do no I/O: FastAPI runs a plain `def`
 # dependency in its thread pool, a thread hand-off per dependency per request on the hot paths.
-async def get_settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
+def _from_app_state(name: str) -> Callable[[Request], Awaitable[Any]]:
+    """Make the dependency that gives what the lifespan put on `app.state` under `name`."""
+
+    async def dependency(request: Request) -> Any:
+        return getattr(request.app.state, name)
+
+    return dependency
+
+
+get_settings = _from_app_state("settings")
+get_embedder = _from_app_state("embedder")
+get_access = _from_app_state("access")
+get_append_groups = _from_app_state("append_groups")
+get_working_memory = _from_app_state("working_memory")
 
 
 async def get_unit_of_work(request: Request) -> UnitOfWork:
@@ -57,26 +68,6 @@ async def get_unit_of_work(request: Request) -> UnitOfWork:
 
 async def get_query_deps(request: Request) -> QueryDeps:
     return Services.of(request.app)
-
-
-async def get_embedder(request: Request) -> Embedder:
-    embedder: Embedder = request.app.state.embedder
-    return embedder
-
-
-async def get_access(request: Request) -> AccessCache:
-    cache: AccessCache = request.app.state.access
-    return cache
-
-
-async def get_append_groups(request: Request) -> AppendGroups:
-    groups: AppendGroups = request.app.state.append_groups
-    return groups
-
-
-async def get_working_memory(request: Request) -> WorkingMemory:
-    memory: WorkingMemory = request.app.state.working_memory
-    return memory
 
 
 SessionDep = Annotated[AsyncSession, Depends(get_db, scope="function")]
