@@ -31,6 +31,9 @@ _PREFIX = re.compile(r"^\s*(?:correction|update|更正|纠正)\s*[:：]\s*", re.
 # 下周（2026-12-07那一周）): the phrase is
 # the clause's own; the note would be read as the clause's value.
 _DATE_NOTE = re.compile(r"\s?[（(](?:the week of )?\d{4}(?:-\d{2}(?:-\d{2})?)?(?:那一周)?[）)]")
+# The question a distilled unit answers, quoted after it ("… (replying to the assistant's question
+# "…")", "…（回复助手的问题“…”）"): the other speaker's words, no claim of this one.
+REPLY_QUOTE = re.compile(r"\s*(?:\(replying to [^()]*\)|[（(]回复[^（）()]*[）)])$")
 # A reported statement ("The user says …", 用户说…): the claim is what is reported; the reporting frame
 # would make every statement of one speaker look alike.
 _REPORTED = re.compile(
@@ -60,7 +63,7 @@ def extract(
         or (lx.ZH_ERROR if lang == "zh" else lx.EN_ERROR).search(text) is not None
     )
     claims: list[Claim] = []
-    text = _DATE_NOTE.sub("", text)
+    text = REPLY_QUOTE.sub("", _DATE_NOTE.sub("", text))
     for sentence in split_sentences(_ABBREVIATION.sub(r"\1", text)):
         if sentence.rstrip().endswith(("?", "？")):
             continue  # a question asserts nothing ("can you move it to Friday?" has moved nothing yet)

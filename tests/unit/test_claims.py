@@ -475,3 +475,11 @@ def test_a_change_from_one_name_to_another_keeps_its_relation() -> None:
 def test_a_shoe_size_is_a_size() -> None:
     [found] = find_values("我穿42.5码的鞋")
     assert (found.value.unit, found.value.key) == ("size", "42.5")
+
+
+def test_the_question_a_unit_answers_is_no_claim_of_it() -> None:
+    # the distiller quotes the other speaker's question after an answer: their words, not a claim
+    assert extract(
+        'I walk to work (replying to the assistant\'s question "How do you commute to 9th Street?")'
+    )
+    assert not extract("柯基是不是容易胖？（回复助手的问题“它叫什么名字，住在哪个区？”）")

@@ -94,6 +94,7 @@ WRAPPED = [
     ("Wait, my budget is actually 7000.", "Wait", "7000", "correction"),
     ("Oh, by the way, my order number is ORD-777.", "Oh", "ORD-777", None),
     ("Well, I live in Berlin.", "Well", "Berlin", None),
+    ("Ugh, the dentist moved me to Thursday at 4.", "Ugh", "Thursday", None),  # an interjection
     ("不对，我更正一下，实际预算是6000", "不对", "预算是6000", "correction"),
     ("你好，我想配一台电脑。", "你好", "想配一台电脑", None),
     ("对了，我的手机号是13812345678。", "对了", "13812345678", None),
@@ -364,3 +365,37 @@ async def test_a_step_the_assistant_reports_done_is_a_task_state_whatever_id_it_
     )
     [done] = [u for u in of(units, 2) if "KX-51207" in u.content]
     assert done.tags[0] == "task_state", done.tags
+
+
+async def test_a_turn_of_three_sentences_to_an_assistant_states_its_claims() -> None:
+    """Said to an assistant, a few sentences are claims to remember, not a story: each value its unit,
+    and what is left for the episode reads as sentences."""
+    units = await distill(
+        [
+            ("assistant", "How can I help?"),
+            (
+                "user",
+                "Booked the train to Ghent! It departs at 6:50am on the 9th, so I'll need a taxi to the "
+                "station. Any tips for the trip?",
+            ),
+        ]
+    )
+    assert any("6:50am" in u.content and u.tags[0] != "episode" for u in of(units, 2)), [
+        (u.tags, u.content) for u in of(units, 2)
+    ]
+
+
+async def test_what_is_left_for_the_episode_reads_as_sentences() -> None:
+    units = await distill(
+        [
+            ("assistant", "Anything else?"),
+            (
+                "user",
+                "Ugh, the venue just called. They have moved it and the talk is at 3:30pm now. "
+                "At least I get to sleep in.",
+            ),
+        ]
+    )
+    episode = [u.content for u in of(units, 2) if u.tags[0] == "episode"]
+    assert episode, [(u.tags, u.content) for u in of(units, 2)]
+    assert "moved it. At least" in episode[0]

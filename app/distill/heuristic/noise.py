@@ -10,6 +10,7 @@ import re
 # Their meaning was read from the whole sentence first (the `correction` rule, the hedges).
 WRAPPING_EN = re.compile(
     r"(?:(?:hi|hello|hey|hiya|wow|woah|whoa|aw+|ooh|omg|haha|yay|well|oh|ah|okay|ok|um+|uh+|hmm+|hm|er|erm|yes|"
+    r"ugh|argh|meh|phew|yikes|oof|ouch|damn|darn|"
     r"yeah|yep|no|nope|sorry|anyway|anyways|btw|by the way|oh right|oh wait|i mean|you know|honestly|"
     r"to be honest|basically|also|plus|so|and|but|actually|wait|correction|scratch that|let me correct "
     r"(?:that|myself)|gracias|merci|danke|ciao|cheers|just so you know|for the record|fyi|"

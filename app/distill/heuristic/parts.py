@@ -17,7 +17,7 @@ from app.distill.heuristic.rules_zh import ZH_RULES
 from app.distill.heuristic.tuning import MIN_CONTENT_CHARS_ZH
 from app.distill.task_episode import tool_name
 from app.distill.types import Candidate, Turn
-from app.text import FILLER_ZH, STOPWORDS_EN, split_sentences
+from app.text import FILLER_ZH, STOPWORDS_EN, has_cjk, split_sentences
 
 
 def matches(sentence: str, language: str, role: str) -> list[tuple[Rule, re.Match[str]]]:
@@ -167,5 +167,8 @@ def episode_text(
         if number < 0:
             continue
         text = sentences[number][start:end].strip(" ,，;；")
-        out.append(sentences[number] if len(text) >= len(sentences[number].rstrip(" .!?。！？")) else text)
+        if len(text) >= len(sentences[number].rstrip(" .!?。！？")):
+            out.append(sentences[number])
+        else:  # a slice ends as a sentence does: the next one is not run into it
+            out.append(text if text.endswith(tuple(".!?。！？")) else text + ("。" if has_cjk(text) else "."))
     return out

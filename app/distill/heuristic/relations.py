@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from app.claims.extract import REPLY_QUOTE
 from app.distill.heuristic.noise import NOT_NAMES
 from app.distill.types import Candidate
 from app.entities.types import EntityOut, RelationOut
@@ -255,12 +256,11 @@ def extract_relations(text: str, speaker: str) -> tuple[list[EntityOut], list[Re
 
 
 _ATTRIBUTION = re.compile(r"^(?P<who>[^:：]{1,40})[:：]\s*")
-_REPLY_QUOTE = re.compile(r"\s*(?:\(replying to [^()]*\)|（回复[^（）]*）)$")
 
 
 def with_relations(candidate: Candidate, speaker: str) -> Candidate:
     """The candidate with the relations its content states added (and the entities they join)."""
-    content = _REPLY_QUOTE.sub("", candidate.content)  # the other turn's question is not its claim
+    content = REPLY_QUOTE.sub("", candidate.content)  # the other turn's question is not its claim
     attributed = _ATTRIBUTION.match(content)
     if attributed and attributed.group("who").strip() == speaker:
         content = content[attributed.end() :]

@@ -20,9 +20,9 @@ EPISODE_MAX_CHARS = {"en": 250, "zh": 600}
 # whose clauses lean on each other: its plain statements stay one episode, a sentence cut only when each
 # of its clauses is a claim. Short: at most this many sentences, clauses in a sentence, and words (English)
 # or characters (Chinese) in the turn.
-MAX_SPLIT_SENTENCES = 2
+MAX_SPLIT_SENTENCES = 3
 MAX_SPLIT_CLAUSES = 3
-MAX_SPLIT_WORDS = {"en": 24, "zh": 48}
+MAX_SPLIT_WORDS = {"en": 40, "zh": 80}
 # The other speaker's question an answer's episode quotes (and cites): a question, not a paragraph.
 QUOTE_MAX_CHARS = 200
 # Fewer content words than this (without a number, name or date) says nothing worth a unit.
