@@ -96,8 +96,10 @@ def decide(
                 if v.strong:
                     strong_hits.setdefault(i, v)
                 else:
-                    # a typed pair ties closer than any pair of free text
+                    # a typed pair ties closer than any pair of free text, values of one type (two
+                    # times) closer than of compatible ones (a name and free text)
                     closeness = (similarity or 0.0) + (0.0 if free(old.value) or free(claim.value) else 1.0)
+                    closeness += 0.5 if old.value.type == claim.value.type else 0.0
                     if closeness > weak_hits.get(i, (-1.0, v))[0]:
                         weak_hits[i] = (closeness, v)
         if strong_hits:

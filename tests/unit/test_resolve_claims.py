@@ -99,6 +99,13 @@ def test_a_change_said_by_its_construction_ends_the_value_it_replaces(old: str, 
     assert decision.action == "supersede"
 
 
+def test_a_weak_verdict_ends_the_value_of_the_same_type_before_a_merely_compatible_one() -> None:
+    olds = extract("We're a table of 6, dinner is at 7:30.")  # a count that could be an hour, and a time
+    decision = decide(extract("Moved it to 8pm now."), [("old", olds)], related_frames)
+    assert decision is not None
+    assert [olds[i].value.text for i in decision.hit] == ["7:30"]
+
+
 def test_a_weak_verdict_never_rests_on_free_text() -> None:
     notifications = extract("我喜欢邮件通知，不要打电话。")
     assert decide(extract("如果配置能升级的话，可以到8000。"), [("x", notifications)], no_frames) is None
