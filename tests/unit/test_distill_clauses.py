@@ -37,6 +37,8 @@ def units(text: str, role: str = "user") -> list[Candidate]:
         ("我是素食者，另外我下周三要去西安出差。", ["我是素食者", "我下周三要去西安出差。"]),
         ("我女儿对花生过敏，而且她不喝牛奶。", ["我女儿对花生过敏", "她不喝牛奶。"]),
         ("我喜欢看纪录片，不爱看综艺。", ["我喜欢看纪录片", "我不爱看综艺。"]),
+        # a leading value with words of its own, then a predicate of its own
+        ("每月最多80块，别给我开任何增值业务。", ["每月最多80块", "别给我开任何增值业务。"]),
         # a base verb after "and" is the subject's second predicate, never an imperative
         (
             "I run on Mondays and do spin classes on Fridays.",

@@ -39,7 +39,7 @@ from app.distill.heuristic.verbs_en import (
     lemmas,
     pronoun_opens,
 )
-from app.text import STOPWORDS_EN, has_cjk
+from app.text import STOPWORDS_EN, has_cjk, pos_words
 
 
 @dataclass(frozen=True)
@@ -208,17 +208,32 @@ def _second_value(before: str, part: str) -> bool:
     """Whether a part without a verb states a value of its own beside the clause before's ("45 seats
     now, probably 60 by Q3", "six nights, max £180 a night"): two values, two claims. A value after a
     clause that holds none is that clause's ("I bought a kettle, 40 euros")."""
-    values = find_values(part)
-    if not values or not find_values(before) or _NEGATED.match(part):
+    if not find_values(before) or _NEGATED.match(part):
         return False  # "…is 300, not 200": the value it replaces, said with the clause
+    return _value_with_words(part)
+
+
+def _value_with_words(part: str) -> bool:
+    """Whether a part states a value and words of its own beside it ("probably 60 by Q3", "每月最多50块"),
+    not a value alone ("40 euros")."""
+    values = find_values(part)
     rest = part
     for span in values:
         rest = rest.replace(span.value.text, " ")
     words = re.findall(r"[A-Za-z]{2,}", rest)
-    return (
+    return bool(values) and (
         any(w.lower() not in STOPWORDS_EN for w in words)
         or re.search(r"[\u4e00-\u9fff]{2,}", rest) is not None
     )
+
+
+def _own_predicate_zh(text: str) -> bool:
+    """A Chinese clause that is a predicate of its own: a request ("别加…") or one with its subject
+    ("医生让我…"), not a bare predicate continuing the topic before it ("…389元，已原路退回")."""
+    if _IMPERATIVE_ZH.match(text):
+        return True
+    words = pos_words(text)[:1]
+    return bool(words) and words[0][1][:1] in ("r", "n") and _has_predicate_zh(text)
 
 
 _NEGATED = re.compile(r"\s*(?:not|no|never|instead|rather|而不是|不是|并非)\b", re.IGNORECASE)
@@ -283,6 +298,10 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
     if not zh:
         spans = [piece for span in spans for piece in _carried_en(span)]
     value = answer and re.search(r"\d|.\b[A-Z]|[A-Z]{2}", spans[0][2] if spans else "") is not None
+    # a leading Chinese part stating a value with words of its own, beside a clause with a predicate of
+    # its own, is a claim of its own ("每月最多50块，别加任何增值业务"); one with none sets the scene
+    leading = zh and len(spans) > 1 and _value_with_words(spans[0][2]) and _own_predicate_zh(spans[1][2])
+    value = value or leading
     if (
         len(spans) > 1
         and not value
