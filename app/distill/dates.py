@@ -177,6 +177,9 @@ def _parse(phrase: str, language: str, anchor: datetime, prefer: str) -> tuple[d
 _RECURRING = re.compile(r"\b(?:every|each)(?:\s+(?:other|second|third|single))?\s+$|每(?:个|逢)?$", re.I)
 
 
+_YEAR_AFTER = re.compile(r",?\s+(?:19|20)\d{2}\b")
+
+
 def find_dates(text: str, anchor: datetime, plan: bool = False) -> list[ResolvedDate]:
     """Relative date phrases in `text` with the dates they mean when said at `anchor` (local time). A
     bare "Friday" or "3月5号" is the next one in a plan or a deadline (`plan`, or a future word in its
@@ -190,6 +193,8 @@ def find_dates(text: str, anchor: datetime, plan: bool = False) -> list[Resolved
             before = text[max(0, match.start() - 16) : match.start()]
             if _RECURRING.search(before) or match.group().startswith("每"):
                 continue  # "every Thursday", "每周四": a recurrence is no date
+            if _YEAR_AFTER.match(text, match.end()):
+                continue  # "in June 2028", "March 3, 2027": its year said, the date needs no reading
             clause = _around(text, match.start(), match.end())
             if future.search(clause):
                 prefer = "future"

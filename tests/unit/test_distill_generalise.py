@@ -183,6 +183,13 @@ def test_a_recurring_day_is_no_date(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text", ["My passport expires in March 2031.", "We met in May 2019.", "The lease ends on June 30, 2029."]
+)
+def test_a_date_with_its_year_is_read_as_said(text: str) -> None:
+    assert resolve_dates(text, T0) == (text, [])  # not "March (2027-03) 2031"
+
+
+@pytest.mark.parametrize(
     ("text", "phrase"),
     [
         ("We meet Friday mornings.", "Friday mornings ("),
