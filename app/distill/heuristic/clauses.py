@@ -227,6 +227,17 @@ def _value_with_words(part: str) -> bool:
     )
 
 
+_SUBORDINATORS_ZH = frozenset("如果 假如 要是 万一 因为 虽然 尽管 既然 只要 除非 等到 一旦".split())
+
+
+def _subordinate(text: str) -> bool:
+    """A condition, a cause or a time ("if it rains", "要是排得上"), in Chinese after a topic or a time
+    that may open it ("下季度要是排得上", "我要是有空")."""
+    if _SUBORDINATE.match(text):
+        return True
+    return has_cjk(text) and any(w in _SUBORDINATORS_ZH and f == "c" for w, f in pos_words(text)[:4])
+
+
 def _own_predicate_zh(text: str) -> bool:
     """A Chinese clause that is a predicate of its own: a request ("别加…") or one with its subject
     ("医生让我…"), not a bare predicate continuing the topic before it ("…389元，已原路退回")."""
@@ -269,7 +280,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
         # clause before (an imperative after a comma or semicolon is a clause: "…, send me the invoice")
         bare = not zh and _opens_with_verb_en(text, imperative=bool(re.search(r"[,;]", joiner)))
         # a condition or a time after its clause ("…, since I moved", "…，如果可以的话") modifies it
-        subordinate = _SUBORDINATE.match(text) is not None
+        subordinate = _subordinate(text)
         if spans and (
             not (has_predicate(text) or _second_value(spans[-1][2], text))
             or (zh and _COPULA_ZH.match(text))
@@ -292,7 +303,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
                 text = f"{before[0]} {text}"
         spans.append((offset + start, offset + end, text))
     for i in range(len(spans) - 2, -1, -1):
-        if _SUBORDINATE.match(spans[i][2]):
+        if _subordinate(spans[i][2]):
             first, second = spans[i], spans[i + 1]
             spans[i : i + 2] = [(first[0], second[1], sentence[first[0] : second[1]].strip())]
     if not zh:
