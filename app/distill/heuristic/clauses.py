@@ -83,6 +83,8 @@ _SUBORDINATE = re.compile(
     re.IGNORECASE,
 )
 _COPULA_ZH = re.compile(r"^(?:不是|是|而是|也就是)")
+# The result of a change said after it ("提额了，到8万", "房租涨了，涨到4500了"): the same clause's value
+_RESULT_ZH = re.compile(r"^(?:[改换调挪涨降加减升提推延缩扩]了?)?(?:到|至|成)")
 _LEAD_SUBJECT_ZH = re.compile(r"^(我们|我|咱们|他们|她们|他|她)(?=[\u4e00-\u9fff])")
 
 
@@ -284,6 +286,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
         if spans and (
             not (has_predicate(text) or _second_value(spans[-1][2], text))
             or (zh and _COPULA_ZH.match(text))
+            or (zh and _RESULT_ZH.match(text) is not None and bool(find_values(text)))
             or refers_back
             or bare
             or remark
