@@ -71,7 +71,7 @@ EN_ERROR = re.compile(
     r"(?:scratch|strike|disregard|ignore|forget)\s+(?:that|this|what\s+i\s+(?:said|wrote|told\s+you)))\b",
     re.IGNORECASE,
 )
-ZH_ERROR = re.compile(r"说错|写错|记错|搞错|弄错|打错|不对|口误|笔误|更正|纠正")
+ZH_ERROR = re.compile(r"说错|写错|记错|搞错|弄错|打错|看错|听错|记岔|记混|搞混|弄混|不对|口误|笔误|更正|纠正")
 # the change class's words of time alone ("now", "these days"): a restatement's mark, weaker than a
 # verb of change or a correction
 EN_TEMPORAL = re.compile(r"\b(?:now|nowadays|these\s+days|currently)\b", re.IGNORECASE)

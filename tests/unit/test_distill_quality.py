@@ -399,3 +399,14 @@ async def test_what_is_left_for_the_episode_reads_as_sentences() -> None:
     episode = [u.content for u in of(units, 2) if u.tags[0] == "episode"]
     assert episode, [(u.tags, u.content) for u in of(units, 2)]
     assert "moved it. At least" in episode[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["哎不对，我记混了。她今年已经是五年级了。", "Hmm, I got that wrong. She's in fifth grade this year."],
+)
+async def test_a_sentence_owning_an_error_makes_the_next_one_a_correction(text: str) -> None:
+    said = [("user", "My daughter is in fourth grade."), ("assistant", "Noted."), ("user", text)]
+    units = await distill(said)
+    [fixed] = [u for u in of(units, 3) if "五" in u.content or "fifth" in u.content]
+    assert "correction" in fixed.tags, fixed.tags

@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 from datetime import datetime
 
-from app.distill.dates import EN_PATTERN as DATE_EN
+from app.claims import lexicon as lx
 from app.distill.dates import resolve_dates
 from app.distill.heuristic import clean
 from app.distill.heuristic.candidates import (
@@ -37,9 +37,10 @@ from app.distill.heuristic.parts import (
     steps_done,
 )
 from app.distill.heuristic.parts import matches as _matches
-from app.distill.heuristic.person import WORD, first_person_to_speaker
+from app.distill.heuristic.person import first_person_to_speaker
 from app.distill.heuristic.relations import with_relations
 from app.distill.heuristic.rules import QUESTION_EN, QUESTION_ZH
+from app.distill.heuristic.sizes import has_content, is_filler, is_short, states_claims
 from app.distill.heuristic.slots import Slot
 from app.distill.heuristic.task_detector import detect_task
 from app.distill.heuristic.tuning import (
@@ -48,52 +49,11 @@ from app.distill.heuristic.tuning import (
     EPISODE_MAX_CHARS,
     KIND_DEFAULTS,
     MAX_SPLIT_CLAUSES,
-    MAX_SPLIT_SENTENCES,
-    MAX_SPLIT_WORDS,
-    MIN_CONTENT_CHARS_ZH,
-    MIN_CONTENT_WORDS_EN,
     SLOT_WINDOW,
 )
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
 from app.entities.types import EntityOut
-from app.text import FILLER_EN, FILLER_ZH, STOPWORDS_EN, split_sentences, strip_invisible
-
-
-def _is_filler(sentence: str, language: str) -> bool:
-    if language == "zh":
-        rest = FILLER_ZH.sub("", sentence)
-        return len(rest) < 2 and not any(c.isdigit() for c in rest)
-    return all(w.lower() in FILLER_EN for w in WORD.findall(sentence))
-
-
-def _is_short(sentence: str, language: str) -> bool:
-    """Two words or fewer ("Love it", "Me neither"): dropped unless a rule finds something ("I'm vegan")."""
-    if language == "zh":
-        return False
-    words = WORD.findall(sentence)
-    return len(words) <= 2 and not any(w.isdigit() for w in words)
-
-
-def _states_claims(text: str, sentences: list[str], service: bool) -> bool:
-    """A short turn states claims (its plain clauses are units); a long one tells a story. `service`:
-    the turn is said to an assistant (see `_turn`)."""
-    if not service:
-        return len(sentences) == 1
-    language = language_of(text)
-    size = len(FILLER_ZH.sub("", text)) if language == "zh" else len(WORD.findall(text))
-    return len(sentences) <= MAX_SPLIT_SENTENCES and size <= MAX_SPLIT_WORDS[language]
-
-
-def _has_content(text: str, language: str) -> bool:
-    if language == "zh":
-        rest = FILLER_ZH.sub("", text)
-        return len(rest) >= MIN_CONTENT_CHARS_ZH
-    words = [w.lower() for w in WORD.findall(text)]
-    content = [w for w in words if w not in STOPWORDS_EN and len(w) > 1]
-    # two content words are enough with a number or a date: "The meeting is on Tuesday"
-    specific = any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
-    return len(content) >= MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
-
+from app.text import split_sentences, strip_invisible
 
 _ASSISTANT_SELF = re.compile(r"^(?:I|I'm|I am|I'd|me too|我(?!们))(?:\b|(?=[\u4e00-\u9fff]))", re.IGNORECASE)
 
@@ -183,12 +143,15 @@ class HeuristicDistiller:
         # said to an assistant (one answers in the conversation), a short turn states claims to remember;
         # between people, talk is a story told, and only a one-sentence turn's clauses are claims
         service = any(t.role != "user" for t in turns)
-        claims_turn = _states_claims(turn.content, sentences, service)
+        claims_turn = states_claims(turn.content, sentences, service)
+        owned_error = False  # a sentence owning an error ("不对，我记错了。"): the next ones correct
         for number, sentence in enumerate(sentences):
             language = language_of(sentence)
-            if _is_filler(sentence, language):
+            if is_filler(sentence, language):
                 continue
             clauses = split_clauses(sentence, answer=service and number == 0 and asked is not None)
+            if owned_error:
+                clauses = [replace(c, correction=True) for c in clauses]
             # a short turn's plain clauses are its claims; a long one's are a narrative, where a sentence
             # is cut only when each of its clauses is a claim (else it stays whole, its context kept)
             short = claims_turn and len(clauses) <= MAX_SPLIT_CLAUSES
@@ -199,6 +162,9 @@ class HeuristicDistiller:
                 whole = Clause(sentence, 0, len(sentence), clauses[0].correction, clauses[0].hedged)
                 cut = self._sentence_parts(turn, number, [whole], language, local_time, context)
             parts += cut
+            owned_error = (
+                not made and (lx.ZH_ERROR if language == "zh" else lx.EN_ERROR).search(sentence) is not None
+            )
         if any(unit is None for unit, *_ in parts) and not (claims_turn and service):
             # a mention in a turn that says more stays in the turn's episode, in its place
             parts = [(None, False, t, w) if u and loose else (u, loose, t, w) for u, loose, t, w in parts]
@@ -229,7 +195,7 @@ class HeuristicDistiller:
         parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]] = []
         for clause in clauses:
             claim = clause.text
-            if _is_filler(claim, language):
+            if is_filler(claim, language):
                 continue
             where = (number, clause)
             question = (QUESTION_ZH if language == "zh" else QUESTION_EN).search(claim) is not None
@@ -251,7 +217,7 @@ class HeuristicDistiller:
                 continue
             if claim == quoted or self._noise(claim, turn.role, question, said, names):
                 continue
-            if not _is_short(claim, language):
+            if not is_short(claim, language):
                 parts.append((None, question, claim, where))
         return parts
 
@@ -297,7 +263,7 @@ class HeuristicDistiller:
         # "Booked!" is short and still news; so is a value or a wish said to an assistant ("From Leeds.")
         done = kind == "task_state" if turn.role != "user" else stated and fragment_claim(claim, kind, names)
         if not (request or done or corrections) and (
-            (_is_short(claim, language) and not stated)  # a stated "I'm diabetic" is a claim
+            (is_short(claim, language) and not stated)  # a stated "I'm diabetic" is a claim
             or not says_enough(claim, language)
             or not states_something(claim)
         ):
@@ -344,7 +310,7 @@ class HeuristicDistiller:
     ) -> list[Candidate]:
         text = " ".join(sentences)
         language = language_of(text)
-        if not sentences or not _has_content(text, language):
+        if not sentences or not has_content(text, language):
             return []
         speaker, named = speaker_of(turn, language)
         confidence, importance = KIND_DEFAULTS["episode"] if turn.role == "user" else ASSISTANT_EPISODE
