@@ -1,10 +1,15 @@
 """What a question asks of the claims: the relations whose object it wants ("where do I live?" wants what
-a unit holding the speaker's address.home states, in whatever words that unit says it)."""
+a unit holding the speaker's address.home states, in whatever words that unit says it), and the types of
+value that answer it ("when …?" a time, a date or a day; "how much …?" an amount or a number)."""
 
 from __future__ import annotations
 
+import re
+
 from app.claims import lexicon as lx
+from app.claims.extract import DATE_NOTE
 from app.claims.subjects import subject_of
+from app.claims.values import find_values
 from app.text import has_cjk
 
 
@@ -17,3 +22,31 @@ def asked_slots(question: str, speaker: str = "user") -> list[dict[str, str]]:
         return []
     subject, said = subject_of(question, has_cjk(question), speaker)
     return [{"subject": subject, "head": head} for head in heads] if said else []
+
+
+# A question's words of what it asks (closed classes), and the value types that answer it
+_WHEN = re.compile(
+    r"\b(?:when|what time|what day|which days?|what date|how soon|until when|by when)\b|"
+    r"什么时候|什么时间|几点|哪天|哪一天|周几|星期几|礼拜几|几号|几月",
+    re.IGNORECASE,
+)
+_HOW_MUCH = re.compile(
+    r"\b(?:how (?:much|many|long|old|big|far)|what(?:'s| is| are)? (?:the |my |our )?(?:price|cost|budget|"
+    r"dose|dosage|rate|limit|amount|size|number of))\b|多少|多久|多大|多长|多重|多高|"
+    r"几[个晚天次台张位年岁块元周月趟层件份本]",
+    re.IGNORECASE,
+)
+ANSWER_TYPES = (
+    (_WHEN, frozenset({"time", "date", "weekday"})),
+    (_HOW_MUCH, frozenset({"amount", "number", "quantity"})),
+)
+
+
+def answer_types(question: str) -> frozenset[str]:
+    """The value types that answer `question` ("when …?": a time, a date or a day); none for most."""
+    return frozenset(t for pattern, types in ANSWER_TYPES if pattern.search(question) for t in types)
+
+
+def answers(content: str, types: frozenset[str]) -> bool:
+    """Whether `content` states a value of one of `types` (the distiller's date notes aside)."""
+    return any(s.value.type in types for s in find_values(DATE_NOTE.sub("", content)))

@@ -30,7 +30,7 @@ _PREFIX = re.compile(r"^\s*(?:correction|update|更正|纠正)\s*[:：]\s*", re.
 # The date the distiller writes beside a relative time phrase ("next month (2026-12)", "next year (2027)",
 # 下周（2026-12-07那一周）): the phrase is
 # the clause's own; the note would be read as the clause's value.
-_DATE_NOTE = re.compile(r"\s?[（(](?:the week of )?\d{4}(?:-\d{2}(?:-\d{2})?)?(?:那一周)?[）)]")
+DATE_NOTE = re.compile(r"\s?[（(](?:the week of )?\d{4}(?:-\d{2}(?:-\d{2})?)?(?:那一周)?[）)]")
 # The question a distilled unit answers, quoted after it ("… (replying to the assistant's question
 # "…")", "…（回复助手的问题“…”）"): the other speaker's words, no claim of this one.
 REPLY_QUOTE = re.compile(r"\s*(?:\(replying to [^()]*\)|[（(]回复[^（）()]*[）)])$")
@@ -63,7 +63,7 @@ def extract(
         or (lx.ZH_ERROR if lang == "zh" else lx.EN_ERROR).search(text) is not None
     )
     claims: list[Claim] = []
-    text = REPLY_QUOTE.sub("", _DATE_NOTE.sub("", text))
+    text = REPLY_QUOTE.sub("", DATE_NOTE.sub("", text))
     for sentence in split_sentences(_ABBREVIATION.sub(r"\1", text)):
         if sentence.rstrip().endswith(("?", "？")):
             continue  # a question asserts nothing ("can you move it to Friday?" has moved nothing yet)

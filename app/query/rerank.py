@@ -5,7 +5,9 @@ already admitted, so it can never bring back a superseded value or a unit withou
 
 A hard time budget bounds the call (the bank's `rerank.budget_ms`, else HINDSIGHT_RERANK_BUDGET_MS,
 150 ms): past it, or when the provider fails, the fused order stands and the response says why
-(`rerank: "skipped (budget)"`, `"skipped (error)"`)."""
+(`rerank: "skipped (budget)"`, `"skipped (error)"`). Where no reranker read the texts, a question asking
+for a kind of value ("when …?", "how much …?") has the units stating one lead those fetched
+(`answered_first`)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from app.claims.asked import answers
 from app.metrics import RERANK_OUTCOMES
 from app.providers.rerank import RerankError
 from app.query.fusion import Fused
@@ -109,3 +112,20 @@ async def rerank_pool(
         "applied",
         {u.memory_id: round(s, 6) for u, s in zip(head, scores, strict=True) if math.isfinite(s)},
     )
+
+
+def answered_first(
+    pool: list[Fused], n: int, texts: dict[uuid.UUID, str], types: frozenset[str]
+) -> list[Fused]:
+    """The pool with, among its first `n`, the units stating a value of the asked types ahead of those
+    stating none ("when is standup?": the unit saying 9:30 before the one saying only that there is
+    one), each group in its order; the set of the first `n` is unchanged."""
+    head = pool[:n]
+    hit = {u.memory_id for u in head if answers(texts.get(u.memory_id, ""), types)}
+    if not hit or len(hit) == len(head):
+        return pool
+    return [
+        *(u for u in head if u.memory_id in hit),
+        *(u for u in head if u.memory_id not in hit),
+        *pool[n:],
+    ]

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from app.banks.config import ConfiguredBank
-from app.claims.asked import asked_slots
+from app.claims.asked import answer_types, asked_slots
 from app.db.engine import autocommit
 from app.db.repositories import claims as claims_repo
 from app.db.repositories import events as events_repo
@@ -31,7 +31,7 @@ from app.query.channels import LIMITS, Hit, common_entity_names, run_channels, s
 from app.query.context import build_context, with_recent_turns
 from app.query.fusion import Fused, active_channels, diversify, effective_weights, fuse, on_topic, relevant
 from app.query.recorder import ReadRecorder
-from app.query.rerank import RerankDeps, plan_rerank, rerank_pool
+from app.query.rerank import RerankDeps, answered_first, plan_rerank, rerank_pool
 from app.query.tags import infer_tags
 from app.query.timeparse import parse_time_filter
 from app.query.topic import SAYING, has_topic, without_phrase
@@ -183,6 +183,7 @@ class QueryPlan:
     semantic: bool  # the semantic channel runs too: the query's vector, on a connection of its own
     time_only: bool  # a time window and no topic: "what did we talk about yesterday?"
     asked: list[dict[str, str]]  # the relations the question asks the object of (`app.claims.asked`)
+    answer_types: frozenset[str]  # the value types that answer it ("when …?": a time, a date, a day)
 
 
 def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) -> QueryPlan:
@@ -232,7 +233,20 @@ def plan_query(bank: ConfiguredBank, req: QueryRequest, model: str, dim: int) ->
     time_only = time_filter is not None and not has_topic(req.query, phrase)
     semantic = "semantic" in channels
     asked = asked_slots(req.query)
-    return QueryPlan(config, tz, now, mode, weights, time_filter, filters, inputs, semantic, time_only, asked)
+    return QueryPlan(
+        config,
+        tz,
+        now,
+        mode,
+        weights,
+        time_filter,
+        filters,
+        inputs,
+        semantic,
+        time_only,
+        asked,
+        answer_types(req.query),
+    )
 
 
 async def _history_of(
@@ -319,8 +333,12 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
     stage = plan_rerank(deps.rerank, plan.config, req, time_only=plan.time_only, candidates=len(pool))
     wanted = pool[: max(req.top_k, stage.top_n)]  # the reranker reads the text of its top N too
     units, entities = await units_repo.get_units_with_entities(db, [r.memory_id for r in wanted])
-    reranked = await rerank_pool(deps.rerank, stage, req.query, pool, {u.id: u.content for u in units})
-    ranked = reranked.pool[: req.top_k]
+    texts = {u.id: u.content for u in units}
+    reranked = await rerank_pool(deps.rerank, stage, req.query, pool, texts)
+    order = reranked.pool
+    if plan.answer_types and not reranked.scores:  # a reranker read the texts: its order stands
+        order = answered_first(order, len(wanted), texts, plan.answer_types)
+    ranked = order[: req.top_k]
     kept_ids = {r.memory_id for r in ranked}
     kept_units = [u for u in units if u.id in kept_ids]
     models = {m.id: m for m in await read_models(db, kept_units, entities=entities)}

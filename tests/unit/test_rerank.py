@@ -10,10 +10,11 @@ from collections.abc import Iterator
 import pytest
 from fastapi import FastAPI
 
+from app.claims.asked import answer_types
 from app.config import Settings
 from app.providers.rerank import HttpReranker, RerankError, build_reranker, endpoint
 from app.query.fusion import Fused
-from app.query.rerank import RerankDeps, RerankSetup, plan_rerank, rerank_pool
+from app.query.rerank import RerankDeps, RerankSetup, answered_first, plan_rerank, rerank_pool
 from app.schemas.banks import BankConfig
 from app.schemas.query import QueryRequest
 from tests.fake_rerank import create_fake_rerank, serve_rerank
@@ -108,3 +109,36 @@ async def test_an_unreadable_answer_is_an_error(fake: tuple[FastAPI, str]) -> No
     finally:
         app.state.garbage = False
         await provider.aclose()
+
+
+@pytest.mark.parametrize(
+    ("question", "texts", "first"),
+    [
+        (
+            "When is the book club now?",
+            ["The book club picked a thriller.", "The book club meets on Thursdays now.", "I like the host."],
+            "The book club meets on Thursdays now.",
+        ),
+        ("我的房租现在是多少？", ["房租是押一付三。", "房东说涨到5200了。"], "房东说涨到5200了。"),
+        # a date note the distiller added is no answer to "when"
+        (
+            "What time is the dentist?",
+            ["Booked the dentist next week (the week of 2026-12-07).", "The dentist is at 4:15pm."],
+            "The dentist is at 4:15pm.",
+        ),
+    ],
+)
+def test_a_unit_stating_the_kind_of_value_asked_for_leads(
+    question: str, texts: list[str], first: str
+) -> None:
+    pool = [Fused(uuid.uuid4(), score=1 - i / 10) for i in range(len(texts))]
+    by_id = {u.memory_id: t for u, t in zip(pool, texts, strict=True)}
+    ordered = answered_first(pool, len(pool), by_id, answer_types(question))
+    assert by_id[ordered[0].memory_id] == first
+    assert {u.memory_id for u in ordered} == set(by_id)
+
+
+def test_a_question_asking_for_no_kind_of_value_keeps_the_order() -> None:
+    assert answer_types("Who is my manager?") == frozenset()
+    pool = [Fused(uuid.uuid4()), Fused(uuid.uuid4())]
+    assert answered_first(pool, 2, {}, answer_types("What do I do for work?")) == pool
