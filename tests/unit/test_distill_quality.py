@@ -205,6 +205,9 @@ def test_pronoun_rewriting_stays_grammatical_after_an_auxiliary() -> None:
         # a change confirmed by reading back the value said, in another form
         ("抱歉，是下个月9号去，不是8号。", "明白，出发日期改成7月9日。", True),
         ("Sorry, make the review the 14th, not the 12th.", "Done, I've moved the review to June 14th.", True),
+        # a remark on a value said is no news; a new value beside it is
+        ("我说错了，期中是92分，不是82", "没事，92分的话底子还不错。", True),
+        ("I got 92 on the mock exam.", "92 is above the pass mark of 80.", False),
         # the same day and a new one: the new one is news
         ("My review is on the 14th.", "I've moved the review to June 16th.", False),
     ],

@@ -13,6 +13,7 @@ from functools import lru_cache
 from app.claims import lexicon as lx
 from app.claims.model import Value
 from app.claims.values import find_values, same
+from app.distill.heuristic.kinds import is_remark
 from app.distill.heuristic.noise import (
     DECISION_EN,
     DECISION_ZH,
@@ -162,13 +163,15 @@ def is_echo(sentence: str, said: str, names: Iterable[str] = ()) -> bool:
     """The sentence restates what the other speaker just said ("Got it, a laptop within 5000." after
     "I want a laptop, my budget is 5000"): every value in it was said, and most of its content words,
     or it confirms a change to a value said ("搬家日期改成9月5日" after "是下个月5号", "moved it to
-    March 4th" after "make it the 4th")."""
+    March 4th" after "make it the 4th"), or remarks on one ("92 is a great score")."""
     rest, read_back = _unheard(sentence, said)
     numbers = set(_NUMBER.findall(rest))
     if not numbers <= set(_NUMBER.findall(said)):
         return False
     if read_back and not numbers and (lx.EN_CHANGE_TO.search(sentence) or lx.ZH_CHANGE.search(sentence)):
         return True  # the change the other speaker asked for, confirmed
+    if read_back and not numbers and is_remark(rest, "zh" if has_cjk(rest) else "en"):
+        return True  # a remark on a value said ("87分的话基础还不错"): nothing of its own
     numbers |= set(_NUMBER.findall(sentence)) if read_back else set()
     words = set(content_words(ECHO_FRAME_ZH.sub(" ", strip_wrapping(sentence)), names)) - ECHO_FRAME_WORDS
     if not words:
