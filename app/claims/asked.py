@@ -48,5 +48,9 @@ def answer_types(question: str) -> frozenset[str]:
 
 
 def answers(content: str, types: frozenset[str]) -> bool:
-    """Whether `content` states a value of one of `types` (the distiller's date notes aside)."""
-    return any(s.value.type in types for s in find_values(DATE_NOTE.sub("", content)))
+    """Whether `content` states a value of one of `types` (the distiller's date notes aside), or that
+    what it speaks of ended ("I cancelled it" answers "how much do I pay for it?")."""
+    text = DATE_NOTE.sub("", content)
+    if lx.retirement(text, has_cjk(text)) is not None:
+        return True
+    return any(s.value.type in types for s in find_values(text))

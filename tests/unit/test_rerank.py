@@ -120,6 +120,12 @@ async def test_an_unreadable_answer_is_an_error(fake: tuple[FastAPI, str]) -> No
             "The book club meets on Thursdays now.",
         ),
         ("我的房租现在是多少？", ["房租是押一付三。", "房东说涨到5200了。"], "房东说涨到5200了。"),
+        # what ended answers any question about it
+        (
+            "How much is my gym membership?",
+            ["I cancelled the gym membership last week.", "The fee was 40 euros a month."],
+            "I cancelled the gym membership last week.",
+        ),
         # a date note the distiller added is no answer to "when"
         (
             "What time is the dentist?",
