@@ -80,10 +80,11 @@ def _qualifiers_differ(a: frozenset[str], b: frozenset[str]) -> bool:
 
 def _one_count(old: Claim, new: Claim) -> bool:
     """Counts of one kind of thing by one verb ("住三晚", "得住四晚了"; "we need 3 licences", "we
-    need 5 licences now"): the count is the attribute."""
+    need 5 licences now"), or the count a verb of change moves ("runs 6 replicas", "scaled it out to 10
+    replicas"): the count is the attribute."""
     a, b = old.value, new.value
-    counted = a.type == b.type == "quantity" and a.unit.startswith("count:") and a.unit == b.unit
-    return counted and (_counts_by(old, new.verb) or _counts_by(new, old.verb))
+    counted = a.unit.startswith("count:") and a.unit == b.unit
+    return counted and (new.shift or _counts_by(old, new.verb) or _counts_by(new, old.verb))
 
 
 def _counts_by(claim: Claim, verb: str) -> bool:

@@ -313,7 +313,9 @@ def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
     moved = lx.EN_CHANGE_TO.search(clause)
     if moved:  # "after the outage we lowered the timeout to 12 s": the value is what it moved to
         group = next(g for g in ("new", "new2", "new3") if moved.group(g))
-        return "", moved.group(group), clause[: moved.start(group)]
+        # "scaled it out to 10 replicas": the verb and its particle name no attribute, the pronoun points back
+        frame = clause[: moved.start()] if group == "new3" else clause[: moved.start(group)]
+        return "", moved.group(group), frame
     for pattern in (lx.EN_INSTEAD, lx.EN_NOT):
         found = pattern.search(clause)
         if found:

@@ -99,6 +99,14 @@ def test_a_change_said_by_its_construction_ends_the_value_it_replaces(old: str, 
     assert decision.action == "supersede"
 
 
+def test_a_count_moved_by_a_verb_and_its_particle_is_the_count_it_was() -> None:
+    # "out" in "scaled it out to" is the verb's particle, no attribute of its own
+    old = extract("The staging cluster runs 4 replicas behind the proxy.")
+    decision = decide(extract("Scaled it out to 8 replicas this morning."), [("old", old)], no_frames)
+    assert decision is not None
+    assert decision.action == "supersede"
+
+
 def test_a_weak_verdict_ends_the_value_of_the_same_type_before_a_merely_compatible_one() -> None:
     olds = extract("We're a table of 6, dinner is at 7:30.")  # a count that could be an hour, and a time
     decision = decide(extract("Moved it to 8pm now."), [("old", olds)], related_frames)
