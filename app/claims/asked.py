@@ -31,8 +31,8 @@ _WHEN = re.compile(
     re.IGNORECASE,
 )
 _HOW_MUCH = re.compile(
-    r"\b(?:how (?:much|many|long|old|big|far)|what(?:'s| is| are)? (?:the |my |our )?(?:price|cost|budget|"
-    r"dose|dosage|rate|limit|amount|size|number of))\b|多少|多久|多大|多长|多重|多高|"
+    r"\b(?:how (?:much|many|long|old|big|far)|what(?:'s| is| are)? (?:the |my |our )?(?:[\w-]+ ){0,2}?"
+    r"(?:price|cost|budget|dose|dosage|rate|limit|amount|size|number of))\b|多少|多久|多大|多长|多重|多高|"
     r"几[个晚天次台张位年岁块元周月趟层件份本]",
     re.IGNORECASE,
 )

@@ -138,10 +138,10 @@ def _of_its_relation(old: Claim, new: list[Claim]) -> bool:
 
 def residue(olds: list[Claim], hit: frozenset[int], retired: bool = False) -> list[Claim]:
     """The claims of a compound unit still true once `hit` end: those about another subject, of another
-    known attribute (a head), with a typed value, or of free text that shares no word with what ended.
-    A clause of free text that names what ended ("I want to buy a laptop, my budget is …") set its
-    scene: kept apart, it would answer that claim's question in place of its new value. `retired`: what
-    ends has no successor, and its details (a clause naming nothing of its own) end with it."""
+    known attribute (a head), with a typed value, or of free text ("I want to buy a laptop" stays when
+    the budget beside it changes: the question for the budget asks for an amount, and the units stating
+    one lead its answer). `retired`: what ends has no successor, and its details (a clause naming
+    nothing of its own, or free text naming what ended) end with it."""
     ended = [olds[i] for i in hit]
     subjects = {c.subject for c in ended}
     attributes = {c.attribute for c in ended}
@@ -161,7 +161,8 @@ def residue(olds: list[Claim], hit: frozenset[int], retired: bool = False) -> li
             *c.topic,
             *(w for w in fold(c.value.text, keep_space=True).split() if len(w) > 2),
         }
-        return not words & scene and not any(w in fold(c.value.text) for w in scene if len(w) > 1)
+        named = words & scene or any(w in fold(c.value.text) for w in scene if len(w) > 1)
+        return not (retired and named)
 
     return [c for i, c in enumerate(olds) if i not in hit and still_true(c)]
 
