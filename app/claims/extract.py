@@ -58,10 +58,7 @@ def extract(
     lang = lang or ("zh" if has_cjk(text) else "en")
     # a correction tagged, or an error owned anywhere in the statement ("Scratch that figure. It's
     # £1,320."): every sentence of it corrects what was said
-    corrected = (
-        any("correction" in t for t in tags)
-        or (lx.ZH_ERROR if lang == "zh" else lx.EN_ERROR).search(text) is not None
-    )
+    corrected = any("correction" in t for t in tags) or lx.owns_error(text, lang == "zh")
     claims: list[Claim] = []
     text = REPLY_QUOTE.sub("", DATE_NOTE.sub("", text))
     for sentence in split_sentences(_ABBREVIATION.sub(r"\1", text)):
@@ -90,10 +87,9 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
     clauses = split_clauses(sentence, zh)
     said = " ".join(clauses)  # a change word inside a dropped condition ("要是内存能加到32G") is no change
     change_words = lx.ZH_CHANGE if zh else lx.EN_CHANGE
-    owned_error = (lx.ZH_ERROR if zh else lx.EN_ERROR).search(said) is not None
-    changed = corrected or owned_error or change_words.search(said) is not None
+    changed = corrected or lx.owns_error(said, zh) or change_words.search(said) is not None
     untimed = (lx.ZH_TEMPORAL if zh else lx.EN_TEMPORAL).sub(" ", said)
-    shifted = corrected or owned_error or change_words.search(untimed) is not None
+    shifted = corrected or lx.owns_error(said, zh) or change_words.search(untimed) is not None
     claims: list[Claim] = []
     context: list[str] = []  # a value-less clause ("For the laptop") narrows the next one
     scene: list[str] = []  # what the clause before was about: narrows a bare head ("…, budget 55ms")
@@ -133,7 +129,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
                 # an apposition ("Project X, the robotics pilot") belongs to the claim before it
                 last = claims[-1]
                 claims[-1] = replace(last, text=f"{last.text}, {clause.strip()}")
-            elif not (lx.ZH_ERROR if zh else lx.EN_ERROR).search(clause):
+            elif not lx.owns_error(clause, zh):
                 # a clause owning an error ("我记错了") narrows nothing
                 context = _frame_words(clause, zh, nouns=True)
             continue

@@ -72,6 +72,13 @@ EN_ERROR = re.compile(
     re.IGNORECASE,
 )
 ZH_ERROR = re.compile(r"说错|写错|记错|搞错|弄错|打错|看错|听错|记岔|记混|搞混|弄混|不对|口误|笔误|更正|纠正")
+
+
+def owns_error(text: str, zh: bool) -> bool:
+    """Whether `text` owns up to an error ("scratch that", "I had it wrong", 我记错了)."""
+    return (ZH_ERROR if zh else EN_ERROR).search(text) is not None
+
+
 # the change class's words of time alone ("now", "these days"): a restatement's mark, weaker than a
 # verb of change or a correction
 EN_TEMPORAL = re.compile(r"\b(?:now|nowadays|these\s+days|currently)\b", re.IGNORECASE)

@@ -162,9 +162,7 @@ class HeuristicDistiller:
                 whole = Clause(sentence, 0, len(sentence), clauses[0].correction, clauses[0].hedged)
                 cut = self._sentence_parts(turn, number, [whole], language, local_time, context)
             parts += cut
-            owned_error = (
-                not made and (lx.ZH_ERROR if language == "zh" else lx.EN_ERROR).search(sentence) is not None
-            )
+            owned_error = not made and lx.owns_error(sentence, language == "zh")
         if any(unit is None for unit, *_ in parts) and not (claims_turn and service):
             # a mention in a turn that says more stays in the turn's episode, in its place
             parts = [(None, False, t, w) if u and loose else (u, loose, t, w) for u, loose, t, w in parts]
