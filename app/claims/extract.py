@@ -111,6 +111,11 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
         claim = _clause(clause, zh, speaker, hedged, (changed, shifted), context)
         if claim is not None and claim.head and not claim.qualifier and scene:
             claim = replace(claim, qualifier=frozenset(scene), attribute=f"{claim.head}.{'_'.join(scene)}")
+        if claim is not None and not zh and claims and not claim.qualifier and _OF_THAT_EN.search(clause):
+            # "Sick leave is its own bucket, we get 10 days of that": what "that" points back to narrows it
+            last = claims[-1]
+            attribute = claim.attribute or "_".join(sorted(last.qualifier))
+            claim = replace(claim, qualifier=last.qualifier, topic=last.topic, attribute=attribute)
         if claim is not None and claim.implicit_subject and claims and not claims[-1].implicit_subject:
             # "My son plays football on Saturdays and piano on Wednesdays": the son's piano
             claim = replace(claim, subject=claims[-1].subject, implicit_subject=False)
@@ -175,6 +180,8 @@ def _hedged(text: str, hedge: re.Pattern[str]) -> bool:
     return hedge.search(_MAY_MONTH.sub(" ", text)) is not None
 
 
+# A preposition's object pointing back to the clause before ("10 days of that", "paid for it")
+_OF_THAT_EN = re.compile(r"\b(?:of|for|on|with|about|from)\s+(?:that|it|this|those|them)\b", re.IGNORECASE)
 _ANAPHORA_EN = frozenset("other one ones previous former old earlier first last same before".split())
 
 

@@ -247,7 +247,15 @@ RELATIONS_EN = [
     (re.compile(r"\b(?:allergic\s+to|allergy)\b", re.I), "allergy"),
     (re.compile(r"\bbudget\b", re.I), "budget"),
     (re.compile(r"\b(?:uses?|using|used|runs?\s+on|built\s+on)\b", re.I), "uses"),
-    (re.compile(r"\b(?:own(?:s|ed)?)\b", re.I), "owns"),
+    # "own" after a possessive is no verb ("its own bucket", "my own car")
+    (
+        re.compile(
+            r"(?<!\bits\s)(?<!\bmy\s)(?<!\bour\s)(?<!\bhis\s)(?<!\bher\s)(?<!\byour\s)(?<!\btheir\s)"
+            r"\b(?:own(?:s|ed)?)\b",
+            re.I,
+        ),
+        "owns",
+    ),
     (re.compile(r"\bbelong(?:s|ed)?\s+to\b", re.I), "belongs_to"),
     (re.compile(r"\bdepend(?:s|ed)?\s+on\b", re.I), "depends_on"),
     (

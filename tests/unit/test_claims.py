@@ -483,3 +483,15 @@ def test_the_question_a_unit_answers_is_no_claim_of_it() -> None:
         'I walk to work (replying to the assistant\'s question "How do you commute to 9th Street?")'
     )
     assert not extract("柯基是不是容易胖？（回复助手的问题“它叫什么名字，住在哪个区？”）")
+
+
+def test_a_preposition_pointing_back_narrows_the_claim_by_the_clause_before() -> None:
+    [old] = extract("I get 30 days of vacation a year.")
+    sick = extract("Sick leave is a separate pot, we get 12 days of that a year.")
+    assert "sick" in sick[-1].qualifier
+    assert all(conflicts(old, new, frame_similarity=0.8).action == "keep" for new in sick)
+
+
+def test_own_after_a_possessive_is_no_verb() -> None:
+    assert [c.head for c in extract("The archive has its own retention policy.")] == [""]
+    assert [c.head for c in extract("We own two vans.")] == ["owns"]

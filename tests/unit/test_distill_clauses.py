@@ -67,6 +67,7 @@ def test_clauses_with_their_own_predicate_are_cut_and_share_their_subject(
         "如果下周有空的话，我想去趟杭州。",
         "年底要是有奖金，会换成55寸的。",  # a condition after a time that opens it
         "物业费上个月调了，调到每平3块。",  # the result of a change, said after it
+        "我家养了一只兔子，叫团子。",  # a name given after what it names
     ],
 )
 def test_parts_that_lean_on_each_other_stay_one_clause(sentence: str) -> None:

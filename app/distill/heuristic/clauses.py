@@ -85,6 +85,9 @@ _SUBORDINATE = re.compile(
 _COPULA_ZH = re.compile(r"^(?:不是|是|而是|也就是)")
 # The result of a change said after it ("提额了，到8万", "房租涨了，涨到4500了"): the same clause's value
 _RESULT_ZH = re.compile(r"^(?:[改换调挪涨降加减升提推延缩扩]了?)?(?:到|至|成)")
+# A name given after what a clause speaks of ("养了一只猫，叫年糕", "我女儿八岁，叫乐乐"): the same clause,
+# as "a cat called Miso" (cut off, 叫乐乐 names no one)
+_NAMED_ZH = re.compile(r"^(?:名字)?(?:叫|名叫|叫做|名为)")
 _LEAD_SUBJECT_ZH = re.compile(r"^(我们|我|咱们|他们|她们|他|她)(?=[\u4e00-\u9fff])")
 
 
@@ -287,6 +290,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
             not (has_predicate(text) or _second_value(spans[-1][2], text))
             or (zh and _COPULA_ZH.match(text))
             or (zh and _RESULT_ZH.match(text) is not None and bool(find_values(text)))
+            or (zh and _NAMED_ZH.match(text) is not None)
             or refers_back
             or bare
             or remark
