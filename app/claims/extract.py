@@ -27,13 +27,6 @@ _PRONOUN_LEAD = re.compile(
     r"^\s*(?:i|we|you|he|she|they|my|our|我|我们|你|他|她|他们)\b|^\s*(?:我|我们|你|他|她)", re.IGNORECASE
 )
 _PREFIX = re.compile(r"^\s*(?:correction|update|更正|纠正)\s*[:：]\s*", re.IGNORECASE)
-# The date the distiller writes beside a relative time phrase ("next month (2026-12)", "next year (2027)",
-# 下周（2026-12-07那一周）): the phrase is
-# the clause's own; the note would be read as the clause's value.
-DATE_NOTE = re.compile(r"\s?[（(](?:the week of )?\d{4}(?:-\d{2}(?:-\d{2})?)?(?:那一周)?[）)]")
-# The question a distilled unit answers, quoted after it ("… (replying to the assistant's question
-# "…")", "…（回复助手的问题“…”）"): the other speaker's words, no claim of this one.
-REPLY_QUOTE = re.compile(r"\s*(?:\(replying to [^()]*\)|[（(]回复[^（）()]*[）)])$")
 # A reported statement ("The user says …", 用户说…): the claim is what is reported; the reporting frame
 # would make every statement of one speaker look alike.
 _REPORTED = re.compile(
@@ -60,7 +53,7 @@ def extract(
     # £1,320."): every sentence of it corrects what was said
     corrected = any("correction" in t for t in tags) or lx.owns_error(text, lang == "zh")
     claims: list[Claim] = []
-    text = REPLY_QUOTE.sub("", DATE_NOTE.sub("", text))
+    text = lx.REPLY_QUOTE.sub("", lx.DATE_NOTE.sub("", text))
     for sentence in split_sentences(_ABBREVIATION.sub(r"\1", text)):
         if sentence.rstrip().endswith(("?", "？")):
             continue  # a question asserts nothing ("can you move it to Friday?" has moved nothing yet)

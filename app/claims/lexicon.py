@@ -332,3 +332,12 @@ QUESTION_HEADS = [
     (re.compile(r"\bbudget\b|预算"), "budget"),
     (re.compile(r"\ballerg|过敏"), "allergy"),
 ]
+
+
+# What the distiller writes into a unit that no claim says. The date beside a relative time phrase
+# ("next month (2026-12)", 下周（2026-12-07那一周）): the phrase is the clause's own, the note would be read
+# as its value.
+DATE_NOTE = re.compile(r"\s?[（(](?:the week of )?\d{4}(?:-\d{2}(?:-\d{2})?)?(?:那一周)?[）)]")
+# The question a distilled unit answers, quoted after it ("… (replying to the assistant's question
+# "…")", "…（回复助手的问题“…”）"): the other speaker's words, no claim of this one.
+REPLY_QUOTE = re.compile(r"\s*(?:\(replying to [^()]*\)|[（(]回复[^（）()]*[）)])$")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from app.claims.extract import REPLY_QUOTE
+from app.claims.lexicon import REPLY_QUOTE
 from app.distill.heuristic.noise import NOT_NAMES
 from app.distill.types import Candidate
 from app.entities.types import EntityOut, RelationOut
