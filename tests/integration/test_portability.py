@@ -265,7 +265,9 @@ async def test_redacted_content_stays_redacted(client: httpx.AsyncClient) -> Non
     bank = await make_bank(client, distill_every_n_turns=1000, redact_raw_events=True)
     await say(client, bank, "My card is 4111 1111 1111 1111, keep it on file.")
     exported = (await client.get(f"/v1/banks/{bank}/export")).text
-    assert "4111" not in exported
+    # the card's groups, not its first four digits alone: a timestamp's microseconds can read "…4111…"
+    assert "4111 1111" not in exported
+    assert "1111 1111" not in exported
     [event] = [line for line in lines_of(exported) if line["type"] == "event"]
     assert event["content"].startswith("My card is ")
 
