@@ -165,19 +165,20 @@ def is_echo(sentence: str, said: str, names: Iterable[str] = ()) -> bool:
     or it confirms a change to a value said ("搬家日期改成9月5日" after "是下个月5号", "moved it to
     March 4th" after "make it the 4th"), or remarks on one ("92 is a great score")."""
     rest, read_back = _unheard(sentence, said)
-    numbers = set(_NUMBER.findall(rest))
-    if not numbers <= set(_NUMBER.findall(said)):
+    unheard = set(_NUMBER.findall(rest))
+    if not unheard <= set(_NUMBER.findall(said)):
         return False
-    if read_back and not numbers and (lx.EN_CHANGE_TO.search(sentence) or lx.ZH_CHANGE.search(sentence)):
-        return True  # the change the other speaker asked for, confirmed
-    if read_back and not numbers and is_remark(rest, "zh" if has_cjk(rest) else "en"):
-        return True  # a remark on a value said ("87分的话基础还不错"): nothing of its own
-    numbers |= set(_NUMBER.findall(sentence)) if read_back else set()
+    if read_back and not unheard:
+        if lx.EN_CHANGE_TO.search(sentence) or lx.ZH_CHANGE.search(sentence):
+            return True  # the change the other speaker asked for, confirmed
+        if is_remark(rest, "zh" if has_cjk(rest) else "en"):
+            return True  # a remark on a value said ("87分的话基础还不错"): nothing of its own
+    numbers = bool(unheard) or (read_back and _NUMBER.search(sentence) is not None)
     words = set(content_words(ECHO_FRAME_ZH.sub(" ", strip_wrapping(sentence)), names)) - ECHO_FRAME_WORDS
     if not words:
-        return bool(numbers)
+        return numbers
     heard = set(content_words(said, names))
-    return len(words & heard) / len(words) >= ECHO_OVERLAP or (bool(numbers) and len(words) <= 2)
+    return len(words & heard) / len(words) >= ECHO_OVERLAP or (numbers and len(words) <= 2)
 
 
 def _unheard(sentence: str, said: str) -> tuple[str, bool]:

@@ -236,6 +236,9 @@ class HeuristicDistiller:
         for a question that asks nothing to be done, and for what stays in the turn's episode."""
         claim = clause.text
         short, stated = shape  # a short turn's clause; a claim stated to an assistant
+        # what the clause is leads a rule's tag in a claim stated to an assistant, and in what an
+        # assistant or a tool says (a step done before the id it names)
+        kind_leads = stated or turn.role != "user"
         # a request opens its sentence ("Please …", "请…"); one inside a story is reported speech
         request = turn.role == "user" and (first or short) and is_request(claim, language)
         if (question and not request) or (turn.role != "user" and PROMISE.search(claim)):
@@ -255,7 +258,7 @@ class HeuristicDistiller:
         if ruled and not (served and all(m[0].tag in CHANNEL for m in ruled)):
             if not (question and any(m[0].tag.startswith("constraint.quantity") for m in ruled)):
                 unit = typed_unit(turn, claim, language, matches, local_time, clause.hedged)
-                return kind_first(unit, kind) if stated or turn.role != "user" else unit
+                return kind_first(unit, kind) if kind_leads else unit
         if self._noise(claim, turn.role, question, said, names) and not corrections:
             return None
         # "Booked!" is short and still news; so is a value or a wish said to an assistant ("From Leeds.")
@@ -269,7 +272,7 @@ class HeuristicDistiller:
         loose = [m for m in matches if m[0].loose and m[0].tag != "correction"]
         if loose and not request:
             unit = typed_unit(turn, claim, language, loose + corrections, local_time, clause.hedged)
-            return kind_first(unit, kind) if stated or turn.role != "user" else unit
+            return kind_first(unit, kind) if kind_leads else unit
         # a compound's clauses are its claims in a short turn; in a long one they are a narrative
         if not (corrections or request or done or stated or (clauses > 1 and short)):
             return None  # a plain sentence stays with its turn (its kind: _leftover_kind)

@@ -99,7 +99,7 @@ def made_whole(sentence: str, earlier: list[str], turn: str) -> str | None:
             text = text[:1].lower() + text[1:]
         whole = candidate[: old.start] + text + candidate[old.end :]
         zh = has_cjk(candidate)
-        if (lx.ZH_ERROR if zh else lx.EN_ERROR).search(turn) or (not zh and _NO_EN.search(sentence)):
+        if lx.owns_error(turn, zh) or (not zh and _NO_EN.search(sentence)):
             return ("更正：" if zh else "Correction: ") + whole.strip()
         return whole.strip()
     return None
