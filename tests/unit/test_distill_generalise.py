@@ -96,6 +96,10 @@ def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, claus
         ("我已经把表格填好了。", "task_state"),  # the user's resultative: a step done
         ("我们已经寄回了旧设备。", "task_state"),  # 已经 before a doing verb, the user its agent
         ("车位面积不小于12平米。", "constraint"),  # a bound word before a value
+        ("I'd like to get the boiler serviced before winter.", "task_state"),  # a want of an act
+        ("I want to be called Sam.", "preference"),  # a want of a state
+        ("楼梯太陡，我婆婆上不了。", "constraint"),  # a potential complement: what cannot be done
+        ("这个价位我们付不起。", "constraint"),
     ],
 )
 def test_the_kind_comes_from_what_the_clause_is(text: str, kind: str) -> None:

@@ -164,7 +164,9 @@ CONSTRAINT_EN = re.compile(
 CONSTRAINT_ZH = re.compile(
     r"只能|不能|请不了|不可以|最多|至多|至少|起码|不超过|不少于|不低于|不高于|不大于|不小于|必须|规定|"
     r"(?:别|不要|不得)(?:超过|低于|少于|高于|多于)|只有[^，。]{1,8}(?:有空|可以|行|方便|能)|"
-    r"不方便|没空|没时间|不接受|要能|得能|要有|得有"
+    r"不方便|没空|没时间|不接受|要能|得能|要有|得有|"
+    # what cannot be done, by the potential complement ("去不了", "爬不了", "买不起")
+    r"[\u4e00-\u9fff](?<![受免少])不了(?!解)|(?<![对看])[买付用住]不起"
 )
 # A step under way: the progressive 正在, or a process verb with 中 ("配送中", "审核中")
 ONGOING_ZH = re.compile(r"正在|(?:处理|配送|审核|运输|派送|办理|维修|进行|排队|发货)中")
@@ -269,7 +271,7 @@ def _en(text: str, role: str) -> str:
         if REQUEST_EN.search(text) or _imperative(text):
             return "preference" if MANNER_EN.search(text) else "task_state"
         if WANT_EN.search(text):
-            return "task_state" if TASK_VERB_EN.search(text) and "to " in text.lower() else "preference"
+            return "task_state" if _wants_to_act(text) else "preference"
         if WISH_EN.search(text) or (re.match(r"no\b", text, _EN) and MANNER_EN.search(text)):
             return "preference"  # a wish, or a way of being served refused ("No phone calls, please")
     if STILL_EN.search(text):
@@ -287,6 +289,24 @@ def _en(text: str, role: str) -> str:
     if is_past(text) and (role == "user" or PAST_TIME_EN.search(text)):
         return "fact.event"
     return "fact" if _lasting_en(text, role) else "episode"
+
+
+# A want of an act ("I'd like to get a test booked", "we want to take the train"): a step still to do. A
+# taste for doing ("I like to run", "I love to cook") and a want of a state ("I want to be called Sam")
+# are preferences.
+WANT_ACT_EN = re.compile(
+    r"\b(?:want|wants|wanted|'d like|would like|'d love|would love|wish|hope|hoping|planning|plan|"
+    r"intend|going)\s+to\s+(?:\w+ly\s+)?([a-z]+)",
+    _EN,
+)
+
+
+def _wants_to_act(text: str) -> bool:
+    found = WANT_ACT_EN.search(text)
+    if found is None:
+        return TASK_VERB_EN.search(text) is not None and "to " in text.lower()
+    verb = found.group(1).lower()
+    return verb not in ("be", "have", "feel", "know", "keep", "stay") and base_verb(verb)
 
 
 def _imperative(text: str) -> bool:
