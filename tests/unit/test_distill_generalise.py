@@ -238,10 +238,18 @@ def test_abbreviations_and_initials_end_no_sentence() -> None:
         ("Makes sense now.", "user"),
         ("行，那我先看看。", "user"),
         ("嗯，我再考虑考虑。", "user"),
+        ("行，就这么办吧。", "user"),  # pointing words, adverbs and a light verb: nothing named
+        ("那我等你通知。", "user"),
+        ("嗯，先这些。", "user"),
     ],
 )
 def test_talk_about_the_conversation_leaves_no_unit(text: str, role: str) -> None:
     assert said(text, role) == [], [u.content for u in said(text, role)]
+
+
+@pytest.mark.parametrize("text", ["我已经办了。", "他们都六十多岁了。"])
+def test_a_light_clause_with_a_step_done_or_a_number_is_kept(text: str) -> None:
+    assert said(text), "nothing kept"
 
 
 @pytest.mark.parametrize(

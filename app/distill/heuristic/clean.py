@@ -35,7 +35,7 @@ from app.distill.heuristic.noise import (
 )
 from app.distill.heuristic.tuning import ECHO_OVERLAP
 from app.entities.types import EntityOut
-from app.text import FILLER_EN, FILLER_ZH, STOPWORDS_EN, has_cjk
+from app.text import FILLER_EN, FILLER_ZH, STOPWORDS_EN, has_cjk, pos_words
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
@@ -219,6 +219,31 @@ def says_nothing(clause: str, names: Iterable[str] = ()) -> bool:
     if _NUMBER.search(clause) or has_specifics(clause, names):
         return False
     if has_cjk(clause):
-        return len(LIGHT_ZH.sub("", SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", clause)))) < 2
+        rest = LIGHT_ZH.sub("", SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", clause)))
+        return len(rest) < 2 or _function_words_only(clause)
     words = content_words(clause, names)
     return not [w for w in words if w not in SMALL_TALK_EN and w not in FILLER_EN and w not in LIGHT_EN]
+
+
+# Verbs that manage the conversation or the work in hand without naming it: with pointing words, adverbs
+# and particles only ("就这么办吧", "那我等你通知", "先这些", "没别的了"), a clause names nothing to recall
+_LIGHT_VERBS_ZH = frozenset(
+    "办 弄 搞 做 安排 处理 等 通知 记 记下 看 看看 试 说 是 有 没 没有 要 行 可以 知道 明白 了解 考虑 想 帮 "
+    "麻烦 来 去".split()
+)
+# jieba's tags of words that name nothing: pronouns, adverbs, particles, conjunctions, interjections,
+# prepositions, quantity words without a numeral ("一下")
+_FUNCTION_TAGS_ZH = ("r", "d", "u", "y", "c", "e", "p", "m", "q", "x", "zg")
+# A step done (已, a verb's 了): news however light its verb ("已经办了")
+_STEP_DONE_ZH = re.compile(r"已|[\u4e00-\u9fff](?<!的)(?:好|完)?了(?![吧吗])")
+
+
+def _function_words_only(clause: str) -> bool:
+    """Whether a Chinese clause is light verbs and words of jieba's function tags only, with no step done."""
+    if _STEP_DONE_ZH.search(clause):
+        return False
+    words = [(w, f) for w, f in pos_words(clause) if w.strip(" ，。！？、,.!?~…")]
+    return bool(words) and all(
+        w in _LIGHT_VERBS_ZH or (f.startswith(_FUNCTION_TAGS_ZH) and not any(c.isnumeric() for c in w))
+        for w, f in words
+    )
