@@ -62,6 +62,24 @@ REWORDED_FRAME = 0.5
 SAME_WORDS = 0.5
 
 
+# A retirement naming nothing any candidate says ("I've quit the supplement", "sold the car") ends the
+# claim whose value or frame is closest to what it ends (a supplement ~ vitamin D, the car ~ a Skoda
+# Octavia) when that one is at least this close and ahead of every other claim by RETIRED_MARGIN. English
+# only: the English-centric embedder scores any two Chinese phrases close (咖啡 ~ 绿茶). Chosen on the dev
+# half.
+RETIRED_OBJECT = 0.3
+RETIRED_MARGIN = 0.1
+
+
+def retired_object(claim: Claim) -> str:
+    """What a retirement ends, in its own words (its nouns; else the value it names): "" for a claim
+    that retires nothing."""
+    if claim.modality != "retired":
+        return ""
+    words = sorted(claim.topic or {w for w in claim.qualifier if not lx.retirement(w, has_cjk(w))})
+    return " ".join(words) or (claim.old_value.text if claim.old_value else "")
+
+
 def similarity(old: Claim, new: Claim, frame_similarity: float | None = None) -> float:
     """How close two claims' frames are: the caller's embedding cosine, else the overlap of their
     content words."""

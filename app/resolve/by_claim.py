@@ -13,7 +13,7 @@ import numpy as np
 from cachetools import LRUCache
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.claims import Claim, compatible
+from app.claims import Claim, compatible, retired_object
 from app.claims import stored as unit_claims
 from app.db.models import MemoryUnit
 from app.db.repositories import claims as claims_repo
@@ -62,6 +62,16 @@ async def _frame_similarity(
         for o in olds
         for n in new
         if o.frame and n.frame and compatible(o.value, n.value)
+    }
+    # a retirement's object beside each candidate claim's value and frame (`rc.decide`'s last resort)
+    pairs |= {
+        (thing, text)
+        for n in new
+        if (thing := retired_object(n)) and n.text.isascii()
+        for _, olds in candidates
+        for o in olds
+        for text in (o.value.text, o.frame or o.text)
+        if text
     }
     if not pairs:
         return {}

@@ -8,7 +8,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from app.claims import Claim, Verdict, conflicts, names_old
+from app.claims import Claim, Verdict, conflicts, names_old, retired_object
+from app.claims.compare import RETIRED_MARGIN, RETIRED_OBJECT
 from app.claims.values import fold, free
 
 
@@ -128,7 +129,41 @@ def decide(
                     closeness,
                     ClaimDecision(candidate_id, verdict.action, verdict.reason, frozenset([best])),
                 )
-    return named or retired or (weak[1] if weak else None)
+    decided = named or retired or (weak[1] if weak else None)
+    return decided or _closest_retired(new, candidates, frame_similarity, happenings)
+
+
+def _closest_retired(
+    new: list[Claim],
+    candidates: list[tuple[Any, list[Claim]]],
+    frame_similarity: FrameSimilarity,
+    happenings: frozenset[Any],
+) -> ClaimDecision | None:
+    """An English retirement naming nothing a candidate says ends the one claim closest to what it ends
+    (its value or its frame), when that claim is close enough and clearly ahead of every other."""
+    scored: list[tuple[float, Any, int]] = []
+    for claim in new:
+        thing = retired_object(claim)
+        if not thing or not claim.text.isascii():
+            continue
+        for candidate_id, olds in candidates:
+            if candidate_id in happenings:
+                continue
+            for i, old in enumerate(olds):
+                if old.modality == "retired" or not (
+                    old.subject == claim.subject or old.implicit_subject or claim.implicit_subject
+                ):
+                    continue
+                near = [frame_similarity(thing, t) for t in (old.value.text, old.frame or old.text)]
+                scored.append((max((n for n in near if n is not None), default=0.0), candidate_id, i))
+    if not scored:
+        return None
+    scored.sort(key=lambda s: s[0], reverse=True)
+    best, candidate_id, i = scored[0]
+    runner_up = scored[1][0] if len(scored) > 1 else 0.0
+    if best < RETIRED_OBJECT or best - runner_up < RETIRED_MARGIN:
+        return None
+    return ClaimDecision(candidate_id, "retire", "retires the closest thing it names", frozenset([i]))
 
 
 def _of_its_relation(old: Claim, new: list[Claim]) -> bool:

@@ -190,3 +190,29 @@ def test_a_happening_is_never_replaced_by_another_without_naming_it() -> None:
     decision = decide(fixed, [("x", first)], related_frames, frozenset({None, "x"}))
     assert decision is not None
     assert decision.candidate_id == "x"
+
+
+def _kinship(pairs: dict[tuple[str, str], float]) -> object:
+    """An embedder's cosines for the named pairs (either order), 0.1 for any other."""
+    return lambda a, b: pairs.get((a, b), pairs.get((b, a), 0.1))
+
+
+def test_a_retirement_naming_nothing_said_ends_the_closest_thing_it_could_mean() -> None:
+    supplement = extract("I take 1000 IU of vitamin D every evening.")
+    tea = extract("I drink green tea every morning.")
+    quit = extract("I've quit the supplement altogether.")
+    vitamin = "i take ⟨number⟩ iu of vitamin d every evening"
+    cosines = _kinship({("supplement", vitamin): 0.45, ("supplement", "green tea"): 0.2})
+    decision = decide(quit, [("tea", tea), ("vitamin", supplement)], cosines)
+    assert decision is not None
+    assert (decision.candidate_id, decision.action) == ("vitamin", "retire")
+
+
+@pytest.mark.parametrize("cosine", [0.25, 0.45])
+def test_a_retirement_closest_to_nothing_clearly_ends_nothing(cosine: float) -> None:
+    # under the floor, or no clear winner (two claims as close): nothing ends
+    tea = extract("I drink green tea every morning.")
+    coffee = extract("I drink a flat white every afternoon.")
+    stopped = extract("I've quit the supplement.")
+    cosines = _kinship({("supplement", "green tea"): cosine, ("supplement", "flat white"): cosine - 0.05})
+    assert decide(stopped, [("coffee", coffee), ("tea", tea)], cosines) is None
