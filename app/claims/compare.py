@@ -12,7 +12,7 @@ from app.claims.frames import overlap, stem, tokens
 from app.claims.model import Claim
 from app.claims.modifiers import modified_apart
 from app.claims.values import compatible, fold, free, same
-from app.text import has_cjk
+from app.text import MONTHS_EN, WEEKDAYS_EN, has_cjk
 
 Action = Literal["supersede", "retire", "keep"]
 
@@ -177,6 +177,21 @@ def _identifiers(text: str) -> frozenset[str]:
     return frozenset(m.group().upper().replace("-", "") for m in _IDENTIFIER.finditer(text))
 
 
+# A name beside a claim's value ("$49 a month for Zoom"): a capitalised word past the clause's first
+_NAME = re.compile(r"(?<=[\w,;:)] )[A-Z][\w+&-]*(?:\.[\w+&-]+)*")
+
+
+def _names(claim: Claim) -> frozenset[str]:
+    """The names a clause says beside its values: two clauses naming different things ("for Zoom", "for
+    Slack") speak of two things. Month and weekday names are times, not things."""
+    said = " ".join(v.text for v in (claim.value, *claim.mentions)).lower()
+    return frozenset(
+        word.lower()
+        for word in _NAME.findall(claim.text)
+        if word.lower() not in said and word.lower() not in MONTHS_EN and word.lower() not in WEEKDAYS_EN
+    )
+
+
 def _about(claim: Claim, other: Claim) -> Claim:
     """`claim` read as being about `other`'s subject when the name it opens with is a thing `other` is
     about ("Pilates moved to Fridays" after "I do pilates on Thursdays", "Standup is at 10 now" after
@@ -212,6 +227,9 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     old_ids, new_ids = _identifiers(old.text), _identifiers(new.text)
     if old_ids and new_ids and not old_ids & new_ids and not new.change:
         return Verdict("keep", "another thing (its identifier differs)")
+    old_names, new_names = _names(old), _names(new)
+    if old_names and new_names and not old_names & new_names and not new.change:
+        return Verdict("keep", "another thing (its name differs)")
     attribute = same_attribute(old, new, frame_similarity)
     if new.modality == "retired":
         # a retirement names what it ends ("the Visa", 滴答清单): a word of it in the old clause

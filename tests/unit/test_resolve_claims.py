@@ -130,6 +130,20 @@ def test_near_miss_budgets_never_conflict() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "ends"),
+    [
+        ("We pay $49 a month for Zoom.", "We pay $12 a month for Slack.", False),  # two named things
+        ("Our CI runners cost $300 on Hetzner.", "Our CI runners cost $450 on Hetzner now.", True),
+        ("My manager is Priya.", "My manager is Tom.", True),  # the names are the values
+    ],
+)
+def test_clauses_naming_different_things_beside_their_values_never_conflict(
+    old: str, new: str, ends: bool
+) -> None:
+    assert (decide(extract(new), [("x", extract(old))], related_frames) is not None) is ends
+
+
 def test_a_hedged_statement_never_ends_a_firm_one() -> None:
     firm = extract("My laptop budget is 5000.")
     hedged = extract("If prices drop I might go to 9000.")
