@@ -141,10 +141,20 @@ def retirement(clause: str, zh: bool) -> re.Match[str] | None:
     if zh:  # masked to the same length: the match's offsets are the clause's
         clause = _ZH_LEXICAL_BU.sub(lambda m: "　" * len(m.group()), clause)
     for match in pattern.finditer(clause):
+        if not zh and _REMAINING_EN.search(clause[: match.start()]) and match.group(0).lower() == "left":
+            continue
         negated = _ZH_NEGATED if zh else _EN_NEGATED
         if match.group(0)[:1] in "不没" or not negated.search(clause[: match.start()]):
             return match
     return None
+
+
+# A count before "left" says what remains ("six months of validity left", "two days left"), not a departure
+_REMAINING_EN = re.compile(
+    r"\b(?:\d+|a\s+few|few|some|no|any|much|many|little|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"twelve)\b(?:\s+[\w'-]+){0,4}\s+$",
+    re.IGNORECASE,
+)
 
 
 EN_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|in\s+addition|another|additionally)\b", re.I)

@@ -57,6 +57,8 @@ def test_an_old_value_is_never_read_across_a_colon() -> None:
         "Don't let anything stop you.",
         "We won't let the nanny go.",
         "我不会放弃的。",
+        "The lease has eight months left.",  # a count before "left": what remains
+        "There are only a few tickets left.",
     ],
 )
 def test_a_negated_ending_is_no_retirement(text: str) -> None:
@@ -75,6 +77,7 @@ def test_a_negated_ending_is_no_retirement(text: str) -> None:
         "我不再用微信了。",
         "She stepped down from the board last month.",
         "带新人的活儿我已经卸任了。",
+        "My brother left the band in 2019.",
     ],
 )
 def test_an_ending_retires(text: str) -> None:
