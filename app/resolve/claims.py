@@ -11,6 +11,8 @@ from typing import Any
 from app.claims import Claim, Verdict, conflicts, names_old, retired_object
 from app.claims.compare import RETIRED_MARGIN, RETIRED_OBJECT
 from app.claims.values import fold, free
+from app.resolve.tuning import DETAIL_WORDS
+from app.text import STOPWORDS_EN
 
 
 def slot_keys(claims: list[Claim]) -> list[dict[str, str]]:
@@ -182,11 +184,15 @@ def residue(olds: list[Claim], hit: frozenset[int], retired: bool = False) -> li
     attributes = {c.attribute for c in ended}
     scene = {w for c in ended for w in (*c.qualifier, *c.topic, *fold(c.attribute).split())}
 
-    def still_true(c: Claim) -> bool:
+    first = min(hit, default=len(olds))
+
+    def still_true(i: int, c: Claim) -> bool:
         if c.subject not in subjects:
             return True
         if retired and c.implicit_subject and not (c.head or c.qualifier or c.topic):
             return False  # "I have a visa, it renews next year": what is retired takes its details
+        if retired and i > first and _detail(c):
+            return False  # "a car loan with …, $310 a month", "有一台跳板机，IP是…": its details
         if c.attribute in attributes and c.attribute:
             return False
         if c.head or not free(c.value):
@@ -199,7 +205,16 @@ def residue(olds: list[Claim], hit: frozenset[int], retired: bool = False) -> li
         named = words & scene or any(w in fold(c.value.text) for w in scene if len(w) > 1)
         return not (retired and named)
 
-    return [c for i, c in enumerate(olds) if i not in hit and still_true(c)]
+    return [c for i, c in enumerate(olds) if i not in hit and still_true(i, c)]
+
+
+def _detail(claim: Claim) -> bool:
+    """A clause with no verb or known attribute of its own, its value and at most a word beside it ("$310
+    a month", "IP是10.0.3.25", "年费260元"): a detail of the clause it follows."""
+    if claim.verb or claim.head or free(claim.value):
+        return False
+    rest = fold(claim.text.replace(claim.value.text, " "), keep_space=True)
+    return len([w for w in rest.split() if len(w) > 1 and w not in STOPWORDS_EN]) <= DETAIL_WORDS
 
 
 def residual_text(claims: list[Claim]) -> str:

@@ -195,6 +195,24 @@ def test_a_clause_of_free_text_stays_when_the_value_beside_it_changes(compound: 
     assert not any(ch.isdigit() for ch in residual_text(left))  # the scene, never the old budget
 
 
+@pytest.mark.parametrize(
+    ("compound", "retirement", "kept"),
+    [
+        ("I rent a storage unit in Leith, £85 a month.", "I gave up the storage unit.", []),
+        ("我办了一张健身卡，年费1800元。", "健身卡我已经退了。", []),
+        ("I have a cat called Pepper, she is 4, and I work at Acme.", "I no longer have the cat.", ["Acme"]),
+    ],
+)
+def test_a_retirement_takes_the_details_said_after_its_thing(
+    compound: str, retirement: str, kept: list[str]
+) -> None:
+    olds = extract(compound)
+    decision = decide(extract(retirement), [("x", olds)], no_frames)
+    assert decision is not None
+    assert decision.action == "retire"
+    assert [c.value.text for c in residue(olds, decision.hit, retired=True)] == kept
+
+
 def test_a_happening_is_never_replaced_by_another_without_naming_it() -> None:
     first = extract("The user visited museum number 1 in Rome and liked its paintings.")
     second = extract("The user visited museum number 2 in Rome and liked its paintings.")
