@@ -97,6 +97,14 @@ def retired_words(clause: str, zh: bool) -> list[str]:
     ends = lx.retirement(clause, False)
     phrase = en_object(clause) or (clause[: ends.start()] if ends else "")
     words = [w.lower() for w in _WORD.findall(phrase)]
+    if ends and not _nouns(words):
+        # an adverb of ending before its verb ("I no longer have the cat"): what follows the verb ends
+        words = [w.lower() for w in _WORD.findall(clause[ends.end() :])][1:]
+    return _nouns(words)
+
+
+def _nouns(words: list[str]) -> list[str]:
+    """The stems of the nouns among `words`, less the speaker and words that name nothing."""
     return [
         stem(w)
         for w, noun in zip(words, en_nouns(words), strict=True)

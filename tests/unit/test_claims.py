@@ -143,6 +143,8 @@ def test_a_hedged_statement_never_supersedes_a_firm_one(old: str, new: str) -> N
     [
         ("I pay for music with my Visa ending 2210.", "I closed that Visa, I don't use it anymore."),
         ("我每天用滴答清单记待办。", "滴答清单我已经不再用了。"),
+        # an adverb of ending before its verb: what the verb takes is what ends
+        ("I have a cat called Pepper.", "I no longer have the cat."),
     ],
 )
 def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
