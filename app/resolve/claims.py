@@ -5,6 +5,7 @@ unit stays true once one of its claims ends."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -208,11 +209,14 @@ def residue(olds: list[Claim], hit: frozenset[int], retired: bool = False) -> li
     return [c for i, c in enumerate(olds) if i not in hit and still_true(i, c)]
 
 
+_SPEAKER_OPENS = re.compile(r"\s*(?:(?:i|we|my|our)\b|我|咱)", re.IGNORECASE)
+
+
 def _detail(claim: Claim) -> bool:
     """A clause with no verb or known attribute of its own, its value and at most a word beside it ("$310
     a month", "IP是10.0.3.25", "年费260元"): a detail of the clause it follows."""
-    if claim.verb or claim.head or free(claim.value):
-        return False
+    if claim.verb or claim.head or free(claim.value) or _SPEAKER_OPENS.match(claim.text):
+        return False  # (opening with the speaker, "I'm 34", "我今年34岁", it is about the speaker)
     rest = fold(claim.text.replace(claim.value.text, " "), keep_space=True)
     return len([w for w in rest.split() if len(w) > 1 and w not in STOPWORDS_EN]) <= DETAIL_WORDS
 

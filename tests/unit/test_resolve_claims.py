@@ -200,6 +200,7 @@ def test_a_clause_of_free_text_stays_when_the_value_beside_it_changes(compound: 
     [
         ("I rent a storage unit in Leith, £85 a month.", "I gave up the storage unit.", []),
         ("我办了一张健身卡，年费1800元。", "健身卡我已经退了。", []),
+        ("我养了一只猫，我今年34岁。", "我不再养猫了。", ["34"]),  # the speaker's own age stays
         (
             "I have a cat called Pepper, she is 4, and I work at Acme.",
             "I don't have the cat anymore.",
