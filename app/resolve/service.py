@@ -199,7 +199,7 @@ async def _end_claim(
         residual = await by_claim.split_off(db, old, keep, embedder, actor="resolver", details=details)
         details = {**details, "residual": str(residual.id)}
     action = "retired" if decision.action == "retire" else "superseded"
-    return await replace(
+    outcome = await replace(
         db,
         old,
         new,
@@ -209,6 +209,9 @@ async def _end_claim(
         model=embedder.model,
         action=action,
     )
+    if action == "retired" and outcome == "superseded":
+        await by_claim.retire_details(db, old, new, actor="resolver", details=details)
+    return outcome
 
 
 def _judged(unit: MemoryUnit) -> JudgedUnit:

@@ -137,6 +137,23 @@ async def test_a_retirement_ends_the_old_claim(client: httpx.AsyncClient, worker
     assert "retired" in await history_actions(client, bank, old["id"])
 
 
+@pytest.mark.parametrize("mode", ["conversation", "direct"])
+async def test_a_retirement_takes_the_details_of_its_thing(
+    client: httpx.AsyncClient, worker: Any, mode: str
+) -> None:
+    # told to an assistant the turn becomes two units, the card and its fee; written, one unit
+    bank = await make_bank(client)
+    greeting = {"events": [{"role": "assistant", "content": "您好，请问有什么可以帮您？"}]}
+    await client.post(f"/v1/banks/{bank}/sessions/s/events", json=greeting)
+    await tell(client, bank, mode, "我办了一张健身卡，年费1800元。", ["fact"])
+    await tell(client, bank, mode, "健身卡我已经退了。", ["fact"])
+    active = await memories(client, bank, status="active")
+    assert not holding(active, "1800"), active
+    assert not holding(active, "办了一张健身卡"), active
+    for old in holding(await memories(client, bank, status="superseded"), "1800"):
+        assert "retired" in await history_actions(client, bank, old["id"])
+
+
 async def test_a_direct_write_carries_its_claim_from_the_start(client: httpx.AsyncClient) -> None:
     bank = await make_bank(client)
     response = await client.post(

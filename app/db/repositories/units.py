@@ -121,6 +121,25 @@ _LOCK_UNITS = (  # built once: resolution locks a unit's candidates for every un
 )
 
 
+async def turn_siblings(db: AsyncSession, unit: MemoryUnit) -> list[MemoryUnit]:
+    """The other active units distilled from the turn `unit` came from (its last source turn), locked."""
+    if not unit.session_id or not unit.source_seqs:
+        return []
+    stmt = (
+        select(MemoryUnit)
+        .where(
+            MemoryUnit.bank_id == unit.bank_id,
+            MemoryUnit.session_id == unit.session_id,
+            MemoryUnit.status == "active",
+            MemoryUnit.id != unit.id,
+            MemoryUnit.source_seqs.contains([max(unit.source_seqs)]),
+        )
+        .order_by(MemoryUnit.id)
+        .with_for_update()
+    )
+    return list((await db.scalars(stmt)).all())
+
+
 async def get_units(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryUnit]:
     if not ids:
         return []
