@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from app.distill.heuristic.aspect_zh import done_zh
 from app.distill.heuristic.verbs_en import base_verb, is_past, perfective
 from app.text import STOPWORDS_EN
 
@@ -126,12 +127,6 @@ PENDING_EN = re.compile(
 PENDING_ZH = re.compile(
     r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|还差|还缺|还剩|作业"
 )
-# The perfective 已/已经 before a verb of doing is a step done ("服务已重启", "已为您重新发送"); before a
-# verb of state it describes ("已经是最新版本", "已达到上限"). A resultative (签好了, 部署完成) is done too.
-_ALREADY_ZH = re.compile(r"已经|已")
-STATIVE_ZH = frozenset("是 有 在 达到 超过 过期 满 成为 习惯 知道 属于 包括 包含 没有 不是 经".split())
-_RESULT_ZH = re.compile(r"[\u4e00-\u9fff](?:好|完)了|(?:完成|完毕|搞定)(?:了|[，。！,.]|$)")
-_MODAL_ZH = re.compile(r"必须|需要|要|得|之前|以前|前|尽快|希望|想|打算")
 # Aspect markers of what is not done yet: "still", "yet", "not … yet"
 STILL_EN = re.compile(r"\bstill (?:needs?|has|have|to)\b|\bnot yet\b|\byet to\b|n't\b[^,;]{0,30}\byet\b", _EN)
 DONE_EN = re.compile(
@@ -139,10 +134,6 @@ DONE_EN = re.compile(
     r"processed|cancell?ed|scheduled|solved|completed|finished|filed|confirmed|verified|"
     r"refunded|replaced|prepared|written)\b|\b(?:ships|arrives|goes out|will (?:ship|arrive))\b",
     _EN,
-)
-DONE_ZH = re.compile(
-    r"已(?:经)?(?:为您|帮您|给您)?[^，。]{0,4}(?:创建|签发|开通|修改|写好|申请|上传|提交|安排|完成|支付|发货|确认|处理|"
-    r"解决|取消|验证|预订|退款|退回|寄出|发出|到账|生效|更换|预约|登记|办理|重置)|(?:上传|提交|写好|办好|发出|签发|创建)了"
 )
 # (active only: "video calls are not covered" is a state of a plan, not a lesson)
 DISCUSSED_EN = re.compile(
@@ -334,7 +325,7 @@ def _zh(text: str, role: str) -> str:
     others = OTHER_SUBJECT_ZH.match(text) is not None  # "她下个月结婚": her plan, not the speaker's step
     if PENDING_ZH.search(text) or (role == "user" and PLAN_ZH.search(text) and not others):
         return "task_state"
-    if DONE_ZH.search(text) or _done_zh(text, role):
+    if done_zh(text, role):
         return "task_state"
     if DISCUSSED_ZH.search(text) or (role == "assistant" and ADVICE.search(text)):
         return "episode"
@@ -396,25 +387,3 @@ def _lasting_zh(text: str, role: str) -> bool:
     if _SPECIFIC_ZH.search(text):
         return True
     return role == "user" and STATE_ZH.search(text) is not None and not FEELING_ZH.search(text)
-
-
-def _done_zh(text: str, role: str) -> bool:
-    """A step done: 已/已经 before a verb of doing (skipping 为您, 把…, an adverb), or a resultative with
-    no modal or deadline before it ("合同签好了", not "必须周三前完成"), whoever opens the clause: the
-    resultative says someone finished it ("搬家公司约好了"). Else the user's step has the user as its
-    agent ("我已经重启了路由器"); a thing of theirs that changed is a state ("旧号码已经停用了")."""
-    if _RESULT_ZH.search(text) and not _MODAL_ZH.search(text):
-        return True
-    if role == "user" and not re.match(r"(?:我们|我|已)", text):
-        return False
-    found = _ALREADY_ZH.search(text)
-    if found is None:
-        return False
-    from app.text import pos_words
-
-    for word, flag in pos_words(text[found.end() :])[:5]:
-        if word in STATIVE_ZH or flag.startswith("ul"):
-            return False
-        if flag.startswith("v"):
-            return True
-    return False
