@@ -12,7 +12,7 @@ from app.claims.frames import overlap, stem, tokens
 from app.claims.model import Claim
 from app.claims.modifiers import modified_apart
 from app.claims.values import compatible, fold, free, same
-from app.text import MONTHS_EN, WEEKDAYS_EN, has_cjk
+from app.text import MONTHS_EN, WEEKDAYS_EN, has_cjk, pos_words
 
 Action = Literal["supersede", "retire", "keep"]
 
@@ -168,6 +168,18 @@ def _said_in(word: str, text: str) -> bool:
     )
 
 
+# What opens a Chinese clause before its topic: the speaker, 把, a demonstrative and its measure word
+_TOPIC_OPENING_ZH = re.compile(r"^(?:我们|我)?把?(?:那|这)?[个只辆条张台间套部件份头匹]?")
+
+
+def _topic_noun_said(retirement: str, old: str) -> bool:
+    """Whether a Chinese retirement opens with a one-character noun (猫, 车, 狗, 房) that the old clause
+    says: one character names no compound for `_said_in`, but as the clause's topic it is the thing."""
+    rest = retirement[_TOPIC_OPENING_ZH.match(retirement).end() :]  # type: ignore[union-attr]
+    words = pos_words(rest)[:1]
+    return bool(words) and len(words[0][0]) == 1 and words[0][1].startswith("n") and words[0][0] in old
+
+
 # An identifier: letters joined to three or more digits (an order, a ticket, a badge number). Two
 # clauses about different identifiers are about two things, whatever else they share.
 _IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,8}-?[0-9]{3,}(?![0-9])")
@@ -233,7 +245,9 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     attribute = same_attribute(old, new, frame_similarity)
     if new.modality == "retired":
         # a retirement names what it ends ("the Visa", 滴答清单): a word of it in the old clause
-        named = any(_said_in(w, fold(old.text)) for w in new.qualifier)
+        named = any(_said_in(w, fold(old.text)) for w in new.qualifier) or _topic_noun_said(
+            new.text, old.text
+        )
         if attribute == "same" or named or (attribute == "weak" and _overlap(old.qualifier, new.qualifier)):
             return Verdict("retire", "retires what the old claim is about")
         return Verdict("keep", "a retirement of something else")

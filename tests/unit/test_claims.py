@@ -145,6 +145,8 @@ def test_a_hedged_statement_never_supersedes_a_firm_one(old: str, new: str) -> N
         ("我每天用滴答清单记待办。", "滴答清单我已经不再用了。"),
         # an adverb of ending before its verb: what the verb takes is what ends
         ("I have a cat called Pepper.", "I no longer have the cat."),
+        # a one-character noun as the topic of a Chinese retirement is the thing it ends
+        ("我养了一只猫。", "那只猫我不养了。"),
     ],
 )
 def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
