@@ -241,6 +241,7 @@ def test_abbreviations_and_initials_end_no_sentence() -> None:
         ("行，就这么办吧。", "user"),  # pointing words, adverbs and a light verb: nothing named
         ("那我等你通知。", "user"),
         ("嗯，先这些。", "user"),
+        ("Great, let's start with an example then.", "assistant"),  # light verbs are no news
     ],
 )
 def test_talk_about_the_conversation_leaves_no_unit(text: str, role: str) -> None:

@@ -134,7 +134,11 @@ def is_informative(sentence: str, names: Iterable[str] = ()) -> bool:
         said = SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence))
         rest = re.sub(r"我们|我|你们|您|你|[，。！？、,.!?\s]", "", said)
         return len(rest) >= 7
-    words = [w for w in content_words(sentence, names) if w not in SMALL_TALK_EN and w not in FILLER_EN]
+    words = [
+        w
+        for w in content_words(sentence, names)
+        if w not in SMALL_TALK_EN and w not in FILLER_EN and w not in LIGHT_EN
+    ]
     return len(words) >= 3
 
 
