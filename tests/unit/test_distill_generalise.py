@@ -226,6 +226,7 @@ def test_abbreviations_and_initials_end_no_sentence() -> None:
     ("text", "role"),
     [
         ("Hey, quick question about my plan.", "user"),  # a question announced
+        ("Hello, a quick one about my gym membership.", "user"),
         ("Ready for another lesson?", "user"),
         ("你好，小助手", "user"),  # a greeting and a vocative
         ("Gracias, see you next week!", "user"),

@@ -115,7 +115,9 @@ def _small_talk(sentence: str, names: frozenset[str]) -> bool:
 META_EN = re.compile(
     r"^(?:(?:i (?:have|got)|got|just) )?(?:a |one |another |a few |some |two |a couple of )?"
     r"(?:quick |small )?"
-    r"(?:questions?|query|queries)(?: for you| about| on| regarding|$)|\bready for (?:another|a|the|our) "
+    r"(?:questions?|query|queries)(?: for you| about| on| regarding|$)|"
+    r"^(?:(?:a|one|another) )?(?:quick|small|short) (?:one|thing)(?: for you| about| on| regarding|$)|"
+    r"\bready for (?:another|a|the|our) "
     r"(?:session|lesson|class|chat)\b",
     re.IGNORECASE,
 )
