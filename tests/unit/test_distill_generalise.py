@@ -99,6 +99,7 @@ def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, claus
         ("I'd like to get the boiler serviced before winter.", "task_state"),  # a want of an act
         ("I want to be called Sam.", "preference"),  # a want of a state
         ("楼梯太陡，我婆婆上不了。", "constraint"),  # a potential complement: what cannot be done
+        ("The gap by the fridge is only 55 cm wide.", "constraint"),  # "only" before a measure
         ("这个价位我们付不起。", "constraint"),
     ],
 )
@@ -267,6 +268,13 @@ def test_an_assistant_stating_a_new_fact_is_kept_with_its_role(text: str) -> Non
     made = said(text, "assistant")
     assert made, "nothing kept"
     assert made[0].content.startswith(("The assistant", "助手")), made[0].content
+
+
+@pytest.mark.parametrize(
+    "text", ["材料最晚下周五要交到前台。", "The forms must reach the embassy no later than March 3."]
+)
+def test_the_latest_a_thing_may_happen_is_a_limit_in_time_whoever_says_it(text: str) -> None:
+    assert [u.tags[0] for u in said(text, "assistant")] == ["constraint.time"]
 
 
 @pytest.mark.parametrize("text", ["您的申请正在审核中。", "The courier picks it up tomorrow morning."])

@@ -50,12 +50,15 @@ RANKED_EN = re.compile(
 LIMIT_EN = re.compile(
     r"\b(?:over|under|above|below|[a-z]+er than|more than|less than|at least|at most|"
     r"up to|maximum|minimum|max|min)\s+(?:\$|€|£)?(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"a (?:day|week|month|year|few))|^only\b",
+    r"a (?:day|week|month|year|few))|^only\b|\bonly\s+(?:\$|€|£)?\d",
     _EN,
 )
 # A dated obligation: an exam, a deadline, an interview (a limit in time, not a step)
 OBLIGATION_EN = re.compile(r"\b(?:exam|test|deadline|due|interview|hearing|defen[cs]e)\b", _EN)
 OBLIGATION_ZH = re.compile(r"考试|截止|期限|面试|答辩|到期")
+# The latest a thing may happen ("no later than Friday", "最晚3月10号"): a limit in time, whoever says it
+DEADLINE_EN = re.compile(r"\b(?:no later than|at the latest|by the latest)\b", _EN)
+DEADLINE_ZH = re.compile(r"最晚|最迟|不晚于")
 # A request to the listener (in either language) or an imperative: a step to do, or a wish about service
 REQUEST_EN = re.compile(
     r"^(?:please|kindly|could you|can you|would you|will you|i'd like you to|i need you to|"
@@ -254,7 +257,9 @@ def _en(text: str, role: str) -> str:
         return "preference"
     if role == "user" and (SUITS_EN.search(text) or (MANNER_EN.search(text) and RANKED_EN.search(text))):
         return "preference"  # "Texts are better than calls": a way of being served, ranked
-    if role == "user" and OBLIGATION_EN.search(text) and DATE_WORD_EN.search(text):
+    if (DEADLINE_EN.search(text) or (role == "user" and OBLIGATION_EN.search(text))) and DATE_WORD_EN.search(
+        text
+    ):
         return "constraint.time"
     if role == "user" and NEED_EN.search(text):
         return "task_state" if TASK_VERB_EN.search(text) else "constraint"
@@ -309,7 +314,9 @@ def _imperative(text: str) -> bool:
 def _zh(text: str, role: str) -> str:
     if role == "user" and SERVED_ZH.search(text) and not REQUEST_ZH.search(text):
         return "preference"
-    if role == "user" and OBLIGATION_ZH.search(text) and DATE_WORD_ZH.search(text):
+    if (DEADLINE_ZH.search(text) or (role == "user" and OBLIGATION_ZH.search(text))) and DATE_WORD_ZH.search(
+        text
+    ):
         return "constraint.time"
     if role == "user":
         if REQUEST_ZH.search(text):
