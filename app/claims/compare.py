@@ -62,11 +62,11 @@ REWORDED_FRAME = 0.5
 SAME_WORDS = 0.5
 
 
-# A retirement naming nothing any candidate says ("I've quit the supplement", "sold the car") ends the
-# claim whose value or frame is closest to what it ends (a supplement ~ vitamin D, the car ~ a Skoda
-# Octavia) when that one is at least this close and ahead of every other claim by RETIRED_MARGIN. English
-# only: the English-centric embedder scores any two Chinese phrases close (咖啡 ~ 绿茶). Chosen on the dev
-# half.
+# A retirement naming nothing any candidate says ("I cancelled the streaming service", "gave away the
+# bike") ends the claim whose value or frame is closest to what it ends (a streaming service ~ a Hulu
+# plan, the bike ~ a Brompton) when that one is at least this close and ahead of every other claim by
+# RETIRED_MARGIN. English only: the English-centric embedder scores any two Chinese phrases close (咖啡 ~
+# 绿茶). Chosen on the dev half.
 RETIRED_OBJECT = 0.3
 RETIRED_MARGIN = 0.1
 

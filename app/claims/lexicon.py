@@ -149,7 +149,7 @@ def retirement(clause: str, zh: bool) -> re.Match[str] | None:
     return None
 
 
-# A count before "left" says what remains ("six months of validity left", "two days left"), not a departure
+# A count before "left" says what remains ("three weeks of leave left", "two days left"), not a departure
 _REMAINING_EN = re.compile(
     r"\b(?:\d+|a\s+few|few|some|no|any|much|many|little|one|two|three|four|five|six|seven|eight|nine|ten|"
     r"twelve)\b(?:\s+[\w'-]+){0,4}\s+$",

@@ -189,7 +189,7 @@ async def retire_details(
     db: AsyncSession, old: MemoryUnit, new: MemoryUnit, *, actor: str, details: dict[str, Any]
 ) -> list[uuid.UUID]:
     """The active units split from the turn of the retired `old` that state only details of it (a
-    verbless value, "年费260元" beside "我办了山姆会员卡"): retired with it, linked to `new`."""
+    verbless value, "月费99元" beside "我办了一张游泳卡"): retired with it, linked to `new`."""
     subjects = {c.subject for c in await ensure_claims(db, old)}
     ended: list[uuid.UUID] = []
     for sibling in await units_repo.turn_siblings(db, old):

@@ -193,7 +193,7 @@ def residue(olds: list[Claim], hit: frozenset[int], retired: bool = False) -> li
         if retired and c.implicit_subject and not (c.head or c.qualifier or c.topic):
             return False  # "I have a visa, it renews next year": what is retired takes its details
         if retired and i > first and is_detail(c):
-            return False  # "a car loan with …, $310 a month", "有一台跳板机，IP是…": its details
+            return False  # "a storage unit …, £85 a month", "有一台测试机，编号是…": its details
         if c.attribute in attributes and c.attribute:
             return False
         if c.head or not free(c.value):
@@ -213,8 +213,8 @@ _SPEAKER_OPENS = re.compile(r"\s*(?:(?:i|we|my|our)\b|我|咱)", re.IGNORECASE)
 
 
 def is_detail(claim: Claim) -> bool:
-    """A clause with no verb or known attribute of its own, its value and at most a word beside it ("$310
-    a month", "IP是10.0.3.25", "年费260元"): a detail of the clause it follows."""
+    """A clause with no verb or known attribute of its own, its value and at most a word beside it ("£85
+    a month", "编号是A-1024", "月费99元"): a detail of the clause it follows."""
     if claim.verb or claim.head or free(claim.value) or _SPEAKER_OPENS.match(claim.text):
         return False  # (opening with the speaker, "I'm 34", "我今年34岁", it is about the speaker)
     rest = fold(claim.text.replace(claim.value.text, " "), keep_space=True)

@@ -27,6 +27,6 @@ MAX_REASON_CHARS = 500
 JUDGE_TIMEOUT_CAP_SECONDS = 30.0
 # ...and retries at most this often: a judge that fails replaces nothing, so long retries only hold the lock.
 JUDGE_MAX_RETRIES = 2
-# Content words beside a verbless clause's value that still make it a detail of the clause before it ("$310
-# a month" after a loan): a retirement of the one ends the other.
+# Content words beside a verbless clause's value that still make it a detail of the clause before it ("£85
+# a month" after a storage unit): a retirement of the one ends the other.
 DETAIL_WORDS = 1

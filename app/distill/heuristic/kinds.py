@@ -56,7 +56,7 @@ LIMIT_EN = re.compile(
 # A dated obligation: an exam, a deadline, an interview (a limit in time, not a step)
 OBLIGATION_EN = re.compile(r"\b(?:exam|test|deadline|due|interview|hearing|defen[cs]e)\b", _EN)
 OBLIGATION_ZH = re.compile(r"考试|截止|期限|面试|答辩|到期")
-# The latest a thing may happen ("no later than Friday", "最晚3月10号"): a limit in time, whoever says it
+# The latest a thing may happen ("no later than Friday", "最晚周五前"): a limit in time, whoever says it
 DEADLINE_EN = re.compile(r"\b(?:no later than|at the latest|by the latest)\b", _EN)
 DEADLINE_ZH = re.compile(r"最晚|最迟|不晚于")
 # A request to the listener (in either language) or an imperative: a step to do, or a wish about service
