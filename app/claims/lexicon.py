@@ -120,7 +120,8 @@ EN_RETIRE = re.compile(
     r"discontinued|shut\s+down|retired|dropped|sold|gave\s+away|unsubscribed|scrapped|ditched|"
     r"(?:turned|switched)\s+off|passed\s+away|died|uninstalled|deleted|left|(?:is|are|'s)\s+gone|"
     r"moved\s+out|decommissioned|step(?:ped|s)?\s+down|resign(?:ed|s)?|withdr[ae]w|pulled\s+out|opted\s+out|giv(?:en|ing)\s+up|abandoned|terminated|wound\s+down|phased\s+out|"
-    r"(?:is|are|was|were)\s+over|let\s+(?:[\w']+\s+){1,3}go|paid\s+(?:it\s+|them\s+)?off|"
+    r"(?:is|are|was|were)\s+over|let\s+(?:[\w']+\s+){1,3}go|gave\s+(?:[\w']+\s+){1,3}away|"
+    r"paid\s+(?:it\s+|them\s+)?off|"
     r"(?:made|paid)\s+the\s+(?:final|last)\s+(?:payment|instal?l?ment)|killed|axed|nixed|binned|dumped|"
     r"(?:you\s+can|please|just)\s+(?:drop|skip|scrap|ditch))\b",
     re.IGNORECASE,
@@ -206,7 +207,9 @@ ZH_CONDITION = re.compile(r"如果|要是|假如|万一|的话|只要|倘若")
 ZH_RETIRE = re.compile(
     r"不再|不.{0,12}了[。！!]*$|没.{0,3}了[。！!]*$|退订|停用|不续|没续|已经停|停了|停掉|取消了|作废|注销|关掉|关闭了|"
     r"戒.{0,6}了|没有了|不用了|退掉|退了|退出|销户|下线|搬出去|搬走了|放弃|停办|废弃|解约|退租|"
-    r"卖掉了|结束了|黄了|砍掉|卸任|辞去|辞掉|退掉|退订|下线了|停掉了|拆掉|撤掉|撤销"
+    r"卖掉了|结束了|黄了|砍掉|卸任|辞去|辞掉|退掉|退订|下线了|停掉了|拆掉|撤掉|撤销|"
+    # giving a thing up: sold, given away, passed on, thrown out
+    r"卖了[。！!]*$|送人了?|转手了|转卖了|扔了|扔掉|处理掉了|捐掉|捐了[。！!]*$"
 )
 ZH_ADDITIVE = re.compile(r"^(?:我|我们)?(?:还(?!是)|也|另外|此外|又)|还会|也在|还有|也有|另外")
 ZH_GENERIC_VERBS = frozenset(

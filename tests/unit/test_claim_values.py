@@ -78,6 +78,10 @@ def test_a_negated_ending_is_no_retirement(text: str) -> None:
         "She stepped down from the board last month.",
         "带新人的活儿我已经卸任了。",
         "My brother left the band in 2019.",
+        # giving a thing up: sold, given away
+        "我把旧自行车卖了。",
+        "那台旧电脑已经送人了。",
+        "We gave the puppy away.",
     ],
 )
 def test_an_ending_retires(text: str) -> None:
