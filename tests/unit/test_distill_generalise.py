@@ -49,6 +49,9 @@ def kinds(units: list[Candidate]) -> list[str]:
         ("She's a nurse and she's moving to Perth.", 2),  # a contracted pronoun subject
         ("Please email me the receipt and cancel the spare key.", 2),  # two requests, one "and"
         ("I'm on call this week and can only meet after 6.", 2),
+        ("The evening class got cancelled, so that course is over.", 1),  # what follows from an ending
+        ("我的网盘会员已经停了，以后别再提醒我续费。", 1),
+        ("I sold the car, so I take the bus now.", 2),  # a consequence naming something new
         (
             "I'm new to this, so explain slowly please.",
             2,

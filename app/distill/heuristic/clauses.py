@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from app.claims import lexicon as lx
 from app.claims.values import find_values
 from app.distill.heuristic.kinds import clause_kind, is_remark
 from app.distill.heuristic.noise import (
@@ -252,6 +253,20 @@ def _own_predicate_zh(text: str) -> bool:
     return bool(words) and words[0][1][:1] in ("r", "n") and _has_predicate_zh(text)
 
 
+# What follows from an ending and names nothing new ("…, so that work is over", "…，以后别再连了",
+# "…，不用再去医院了"): part of the ending's statement, which a question about the thing should find whole
+_NO_MORE = re.compile(r"别再|不用再|不必再|\bno need\b|\bno more\b", re.IGNORECASE)
+
+
+def _consequence_of_ending(before: str, part: str, zh: bool) -> bool:
+    if lx.retirement(before, zh) is None or _SPECIFIC_PART.search(part):
+        return False
+    return lx.retirement(part, zh) is not None or _NO_MORE.search(part) is not None
+
+
+_SPECIFIC_PART = re.compile(r"\d|(?<=\s)[A-Z]")
+
+
 _NEGATED = re.compile(r"\s*(?:not|no|never|instead|rather|而不是|不是|并非)\b", re.IGNORECASE)
 
 
@@ -295,6 +310,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
             or bare
             or remark
             or subordinate
+            or (bool(spans) and _consequence_of_ending(spans[-1][2], text, zh))
         ):
             prev_start = spans[-1][0]
             spans[-1] = (prev_start, offset + end, body[prev_start - offset : end].strip())
