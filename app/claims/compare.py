@@ -175,8 +175,7 @@ _TOPIC_OPENING_ZH = re.compile(r"^(?:我们|我)?把?(?:那|这)?[个只辆条�
 def _topic_noun_said(retirement: str, old: str) -> bool:
     """Whether a Chinese retirement opens with a one-character noun (猫, 车, 狗, 房) that the old clause
     says: one character names no compound for `_said_in`, but as the clause's topic it is the thing."""
-    rest = retirement[_TOPIC_OPENING_ZH.match(retirement).end() :]  # type: ignore[union-attr]
-    words = pos_words(rest)[:1]
+    words = pos_words(_TOPIC_OPENING_ZH.sub("", retirement, count=1))[:1]
     return bool(words) and len(words[0][0]) == 1 and words[0][1].startswith("n") and words[0][0] in old
 
 

@@ -183,32 +183,3 @@ async def split_off(
     assert residual is not None
     await webhooks.memory_created(db, residual)
     return residual
-
-
-async def retire_details(
-    db: AsyncSession, old: MemoryUnit, new: MemoryUnit, *, actor: str, details: dict[str, Any]
-) -> list[uuid.UUID]:
-    """The active units split from the turn of the retired `old` that state only details of it (a
-    verbless value, "月费99元" beside "我办了一张游泳卡"): retired with it, linked to `new`."""
-    subjects = {c.subject for c in await ensure_claims(db, old)}
-    ended: list[uuid.UUID] = []
-    for sibling in await units_repo.turn_siblings(db, old):
-        claims = await ensure_claims(db, sibling)
-        if sibling.id == new.id or not claims:
-            continue
-        if not all(rc.is_detail(c) and (c.subject in subjects or c.implicit_subject) for c in claims):
-            continue
-        reason = "claim: a detail of what was retired"
-        moved = await history_repo.transition_unit(
-            db,
-            sibling,
-            "superseded",
-            action="retired",
-            actor=actor,
-            details={**details, "superseded_by": str(new.id), "reason": reason},
-        )
-        if moved:
-            await history_repo.link_supersede(db, sibling.id, new.id)
-            await webhooks.memory_superseded(db, sibling.bank_id, sibling.id, new.id, reason)
-            ended.append(sibling.id)
-    return ended

@@ -31,7 +31,7 @@ from app.providers.embeddings import Embedder
 from app.resolve import by_claim
 from app.resolve.authors import authors
 from app.resolve.candidates import find_candidates
-from app.resolve.claims import ClaimDecision, hedged_over_firm, names_attribute, residue
+from app.resolve.claims import ClaimDecision, hedged_over_firm, is_detail, names_attribute, residue
 from app.resolve.conflicts import (
     conflict_reason,
     key_tag,
@@ -210,8 +210,26 @@ async def _end_claim(
         action=action,
     )
     if action == "retired" and outcome == "superseded":
-        await by_claim.retire_details(db, old, new, actor="resolver", details=details)
+        await _retire_details(db, old, new, details)
     return outcome
+
+
+async def _retire_details(
+    db: AsyncSession, old: MemoryUnit, new: MemoryUnit, details: dict[str, Any]
+) -> None:
+    """The active units split from the turn of the retired `old` that state only details of it (a
+    verbless value, "月费99元" beside "我办了一张游泳卡"): retired with it, linked to `new`."""
+    subjects = {c.subject for c in await by_claim.ensure_claims(db, old)}
+    reason = "claim: a detail of what was retired"
+    for sibling in await units_repo.turn_siblings(db, old):
+        claims = await by_claim.ensure_claims(db, sibling)
+        only_details = bool(claims) and all(
+            is_detail(c) and (c.subject in subjects or c.implicit_subject) for c in claims
+        )
+        if sibling.id == new.id or not only_details:
+            continue
+        if await _end(db, sibling, new, action="retired", actor="resolver", reason=reason, details=details):
+            await webhooks.memory_superseded(db, sibling.bank_id, sibling.id, new.id, reason)
 
 
 def _judged(unit: MemoryUnit) -> JudgedUnit:
@@ -280,18 +298,11 @@ async def supersede(
     both directions of the chain are stored and both units get a history row, naming both units'
     agents when they have one. `agent_id`: the agent that acted (a PATCH's)."""
     extra = {**(details or {}), **authors(new, old)}
-    superseded = await history_repo.transition_unit(
-        db,
-        old,
-        "superseded",
-        action=action,
-        actor=actor,
-        details={**extra, "superseded_by": str(new.id), "reason": reason},
-        agent_id=agent_id,
+    ended = await _end(
+        db, old, new, action=action, actor=actor, reason=reason, details=extra, agent_id=agent_id
     )
-    if not superseded:  # callers lock `old` and see it active first; never on a stale read
+    if not ended:  # callers lock `old` and see it active first; never on a stale read
         raise Conflict(f"Memory {old.id} is no longer active; retry.")
-    await history_repo.link_supersede(db, old.id, new.id)
     await units_repo.inherit_search_text(db, new.id, old.id)
     await history_repo.transition_unit(
         db,
@@ -304,6 +315,33 @@ async def supersede(
     )
     await webhooks.memory_created(db, new, supersedes=old.id)
     await webhooks.memory_superseded(db, old.bank_id, old.id, new.id, reason)
+
+
+async def _end(
+    db: AsyncSession,
+    old: MemoryUnit,
+    new: MemoryUnit,
+    *,
+    action: str,
+    actor: str,
+    reason: str,
+    details: dict[str, Any],
+    agent_id: str | None = None,
+) -> bool:
+    """`old` → superseded by `new` (its history row with `action` and the reason), the chain linked;
+    False when `old` was no longer active."""
+    ended = await history_repo.transition_unit(
+        db,
+        old,
+        "superseded",
+        action=action,
+        actor=actor,
+        details={**details, "superseded_by": str(new.id), "reason": reason},
+        agent_id=agent_id,
+    )
+    if ended:
+        await history_repo.link_supersede(db, old.id, new.id)
+    return ended
 
 
 async def merge(

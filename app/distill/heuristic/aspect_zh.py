@@ -22,9 +22,9 @@ _DONE_ZH = re.compile(
 def done_zh(text: str, role: str) -> bool:
     """A step done: a verb of doing in its done form (_DONE_ZH), 已/已经 before a verb of doing (skipping
     为您, 把…, an adverb), or a resultative with no modal or deadline before it ("合同签好了", not
-    "必须周三前完成"), whoever opens the clause: the
-    resultative says someone finished it ("搬家公司约好了"). Else the user's step has the user as its
-    agent ("我已经重启了路由器"); a thing of theirs that changed is a state ("旧号码已经停用了")."""
+    "必须周三前完成"), whoever opens the clause: the resultative says someone finished it ("搬家公司约好了").
+    Else the user's step has the user as its agent ("我已经重启了路由器"); a thing of theirs that changed is a
+    state ("旧号码已经停用了")."""
     if _DONE_ZH.search(text) or (_RESULT_ZH.search(text) and not _MODAL_ZH.search(text)):
         return True
     if role == "user" and not re.match(r"(?:我们|我|已)", text):
