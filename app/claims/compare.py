@@ -239,7 +239,9 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     if old_ids and new_ids and not old_ids & new_ids and not new.change:
         return Verdict("keep", "another thing (its identifier differs)")
     old_names, new_names = _names(old), _names(new)
-    if old_names and new_names and not old_names & new_names and not new.change:
+    # (a relation that holds one value, an employer or a home, changes with the names beside it)
+    unheaded = not (old.head or new.head)
+    if unheaded and old_names and new_names and not old_names & new_names and not new.change:
         return Verdict("keep", "another thing (its name differs)")
     attribute = same_attribute(old, new, frame_similarity)
     if new.modality == "retired":

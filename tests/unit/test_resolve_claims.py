@@ -136,6 +136,8 @@ def test_near_miss_budgets_never_conflict() -> None:
         ("We pay $49 a month for Zoom.", "We pay $12 a month for Slack.", False),  # two named things
         ("Our CI runners cost $300 on Hetzner.", "Our CI runners cost $450 on Hetzner now.", True),
         ("My manager is Priya.", "My manager is Tom.", True),  # the names are the values
+        ("I work at Acme in Leeds.", "I work at Globex in York.", True),  # one employer, its place with it
+        ("I live in Leeds near Roundhay Park.", "I live in York near Clifford Tower.", True),
     ],
 )
 def test_clauses_naming_different_things_beside_their_values_never_conflict(
