@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Literal
 
 from app.claims import lexicon as lx
@@ -72,9 +73,9 @@ RETIRED_MARGIN = 0.1
 
 
 def retired_object(claim: Claim) -> str:
-    """What a retirement ends, in its own words (its nouns; else the value it names): "" for a claim
-    that retires nothing."""
-    if claim.modality != "retired":
+    """What an English retirement ends, in its own words (its nouns; else the value it names), for the
+    embedder to compare: "" for a claim that retires nothing, and for a Chinese one."""
+    if claim.modality != "retired" or not claim.text.isascii():
         return ""
     words = sorted(claim.topic or {w for w in claim.qualifier if not lx.retirement(w, has_cjk(w))})
     return " ".join(words) or (claim.old_value.text if claim.old_value else "")
@@ -172,11 +173,16 @@ def _said_in(word: str, text: str) -> bool:
 _TOPIC_OPENING_ZH = re.compile(r"^(?:我们|我)?把?(?:那|这)?[个只辆条张台间套部件份头匹]?")
 
 
-def _topic_noun_said(retirement: str, old: str) -> bool:
-    """Whether a Chinese retirement opens with a one-character noun (猫, 车, 狗, 房) that the old clause
-    says: one character names no compound for `_said_in`, but as the clause's topic it is the thing."""
+@lru_cache(maxsize=1024)
+def _topic_noun(retirement: str) -> str:
+    """The one-character noun a Chinese retirement opens with as its topic (猫, 车, 狗, 房), else "": one
+    character names no compound for `_said_in`, but as the clause's topic it is the thing (cached: a
+    retirement meets every claim of every candidate)."""
+    if not has_cjk(retirement):
+        return ""
     words = pos_words(_TOPIC_OPENING_ZH.sub("", retirement, count=1))[:1]
-    return bool(words) and len(words[0][0]) == 1 and words[0][1].startswith("n") and words[0][0] in old
+    single = bool(words) and len(words[0][0]) == 1 and words[0][1].startswith("n")
+    return words[0][0] if single else ""
 
 
 # An identifier: letters joined to three or more digits (an order, a ticket, a badge number). Two
@@ -246,9 +252,8 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     attribute = same_attribute(old, new, frame_similarity)
     if new.modality == "retired":
         # a retirement names what it ends ("the Visa", 滴答清单): a word of it in the old clause
-        named = any(_said_in(w, fold(old.text)) for w in new.qualifier) or _topic_noun_said(
-            new.text, old.text
-        )
+        topic = _topic_noun(new.text)
+        named = any(_said_in(w, fold(old.text)) for w in new.qualifier) or bool(topic and topic in old.text)
         if attribute == "same" or named or (attribute == "weak" and _overlap(old.qualifier, new.qualifier)):
             return Verdict("retire", "retires what the old claim is about")
         return Verdict("keep", "a retirement of something else")

@@ -67,7 +67,7 @@ async def _frame_similarity(
     pairs |= {
         (thing, text)
         for n in new
-        if (thing := retired_object(n)) and n.text.isascii()
+        if (thing := retired_object(n))
         for _, olds in candidates
         for o in olds
         for text in (o.value.text, o.frame or o.text)

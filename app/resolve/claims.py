@@ -142,12 +142,13 @@ def _closest_retired(
     frame_similarity: FrameSimilarity,
     happenings: frozenset[Any],
 ) -> ClaimDecision | None:
-    """An English retirement naming nothing a candidate says ends the one claim closest to what it ends
-    (its value or its frame), when that claim is close enough and clearly ahead of every other."""
+    """An English retirement (`retired_object`) naming nothing a candidate says ends the one claim
+    closest to what it ends (its value or its frame), when that claim is close enough and clearly ahead of
+    every other."""
     scored: list[tuple[float, Any, int]] = []
     for claim in new:
         thing = retired_object(claim)
-        if not thing or not claim.text.isascii():
+        if not thing:
             continue
         for candidate_id, olds in candidates:
             if candidate_id in happenings:

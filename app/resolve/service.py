@@ -210,23 +210,25 @@ async def _end_claim(
         action=action,
     )
     if action == "retired" and outcome == "superseded":
-        await _retire_details(db, old, new, details)
+        await _retire_details(db, old, {c.subject for c in old_claims}, new, details)
     return outcome
 
 
 async def _retire_details(
-    db: AsyncSession, old: MemoryUnit, new: MemoryUnit, details: dict[str, Any]
+    db: AsyncSession, old: MemoryUnit, subjects: set[str], new: MemoryUnit, details: dict[str, Any]
 ) -> None:
-    """The active units split from the turn of the retired `old` that state only details of it (a
-    verbless value, "月费99元" beside "我办了一张游泳卡"): retired with it, linked to `new`."""
-    subjects = {c.subject for c in await by_claim.ensure_claims(db, old)}
+    """The active units split from the turn of the retired `old` (whose claims are about `subjects`) that
+    state only details of it (a verbless value, "月费99元" beside "我办了一张游泳卡"): retired with it,
+    linked to `new`."""
     reason = "claim: a detail of what was retired"
     for sibling in await units_repo.turn_siblings(db, old):
+        if sibling.id == new.id:
+            continue
         claims = await by_claim.ensure_claims(db, sibling)
         only_details = bool(claims) and all(
             is_detail(c) and (c.subject in subjects or c.implicit_subject) for c in claims
         )
-        if sibling.id == new.id or not only_details:
+        if not only_details:
             continue
         if await _end(db, sibling, new, action="retired", actor="resolver", reason=reason, details=details):
             await webhooks.memory_superseded(db, sibling.bank_id, sibling.id, new.id, reason)

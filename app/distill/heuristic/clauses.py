@@ -256,12 +256,11 @@ def _own_predicate_zh(text: str) -> bool:
 # What follows from an ending and names nothing new ("…, so that course is over", "…，以后别再提醒我续费",
 # "…，不用再交月费了"): part of the ending's statement, which a question about the thing should find whole
 _NO_MORE = re.compile(r"别再|不用再|不必再|\bno need\b|\bno more\b", re.IGNORECASE)
-_SPECIFIC_PART = re.compile(r"\d|(?<=\s)[A-Z]")  # a number, or a name past the part's first word
 
 
 def _consequence_of_ending(before: str, part: str, zh: bool) -> bool:
     """Whether `part` follows from the ending `before` states, naming nothing of its own."""
-    if lx.retirement(before, zh) is None or _SPECIFIC_PART.search(part):
+    if _SPECIFIC.search(part) or lx.retirement(before, zh) is None:
         return False
     return lx.retirement(part, zh) is not None or _NO_MORE.search(part) is not None
 
