@@ -29,6 +29,8 @@ NOISE = {
         ("assistant", "Is there anything else I can help you with?"),
         ("assistant", "You're welcome! Have a great day."),
         ("assistant", "Understood, I will look into it."),
+        ("assistant", "Please hold for 2 minutes while I pull up your account."),  # the chat's own business
+        ("assistant", "You're welcome! Please rate this chat from 1 to 5."),
         ("user", "Thanks, that's really helpful!"),
         ("user", "That's awesome, Melanie! I'm so happy for you."),
         ("user", "Keep it up, you got this!"),
@@ -41,6 +43,8 @@ NOISE = {
         ("assistant", "好的，已记录。"),
         ("assistant", "很高兴为您服务，还有什么可以帮您？"),
         ("assistant", "明白了。"),
+        ("assistant", "请稍等1分钟，马上为您查询。"),
+        ("assistant", "请您提供一下订单号，方便我查询。"),
         ("user", "太好了，谢谢！"),
         ("user", "哈哈，好的"),
         ("assistant", "不客气，祝您生活愉快！"),
@@ -65,6 +69,7 @@ INFORMATIVE = {
         ("assistant", "已为您完成退款。", ["task_state"]),
         ("assistant", "您的订单ORD-5521已发货。", ["task_state", "fact.id"]),
         ("assistant", "我推荐联想小新Pro，性价比最高。", ["episode"]),
+        ("assistant", "请您先准备好身份证原件和复印件各1份。", ["fact"]),  # a request about the matter
         ("user", "我上周二去看了牙医。", ["fact.event"]),  # a one-time happening
     ],
 }
