@@ -104,6 +104,22 @@ def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, claus
         ("楼梯太陡，我婆婆上不了。", "constraint"),  # a potential complement: what cannot be done
         ("The gap by the fridge is only 55 cm wide.", "constraint"),  # "only" before a measure
         ("这个价位我们付不起。", "constraint"),
+        ("My new passport is being printed.", "task_state"),  # a process under way, said of its thing
+        ("The insurance claim is under investigation.", "task_state"),
+        ("I need to email the school about the trip.", "task_state"),  # the need of an act
+        ("I need to be at the airport by six.", "constraint"),  # the need of a state: a limit
+        ("The plumber is coming round tomorrow afternoon.", "task_state"),  # a progressive with a time ahead
+        ("Next step is booking the venue.", "task_state"),  # the next step named as such
+        ("Bright screens are hard on my eyes, dark themes are easier on my eyes.", "fact"),
+        ("Small hotels are my go-to.", "preference"),  # an evaluation relative to the user
+        ("我们还得去车管所换证。", "task_state"),  # the modal 得 (have to): a step still to do
+        ("我得了重感冒。", "fact"),  # 得了: caught (a happening), no modal
+        ("驾照还在办理。", "task_state"),  # 在 before a verb of a process
+        ("我在练吉他。", "fact"),  # 在 before another verb: an activity that lasts
+        ("现在改到周四了。", "fact"),  # 现在 is no progressive
+        ("合同我已经签了。", "task_state"),  # the object opening the clause, the user the agent
+        ("原来的卡已经注销了。", "fact"),  # a thing of theirs that changed: a state
+        ("周末对我来说比较方便。", "preference"),  # an evaluation relative to the user
     ],
 )
 def test_the_kind_comes_from_what_the_clause_is(text: str, kind: str) -> None:

@@ -27,7 +27,8 @@ def done_zh(text: str, role: str) -> bool:
     state ("旧号码已经停用了")."""
     if _DONE_ZH.search(text) or (_RESULT_ZH.search(text) and not _MODAL_ZH.search(text)):
         return True
-    if role == "user" and not re.match(r"(?:我们|我|已)", text):
+    # (the object may open the clause: "表我已经交了")
+    if role == "user" and not re.match(r"(?:我们|我|已|[^，。]{1,6}?我)", text):
         return False
     found = _ALREADY_ZH.search(text)
     if found is None:

@@ -9,6 +9,24 @@ from __future__ import annotations
 import re
 
 from app.distill.heuristic.aspect_zh import done_zh
+from app.distill.heuristic.steps import (
+    AHEAD_EN,
+    AHEAD_ZH,
+    DONE_EN,
+    FUTURE_EN,
+    FUTURE_ZH,
+    MUST_ZH,
+    NEXT_STEP,
+    ONGOING_ZH,
+    PENDING_EN,
+    PENDING_ZH,
+    PLAN_EN,
+    PLAN_ZH,
+    SCHEDULED_EN,
+    STILL_EN,
+    UNDER_WAY_EN,
+    UNDER_WAY_ZH,
+)
 from app.distill.heuristic.verbs_en import base_verb, is_past, perfective
 from app.text import STOPWORDS_EN
 
@@ -40,8 +58,13 @@ SERVED_ZH = re.compile(r"^(?:你的|您的)?(?:回复|回答|答复|消息|通�
 # like to be served, a preference
 SUITS_EN = re.compile(
     r"\b(?:works?|suits?|is|are|'s|would be)\s+(?:\w+\s+)?(?:best|better|well|fine|ok|okay|ideal|perfect|"
-    r"easiest|easier|great)\s+(?:for|with|to)\s+(?:me|us)\b|\bsuits? (?:me|us)\b",
+    r"easiest|easier|great)\s+(?:for|with|to)\s+(?:me|us)\b|\bsuits? (?:me|us)\b|"
+    r"\b(?:easier|easiest|better|nicer|kinder|gentler) on (?:my|our)\b|\b(?:my|our) go-to\b",
     _EN,
+)
+# ...and in Chinese ("上午对我比较方便", "深色模式看着舒服"): how the user likes things, a preference
+SUITS_ZH = re.compile(
+    r"对(?:我们|我)(?:来说)?[^，。]{0,4}?(?:方便|合适|友好|舒服|顺手)|[看用听穿坐戴]着[^，。]{0,3}?(?:舒服|顺手|方便|习惯)"
 )
 RANKED_EN = re.compile(
     r"\b(?:is|are|works?|would be)\s+(?:\w+\s+)?(?:better|best|easier|preferable|ideal)\b", _EN
@@ -71,7 +94,7 @@ REQUEST_ZH = re.compile(
 # what the user does not want done, an adverb before it or not ("也不要用感叹号"), or a manner asked for
 # by degree ("语气正式一点", "回复简短些"): how they want to be served
 NOT_WANTED_ZH = re.compile(
-    r"^(?:也|还|都|就|千万|尽量)?(?:不要|别|不想|不用|不需要)|[\u4e00-\u9fff](?:一点|一些|些)[。！!]?$"
+    r"^(?:也|还|都|就|千万|尽量)?(?:不要|别|不想|不用|不需要)|(?:不要|别)(?:给|跟)?(?:我|我们)?(?:打电话|发短信|发消息|联系)|[\u4e00-\u9fff](?:一点|一些|些)[。！!]?$"
 )
 WANT_EN = re.compile(
     r"\b(?:I|we)(?:'d| would)? (?:really |also |always |just |don't |do not |never )?(?:want|like|love|wish|"
@@ -83,8 +106,8 @@ WANT_EN = re.compile(
 # Desiderative markers: a wish about how things are done ("Ideally a quiet room", "A summary would be
 # great", "a morning slot if possible"), a preference when no task verb makes it a step
 WISH_EN = re.compile(
-    r"^(?:ideally|preferably)\b|\bif (?:possible|you can)\b|\bwould be (?:great|nice|ideal|perfect|good|"
-    r"better|easier|best|lovely|helpful|fine)\b",
+    r"^(?:ideally|preferably)\b|\b(?:if|whenever) (?:possible|you can)\b|"
+    r"\bwould be (?:great|nice|ideal|perfect|good|better|easier|best|lovely|helpful|fine)\b",
     _EN,
 )
 WANT_ZH = re.compile(r"希望|想要|想|喜欢|偏好|宁愿|更愿意|倾向")
@@ -109,35 +132,6 @@ IMPERATIVE_EN = re.compile(
 REQUIREMENT_EN = re.compile(
     r"^(?!I\b|we\b|I'|we')\S+(?:\s+\S+){0,4}?\s+(?:has to|have to|must|needs? to|should)\b", _EN
 )
-PLAN_EN = re.compile(
-    r"\b(?:I|we|I'm|we're|I am|we are)\s+(?:\w+\s+)?(?:planning|going to|about to|plan to|intend to)\b|"
-    r"\b(?:I'm|we're|I am|we are|I'll|we'll|I will|we will)\s+(?:be\s+)?(?:\w+ing|\w+)\b.*\b(?:tomorrow|"
-    r"tonight|next|this (?:week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"on (?:monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday)|in (?:january|february|march|april|may|june|july|august|"
-    r"september|october|november|december)|on (?:january|february|march|april|may|june|july|august|september|"
-    r"october|november|december) \d)",
-    _EN,
-)
-PLAN_ZH = re.compile(r"打算|计划|准备|要去|将要|即将|下周|下个月|明天|后天|今晚|下次|春节|周末要|要把")
-PENDING_EN = re.compile(
-    r"\b(?:still (?:waiting|needs?|to be|pending|have to|has to|missing|open|outstanding)|not yet|yet to|"
-    r"to be confirmed|needs? to|"
-    r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b|"
-    r"(?:\bnot|n't|\bnever)\b[^,;]{0,30}\byet\b",
-    _EN,
-)
-PENDING_ZH = re.compile(
-    r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|还差|还缺|还剩|作业"
-)
-# Aspect markers of what is not done yet: "still", "yet", "not … yet"
-STILL_EN = re.compile(r"\bstill (?:needs?|has|have|to)\b|\bnot yet\b|\byet to\b|n't\b[^,;]{0,30}\byet\b", _EN)
-DONE_EN = re.compile(
-    r"\b(?:submitted|uploaded|paid|booked|ordered|sent|approved|shipped|created|issued|renewed|reset|fixed|"
-    r"processed|cancell?ed|scheduled|solved|completed|finished|filed|confirmed|verified|"
-    r"refunded|replaced|prepared|written)\b|\b(?:ships|arrives|goes out|will (?:ship|arrive))\b",
-    _EN,
-)
 # (active only: "video calls are not covered" is a state of a plan, not a lesson)
 DISCUSSED_EN = re.compile(
     r"(?<!\bis )(?<!\bare )(?<!\bnot )(?<!\bbe )(?<!\bbeen )(?<!n't )"
@@ -161,25 +155,6 @@ CONSTRAINT_ZH = re.compile(
     r"不方便|没空|没时间|不接受|要能|得能|要有|得有|"
     # what cannot be done, by the potential complement ("去不了", "爬不了", "买不起")
     r"[\u4e00-\u9fff](?<![受免少])不了(?!解)|(?<![对看])[买付用住]不起"
-)
-# A step under way: the progressive 正在, or a process verb with 中 ("配送中", "审核中")
-ONGOING_ZH = re.compile(r"正在|(?:处理|配送|审核|运输|派送|办理|维修|进行|排队|发货)中")
-# A time ahead: in a statement said in a service conversation, what happens then is a step scheduled
-AHEAD_EN = re.compile(
-    r"\b(?:tomorrow|tonight|later today|next (?:week|month|monday|tuesday|wednesday|"
-    r"thursday|friday|saturday|sunday))\b",
-    _EN,
-)
-AHEAD_ZH = re.compile(r"明天|后天|今晚|稍后|下周|下个月")
-# What is still to happen: a future tense, a schedule ("will", "is scheduled for", "将", "预计")
-FUTURE_EN = re.compile(
-    r"\b(?:will|'ll|(?:is|are|am|'s|'re|'m) going to|(?:is|are) (?:scheduled|booked|set|due) (?:for|on|to))\b"
-    r"(?! (?:never|always)\b)",
-    _EN,
-)
-FUTURE_ZH = re.compile(
-    r"将(?!近)|预计|安排在|定于|"
-    r"(?<![不也开机社学体聚约大年晚宴])会(?![员议计话所长场费谈面见晤])(?=[\u4e00-\u9fff]{2})"
 )
 HEDGE_ZH_EN = re.compile(r"\b(?:if|maybe|might|perhaps|probably)\b|如果|可能|也许|大概", _EN)
 # A way the user likes things done, in Chinese ("最好周六上午", "发邮件比较好", "简单点就行")
@@ -224,7 +199,7 @@ def clause_kind(text: str, language: str, role: str, stated: bool = False) -> st
         # Friday", "预计3个工作日内退回"); a way the user likes things done is a preference ("最好周六上午")
         if language == "zh" and role == "user" and PREFER_ZH.search(text):
             return "preference"  # a wish outranks the schedule it is about ("尽量安排在下午")
-        if _future(text, language) and not HEDGE_ZH_EN.search(text):
+        if (_future(text, language) or SCHEDULED_EN.search(text)) and not HEDGE_ZH_EN.search(text):
             return "task_state"
         if role != "user" and (
             (AHEAD_ZH if language == "zh" else AHEAD_EN).search(text) or ONGOING_ZH.search(text)
@@ -262,7 +237,7 @@ def _en(text: str, role: str) -> str:
     ):
         return "constraint.time"
     if role == "user" and NEED_EN.search(text):
-        return "task_state" if TASK_VERB_EN.search(text) else "constraint"
+        return "task_state" if TASK_VERB_EN.search(text) or _needs_to_act(text) else "constraint"
     if role == "user":
         if REQUEST_EN.search(text) or _imperative(text):
             return "preference" if MANNER_EN.search(text) else "task_state"
@@ -270,7 +245,7 @@ def _en(text: str, role: str) -> str:
             return "task_state" if _wants_to_act(text) else "preference"
         if WISH_EN.search(text) or (re.match(r"no\b", text, _EN) and MANNER_EN.search(text)):
             return "preference"  # a wish, or a way of being served refused ("No phone calls, please")
-    if STILL_EN.search(text):
+    if STILL_EN.search(text) or UNDER_WAY_EN.search(text) or NEXT_STEP.search(text):
         return "task_state"  # an aspect of what is not done yet outranks the modal ("still needs to")
     if role == "user" and REQUIREMENT_EN.search(text):
         return "constraint"
@@ -297,6 +272,16 @@ WANT_ACT_EN = re.compile(
 )
 
 
+def _needs_to_act(text: str) -> bool:
+    """ "I need to call the bank": a need of an act, a step to do; "I need to be home by six" is a limit."""
+    found = re.search(r"\bneeds? to (?:\w+ly )?([a-z]+)", text, _EN)
+    return (
+        found is not None
+        and found.group(1).lower() not in ("be", "have", "stay", "keep")
+        and base_verb(found.group(1).lower())
+    )
+
+
 def _wants_to_act(text: str) -> bool:
     found = WANT_ACT_EN.search(text)
     if found is None:
@@ -318,6 +303,8 @@ def _zh(text: str, role: str) -> str:
         text
     ):
         return "constraint.time"
+    if role == "user" and SUITS_ZH.search(text):
+        return "preference"
     if role == "user":
         if REQUEST_ZH.search(text):
             return "preference" if MANNER_ZH.search(text) else "task_state"
@@ -331,6 +318,8 @@ def _zh(text: str, role: str) -> str:
             return "constraint"  # the need of a thing, as NEED_EN ("我需要一台…"); of a step it is pending
     others = OTHER_SUBJECT_ZH.match(text) is not None  # "她下个月结婚": her plan, not the speaker's step
     if PENDING_ZH.search(text) or (role == "user" and PLAN_ZH.search(text) and not others):
+        return "task_state"
+    if MUST_ZH.search(text) or NEXT_STEP.search(text) or UNDER_WAY_ZH.search(text):
         return "task_state"
     if done_zh(text, role):
         return "task_state"
