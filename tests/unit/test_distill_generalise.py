@@ -52,6 +52,8 @@ def kinds(units: list[Candidate]) -> list[str]:
         ("The evening class got cancelled, so that course is over.", 1),  # what follows from an ending
         ("我的网盘会员已经停了，以后别再提醒我续费。", 1),
         ("I sold the car, so I take the bus now.", 2),  # a consequence naming something new
+        ("Roughly 30 guests so far, maybe 50 by June.", 2),  # two values in a row, each with its words
+        ("Next Tuesday, 10am suits.", 1),  # a day and its hour: one moment
         (
             "I'm new to this, so explain slowly please.",
             2,
@@ -60,6 +62,12 @@ def kinds(units: list[Candidate]) -> list[str]:
 )
 def test_a_clause_is_cut_where_a_part_has_its_own_predicate(sentence: str, clauses: int) -> None:
     assert len(split_clauses(sentence)) == clauses, [c.text for c in split_clauses(sentence)]
+
+
+def test_a_hedge_taken_off_a_later_part_stays_with_that_part() -> None:
+    first, second = split_clauses("Roughly 30 guests so far, maybe 50 by June.")
+    assert (first.hedged, second.hedged) == (False, True), (first, second)
+    assert not second.text.lower().startswith("maybe")
 
 
 @pytest.mark.parametrize(

@@ -216,6 +216,9 @@ def _second_value(before: str, part: str) -> bool:
     clause that holds none is that clause's ("I bought a kettle, 40 euros")."""
     if not find_values(before) or _NEGATED.match(part):
         return False  # "…is 300, not 200": the value it replaces, said with the clause
+    moments = {"date", "weekday", "time"}
+    if {s.value.type for s in find_values(before) + find_values(part)} <= moments:
+        return False  # a day and its hour ("next Friday, 3pm works"): one moment
     return _value_with_words(part)
 
 
@@ -226,7 +229,7 @@ def _value_with_words(part: str) -> bool:
     rest = part
     for span in values:
         rest = rest.replace(span.value.text, " ")
-    words = re.findall(r"[A-Za-z]{2,}", rest)
+    words = re.findall(r"[A-Za-z][A-Za-z0-9]+", rest)  # (a quarter, "Q3", is a word)
     return bool(values) and (
         any(w.lower() not in STOPWORDS_EN for w in words)
         or re.search(r"[\u4e00-\u9fff]{2,}", rest) is not None
@@ -281,12 +284,14 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
     body = sentence[offset:]
     has_predicate = _has_predicate_zh if zh else _has_predicate_en
     spans: list[tuple[int, int, str]] = []  # start, end (in the sentence), text
+    hedged_at: set[int] = set()  # the starts of parts whose hedge was taken off ("…, probably 60 by Q3")
     previous_end = 0
     for start, text_start, end in _cut(body, zh):
         joiner, previous_end = body[previous_end:text_start], end
         text = body[text_start:end].strip()
-        inner, inner_corrected, _ = _opening(text)
+        inner, inner_corrected, inner_hedged = _opening(text)
         corrected = corrected or inner_corrected  # "…说错了，应该是三个人": the sentence corrects
+        said = text  # with its opening: a hedge ("probably 60 by Q3") is a word of its own
         text = text[inner:]
         if not text.strip(" ,，.。:：;；!！"):
             continue  # nothing but a correction's wording ("我更正一下之前的说法，")
@@ -300,7 +305,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
         # a condition or a time after its clause ("…, since I moved", "…，如果可以的话") modifies it
         subordinate = _subordinate(text)
         if spans and (
-            not (has_predicate(text) or _second_value(spans[-1][2], text))
+            not (has_predicate(text) or _second_value(spans[-1][2], said))
             or (zh and _COPULA_ZH.match(text))
             or (zh and _RESULT_ZH.match(text) is not None and bool(find_values(text)))
             or (zh and _NAMED_ZH.match(text) is not None)
@@ -323,6 +328,8 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
             if words and base_verb(words[0].lower()) and before and before[0].lower() in PLAIN_SUBJECTS:
                 text = f"{before[0]} {text}"
         spans.append((offset + start, offset + end, text))
+        if inner_hedged:
+            hedged_at.add(offset + start)
     for i in range(len(spans) - 2, -1, -1):
         if _subordinate(spans[i][2]):
             first, second = spans[i], spans[i + 1]
@@ -334,9 +341,12 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
     # its own, is a claim of its own ("每月最多50块，别加任何增值业务"); one with none sets the scene
     leading = zh and len(spans) > 1 and _value_with_words(spans[0][2]) and _own_predicate_zh(spans[1][2])
     value = value or leading
+    # two values said in a row, each with words of its own ("about 45 seats now, probably 60 by Q3"): a list
+    # of claims, not a scene and its clause
+    listed = len(spans) > 1 and not has_predicate(spans[1][2]) and _second_value(spans[0][2], spans[1][2])
     if (
         len(spans) > 1
-        and not value
+        and not (value or listed)
         and (
             not has_predicate(spans[0][2])
             or (is_remark(spans[0][2], "zh" if zh else "en") and not _matches_a_rule(spans[0][2], zh))
@@ -349,7 +359,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
         text = text.strip(" ,，")
         if not has_cjk(text[:1]) and text[:1].islower() and not text.startswith(("iPhone", "iPad", "eBay")):
             text = text[0].upper() + text[1:]
-        clauses.append(Clause(text, start, end, corrected, hedged and number == 0))
+        clauses.append(Clause(text, start, end, corrected, (hedged and number == 0) or start in hedged_at))
     return clauses or [Clause(sentence, 0, len(sentence))]
 
 
