@@ -77,8 +77,11 @@ def _channel_score(hit: Hit, best_keyword: float) -> float:
 
 
 def fuse(hits: list[Hit], mode: str, weights: dict[str, float], now: datetime) -> list[Fused]:
-    """One score per unit, best first."""
+    """One score per unit, best first. Decay and recency count time on the bank's own clock: from the
+    newest unit found, not past `now` (a bank of old conversations imported today does not fade as a
+    whole, so its facts do not outrank its episodes for being old)."""
     best_keyword = max((h.score for h in hits if h.channel == "keyword"), default=0.0)
+    now = min(now, max((h.valid_from or h.created_at for h in hits), default=now))
     fused: dict[uuid.UUID, Fused] = {}
     first: dict[uuid.UUID, Hit] = {}
     for hit in hits:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from app.banks.config import NEVER_DECAY
 
-# Reciprocal rank fusion's k: the usual 60 keeps a channel's first ranks close, so agreement between
-# channels counts for more than one channel's top rank.
-RRF_K = 60
+# Reciprocal rank fusion's k: lower than the usual 60, so a channel's first ranks stand further ahead of
+# its tail; at 60 units found low by several channels outranked the semantic and keyword channels' best
+# (figures in docs/benchmarks.md, "Retrieval").
+RRF_K = 20
 # Channel weights per fusion mode: in `rrf` the question's meaning and words find the answer (entities,
 # time and tags mostly add candidates); `weighted` scores are on [0, 1], so they are shares.
 DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {

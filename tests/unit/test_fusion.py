@@ -39,6 +39,25 @@ def test_rrf_favours_agreement_and_scales_the_best_to_one() -> None:
     assert all(0 < u.score < 1 for u in ranked[1:])
 
 
+def test_a_weak_channel_lifts_a_unit_a_few_ranks_not_past_the_strong_channels_top() -> None:
+    # a tag match (weight 0.3) moves a unit up some places of the semantic channel, not from fifteenth
+    # to first: the strong channels' first ranks stand ahead of their tail
+    lifted = [hit("semantic", A, 1), hit("semantic", B, 15), hit("tag", B, 1)]
+    assert [u.memory_id for u in fuse(lifted, "rrf", DEFAULT_WEIGHTS["rrf"], NOW)] == [A, B]
+    near = [hit("semantic", A, 1), hit("semantic", B, 3), hit("tag", B, 1)]
+    assert [u.memory_id for u in fuse(near, "rrf", DEFAULT_WEIGHTS["rrf"], NOW)] == [B, A]
+
+
+def test_decay_counts_on_the_bank_s_clock_not_the_wall_clock() -> None:
+    # a bank of conversations held three years ago: its episode is as fresh as its fact, on its own clock
+    then = NOW - timedelta(days=3 * 365)
+    hits = [hit("semantic", A, 1, tags=["episode"], valid_from=then), hit("semantic", B, 2, valid_from=then)]
+    assert [u.memory_id for u in fuse(hits, "rrf", DEFAULT_WEIGHTS["rrf"], NOW)] == [A, B]
+    # ...and a newer unit found beside them sets the clock: the old episode fades against it
+    fresh = hit("semantic", C, 3, tags=["fact"], valid_from=NOW)
+    assert fuse([*hits, fresh], "rrf", DEFAULT_WEIGHTS["rrf"], NOW)[0].memory_id == B
+
+
 def test_a_zero_weight_turns_a_channel_off() -> None:
     weights = effective_weights("rrf", None, {"keyword": 0.0, "semantic": None})
     assert weights["semantic"] == DEFAULT_WEIGHTS["rrf"]["semantic"]
@@ -54,6 +73,7 @@ def test_decay_by_tag_and_importance_boost() -> None:
         hit("semantic", A, 1, tags=["episode"], valid_from=old),
         hit("semantic", B, 2, tags=["fact.work"], valid_from=old),
         hit("semantic", C, 3, tags=["fact.work"], valid_from=old, importance=1.0),
+        hit("semantic", uuid.uuid4(), 4, tags=["episode"], valid_from=NOW),  # the bank's clock: today
     ]
     scores = {u.memory_id: u.score for u in fuse(hits, "rrf", DEFAULT_WEIGHTS["rrf"], NOW)}
     assert scores[A] < scores[B]  # an episode older than its half-life has decayed towards half (a fact not)
