@@ -123,7 +123,11 @@ EN_RETIRE = re.compile(
     r"(?:is|are|was|were)\s+over|let\s+(?:[\w']+\s+){1,3}go|gave\s+(?:[\w']+\s+){1,3}away|"
     r"paid\s+(?:it\s+|them\s+)?off|"
     r"(?:made|paid)\s+the\s+(?:final|last)\s+(?:payment|instal?l?ment)|killed|axed|nixed|binned|dumped|"
-    r"(?:you\s+can|please|just)\s+(?:drop|skip|scrap|ditch))\b",
+    r"(?:you\s+can|please|just)\s+(?:drop|skip|scrap|ditch)|"
+    # a thing lost or passed on ("the bike got stolen", "we rehomed the dog", "written off"), or a
+    # medicine stopped ("took me off the statins", "came off the pill")
+    r"stolen|rehomed|re-homed|written\s+off|totall?ed|"
+    r"(?:took|taken|takes|came|come|coming)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?off\s+(?:the|my|our|his|her|its|their)\b)\b",
     re.IGNORECASE,
 )
 # A verb of ending under a negation says the thing goes on ("won't quit", "not giving up", "don't let
@@ -209,7 +213,9 @@ ZH_RETIRE = re.compile(
     r"戒.{0,6}了|没有了|不用了|退掉|退了|退出|销户|下线|搬出去|搬走了|放弃|停办|废弃|解约|退租|"
     r"卖掉了|结束了|黄了|砍掉|卸任|辞去|辞掉|退掉|退订|下线了|停掉了|拆掉|撤掉|撤销|"
     # giving a thing up: sold, given away, passed on, thrown out
-    r"卖了[。！!]*$|送人了?|转手了|转卖了|扔了|扔掉|处理掉了|捐掉|捐了[。！!]*$"
+    r"卖了[。！!]*$|送人了?|转手了|转卖了|扔了|扔掉|处理掉了|捐掉|捐了[。！!]*$|"
+    # passed on to someone, lost, stolen or written off (送给亲戚了, 被偷了, 弄丢了, 报废了)
+    r"(?:送|卖|转|让)给[^，。！]{1,8}了[。！!]*$|被偷|被盗|弄丢|丢了[。！!]*$|报废"
 )
 ZH_ADDITIVE = re.compile(r"^(?:我|我们)?(?:还(?!是)|也|另外|此外|又)|还会|也在|还有|也有|另外")
 ZH_GENERIC_VERBS = frozenset(

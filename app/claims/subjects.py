@@ -11,7 +11,8 @@ from app.claims.frames import lemmas
 
 # A person's name opening an English clause before a verb ("Anna lives in Oslo", "Priya is on call").
 _NAMED_EN = re.compile(
-    r"^\s*(?:(?:and|but|so|while)\s+)?(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?:'s\s+|is|was|lives|lived|"
+    r"^\s*(?:(?:and|but|so|while)\s+)?(?!(?:The|A|An|This|That|These|Those|Our|My|Its)\b)"
+    r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?:'s\s+|is|was|lives|lived|"
     r"works|worked|has|had|moved|reports|studies|goes|plays|drives|uses|likes|loves|prefers|takes|"
     r"flies|is\s+flying|starts|started|joined|leads|manages)\b"
 )

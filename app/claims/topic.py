@@ -54,6 +54,10 @@ def main_verb(text: str, zh: bool) -> str:
 
 
 _DETERMINERS = frozenset("a an the my our your his her their this that these those some any".split())
+# "have" and "get" as full verbs, before what they hold ("we have a dog", "I get a coffee box every
+# month"): possession, not an auxiliary ("have moved", "got to", "have to")
+_POSSESSION = frozenset("have has had 've get gets got".split())
+_COUNTS = frozenset("one two three four five six seven eight nine ten".split())
 _OBJECT_ENDS = frozenset(
     """in on at for to from with by of into about every each per before after during since until
     because when while if unless and or but so than as""".split()
@@ -68,7 +72,8 @@ def en_object(text: str) -> str:
     low = [w.lower() for w in words]
     nouns = en_nouns(low)
     for i, (word, noun) in enumerate(zip(low, nouns, strict=True)):
-        if noun or "VERB" not in lemmas(word) or word in _AUXILIARIES or word in lx.EN_NOISE:
+        held = word in _POSSESSION and i + 1 < len(low) and low[i + 1] in _DETERMINERS | _COUNTS
+        if not held and (noun or "VERB" not in lemmas(word) or word in _AUXILIARIES or word in lx.EN_NOISE):
             continue
         rest: list[str] = []
         for later in words[i + 1 :]:

@@ -82,6 +82,10 @@ def test_a_negated_ending_is_no_retirement(text: str) -> None:
         "我把旧自行车卖了。",
         "那台旧电脑已经送人了。",
         "We gave the puppy away.",
+        # lost, stolen, passed on to someone
+        "Our old van got stolen.",
+        "钱包弄丢了。",
+        "旧手机卖给同事了。",
     ],
 )
 def test_an_ending_retires(text: str) -> None:

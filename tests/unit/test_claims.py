@@ -450,6 +450,13 @@ def test_a_chinese_copula_is_a_word_of_its_own_never_a_character_of_a_name() -> 
     [
         ("We pay 11 dollars a month for the Hulu plan.", "We killed the Hulu plan, nobody watched it."),
         ("Send me a weather summary every day at 6:45.", "You can drop the weather summary."),
+        # a thing lost or passed on, a medicine stopped; "have" and "get" as full verbs hold a thing
+        ("We have a parrot called Kiwi.", "We rehomed the parrot in spring."),
+        ("I get a wine box every month.", "I've cancelled the wine box."),
+        ("I ride a red Vespa to work.", "The Vespa was stolen on Monday."),
+        ("I take metformin with breakfast.", "The GP took me off the metformin."),
+        ("我有一辆山地车。", "山地车上周被偷了。"),
+        ("我们养了一只兔子。", "兔子送给邻居了。"),
     ],
 )
 def test_more_verbs_of_ending_retire(old: str, new: str) -> None:
