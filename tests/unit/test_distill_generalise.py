@@ -277,6 +277,45 @@ def test_talk_about_the_conversation_leaves_no_unit(text: str, role: str) -> Non
     assert said(text, role) == [], [u.content for u in said(text, role)]
 
 
+# a read-back of values said more than a few turns before it
+READ_BACK = {
+    "en": (
+        [
+            "I'd like a room for two on March 3rd.",
+            "Any preference on floor?",
+            "A high floor, please.",
+            "Anything else?",
+            "A late checkout if possible.",
+        ],
+        "Just to confirm: two people on March 3rd, high floor, late checkout.",
+        "Just to confirm: two people on March 3rd, and the rate is 140 euros a night.",
+    ),
+    "zh": (
+        [
+            "我要订三号的房间，两个人。",
+            "对楼层有要求吗？",
+            "高一点的楼层。",
+            "还有别的需要吗？",
+            "晚点退房。",
+        ],
+        "我跟您确认一下：三号，两个人，高楼层，晚退房。",
+        "我跟您确认一下：三号两个人，房价每晚680元。",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_read_back_of_the_whole_conversation_is_an_echo_unless_it_adds_a_value(language: str) -> None:
+    before, echo, news = READ_BACK[language]
+    turns = [Turn(i + 1, i + 1, ("user", "assistant")[i % 2], t, None, T0) for i, t in enumerate(before)]
+
+    def read_back(text: str) -> list[Candidate]:
+        return DISTILLER.distill_turn(Turn(6, 6, "assistant", text, None, T0), T0, recent=turns)
+
+    assert read_back(echo) == [], [u.content for u in read_back(echo)]
+    assert any(("140" in u.content or "680" in u.content) for u in read_back(news))
+
+
 @pytest.mark.parametrize("text", ["我已经办了。", "他们都六十多岁了。"])
 def test_a_light_clause_with_a_step_done_or_a_number_is_kept(text: str) -> None:
     assert said(text), "nothing kept"

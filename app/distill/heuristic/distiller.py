@@ -23,7 +23,7 @@ from app.distill.heuristic.ellipsis import made_whole_all
 from app.distill.heuristic.entities import dedupe_entities, find_entities
 from app.distill.heuristic.kinds import clause_kind, discussed, is_request
 from app.distill.heuristic.life_events import is_life_event
-from app.distill.heuristic.noise import PROMISE
+from app.distill.heuristic.noise import PROMISE, RECAP
 from app.distill.heuristic.parts import (
     CHANNEL,
     KIND_RULES,
@@ -135,9 +135,9 @@ class HeuristicDistiller:
         # in the turn's order: a unit, or a clause left for the episode (whether a question, where it sits)
         parts: list[tuple[Candidate | None, bool, str, tuple[int, Clause]]] = []
         # an echo restates what the user said (an assistant confirming a tool's finding adds its word)
-        said = " ".join(
-            t.content for t in recent[-ECHO_WINDOW:] if t.role != turn.role and "user" in (t.role, turn.role)
-        )
+        # (a read-back, "Just to confirm: …", echoes the whole conversation so far)
+        heard = turns[:index] if turn.role != "user" and RECAP.search(turn.content) else recent[-ECHO_WINDOW:]
+        said = " ".join(t.content for t in heard if t.role != turn.role and "user" in (t.role, turn.role))
         slot = open_slot(recent, turn)
         sentences = made_whole_all(split_sentences(turn.content), turn, recent)
         # said to an assistant (one answers in the conversation), a short turn states claims to remember;
@@ -243,6 +243,8 @@ class HeuristicDistiller:
         request = turn.role == "user" and (first or short) and is_request(claim, language)
         if (question and not request) or (turn.role != "user" and PROMISE.search(claim)):
             return None  # an assistant's "I'll look into it" is an offer, not a fact
+        if turn.role != "user" and said and RECAP.search(turn.content) and clean.is_echo(claim, said, names):
+            return None  # what the user said, read back ("Just to confirm: …"): the user's turn holds it
         matches = _matches(claim, language, turn.role)
         if request:  # a request's contrast ("by text, not by email") says how: it corrects nothing
             matches = [m for m in matches if m[0].tag != "correction"]

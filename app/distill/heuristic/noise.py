@@ -131,7 +131,18 @@ ECHO_FRAME_WORDS = frozenset(
 )
 # ...and in Chinese ("好的，预算5000以内的电脑，已记录"): taken off before the overlap is counted
 ECHO_FRAME_ZH = re.compile(
-    r"已(?:经)?(?:记录|记下|记住|确认|收到|了解)|(?:帮您|为您)?记(?:录|下)|以内|以下|左右|您说|你说|提到"
+    r"已(?:经)?(?:记录|记下|记住|确认|收到|了解)|(?:帮您|为您)?记(?:录|下)|以内|以下|左右|您说|你说|提到|"
+    r"(?:帮您|为您|跟您)?(?:总结|确认|核对|复述|汇总|重复)一下"
+)
+
+# A read-back: the speaker repeats what was agreed ("Just to confirm: …", "So that's …", "我总结一下",
+# "帮您核对一下"). What it holds is an echo of the whole conversation so far, not only of the last turns.
+RECAP = re.compile(
+    r"\b(?:(?:just )?to (?:confirm|recap|sum up|summari[sz]e)|"
+    r"let me (?:confirm|recap|repeat|read (?:that|it) back|summari[sz]e)|"
+    r"so that'?s|so that (?:is|makes)|to double-check)\b|"
+    r"(?:总结|确认|核对|复述|汇总|重复)一下|跟您(?:确认|核对)|也就是说",
+    re.IGNORECASE,
 )
 
 # A part that points back to the first one belongs with it ("… and I need it by Friday").
