@@ -71,7 +71,9 @@ _FUTURE_EN = re.compile(
     re.I,
 )
 _FUTURE_ZH = re.compile(
-    r"要|将|会|打算|计划|准备|之前|以前|截止|预计|安排|[改挪调换延推][到成在]|推迟|延后|改期"
+    r"要|将|会|打算|计划|准备|之前|以前|截止|预计|安排|[改挪调换延推][到成在]|推迟|延后|改期|"
+    # an appointment made for the day (约了周五, 订好了周六的票): the 了 is the booking's, the day ahead
+    r"(?:约|预约|订|定)(?:好)?了"
 )
 # A time of day said after a day ("Friday mornings", "周二下午两点"): the date's note follows the whole
 # phrase, which stays one value ("周二（…）下午两点" would cut it in two).

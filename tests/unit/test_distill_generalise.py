@@ -128,6 +128,17 @@ def test_a_hedge_taken_off_a_later_part_stays_with_that_part() -> None:
         ("合同我已经签了。", "task_state"),  # the object opening the clause, the user the agent
         ("原来的卡已经注销了。", "fact"),  # a thing of theirs that changed: a state
         ("周末对我来说比较方便。", "preference"),  # an evaluation relative to the user
+        ("下周一得把合同寄回去。", "task_state"),  # the modal 得 after a day
+        ("我预约了下周二下午体检。", "task_state"),  # an appointment made for a day ahead
+        ("驾照正在办。", "task_state"),  # a process under way, said by the user
+        ("We've got to file the tax return this month.", "task_state"),
+        ("The quote is with my manager for approval.", "task_state"),  # a process awaiting someone
+        ("The prescription is ready for collection.", "task_state"),
+        ("我点菜口味偏甜。", "preference"),  # a taste leaning one way
+        ("我下午三点以后才有空。", "constraint"),  # not before a time: a limit
+        ("Guests are limited to one plus-one each.", "constraint"),
+        ("I'm only available after 6 on weekdays.", "constraint"),
+        ("我在办公室。", "fact"),  # 办公: no process under way
     ],
 )
 def test_the_kind_comes_from_what_the_clause_is(text: str, kind: str) -> None:
@@ -199,6 +210,8 @@ def test_a_correction_reads_as_the_corrected_fact(text: str, value: str, gone: t
         # a change moves a value to a day ahead, whatever tense says it
         ("The standup got moved to Thursday.", False, "2026-06-04"),
         ("发布窗口挪到周四晚上了。", False, "2026-06-04"),
+        ("我约了周五上午复诊。", False, "2026-06-05"),  # the 了 is the booking's: the day is ahead
+        ("上周五我去复诊了。", False, "2026-05-29"),
     ],
 )
 def test_a_date_in_a_plan_or_a_deadline_resolves_forward(text: str, plan: bool, day: str) -> None:

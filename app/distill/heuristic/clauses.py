@@ -343,7 +343,12 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
     value = value or leading
     # two values said in a row, each with words of its own ("about 45 seats now, probably 60 by Q3"): a list
     # of claims, not a scene and its clause
-    listed = len(spans) > 1 and not has_predicate(spans[1][2]) and _second_value(spans[0][2], spans[1][2])
+    listed = (
+        len(spans) > 1
+        and not has_predicate(spans[1][2])
+        and _value_with_words(spans[0][2])  # a bare value first ("next Tuesday, 2 tickets") leads the rest
+        and _second_value(spans[0][2], spans[1][2])
+    )
     if (
         len(spans) > 1
         and not (value or listed)

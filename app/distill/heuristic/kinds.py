@@ -110,7 +110,7 @@ WISH_EN = re.compile(
     r"\bwould be (?:great|nice|ideal|perfect|good|better|easier|best|lovely|helpful|fine)\b",
     _EN,
 )
-WANT_ZH = re.compile(r"希望|想要|想|喜欢|偏好|宁愿|更愿意|倾向")
+WANT_ZH = re.compile(r"希望|想要|想|喜欢|偏好|偏爱|口味偏|宁愿|更愿意|倾向")
 # Doing verbs: wanting one of these is a step still to do, not a taste
 TASK_VERB_EN = re.compile(
     r"\b(?:to )?(?:book|buy|order|purchase|return|refund|cancel|change|switch|upgrade|downgrade|renew|"
@@ -145,14 +145,14 @@ ADVICE = re.compile(
     _EN,
 )
 CONSTRAINT_EN = re.compile(
-    r"\b(?:can only|only (?:on|before|after|at)|can'?t|cannot|no more than|at most|no longer than|"
-    r"longer than)\b|^no\b",
+    r"\b(?:can only|only (?:on|before|after|at|free|available)|can'?t|cannot|no more than|at most|"
+    r"no longer than|longer than|limited to|capped at|restricted to)\b|^no\b",
     _EN,
 )
 CONSTRAINT_ZH = re.compile(
     r"只能|不能|请不了|不可以|最多|至多|至少|起码|不超过|不少于|不低于|不高于|不大于|不小于|必须|规定|"
     r"(?:别|不要|不得)(?:超过|低于|少于|高于|多于)|只有[^，。]{1,8}(?:有空|可以|行|方便|能)|"
-    r"不方便|没空|没时间|不接受|要能|得能|要有|得有|"
+    r"不方便|没空|没时间|不接受|要能|得能|要有|得有|(?:以后|之后|以前|之前)才|"
     # what cannot be done, by the potential complement ("去不了", "爬不了", "买不起")
     r"[\u4e00-\u9fff](?<![受免少])不了(?!解)|(?<![对看])[买付用住]不起"
 )

@@ -17,11 +17,16 @@ PLAN_EN = re.compile(
     r"october|november|december) \d)",
     _EN,
 )
-PLAN_ZH = re.compile(r"打算|计划|准备|要去|将要|即将|下周|下个月|明天|后天|今晚|下次|春节|周末要|要把")
+PLAN_ZH = re.compile(
+    r"打算|计划|准备|要去|将要|即将|下周|下个月|明天|后天|今晚|下次|春节|周末要|要把|"
+    # an appointment made for a day ahead ("约了周五下午看牙", "订了下周的票")
+    r"(?:约|预约|订|定)(?:好)?了[^，。]{0,4}?(?:周|星期|礼拜|明天|后天|下周|下个月|[0-9一二三四五六七八九十]+号)"
+)
 PENDING_EN = re.compile(
     r"\b(?:still (?:waiting|needs?|to be|pending|have to|has to|missing|open|outstanding)|not yet|yet to|"
     r"to be confirmed|needs? to|"
-    r"have to|has to(?! be)|next time|homework|to-?do|remaining|waiting (?:for|on))\b|"
+    r"have to|has to(?! be)|(?:'ve|have|has) got to|gotta|next time|homework|to-?do|remaining|"
+    r"waiting (?:for|on))\b|"
     r"(?:\bnot|n't|\bnever)\b[^,;]{0,30}\byet\b",
     _EN,
 )
@@ -32,7 +37,9 @@ PENDING_ZH = re.compile(
 # forms are being processed"): a step not done yet
 UNDER_WAY_EN = re.compile(
     r"\b(?:on (?:its|their|the|my|our) way|under (?:review|consideration|investigation|repair|assessment)|"
-    r"being [a-z]+(?:ed|en)|in (?:progress|transit|the works)|out for delivery|awaiting)\b",
+    r"being [a-z]+(?:ed|en)|in (?:progress|transit|the works)|out for delivery|awaiting|"
+    r"for (?:review|approval|signature|sign-off)|"
+    r"ready (?:for|to be) (?:pick-?up|collection|collected|picked up))\b",
     _EN,
 )
 # The next step named as such ("Next step is uploading my ID", "下一步是上传身份证")
@@ -44,7 +51,10 @@ SCHEDULED_EN = re.compile(
     _EN,
 )
 # The modal 得 (děi, "have to") opening a clause ("我得给银行打个电话"): a step still to do, not 得了/得到
-MUST_ZH = re.compile(r"^(?:我们|我)?(?:还|也|就|都|先)?得(?![了到过分奖病意])")
+MUST_ZH = re.compile(
+    r"^(?:我们|我)?(?:还|也|就|都|先)?得(?![了到过分奖病意])|得把|"
+    r"(?:天|周[一二三四五六日天]|号|月底|月初|之前|以前)(?:我们|我)?(?:还|也|就|都|先)?得(?![了到过分奖病意])"
+)
 # Aspect markers of what is not done yet: "still", "yet", "not … yet"
 STILL_EN = re.compile(r"\bstill (?:needs?|has|have|to)\b|\bnot yet\b|\byet to\b|n't\b[^,;]{0,30}\byet\b", _EN)
 DONE_EN = re.compile(
@@ -56,7 +66,9 @@ DONE_EN = re.compile(
 )
 # A process under way, still: on its way, or 在 before a verb of a process ("签证还在审核", "我在等房东签字");
 # 在 before any other verb is an activity that lasts ("在练琴", "在吃降压药"), before a place a location
-UNDER_WAY_ZH = re.compile(r"在路上|(?<![现正存实自])在(?:等|审核|审批|处理|办理|排队|维修|走流程|配送|运输)")
+UNDER_WAY_ZH = re.compile(
+    r"在路上|(?<![现存实自])在(?:等|审核|审批|处理|办(?!公)|排队|维修|走流程|配送|运输)"
+)
 # A step under way: the progressive 正在, or a process verb with 中 ("配送中", "审核中")
 ONGOING_ZH = re.compile(r"正在|(?:处理|配送|审核|运输|派送|办理|维修|进行|排队|发货)中")
 # A time ahead: in a statement said in a service conversation, what happens then is a step scheduled
