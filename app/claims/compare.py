@@ -97,6 +97,19 @@ def _qualifiers_differ(a: frozenset[str], b: frozenset[str]) -> bool:
     return bool(a and b) and not _overlap(a, b)
 
 
+def _share_a_character(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two sets of Chinese words share a character that is no function word, and not as the head
+    (the last character) of both: 手机号 ~ 号码 and 体重 ~ 重量 may be one thing reworded, while 房贷 and
+    车贷, or 信用卡 and 会员卡, are two kinds of one thing."""
+    return any(
+        ch not in lx.ZH_FUNCTION_CHARS and ch in y and not (x.endswith(ch) and y.endswith(ch))
+        for x in a
+        for y in b
+        for ch in x
+        if not ch.isascii()
+    )
+
+
 def _one_count(old: Claim, new: Claim) -> bool:
     """Counts of one kind of thing by one verb ("住三晚", "得住四晚了"; "we need 3 licences", "we
     need 5 licences now"), or the count a verb of change moves ("runs 6 replicas", "scaled it out to 10
@@ -112,6 +125,21 @@ def _counts_by(claim: Claim, verb: str) -> bool:
     return not verb or not claim.verb or verb in before
 
 
+def _subject_noun(claim: Claim) -> bool:
+    """Whether an English clause's verb is said of a thing it names before it ("my *suitcase* weighs")."""
+    words = [stem(w) for w in re.findall(r"[A-Za-z]+", claim.text)]
+    verb = stem(claim.verb) if claim.verb else ""
+    return bool(verb) and verb in words and bool(claim.topic & set(words[: words.index(verb)]))
+
+
+def _verb_of_another_thing(old: Claim, new: Claim, zh: bool) -> bool:
+    """One verb said of the speaker on one side and of a thing on the other ("I weigh 82 kg", "my suitcase
+    weighs 23 kg"): two attributes, however alike the frames."""
+    if zh or not old.verb or old.verb != new.verb:
+        return False
+    return _subject_noun(old) != _subject_noun(new) and not (old.topic and new.topic)
+
+
 def same_attribute(
     old: Claim, new: Claim, frame_similarity: float | None = None
 ) -> Literal["same", "weak", "different"]:
@@ -123,11 +151,17 @@ def same_attribute(
     zh = has_cjk(old.frame + new.frame)
     if _qualifiers_differ(old.qualifier, new.qualifier) or _qualifiers_differ(old.topic, new.topic):
         # other words, but a verb of change said of a frame this close: one attribute reworded
-        reworded = new.shift and not zh and old.value.type == new.value.type and not free(new.value)
-        if reworded and similarity(old, new, frame_similarity) >= REWORDED_FRAME:
+        reworded = new.shift and old.value.type == new.value.type and not free(new.value)
+        # (Chinese frames are compared by a character their narrowing words share: 手机号 ~ 号码)
+        near = (
+            _share_a_character(old.qualifier, new.qualifier)
+            if zh
+            else (similarity(old, new, frame_similarity) >= REWORDED_FRAME)
+        )
+        if reworded and near:
             return "weak"
         return "different"
-    if modified_apart(old, new, zh):
+    if modified_apart(old, new, zh) or _verb_of_another_thing(old, new, zh):
         return "different"
     said = lx.periods(old.text), lx.periods(new.text)
     if all(said) and not said[0] & said[1]:

@@ -57,6 +57,9 @@ EN_CHANGE = re.compile(
     + _MOVED_IT
     + r"|"
     r"now|nowadays|these\s+days|anymore|any\s+more|instead(?!\s+of)|actually|meant|correction|"
+    # "my new number is …" opening a clause: the value a new thing of the same name holds ("my budget for
+    # the new phone is …" is no change)
+    r"(?:^\s*|[,;]\s*)(?:my|our)\s+new\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are)|"
     r"mixed\s+(?:it\s+)?up|"
     r"no\s+wait|oops|sorry|ugh|updated?|set|configured|"
     r"(?:can|could|will|'ll)\s+(?:go|stretch|do)\s+(?:up\s+)?to)\b",
@@ -202,7 +205,10 @@ ZH_CHANGE = re.compile(
     r"记错|搞错|弄错|纠正|(?:可以|能|愿意)(?:出|加|涨|提)?到|"
     # a verb of altering with a result complement: whatever the verb, the thing ends as the value
     # ("续成五年", "缩至三天", "增到20人"); 提到 (mentioned) is no change
-    r"[改换变调转升降涨加减增缩扩挪推延续]了?(?:成|为|至)(?!为止)|[改换调转升降涨加减增缩扩挪推延续]了?到"
+    # 换 with what it changes before 了 ("换健身房了", "换工作了"): that thing changed; a new thing of
+    # the same name ("新号码是…", "新地址：…")
+    r"换[\u4e00-\u9fff]{1,4}了|(?:^|[，,。])新(?=[\u4e00-\u9fff]{1,3}(?:是|为|[:：]))|"
+    r"[改换变调转升降涨加减增缩扩挪推延续]了?(?:成|为|至)(?!为止)|[改换调转升降涨加减增缩扩挪推延续瘦胖跌]了?到"
 )
 ZH_HEDGE = re.compile(
     r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定|打算|计划|希望|争取|将来|有望"
@@ -228,6 +234,10 @@ ZH_PEOPLE = (
 # one-character kin after "my" (我哥, 我姐, 我的弟弟 is in ZH_PEOPLE already)
 ZH_KIN = re.compile(r"(?:我|我的)(?P<who>哥|姐|弟|妹|叔|舅|姨|姑|嫂)(?![哥姐弟妹])")
 ZH_SELF = ("我们", "我", "咱们", "用户")  # 用户: the speaker, as the distiller writes it
+# Characters that carry no meaning of a word's own (particles, pronouns, measure words, 新 and 旧)
+ZH_FUNCTION_CHARS = frozenset(
+    "的了是在我们你他她它这那个一有和与也还都就会要想能把被给对从到跟说下吧呢啊新旧"
+)
 ZH_NOISE = frozenset(
     "的 了 是 在 我 我们 用户 你 他 她 它 这 那 个 一 一个 一台 一辆 有 和 与 "
     "也 还 都 就 会 要 想 能 可以 把 被 给 "

@@ -506,3 +506,31 @@ def test_a_preposition_pointing_back_narrows_the_claim_by_the_clause_before() ->
 def test_own_after_a_possessive_is_no_verb() -> None:
     assert [c.head for c in extract("The archive has its own retention policy.")] == [""]
     assert [c.head for c in extract("We own two vans.")] == ["owns"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "action"),
+    [
+        # one verb said of the speaker and of a thing: two attributes
+        ("I weigh 82 kg.", "My suitcase weighs 23 kg.", "keep"),
+        ("I weigh 82 kg.", "I weigh 79 kg now.", "supersede"),
+        # a verb of change by degree (瘦到, 胖到, 跌到), and 换 with its object before 了
+        ("我体重82公斤。", "现在瘦到78公斤了。", "supersede"),
+        # Chinese words narrowing two values that share a character not as both heads: one thing reworded
+        ("我的手机号是13800001111。", "号码换成13900002222了。", "supersede"),
+        ("房贷每个月还6800。", "车贷那边改成每月2300了。", "keep"),  # 房贷, 车贷: two kinds of loan
+        # "my new X is …" opening a clause says X changed
+        ("My locker code is 4471.", "My new locker code is 9902.", "supersede"),
+        ("My budget for the phone is 650 dollars.", "My budget for new headphones is 180 dollars.", "keep"),
+    ],
+)
+def test_a_value_reworded_or_said_of_another_thing(old: str, new: str, action: str) -> None:
+    # (frames as close as the local model finds these: 0.5)
+    actions = {conflicts(o, n, frame_similarity=0.5).action for o in extract(old) for n in extract(new)}
+    assert (action in actions) if action != "keep" else actions <= {"keep"}, actions
+
+
+def test_a_change_naming_its_thing_then_its_value_in_the_next_clause() -> None:
+    [old] = extract("我的健身房是超级猩猩。")
+    new = extract("我换健身房了，现在去乐刻。")
+    assert "supersede" in {conflicts(old, n, frame_similarity=0.5).action for n in new}
