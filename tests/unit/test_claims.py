@@ -534,3 +534,8 @@ def test_a_change_naming_its_thing_then_its_value_in_the_next_clause() -> None:
     [old] = extract("我的健身房是超级猩猩。")
     new = extract("我换健身房了，现在去乐刻。")
     assert "supersede" in {conflicts(old, n, frame_similarity=0.5).action for n in new}
+
+
+def test_thinking_about_it_before_a_comma_is_on_reflection_not_a_hedge() -> None:
+    assert one("Thinking about it, I can stretch to 450.").modality == "firm"
+    assert one("I'm thinking about moving to Porto.").modality == "hedged"
