@@ -63,6 +63,13 @@ def extract(
     return [_slotted(c, tags) for c in claims]
 
 
+def _things(claim: Claim, zh: bool) -> list[str]:
+    """What a claim is about, for the clause after it: the object a free value names (笔记本 in
+    我想买台笔记本, "laptop" in "I want to buy a laptop"), else the words narrowing it."""
+    named = _frame_words(claim.value.text, zh, nouns=True) if free(claim.value) else []
+    return sorted(named or claim.qualifier)
+
+
 def _slotted(claim: Claim, tags: Iterable[str]) -> Claim:
     """A claim with no head takes the one its unit's tag names ("如果配置能升级的话，可以到8000" tagged
     a budget is a budget): the tag slot is a hint about the attribute, never more than its head."""
@@ -135,10 +142,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
         if not claim.head:
             # "The recall endpoint gained a rerank stage, budget 55ms": the budget is the endpoint's;
             # "I want to buy a laptop, my budget is 5000": the laptop's
-            things = claim.qualifier or (
-                _frame_words(claim.value.text, zh, nouns=True) if free(claim.value) else []
-            )
-            scene = sorted(things) or scene
+            scene = _things(claim, zh) or scene
     if negated:
         old = main_value(negated[0], zh) or Value("text", strip(negated[0]))
         named = None if free(old) and _anaphoric(old.text, zh) else old  # "…, not the other one"

@@ -539,3 +539,11 @@ def test_a_change_naming_its_thing_then_its_value_in_the_next_clause() -> None:
 def test_thinking_about_it_before_a_comma_is_on_reflection_not_a_hedge() -> None:
     assert one("Thinking about it, I can stretch to 450.").modality == "firm"
     assert one("I'm thinking about moving to Porto.").modality == "hedged"
+
+
+def test_a_budget_after_the_thing_bought_is_that_thing_s_budget() -> None:
+    # the object a want names (笔记本), not the verb and its measure word (买台), scopes the budget after it
+    old = extract("我想买台笔记本，预算5000。")[-1]
+    assert old.attribute == "budget.笔记本"
+    assert conflicts(old, one("笔记本的预算加到6500。"), frame_similarity=0.5).action == "supersede"
+    assert conflicts(old, one("显示器的预算是1500。"), frame_similarity=0.5).action == "keep"
