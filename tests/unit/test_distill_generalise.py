@@ -54,6 +54,8 @@ def kinds(units: list[Candidate]) -> list[str]:
         ("I sold the car, so I take the bus now.", 2),  # a consequence naming something new
         ("Roughly 30 guests so far, maybe 50 by June.", 2),  # two values in a row, each with its words
         ("Next Tuesday, 10am suits.", 1),  # a day and its hour: one moment
+        ("We want a cabin by the lake, max 200 a night.", 2),  # a bound opens a limit of its own
+        ("想租个离公司近的房子，最多5000一个月。", 2),
         (
             "I'm new to this, so explain slowly please.",
             2,

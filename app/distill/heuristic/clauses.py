@@ -26,6 +26,7 @@ from app.distill.heuristic.noise import (
 )
 from app.distill.heuristic.rules_en import EN_RULES
 from app.distill.heuristic.rules_zh import ZH_RULES
+from app.distill.heuristic.value_parts import second_value, value_with_words
 from app.distill.heuristic.verbs_en import (
     AUX,
     OBJECT_START,
@@ -40,7 +41,7 @@ from app.distill.heuristic.verbs_en import (
     lemmas,
     pronoun_opens,
 )
-from app.text import STOPWORDS_EN, has_cjk, pos_words
+from app.text import has_cjk, pos_words
 
 
 @dataclass(frozen=True)
@@ -210,32 +211,6 @@ def _points_back(text: str, zh: bool) -> bool:
     return bool(words) and REFERS_BACK_EN.fullmatch(words[0].split("'")[0]) is not None
 
 
-def _second_value(before: str, part: str) -> bool:
-    """Whether a part without a verb states a value of its own beside the clause before's ("45 seats
-    now, probably 60 by Q3", "six nights, max £180 a night"): two values, two claims. A value after a
-    clause that holds none is that clause's ("I bought a kettle, 40 euros")."""
-    if not find_values(before) or _NEGATED.match(part):
-        return False  # "…is 300, not 200": the value it replaces, said with the clause
-    moments = {"date", "weekday", "time"}
-    if {s.value.type for s in find_values(before) + find_values(part)} <= moments:
-        return False  # a day and its hour ("next Friday, 3pm works"): one moment
-    return _value_with_words(part)
-
-
-def _value_with_words(part: str) -> bool:
-    """Whether a part states a value and words of its own beside it ("probably 60 by Q3", "每月最多50块"),
-    not a value alone ("40 euros")."""
-    values = find_values(part)
-    rest = part
-    for span in values:
-        rest = rest.replace(span.value.text, " ")
-    words = re.findall(r"[A-Za-z][A-Za-z0-9]+", rest)  # (a quarter, "Q3", is a word)
-    return bool(values) and (
-        any(w.lower() not in STOPWORDS_EN for w in words)
-        or re.search(r"[\u4e00-\u9fff]{2,}", rest) is not None
-    )
-
-
 _SUBORDINATORS_ZH = frozenset("如果 假如 要是 万一 因为 虽然 尽管 既然 只要 除非 等到 一旦".split())
 
 
@@ -266,9 +241,6 @@ def _consequence_of_ending(before: str, part: str, zh: bool) -> bool:
     if _SPECIFIC.search(part) or lx.retirement(before, zh) is None:
         return False
     return lx.retirement(part, zh) is not None or _NO_MORE.search(part) is not None
-
-
-_NEGATED = re.compile(r"\s*(?:not|no|never|instead|rather|而不是|不是|并非)\b", re.IGNORECASE)
 
 
 def _matches_a_rule(text: str, zh: bool) -> bool:
@@ -305,7 +277,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
         # a condition or a time after its clause ("…, since I moved", "…，如果可以的话") modifies it
         subordinate = _subordinate(text)
         if spans and (
-            not (has_predicate(text) or _second_value(spans[-1][2], said))
+            not (has_predicate(text) or second_value(spans[-1][2], said))
             or (zh and _COPULA_ZH.match(text))
             or (zh and _RESULT_ZH.match(text) is not None and bool(find_values(text)))
             or (zh and _NAMED_ZH.match(text) is not None)
@@ -339,15 +311,15 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
     value = answer and re.search(r"\d|.\b[A-Z]|[A-Z]{2}", spans[0][2] if spans else "") is not None
     # a leading Chinese part stating a value with words of its own, beside a clause with a predicate of
     # its own, is a claim of its own ("每月最多50块，别加任何增值业务"); one with none sets the scene
-    leading = zh and len(spans) > 1 and _value_with_words(spans[0][2]) and _own_predicate_zh(spans[1][2])
+    leading = zh and len(spans) > 1 and value_with_words(spans[0][2]) and _own_predicate_zh(spans[1][2])
     value = value or leading
     # two values said in a row, each with words of its own ("about 45 seats now, probably 60 by Q3"): a list
     # of claims, not a scene and its clause
     listed = (
         len(spans) > 1
         and not has_predicate(spans[1][2])
-        and _value_with_words(spans[0][2])  # a bare value first ("next Tuesday, 2 tickets") leads the rest
-        and _second_value(spans[0][2], spans[1][2])
+        and value_with_words(spans[0][2])  # a bare value first ("next Tuesday, 2 tickets") leads the rest
+        and second_value(spans[0][2], spans[1][2])
     )
     if (
         len(spans) > 1
