@@ -259,7 +259,9 @@ _MANNER = r"(?:\s+(?:\w+ly|straight|back|now|still|full-time|part-time))?"
 RELATIONS_EN = [
     (
         re.compile(
-            rf"\b(?:work(?:s|ed|ing)?{_MANNER}\s+(?:at|for)|employed\s+(?:at|by)|joined|employer)\b", re.I
+            rf"\b(?:work(?:s|ed|ing)?{_MANNER}\s+(?:at|for)|employed\s+(?:at|by)|joined|employer|"
+            r"start(?:ed|ing)\s+(?:(?:a\s+)?(?:new\s+)?(?:job|work(?:ing)?|role)\s+)?at)\b",
+            re.I,
         ),
         "employer",
     ),

@@ -21,6 +21,11 @@ NUMBER_WORDS = {
 } | {"twenty": 20.0, "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "ninety": 90.0}
 _NUM = r"(?:\d+(?:[.,]\d+)*|(?-i:\b(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b))"
 _ZH_NUM = r"[0-9零一二两三四五六七八九十百千]+"
+# ...opening with a numeral, not mid-number nor with 千 or 百 (千万 is "don't", 几千 says no number)
+_ZH_LEAD_NUM = (
+    r"(?<![0-9零一二两三四五六七八九十百千万几])"  # not mid-number
+    r"[0-9零一二两三四五六七八九十][0-9零一二两三四五六七八九十百千]*"
+)
 # currency word -> ISO-ish code; a value without one compares with any currency
 _CURRENCY = {
     "$": "USD",
@@ -198,10 +203,14 @@ _PATTERNS = [
     ),
     ("amount", rf"[$€£¥]\s?{_NUM}(?:\s?(?:k|K|thousand|million)\b)?"),
     ("amount", rf"{_NUM}\s?(?:k|K|thousand|million|千|万|w|W|百)?\s?(?:{_CUR_ALT})(?![A-Za-z])"),
+    # an amount in Chinese numerals ("三千块", "两千五百元")
+    ("amount", rf"{_ZH_LEAD_NUM}\s?(?:{_CUR_ALT})(?![A-Za-z])"),
     ("quantity", rf"(?<![0-9A-Za-z.]){_NUM}\s?(?:{_UNIT_ALT})(?![A-Za-z])"),
     # a Latin unit never runs into a word ("4471 should" holds no seconds)
     ("quantity", rf"{_ZH_NUM}\s?(?:{_UNIT_ALT})(?![A-Za-z])"),
-    ("number", rf"{_NUM}\s?(?:万|千|k\b|K\b)|(?<![0-9A-Za-z.]){_NUM}(?!\.?\d|[0-9A-Za-z])|{_ZH_NUM}(?=万)万"),
+    ("number", rf"{_NUM}\s?(?:万|千|k\b|K\b)|(?<![0-9A-Za-z.]){_NUM}(?!\.?\d|[0-9A-Za-z])|{_ZH_LEAD_NUM}万"),
+    # a magnitude in Chinese numerals ("七千", "两千五"): a numeral before 百 or 千, never 千万 ("don't")
+    ("number", rf"{_ZH_LEAD_NUM}[百千][零一二两三四五六七八九十]*"),
 ]
 _FINDER = re.compile("|".join(f"(?P<{kind}{i}>{p})" for i, (kind, p) in enumerate(_PATTERNS)), re.IGNORECASE)
 # no value is written with more than this many numerals in a row; longer runs (a 400-digit number, a pasted
@@ -247,15 +256,19 @@ def _reading(text: str) -> float | None:
 
 
 def _zh_big(text: str) -> int:
-    """A Chinese numeral that may hold 百 and 千 (三千五 → 3500), else zh_number's reading."""
+    """A Chinese numeral that may hold 百 and 千 (三千五 → 3500: one numeral after the last mark counts in
+    the next place down; 两千零五 → 2005), else zh_number's reading."""
     if "千" in text or "百" in text:
-        total, part = 0, text
+        total, part, last = 0, text, 1
         for mark, factor in (("千", 1000), ("百", 100)):
             if mark in part:
                 head, _, part = part.partition(mark)
                 total += (zh_number(head) if head else 1) * factor
-        if part:
-            total += zh_number(part)
+                last = factor
+        if len(part) == 1 and part != "零":
+            total += zh_number(part) * last // 10
+        elif part:
+            total += zh_number(part.lstrip("零"))
         return total
     return zh_number(text) if all(c in "零一二两三四五六七八九十0123456789" for c in text) else 0
 

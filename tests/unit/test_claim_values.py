@@ -228,3 +228,31 @@ def test_counts_of_two_things_are_two_attributes(old: str, new: str) -> None:
 def test_a_count_of_one_thing_changes() -> None:
     old, new = extract("The team has 8 engineers."), extract("The team now has 11 engineers.")
     assert [conflicts(o, n, frame_similarity=0.9).action for o in old for n in new] == ["supersede"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "number"),
+    [
+        ("预算七千左右。", "number", 7000),  # a magnitude in Chinese numerals
+        ("两千五就行。", "number", 2500),  # one numeral after the last mark counts a place down
+        ("两千零五。", "number", 2005),
+        ("三百五。", "number", 350),
+        ("三千块。", "amount", 3000),
+        ("一千二百元。", "amount", 1200),
+    ],
+)
+def test_an_amount_in_chinese_numerals_is_a_value(text: str, kind: str, number: float) -> None:
+    [span] = find_values(text)
+    assert (span.value.type, span.value.number) == (kind, number)
+
+
+@pytest.mark.parametrize("text", ["千万别用那个。", "花了几千块。", "百分之五十。"])
+def test_chinese_words_made_of_numerals_are_no_value(text: str) -> None:
+    assert find_values(text) == []
+
+
+def test_starting_at_a_company_is_a_change_of_employer() -> None:
+    [old], [new] = extract("I work at Acme as a designer."), extract("I started at Globex this week.")
+    assert (new.attribute, new.value.text) == ("employer", "Globex")
+    assert conflicts(old, new).action == "supersede"
+    assert extract("I started at 9am.")[0].attribute == ""  # a time is no employer
