@@ -209,6 +209,8 @@ ZH_CHANGE = re.compile(
     # 换 with what it changes before 了 ("换健身房了", "换工作了"): that thing changed; a new thing of
     # the same name ("新号码是…", "新地址：…")
     r"换[\u4e00-\u9fff]{1,4}了|(?:^|[，,。])新(?=[\u4e00-\u9fff]{1,3}(?:是|为|[:：]))|"
+    # 改 before a one-character verb: now done another way or with another thing (改坐国航, 改喝茶)
+    r"改(?=[坐乘搭骑吃喝])|"
     r"[改换变调转升降涨加减增缩扩挪推延续]了?(?:成|为|至)(?!为止)|[改换调转升降涨加减增缩扩挪推延续瘦胖跌]了?到"
 )
 ZH_HEDGE = re.compile(

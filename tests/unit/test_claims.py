@@ -547,3 +547,10 @@ def test_a_budget_after_the_thing_bought_is_that_thing_s_budget() -> None:
     assert old.attribute == "budget.笔记本"
     assert conflicts(old, one("笔记本的预算加到6500。"), frame_similarity=0.5).action == "supersede"
     assert conflicts(old, one("显示器的预算是1500。"), frame_similarity=0.5).action == "keep"
+
+
+def test_gai_before_a_verb_of_going_or_consuming_is_a_change() -> None:
+    # 改 before a one-character verb: now done with another thing (改坐国航, 改喝茶)
+    [old], [new] = extract("我出差一般坐东航。"), extract("最近都改坐国航了。")
+    assert new.change
+    assert conflicts(old, new, frame_similarity=0.5).action == "supersede"
