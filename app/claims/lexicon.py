@@ -56,7 +56,7 @@ EN_CHANGE = re.compile(
     r"(?:put|puts|bring|brings|brought|knock(?:ed|s)?|turn(?:ed|s)?)\s+(?:[\w']+\s+){0,3}(?:up|down)\s+to|"
     + _MOVED_IT
     + r"|"
-    r"now|nowadays|these\s+days|anymore|any\s+more|instead(?!\s+of)|actually|meant|correction|"
+    r"now|nowadays|these\s+days|anymore|any\s+more|instead(?!\s+of)|actually|meant|correction|ended\s+up|"
     # "my new number is …" opening a clause: the value a new thing of the same name holds ("my budget for
     # the new phone is …" is no change)
     r"(?:^\s*|[,;]\s*)(?:my|our)\s+new\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are)|"
@@ -120,7 +120,7 @@ EN_CONDITION = re.compile(r"\b(?:if|unless|in\s+case|provided\s+that|assuming)\b
 EN_RETIRE = re.compile(
     r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't|not)\b.*\b(?:anymore|any\s+more|at\s+all)|"
     r"no\s+\w+\s+(?:anymore|any\s+more)|no\s+more|"
-    r"stop(?:ped)?|quit|closed|cancel(?:l?ed)?|gave\s+up|got\s+rid\s+of|ended|expired|lapsed?|"
+    r"stop(?:ped)?|quit|closed|cancel(?:l?ed)?|gave\s+up|got\s+rid\s+of|ended(?!\s+up)|expired|lapsed?|"
     r"discontinued|shut\s+down|retired|dropped|sold|gave\s+away|unsubscribed|scrapped|ditched|"
     r"(?:turned|switched)\s+off|passed\s+away|died|uninstalled|deleted|left|(?:is|are|'s)\s+gone|"
     r"moved\s+out|decommissioned|step(?:ped|s)?\s+down|resign(?:ed|s)?|withdr[ae]w|pulled\s+out|opted\s+out|giv(?:en|ing)\s+up|abandoned|terminated|wound\s+down|phased\s+out|"
@@ -184,7 +184,8 @@ EN_NOISE = frozenset(
     could may might must to of in on at by with from as about into than then there here for and or but so
     just really actually now currently these days nowadays anymore also too well still already yet very
     new old current latest usual usually monthly weekly daily yearly annual nightly white black red blue
-    green yellow grey gray silver fully totally pretty quite every each per a.m. p.m.
+    green yellow grey gray silver fully totally pretty quite every each per a.m. p.m. everything everyone
+    everybody everything's all both
     around about approximately roughly
     maybe might perhaps probably possibly if not no yes big news oh ugh oops sorry wait meant mean please
     okay ok think guess firm most least max maximum minimum up down over under again since ago last next

@@ -554,3 +554,18 @@ def test_gai_before_a_verb_of_going_or_consuming_is_a_change() -> None:
     [old], [new] = extract("我出差一般坐东航。"), extract("最近都改坐国航了。")
     assert new.change
     assert conflicts(old, new, frame_similarity=0.5).action == "supersede"
+
+
+def test_ending_up_somewhere_is_an_outcome_not_an_ending() -> None:
+    [old] = extract("We're staying at the Premier Inn in Bath.")
+    new = extract("It was overbooked, so we ended up at the Travelodge.")[-1]
+    assert new.modality == "firm"
+    assert new.change
+    assert conflicts(old, new, frame_similarity=0.5).action == "supersede"
+
+
+def test_everything_narrows_no_attribute() -> None:
+    [old] = extract("Our services run on Python 3.9.")
+    [new] = extract("Everything's on 3.12 now.")
+    assert not new.qualifier
+    assert conflicts(old, new, frame_similarity=0.5).action == "supersede"
