@@ -59,7 +59,7 @@ EN_CHANGE = re.compile(
     r"now|nowadays|these\s+days|anymore|any\s+more|instead(?!\s+of)|actually|meant|correction|ended\s+up|"
     # "my new number is …" opening a clause: the value a new thing of the same name holds ("my budget for
     # the new phone is …" is no change)
-    r"(?:^\s*|[,;]\s*)(?:my|our)\s+new\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are)|"
+    r"(?:^\s*|[,;]\s*)(?:my|our)\s+new(?=\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are)\b)|"
     r"mixed\s+(?:it\s+)?up|"
     r"no\s+wait|oops|sorry|ugh|updated?|set|configured|"
     r"(?:can|could|will|'ll)\s+(?:go|stretch|do)\s+(?:up\s+)?to)\b",
@@ -84,7 +84,11 @@ def owns_error(text: str, zh: bool) -> bool:
 
 # the change class's words of time alone ("now", "these days"): a restatement's mark, weaker than a
 # verb of change or a correction
-EN_TEMPORAL = re.compile(r"\b(?:now|nowadays|these\s+days|currently)\b", re.IGNORECASE)
+# (…and "my new X is": a change of the thing it names, which ties no other thing reworded)
+EN_TEMPORAL = re.compile(
+    r"\b(?:now|nowadays|these\s+days|currently|(?:my|our)\s+new(?=\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are)\b))\b",
+    re.IGNORECASE,
+)
 ZH_TEMPORAL = re.compile(r"现在|最近|如今|目前|已经")
 # the words that put a value in a role after it ("用MySQL做主库", "X作为备份", "X当备用机")
 ZH_ROLE = r"(?:做|作为|当作|当)"

@@ -521,6 +521,7 @@ def test_own_after_a_possessive_is_no_verb() -> None:
         ("房贷每个月还6800。", "车贷那边改成每月2300了。", "keep"),  # 房贷, 车贷: two kinds of loan
         # "my new X is …" opening a clause says X changed
         ("My locker code is 4471.", "My new locker code is 9902.", "supersede"),
+        ("My new laptop is a ThinkPad X1.", "My new phone is a Pixel 8.", "keep"),  # "new" of another thing
         ("My budget for the phone is 650 dollars.", "My budget for new headphones is 180 dollars.", "keep"),
     ],
 )
