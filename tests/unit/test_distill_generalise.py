@@ -141,6 +141,14 @@ def test_a_hedge_taken_off_a_later_part_stays_with_that_part() -> None:
         ("Guests are limited to one plus-one each.", "constraint"),
         ("I'm only available after 6 on weekdays.", "constraint"),
         ("我在办公室。", "fact"),  # 办公: no process under way
+        ("I'm more of a night owl person.", "preference"),  # a taste said as what the user is
+        ("We're not big on museums.", "preference"),
+        ("I'd choose a ferry over a long drive.", "preference"),
+        ("Nothing too sweet, please.", "preference"),
+        ("My neighbour is a very quiet person.", "fact"),  # someone else's trait: no taste
+        ("湘菜最对我胃口。", "preference"),
+        ("我平时不点外卖。", "preference"),  # a habit of not choosing
+        ("能走路就不打车。", "preference"),
     ],
 )
 def test_the_kind_comes_from_what_the_clause_is(text: str, kind: str) -> None:

@@ -157,6 +157,18 @@ CONSTRAINT_ZH = re.compile(
     r"[\u4e00-\u9fff](?<![受免少])不了(?!解)|(?<![对看])[买付用住]不起"
 )
 HEDGE_ZH_EN = re.compile(r"\b(?:if|maybe|might|perhaps|probably)\b|如果|可能|也许|大概", _EN)
+# A taste said as what the user is, likes or picks: a preference ("I'm more of a tea person", "not big on
+# crowds", "I'd pick the train over flying", "nothing too spicy"; 合我口味, 一般不坐红眼航班, 我是茶党)
+TASTE_EN = re.compile(
+    r"\b(?:i'm|i am|we're|we are) (?:more of |not )?an? (?:[a-z]+ ){1,2}(?:person|people|fan)\b|"
+    r"\b(?:big|keen) on\b|\b(?:pick|choose|take|go with|go for|opt for)\b.+\bover\b|^(?:nothing|not) too\b|"
+    r"\b(?:my|our) (?:thing|cup of tea)\b",
+    _EN,
+)
+TASTE_ZH = re.compile(
+    r"合(?:我|我们)?(?:的)?(?:口味|胃口)|对(?:我|我们)?(?:的)?胃口|(?:一般|通常|平时|从来|基本)(?:都)?不(?:选|挑|点|买|要|用|坐|订|吃|喝)|"
+    r"能[^，。]{1,6}就(?:不|别)|是(?:个)?[\u4e00-\u9fff]{1,2}(?:党|控)(?!员)"
+)
 # A way the user likes things done, in Chinese ("最好周六上午", "发邮件比较好", "简单点就行")
 PREFER_ZH = re.compile(
     r"最好|比较好|更好|为好|就行|就好|更喜欢|偏向|^尽量|(?:一般|通常|平时|总是|习惯)都?(?:选|挑|点|买|要|用|坐|订)"
@@ -245,6 +257,8 @@ def _en(text: str, role: str) -> str:
             return "task_state" if _wants_to_act(text) else "preference"
         if WISH_EN.search(text) or (re.match(r"no\b", text, _EN) and MANNER_EN.search(text)):
             return "preference"  # a wish, or a way of being served refused ("No phone calls, please")
+        if TASTE_EN.search(text):
+            return "preference"
     if STILL_EN.search(text) or UNDER_WAY_EN.search(text) or NEXT_STEP.search(text):
         return "task_state"  # an aspect of what is not done yet outranks the modal ("still needs to")
     if role == "user" and REQUIREMENT_EN.search(text):
@@ -303,7 +317,7 @@ def _zh(text: str, role: str) -> str:
         text
     ):
         return "constraint.time"
-    if role == "user" and SUITS_ZH.search(text):
+    if role == "user" and (SUITS_ZH.search(text) or TASTE_ZH.search(text)):
         return "preference"
     if role == "user":
         if REQUEST_ZH.search(text):
