@@ -21,10 +21,9 @@ NUMBER_WORDS = {
 } | {"twenty": 20.0, "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "ninety": 90.0}
 _NUM = r"(?:\d+(?:[.,]\d+)*|(?-i:\b(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b))"
 _ZH_NUM = r"[0-9零一二两三四五六七八九十百千]+"
-# ...opening with a numeral, not mid-number nor with 千 or 百 (千万 is "don't", 几千 says no number)
-_ZH_LEAD_NUM = (
-    r"(?<![0-9零一二两三四五六七八九十百千万几])"  # not mid-number
-    r"[0-9零一二两三四五六七八九十][0-9零一二两三四五六七八九十百千]*"
+# ...opening with a numeral, never mid-number nor with 千 or 百 (千万 is "don't", 几千 says no number)
+_ZH_LEAD_NUM = r"(?<![0-9零一二两三四五六七八九十百千万几])[0-9零一二两三四五六七八九十]" + _ZH_NUM.replace(
+    "+", "*"
 )
 # currency word -> ISO-ish code; a value without one compares with any currency
 _CURRENCY = {
