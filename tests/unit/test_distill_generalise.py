@@ -149,6 +149,13 @@ def test_a_hedge_taken_off_a_later_part_stays_with_that_part() -> None:
         ("湘菜最对我胃口。", "preference"),
         ("我平时不点外卖。", "preference"),  # a habit of not choosing
         ("能走路就不打车。", "preference"),
+        ("Evenings only for calls.", "constraint"),  # "only" after a time
+        ("I'll be out of the office until the 20th.", "constraint"),  # an unavailability
+        ("He won't be reachable over the weekend.", "constraint"),
+        ("体重得控制在60公斤以内。", "constraint"),
+        ("周一不开会。", "constraint"),  # a rule of a weekday
+        ("我只有晚上有时间。", "constraint"),
+        ("下午三点以后联系不上我。", "constraint"),
     ],
 )
 def test_the_kind_comes_from_what_the_clause_is(text: str, kind: str) -> None:

@@ -9,6 +9,15 @@ from __future__ import annotations
 import re
 
 from app.distill.heuristic.aspect_zh import done_zh
+from app.distill.heuristic.limits import (
+    CONSTRAINT_EN,
+    CONSTRAINT_ZH,
+    DEADLINE_EN,
+    DEADLINE_ZH,
+    LIMIT_EN,
+    OBLIGATION_EN,
+    OBLIGATION_ZH,
+)
 from app.distill.heuristic.steps import (
     AHEAD_EN,
     AHEAD_ZH,
@@ -69,19 +78,6 @@ SUITS_ZH = re.compile(
 RANKED_EN = re.compile(
     r"\b(?:is|are|works?|would be)\s+(?:\w+\s+)?(?:better|best|easier|preferable|ideal)\b", _EN
 )
-# A limit: a bound word before a value ("nothing over two hours", "under 2 kg"), or "only" opening it
-LIMIT_EN = re.compile(
-    r"\b(?:over|under|above|below|[a-z]+er than|more than|less than|at least|at most|"
-    r"up to|maximum|minimum|max|min)\s+(?:\$|€|£)?(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"a (?:day|week|month|year|few))|^only\b|\bonly\s+(?:\$|€|£)?\d",
-    _EN,
-)
-# A dated obligation: an exam, a deadline, an interview (a limit in time, not a step)
-OBLIGATION_EN = re.compile(r"\b(?:exam|test|deadline|due|interview|hearing|defen[cs]e)\b", _EN)
-OBLIGATION_ZH = re.compile(r"考试|截止|期限|面试|答辩|到期")
-# The latest a thing may happen ("no later than Friday", "最晚周五前"): a limit in time, whoever says it
-DEADLINE_EN = re.compile(r"\b(?:no later than|at the latest|by the latest)\b", _EN)
-DEADLINE_ZH = re.compile(r"最晚|最迟|不晚于")
 # A request to the listener (in either language) or an imperative: a step to do, or a wish about service
 REQUEST_EN = re.compile(
     r"^(?:please|kindly|could you|can you|would you|will you|i'd like you to|i need you to|"
@@ -143,18 +139,6 @@ DISCUSSED_ZH = re.compile(r"讲了|学了|讨论了|复习了|练了")
 ADVICE = re.compile(
     r"\b(?:recommend|suggest|advise)s?\b|\byou (?:mentioned|said|told)\b|推荐|建议|(?:您|你)(?:提到|说过?)",
     _EN,
-)
-CONSTRAINT_EN = re.compile(
-    r"\b(?:can only|only (?:on|before|after|at|free|available)|can'?t|cannot|no more than|at most|"
-    r"no longer than|longer than|limited to|capped at|restricted to)\b|^no\b",
-    _EN,
-)
-CONSTRAINT_ZH = re.compile(
-    r"只能|不能|请不了|不可以|最多|至多|至少|起码|不超过|不少于|不低于|不高于|不大于|不小于|必须|规定|"
-    r"(?:别|不要|不得)(?:超过|低于|少于|高于|多于)|只有[^，。]{1,8}(?:有空|可以|行|方便|能)|"
-    r"不方便|没空|没时间|不接受|要能|得能|要有|得有|(?:以后|之后|以前|之前)才|"
-    # what cannot be done, by the potential complement ("去不了", "爬不了", "买不起")
-    r"[\u4e00-\u9fff](?<![受免少])不了(?!解)|(?<![对看])[买付用住]不起"
 )
 HEDGE_ZH_EN = re.compile(r"\b(?:if|maybe|might|perhaps|probably)\b|如果|可能|也许|大概", _EN)
 # A taste said as what the user is, likes or picks: a preference ("I'm more of a tea person", "not big on
