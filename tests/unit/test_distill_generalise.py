@@ -156,6 +156,14 @@ def test_a_hedge_taken_off_a_later_part_stays_with_that_part() -> None:
         ("周一不开会。", "constraint"),  # a rule of a weekday
         ("我只有晚上有时间。", "constraint"),
         ("下午三点以后联系不上我。", "constraint"),
+        ("We are still waiting to hear back from the school.", "task_state"),  # a reply awaited
+        ("We're on the waiting list for a flat.", "task_state"),
+        ("My visa is held up at the embassy.", "task_state"),  # a process blocked
+        ("The server looks stuck, so nothing loads.", "fact"),  # a fault, no step
+        ("The painter is starting on the hallway today.", "task_state"),  # a progressive with today
+        ("报名表已经递交了。", "task_state"),  # a transfer verb done, whoever the agent
+        ("快递卡在中转站了。", "task_state"),
+        ("说是月底前到账。", "task_state"),  # what is to happen by a day
     ],
 )
 def test_the_kind_comes_from_what_the_clause_is(text: str, kind: str) -> None:

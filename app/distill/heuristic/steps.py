@@ -26,18 +26,21 @@ PENDING_EN = re.compile(
     r"\b(?:still (?:waiting|needs?|to be|pending|have to|has to|missing|open|outstanding)|not yet|yet to|"
     r"to be confirmed|needs? to|"
     r"have to|has to(?! be)|(?:'ve|have|has) got to|gotta|next time|homework|to-?do|remaining|"
-    r"waiting (?:for|on))\b|"
+    r"waiting (?:for|on|to)|hear(?:d)? back|still owes?|on (?:the|a) wait(?:ing)? ?list)\b|"
     r"(?:\bnot|n't|\bnever)\b[^,;]{0,30}\byet\b",
     _EN,
 )
 PENDING_ZH = re.compile(
-    r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|还差|还缺|还剩|作业"
+    r"还需要|还没|待(?:确认|处理|支付|发货|审核|办|定)|尚未|需要您|需要你|还要|也要|还得|还差|还缺|还剩|作业|"
+    # what is to happen by a day ("周五前到账"): a step scheduled
+    r"(?:前|之前|以前)(?:到账|到货|送达|发货|退回|寄出|完成|办好)"
 )
 # A process under way, said of its thing ("the card is on its way", "the claim is under review", "the
 # forms are being processed"): a step not done yet
 UNDER_WAY_EN = re.compile(
     r"\b(?:on (?:its|their|the|my|our) way|under (?:review|consideration|investigation|repair|assessment)|"
     r"being [a-z]+(?:ed|en)|in (?:progress|transit|the works)|out for delivery|awaiting|"
+    r"stuck (?:in|at)|held up|on hold|"
     r"for (?:review|approval|signature|sign-off)|"
     r"ready (?:for|to be) (?:pick-?up|collection|collected|picked up))\b",
     _EN,
@@ -46,8 +49,8 @@ UNDER_WAY_EN = re.compile(
 NEXT_STEP = re.compile(r"^(?:the )?next (?:step|thing to do)\b|^(?:下一步|接下来)", _EN)
 # A step scheduled: a present progressive with a time ahead ("the technician is coming on Friday")
 SCHEDULED_EN = re.compile(
-    r"\b(?:is|are|'s|'re|am|'m) [a-z]+ing\b.*\b(?:tomorrow|tonight|next|this (?:week|weekend|month|afternoon|"
-    r"evening)|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    r"\b(?:is|are|'s|'re|am|'m) [a-z]+ing\b.*\b(?:today|tomorrow|tonight|next|this (?:week|weekend|month|"
+    r"morning|afternoon|evening)|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
     _EN,
 )
 # The modal 得 (děi, "have to") opening a clause ("我得给银行打个电话"): a step still to do, not 得了/得到
@@ -67,7 +70,7 @@ DONE_EN = re.compile(
 # A process under way, still: on its way, or 在 before a verb of a process ("签证还在审核", "我在等房东签字");
 # 在 before any other verb is an activity that lasts ("在练琴", "在吃降压药"), before a place a location
 UNDER_WAY_ZH = re.compile(
-    r"在路上|(?<![现存实自])在(?:等|审核|审批|处理|办(?!公)|排队|维修|走流程|配送|运输)"
+    r"在路上|卡在|卡住|(?<![现存实自])在(?:等|审核|审批|处理|办(?!公)|排队|维修|走流程|配送|运输)"
 )
 # A step under way: the progressive 正在, or a process verb with 中 ("配送中", "审核中")
 ONGOING_ZH = re.compile(r"正在|(?:处理|配送|审核|运输|派送|办理|维修|进行|排队|发货)中")
