@@ -37,6 +37,8 @@ EN_INSTEAD = re.compile(
     r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>(?:[^,.;]|\.(?=\d))+)", re.I
 )
 EN_NOT = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>(?:[^,.;]|\.(?=\d))+)$", re.IGNORECASE)
+# "my new number is …": a new thing of the same name, whose value replaces the old one's
+_MY_NEW = r"(?:my|our)\s+new(?=\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are)\b)"
 EN_CHANGE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|push(?:ed)?|rais(?:ed|ing)|lower(?:ed)?|"
     r"increas(?:ed|ing)|decreas(?:ed|ing)|reduc(?:ed|ing)|cut|upgrad(?:ed|ing)|downgrad(?:ed|ing)|"
@@ -59,7 +61,7 @@ EN_CHANGE = re.compile(
     r"now|nowadays|these\s+days|anymore|any\s+more|instead(?!\s+of)|actually|meant|correction|ended\s+up|"
     # "my new number is …" opening a clause: the value a new thing of the same name holds ("my budget for
     # the new phone is …" is no change)
-    r"(?:^\s*|[,;]\s*)(?:my|our)\s+new(?=\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are)\b)|"
+    rf"(?:^\s*|[,;]\s*){_MY_NEW}|"
     r"mixed\s+(?:it\s+)?up|"
     r"no\s+wait|oops|sorry|ugh|updated?|set|configured|"
     r"(?:can|could|will|'ll)\s+(?:go|stretch|do)\s+(?:up\s+)?to)\b",
@@ -86,7 +88,7 @@ def owns_error(text: str, zh: bool) -> bool:
 # verb of change or a correction
 # (…and "my new X is": a change of the thing it names, which ties no other thing reworded)
 EN_TEMPORAL = re.compile(
-    r"\b(?:now|nowadays|these\s+days|currently|(?:my|our)\s+new(?=\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are)\b))\b",
+    rf"\b(?:now|nowadays|these\s+days|currently|{_MY_NEW})\b",
     re.IGNORECASE,
 )
 ZH_TEMPORAL = re.compile(r"现在|最近|如今|目前|已经")

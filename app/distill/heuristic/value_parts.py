@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from app.claims.values import find_values
+from app.claims.values import Span, find_values
 from app.text import STOPWORDS_EN
 
 _NEGATED = re.compile(r"\s*(?:not|no|never|instead|rather|而不是|不是|并非)\b", re.IGNORECASE)
@@ -23,20 +23,23 @@ def second_value(before: str, part: str) -> bool:
     """Whether a part without a verb states a value of its own beside the clause before's ("45 seats
     now, probably 60 by Q3", "six nights, max £180 a night"): two values, two claims. A value after a
     clause that holds none is that clause's ("I bought a kettle, 40 euros")."""
-    if _BOUND.match(part) and find_values(part):
+    values, earlier = find_values(part), find_values(before)
+    if _BOUND.match(part) and values:
         return True  # a limit said after its thing ("a hotel near the venue, max 150 a night"): a claim
-    if not find_values(before) or _NEGATED.match(part):
+    if not earlier or _NEGATED.match(part):
         return False  # "…is 300, not 200": the value it replaces, said with the clause
-    moments = {"date", "weekday", "time"}
-    if {s.value.type for s in find_values(before) + find_values(part)} <= moments:
+    if {s.value.type for s in earlier + values} <= {"date", "weekday", "time"}:
         return False  # a day and its hour ("next Friday, 3pm works"): one moment
-    return value_with_words(part)
+    return _with_words(part, values)
 
 
 def value_with_words(part: str) -> bool:
     """Whether a part states a value and words of its own beside it ("probably 60 by Q3", "每月最多50块"),
     not a value alone ("40 euros")."""
-    values = find_values(part)
+    return _with_words(part, find_values(part))
+
+
+def _with_words(part: str, values: list[Span]) -> bool:
     rest = part
     for span in values:
         rest = rest.replace(span.value.text, " ")
