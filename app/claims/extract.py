@@ -13,7 +13,7 @@ from app.claims.clause_value import main_value, strip
 from app.claims.clauses import clauses as split_clauses
 from app.claims.frames import en_nouns, mask, stem, zh_words
 from app.claims.model import Claim, Modality, Value
-from app.claims.subjects import subject_of
+from app.claims.subjects import moves_a_thing, subject_of
 from app.claims.topic import main_verb, retired_words, topic
 from app.claims.values import find_values, free
 from app.text import has_cjk, split_sentences
@@ -391,7 +391,7 @@ def _head(clause: str, frame: list[str], zh: bool) -> tuple[str, list[str]]:
     """The attribute's head (a relation or a canonical head noun) and the words narrowing it."""
     for pattern, key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
         match = pattern.search(clause)
-        if match:
+        if match and not (key == "address.home" and moves_a_thing(clause, zh)):
             return key, [w for w in frame if w not in lx.RELATION_WORDS and lx.HEAD_SYNONYMS.get(w) != key]
     for word in frame:
         head = lx.HEAD_SYNONYMS.get(word) or (lx.HEAD_SYNONYMS.get(word[:-1]) if zh else None)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from app.claims import lexicon as lx
-from app.claims.frames import lemmas
+from app.claims.frames import lemmas, nounish, zh_words
 
 # A person's name opening an English clause before a verb ("Anna lives in Oslo", "Priya is on call").
 _NAMED_EN = re.compile(
@@ -41,3 +41,33 @@ def subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
     if named and not any(lemmas(w) for w in named.group("name").split()):
         return named.group("name").lower(), True
     return speaker, _SELF_EN.search(clause) is not None
+
+
+# A verb of moving house ("moved to", "relocated to", 搬到, 搬去), and the words that may stand between
+# its mover and it ("has just moved", 都已经搬到)
+_MOVE = re.compile(r"\b(?:mov(?:ed|ing|es)|relocat(?:ed|ing|es))\b|搬到|搬去", re.IGNORECASE)
+_BEFORE_MOVE_EN = frozenset("has have had just finally recently already all also now then".split())
+_BEFORE_MOVE_ZH = frozenset({"", *"都 也 已经 刚 刚刚 又 就 终于 最近 现在 全 整个".split()})
+_HOMES = frozenset({"home", "family", "household", "家", "家里", "全家", "一家"})
+
+
+def moves_a_thing(clause: str, zh: bool) -> bool:
+    """Whether a verb of moving is said of a thing named before it ("the build pipeline moved to …",
+    "my current account moved to …", 公司搬到…): no one's home. A pronoun, a person, a name or a
+    household moving ("we moved to …", "my parents moved …", 家搬到…) is a move of home."""
+    found = _MOVE.search(clause)
+    if found is None:
+        return False
+    if zh:
+        said = [(w, f) for w, f in zh_words(clause[: found.start()]) if w.strip() not in _BEFORE_MOVE_ZH]
+        word, flag = said[-1] if said else ("", "")
+        person = word in _HOMES or any(word.endswith(p) for p in lx.ZH_PEOPLE)
+        return flag.startswith("n") and flag not in ("nr", "nrfg") and not person
+    said = re.findall(r"[A-Za-z'-]+", clause[: found.start()])
+    while said and said[-1].lower() in _BEFORE_MOVE_EN:
+        said.pop()
+    words = [w.lower().split("'")[0] for w in said]
+    named = said[-1][:1].isupper() and (len(said) > 1 or not lemmas(said[-1])) if said else False
+    if not words or named or words[-1] in lx.EN_SELF | lx.EN_PEOPLE | _HOMES | lx.EN_NOISE:
+        return False  # a pronoun, a person, a name, a household
+    return nounish(words[-1])

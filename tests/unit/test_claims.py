@@ -348,6 +348,23 @@ def test_a_word_of_manner_leaves_a_relation_verb_whole(text: str, head: str, val
     assert (claim.head, claim.value.text) == (head, value)
 
 
+@pytest.mark.parametrize(
+    ("text", "home"),
+    [
+        ("We've moved to Leeds.", True),
+        ("My parents finally moved to Valencia.", True),
+        ("Ilsa moved to Bergen.", True),
+        ("我们一家都搬到成都了。", True),
+        ("The build pipeline moved to Drone CI.", False),
+        ("My savings account has moved to Nordbank.", False),
+        ("公司搬到望京了。", False),
+    ],
+)
+def test_a_thing_that_moves_is_no_move_of_home(text: str, home: bool) -> None:
+    # a verb of moving said of a person or a household is a new home; of a thing named before it, not
+    assert (one(text).head == "address.home") is home
+
+
 def test_a_chinese_change_to_one_sibling_leaves_the_others() -> None:
     # the role a value serves (用X做CI) is the attribute; a verbal noun (实验小学) is part of a name
     tools = extract("我们用Jenkins做CI，用Grafana看监控。")
