@@ -59,8 +59,8 @@ def moves_a_thing(clause: str, zh: bool) -> bool:
     if found is None:
         return False
     if zh:
-        said = [(w, f) for w, f in zh_words(clause[: found.start()]) if w.strip() not in _BEFORE_MOVE_ZH]
-        word, flag = said[-1] if said else ("", "")
+        tagged = [(w, f) for w, f in zh_words(clause[: found.start()]) if w.strip() not in _BEFORE_MOVE_ZH]
+        word, flag = tagged[-1] if tagged else ("", "")
         person = word in _HOMES or any(word.endswith(p) for p in lx.ZH_PEOPLE)
         return flag.startswith("n") and flag not in ("nr", "nrfg") and not person
     said = re.findall(r"[A-Za-z'-]+", clause[: found.start()])
