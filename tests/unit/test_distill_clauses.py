@@ -49,6 +49,24 @@ def units(text: str, role: str = "user") -> list[Candidate]:
             "My niece is 7 and sings in the Riverside choir.",
             ["My niece is 7", "My niece sings in the Riverside choir."],
         ),
+        # a part leaving out the verb before it: the verb said again
+        (
+            "My aunt lives in Cork, my uncle in Galway.",
+            ["My aunt lives in Cork", "My uncle lives in Galway."],
+        ),
+        (
+            "Design files go in Figma, invoices in Xero.",
+            ["Design files go in Figma", "Invoices go in Xero."],
+        ),
+        (
+            "I take iron in the morning, plus a zinc tablet at lunch.",
+            ["I take iron in the morning", "I take a zinc tablet at lunch."],
+        ),
+        # a consequence is a claim of its own
+        (
+            "I'm gluten intolerant, which is why I bake my own bread.",
+            ["I'm gluten intolerant", "I bake my own bread."],
+        ),
     ],
 )
 def test_clauses_with_their_own_predicate_are_cut_and_share_their_subject(
@@ -68,6 +86,7 @@ def test_clauses_with_their_own_predicate_are_cut_and_share_their_subject(
         "年底要是有奖金，会换成55寸的。",  # a condition after a time that opens it
         "物业费上个月调了，调到每平3块。",  # the result of a change, said after it
         "我家养了一只兔子，叫团子。",  # a name given after what it names
+        "I ordered a new monitor, a Dell U2724.",  # the same thing named again, not a second object
     ],
 )
 def test_parts_that_lean_on_each_other_stay_one_clause(sentence: str) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from app.claims import lexicon as lx
 from app.claims.values import find_values
+from app.distill.heuristic.gapping import fill_gap
 from app.distill.heuristic.kinds import clause_kind, is_remark
 from app.distill.heuristic.noise import (
     CORRECTION_OPENING_EN,
@@ -56,9 +57,12 @@ class Clause:
 
 
 # Where an English clause may end: a semicolon, a comma, or a connective (a closed class, taken off the
-# clause it opens); whether it does is decided by what follows (a predicate of its own, `split_clauses`)
+# clause it opens; "which is why" and "which means" open a consequence, a claim of its own); whether
+# it does is decided by what follows (a predicate of its own, `split_clauses`)
 # ("since" and "as" are left out: they also open a time, "since I moved", which belongs to its clause)
-_JOINER_EN = r"(?:and|but|plus|so|also|yet|then|because|or|whereas)"
+_JOINER_EN = (
+    r"(?:and|but|plus|so|also|yet|then|because|or|whereas|which\s+is\s+why|that'?s\s+why|which\s+means)"
+)
 _BOUNDARY_EN = re.compile(
     rf"\s*;\s*|,\s+(?:{_JOINER_EN}\s+)?(?:also\s+|then\s+)?"
     r"|\s+(?:and|but|plus|so|because|yet|whereas)\s+(?:also\s+|then\s+)?",
@@ -267,6 +271,9 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
         text = text[inner:]
         if not text.strip(" ,，.。:：;；!！"):
             continue  # nothing but a correction's wording ("我更正一下之前的说法，")
+        if spans and not zh and not has_predicate(text):
+            additive = re.search(r"plus|also|,\s*and", joiner, re.IGNORECASE) is not None
+            text = fill_gap(spans[-1][2], text, additive) or text  # "…, my dad in Florida": its verb again
         # a part pointing back ("…and it leaks", "…，它很好用") is a remark on the clause before unless it
         # makes a claim of its own ("…, and it has to integrate with Gmail", "…, it's now 0770 900123")
         refers_back = _points_back(text, zh) and clause_kind(text, "zh" if zh else "en", "user") == "episode"
