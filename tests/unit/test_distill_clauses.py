@@ -185,3 +185,19 @@ def test_the_kind_is_what_the_clause_is(text: str, role: str, kind: str) -> None
 def test_chinese_hui_is_the_future_only_with_a_time_ahead() -> None:
     assert clause_kind("我会说西班牙语。", "zh", "user", stated=True) == "fact"  # what one can do
     assert clause_kind("包裹后天会送到。", "zh", "assistant", stated=True) == "task_state"
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("I see an osteopath.", True),  # a speaker's verb and the thing it takes, small talk's verb or not
+        ("We got a kitten.", True),
+        ("I take a beta blocker at night.", True),
+        ("Thanks a lot.", False),
+        ("I got it.", False),
+    ],
+)
+def test_a_speakers_verb_and_its_thing_say_enough(text: str, kept: bool) -> None:
+    service = [Turn(1, 1, "assistant", "How can I help?", None, T0), Turn(2, 2, "user", text, None, T0)]
+    made = DISTILLER.distill_turn(service[1], T0, recent=service[:1])
+    assert bool(made) is kept, [u.content for u in made]

@@ -66,11 +66,18 @@ def fragment_claim(clause: str, kind: str, names: set[str]) -> bool:
 
 def says_enough(clause: str, language: str) -> bool:
     """A clause's content: two words that are not stopwords (a digit counts: "the kids are 6 and 9"),
-    or in Chinese as many characters as an episode needs."""
+    or a speaker's verb and the thing it takes ("we got a puppy", "I see a therapist": small talk's
+    verbs, but a thing), or in Chinese as many characters as an episode needs."""
     if language == "zh":
         return len(FILLER_ZH.sub("", clause)) >= MIN_CONTENT_CHARS_ZH
     words = [w.lower() for w in WORD.findall(clause)]
-    return len([w for w in words if w not in STOPWORDS_EN and (len(w) > 1 or w.isdigit())]) >= 2
+    content = [w for w in words if w not in STOPWORDS_EN and (len(w) > 1 or w.isdigit())]
+    if len(content) == 1 and words[0] in ("i", "we") and len(words) > 3:
+        return words[2] in _ARTICLES and words[3] == content[0]
+    return len(content) >= 2
+
+
+_ARTICLES = frozenset("a an my our".split())
 
 
 _EMPTY = re.compile("")
