@@ -87,6 +87,7 @@ def test_clauses_with_their_own_predicate_are_cut_and_share_their_subject(
         "物业费上个月调了，调到每平3块。",  # the result of a change, said after it
         "我家养了一只兔子，叫团子。",  # a name given after what it names
         "I ordered a new monitor, a Dell U2724.",  # the same thing named again, not a second object
+        "My wife uses Linux at work and a Mac at home.",  # an object, not a subject and its place
     ],
 )
 def test_parts_that_lean_on_each_other_stay_one_clause(sentence: str) -> None:

@@ -35,6 +35,14 @@ def _verb(words: list[str]) -> int | None:
     return next((i for i in found if i + 1 not in found), None)
 
 
+def _opener(word: str) -> str:
+    """How a noun phrase opens: a possessive, an article or bare ("my mum" ~ "my dad", "notes" ~ "bills")."""
+    lower = word.lower()
+    if lower in ("my", "our", "his", "her", "their", "your"):
+        return "possessive"
+    return lower if lower in ("a", "an", "the") else ""
+
+
 def fill_gap(before: str, part: str, additive: bool) -> str | None:
     """`part` with the verb of `before` said again, when it is a subject and its place ("my dad in
     Florida", "tickets in Jira") or, `additive` (after "plus", "and"), an object of a pronoun's verb ("a
@@ -52,6 +60,8 @@ def fill_gap(before: str, part: str, additive: bool) -> str | None:
     place = _SUBJECT_AND_PLACE.match(part)
     if place is None or f" {place['prep']} " not in f" {before.lower()} ":
         return None
+    if _opener(said[0]) != _opener(words[0]):
+        return None  # no subject said like the first ("my wife uses Linux at work and a Mac at home")
     if not (find_values(part) or _NAMED.search(part)):
         return None
     return f"{place['subject']} {said[verb]} {part[place.start('prep') :]}"
