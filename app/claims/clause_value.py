@@ -93,8 +93,19 @@ def _predicate_values(spans: list[Span], text: str, copula: re.Match[str] | None
     outside = [s for s in spans if not _bracketed(text, s.start)]
     kept = outside or ([] if _names(_unbracketed(text), zh) else spans)
     kept = [s for s in kept if s.value.type != "id"] or kept
+    kept = [s for s in kept if not _rate_period(s, kept)] or kept
     after = [s for s in kept if copula is not None and s.start >= copula.end()]
     return after or kept
+
+
+def _rate_period(span: Span, spans: list[Span]) -> bool:
+    """A period said as one unit of time before an amount it is the rate of (一天只喝一杯, 一周跑20公里):
+    the amount is the value, "a day" its rate."""
+    period = span.value.type == "quantity" and span.value.unit == "time" and span.value.text.startswith("一")
+    return period and any(
+        o.start > span.start and o.value.type in ("quantity", "number", "amount") and o.value.unit != "time"
+        for o in spans
+    )
 
 
 def _unbracketed(text: str) -> str:

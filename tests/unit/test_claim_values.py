@@ -256,3 +256,11 @@ def test_starting_at_a_company_is_a_change_of_employer() -> None:
     assert (new.attribute, new.value.text) == ("employer", "Globex")
     assert conflicts(old, new).action == "supersede"
     assert extract("I started at 9am.")[0].attribute == ""  # a time is no employer
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("我现在一天只喝一杯奶茶。", "一杯"), ("我一周游泳3公里。", "3公里"), ("请假一天，周五回来。", "一天")],
+)
+def test_a_period_before_the_amount_it_is_the_rate_of_is_no_value(text: str, value: str) -> None:
+    assert extract(text)[0].value.text == value  # "a day" is the rate; alone, a day is the value
