@@ -59,10 +59,11 @@ def moves_a_thing(clause: str, zh: bool) -> bool:
     if found is None:
         return False
     if zh:
-        tagged = [(w, f) for w, f in zh_words(clause[: found.start()]) if w.strip() not in _BEFORE_MOVE_ZH]
+        mover = clause[: found.start()].split("从")[0]  # 从杭州 says where from, not who moves
+        tagged = [(w, f) for w, f in zh_words(mover) if w.strip() not in _BEFORE_MOVE_ZH]
         word, flag = tagged[-1] if tagged else ("", "")
         person = word in _HOMES or any(word.endswith(p) for p in lx.ZH_PEOPLE)
-        return flag.startswith("n") and flag not in ("nr", "nrfg") and not person
+        return flag.startswith("n") and flag not in ("nr", "nrfg", "ns") and not person
     said = re.findall(r"[A-Za-z'-]+", clause[: found.start()])
     while said and said[-1].lower() in _BEFORE_MOVE_EN:
         said.pop()

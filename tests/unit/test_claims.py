@@ -355,6 +355,7 @@ def test_a_word_of_manner_leaves_a_relation_verb_whole(text: str, head: str, val
         ("My parents finally moved to Valencia.", True),
         ("Ilsa moved to Bergen.", True),
         ("我们一家都搬到成都了。", True),
+        ("我去年从大连搬到青岛了。", True),  # where from is no mover
         ("The build pipeline moved to Drone CI.", False),
         ("My savings account has moved to Nordbank.", False),
         ("公司搬到望京了。", False),
