@@ -26,6 +26,7 @@ _ZH_CLAUSE = re.compile(_THOUSANDS + r"|:(?!(?<=\d:)\d{2}(?!\d))|[;，；：]|�
 def clauses(sentence: str, zh: bool) -> list[str]:
     """The clauses of a sentence, in order."""
     parts = [p for p in (_ZH_CLAUSE if zh else _EN_CLAUSE).split(sentence) if p and p.strip()]
+    parts = [c for p in parts for c in objects(p, zh)]
     out: list[str] = []
     for part in parts:
         if zh:
@@ -78,3 +79,30 @@ def _drop_condition(clause: str) -> str:
     # the main clause opens with its subject: a pronoun, or the speaker as the distiller names it
     rest = re.search(r"\b(?:I|we|you|my|our|the user)\b(?!.*\b(?:I|we|the user)\b)", clause[match.end() :])
     return clause[match.end() + rest.start() :] if rest else ""
+
+
+# Two objects of one verb, each opened by a determiner or a numeral and its measure word ("I have a cat
+# and a dog", "我家有一只猫和一条狗"): a claim each, the verb said again, so that one can end alone.
+_DETERMINER_EN = r"(?:a|an|the|my|our|his|her|their|one|two|three|four|five|some|another)"
+_OBJECTS_EN = re.compile(
+    rf"^(?P<head>\s*(?:i|we|he|she|they|(?:my|our|his|her|their)\s+[\w'-]+)\s+(?:[\w'-]+\s+){{1,2}}?)"
+    rf"(?P<first>{_DETERMINER_EN}\s.+?)\s+and\s+(?P<second>{_DETERMINER_EN}\s.+)$",
+    re.IGNORECASE,
+)
+# a second object that is the subject of a verb of its own ("I think the plan and the budget are fine")
+_FINITE_EN = re.compile(r"\b(?:is|are|was|were|has|have|had|will|would|can|could|do|does|did)\b", re.I)
+_COUNTED_ZH = r"[一二两三四五六七八九十几\d]+[个只条辆台件本张位名套间部块双份箱包瓶杯盆棵把]"
+_OBJECTS_ZH = re.compile(
+    rf"^(?P<head>.*?[\u4e00-\u9fff])(?P<first>{_COUNTED_ZH}[^和跟与、]+?)(?:和|跟|与|、|还有|以及)"
+    rf"(?P<second>{_COUNTED_ZH}.+)$"
+)
+
+
+def objects(clause: str, zh: bool) -> list[str]:
+    """The clause, or one clause per object of its verb when it has two (see `_OBJECTS_EN`)."""
+    found = (_OBJECTS_ZH if zh else _OBJECTS_EN).match(clause)
+    if found is None or (not zh and _FINITE_EN.search(found.group("second"))):
+        return [clause]
+    head = found.group("head")
+    second = found.group("second")
+    return [head + found.group("first"), head + second]

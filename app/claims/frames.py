@@ -115,13 +115,14 @@ def en_nouns(words: list[str]) -> list[bool]:
         known = lemmas(word)
         noun, verb = "NOUN" in known or "PROPN" in known or not known, "VERB" in known
         after = words[i + 1] if i + 1 < len(words) else ""
+        if words[max(0, i - 2) : i] == ["the", "user"]:
+            in_phrase = False  # the speaker as the distiller names them stands as a pronoun ("the user quit")
         if in_phrase and not noun and "AUX" not in known and word not in _AFTER_VERB:
             # "the *staging* *deploy* is …", "my *desktop* has …": inside a noun phrase, a word the
             # table knows only as a verb or an adjective is the phrase's, up to its verb
             noun = after in _PHRASE_ENDS or not after or lemmas(after).keys() <= {"VERB"}
         if noun and verb:
-            before = words[i - 1] if i else ""
-            after = words[i + 1] if i + 1 < len(words) else ""
+            before = "i" if words[max(0, i - 2) : i] == ["the", "user"] else words[i - 1] if i else ""
             if before in _BEFORE_VERB or (not before and after in _OPENS_OBJECT):
                 noun = False  # "I pay …"; "Stop the digest", "Send me …" (an imperative)
             elif before in _BEFORE_NOUN or before in _AFTER_VERB or not before:

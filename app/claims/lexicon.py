@@ -146,8 +146,9 @@ _EN_NEGATED = re.compile(r"(?:\bnot|\bnever|n't|\bcannot)\s+(?:[\w']+\s+){0,2}$"
 _ZH_NEGATED = re.compile(r"(?:不会|不想|不要|不能|不肯|绝不|从不|从没|没有|没|别)$")
 
 
-# Words made with 不 that negate nothing (an apology, "quite good", "but", "many"): no 不…了 ending
-_ZH_LEXICAL_BU = re.compile(r"不好意思|对不起|不客气|不错|不过|不少|不仅|不管|不久|不断")
+# Words made with 不 that negate nothing (an apology, "quite good", "but", "many"): no 不…了 ending,
+# and a potential complement, "cannot" (受不了, 去不了: 不了 before anything but another 了)
+_ZH_LEXICAL_BU = re.compile(r"不好意思|对不起|不客气|不错|不过|不少|不仅|不管|不久|不断|不了(?!了)")
 
 
 def retirement(clause: str, zh: bool) -> re.Match[str] | None:
@@ -231,7 +232,11 @@ ZH_RETIRE = re.compile(
     # giving a thing up: sold, given away, passed on, thrown out
     r"卖了[。！!]*$|送人了?|转手了|转卖了|扔了|扔掉|处理掉了|捐掉|捐了[。！!]*$|"
     # passed on to someone, lost, stolen or written off (送给亲戚了, 被偷了, 弄丢了, 报废了)
-    r"(?:送|卖|转|让)给[^，。！]{1,8}了[。！!]*$|被偷|被盗|弄丢|丢了[。！!]*$|报废"
+    r"(?:送|卖|转|让)给[^，。！]{1,8}了[。！!]*$|被偷|被盗|弄丢|丢了[。！!]*$|报废|"
+    # the Chinese of the English class's other endings: left a job or a school, paid off, moved out,
+    # died, uninstalled or deleted, broke up, taken off the market
+    r"离职|辞职|退休|退学|毕业了|还清|还完了|付清|结清|搬出|搬离|去世|过世|死了|卸载|删了|删掉|删除了|"
+    r"分手|离婚|停产|停运|关停|下架"
 )
 ZH_ADDITIVE = re.compile(r"^(?:我|我们)?(?:还(?!是)|也|另外|此外|又)|还会|也在|还有|也有|另外")
 ZH_GENERIC_VERBS = frozenset(

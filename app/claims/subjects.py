@@ -20,17 +20,26 @@ _SELF_EN = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|me|us|mine|ours|the\s+user(?:'s)?)\b", re.IGNORECASE
 )
 _SELF_ZH = re.compile(r"我|咱们|用户")
+# A preposition before a person makes them who the act is with or for, not who it is about
+# (用微信和朋友联系, 跟两个同事合租, 给我妈打电话)
+_WITH_ZH = re.compile(
+    r"(?:和|跟|与|同|给|对|向|陪|帮|替|找|为)(?:[一二两三四五六七八九十几\d]+[个位名])?(?:我们的|我的|我们|我)?$"
+)
 
 
 def subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
     """(who the clause is about, whether the clause names them)."""
     if zh:
-        kin = lx.ZH_KIN.search(clause)
-        if kin:
-            return kin.group("who"), True
+        for kin in lx.ZH_KIN.finditer(clause):
+            if not _WITH_ZH.search(clause[: kin.start()]):
+                return kin.group("who"), True
         for person in lx.ZH_PEOPLE:
             index = clause.find(person)
-            if index >= 0 and not clause[index + len(person) :].startswith(("的领导", "的上司")):
+            if (
+                index >= 0
+                and not clause[index + len(person) :].startswith(("的领导", "的上司"))
+                and not _WITH_ZH.search(clause[:index])
+            ):
                 return person, True
         return speaker, _SELF_ZH.search(clause) is not None
     words = [w.lower().removesuffix("'s").rstrip("'") for w in clause.split()[:6]]

@@ -57,7 +57,7 @@ ZH_PATTERN = re.compile(
 _PAST_EN = re.compile(
     r"\b(?:was|were|went|did|had|met|saw|ago|last|yesterday|came|got|took|made|left|bought|sent|told|said|"
     r"gave|found|broke|fell|ran|paid|lost|drove|flew|wrote|spoke|ate|began|brought|thought|felt|kept|sold|"
-    r"spent|won|(?<!\b(?:be|is) )(?<!\bare )\w{2,}(?<!e)ed)\b",
+    r"spent|won|quit|cut|shut|hurt|split|(?<!\b(?:be|is) )(?<!\bare )\w{2,}(?<!e)ed)\b",
     re.I,
 )
 _PAST_ZH = re.compile(r"[了过]|昨|前天|上(?:周|个|星期|礼拜)")

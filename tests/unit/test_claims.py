@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.claims import Claim, compatible, conflicts, extract, find_values, same
+from app.claims import lexicon as lx
 from app.claims.asked import asked_slots
 from app.claims.stored import columns, dump, load
 
@@ -147,6 +148,12 @@ def test_a_hedged_statement_never_supersedes_a_firm_one(old: str, new: str) -> N
         ("I have a cat called Pepper.", "I no longer have the cat."),
         # a one-character noun as the topic of a Chinese retirement is the thing it ends
         ("我养了一只猫。", "那只猫我不养了。"),
+        # the Chinese of the English class's endings: a job left, a loan paid off, an app uninstalled
+        ("我在星河传媒做编辑。", "我已经从星河传媒离职了。"),
+        ("我每个月还两千的车贷。", "车贷上个月还清了。"),
+        ("我平时主要用微信和朋友联系。", "微信我已经卸载了。"),
+        # "the user", as the distiller names the speaker, reads as "I" ("quit" is the verb, not a noun)
+        ("The user smokes about ten cigarettes a day.", "The user quit smoking in March."),
     ],
 )
 def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
@@ -588,3 +595,31 @@ def test_everything_narrows_no_attribute() -> None:
     [new] = extract("Everything's on 3.12 now.")
     assert not new.qualifier
     assert conflicts(old, new, frame_similarity=0.5).action == "supersede"
+
+
+def test_a_potential_complement_is_no_ending() -> None:
+    assert lx.retirement("膝盖受不了", True) is None  # "can't bear it"
+    assert lx.retirement("羽毛球我不打了", True) is not None
+    assert lx.retirement("那天我去不了了", True) is not None  # "can't go any more"
+
+
+def test_a_person_after_a_chinese_preposition_is_not_the_subject() -> None:
+    assert one("我平时主要用微信和朋友联系。").subject == "user"
+    assert one("我现在跟两个同事合租。").subject == "user"
+    assert one("我朋友住在杭州。").subject == "朋友"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I have a cat and a dog.", "We gave the cat away."),
+        ("我家有一只猫和一条狗。", "猫送给邻居了。"),
+    ],
+)
+def test_two_objects_of_one_verb_are_two_claims_and_one_ends_alone(old: str, new: str) -> None:
+    claims = extract(old)
+    assert len(claims) == 2
+    ending = one(new)
+    assert [conflicts(c, ending).action for c in claims] == ["retire", "keep"]
+    # a second "object" with a verb of its own is a clause's subject, no object
+    assert len(extract("I think the plan and the budget are fine.")) == 1

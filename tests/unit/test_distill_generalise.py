@@ -399,3 +399,14 @@ def test_the_service_s_own_schedule_is_a_step(text: str) -> None:
 def test_a_lasting_state_is_a_fact_not_a_happening(text: str) -> None:
     [unit] = DISTILLER.distill_turn(Turn(1, 1, "user", text, None, T0), T0)
     assert unit.tags[0] == "fact", unit.tags
+
+
+def test_a_participle_after_a_present_have_is_no_past_event() -> None:
+    units = said("I have a hamster called Biscuit.")
+    assert [u.tags[0] for u in units] == ["fact"]  # a lasting state, not a life event
+
+
+def test_a_verb_whose_past_is_its_base_keeps_its_tense_and_its_date_is_behind() -> None:
+    (unit,) = said("I quit smoking in March.")
+    assert "The user quit smoking" in unit.content
+    assert "(2026-03)" in unit.content  # said in June: the March gone, not the next

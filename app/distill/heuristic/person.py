@@ -43,12 +43,15 @@ def _third_person(verb: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _present_third_person(lower: str) -> str | None:
-    """The -s form of a base-form verb ("prefer" → "prefers"), None when `lower` is no base form
+    """The -s form of a base-form verb ("prefer" → "prefers"; a verb whose past is its base, as it is),
+    None when `lower` is no base form
     ("liked", "finally"). Cached: lemminflect's lookups were the heuristic distiller's hottest spot."""
     get_inflection, get_lemma = _inflect()
     lemmas = get_lemma(lower, upos="VERB")  # type: ignore[operator]
     if not lemmas or lemmas[0] != lower:
         return None  # past tense or not a verb: "I liked", "I finally"
+    if lower in (get_inflection(lower, tag="VBD") or ()):  # type: ignore[operator]
+        return lower  # its past is its base ("I quit in March", "I cut my hours"): the tense stays unsaid
     forms = get_inflection(lower, tag="VBZ")  # type: ignore[operator]
     return str(forms[0]) if forms else None
 

@@ -233,8 +233,15 @@ def is_past(text: str) -> bool:
     # a participle after a copula is a state ("we're based in Lyon"); after "have" a present perfect, a
     # step done (`perfective`) or a state ("we've got a membership", "I've lived here for years"); after a
     # determiner an adjective ("a terraced house")
+    # a present "have" or copula said first makes a later participle part of a noun phrase ("I have a
+    # hamster called Biscuit", "we are a team based in Lyon"): the clause is of the present
     words = re.findall(r"[A-Za-z]+", text)
-    return any(
-        past_verb(w) and w.lower() not in ("was", "were") and words[i - 1].lower() not in _BEFORE_NO_PAST
-        for i, w in enumerate(words[1:6], 1)
-    )
+    for i, w in enumerate(words[1:6], 1):
+        if w.lower() in _PRESENT_FIRST:
+            return False
+        if past_verb(w) and w.lower() not in ("was", "were") and words[i - 1].lower() not in _BEFORE_NO_PAST:
+            return True
+    return False
+
+
+_PRESENT_FIRST = frozenset("am is are have has".split())
