@@ -257,6 +257,9 @@ def _about(claim: Claim, other: Claim) -> Claim:
     )
 
 
+_PARTS_OF_A_MOMENT = frozenset({"weekday", "time", "date"})
+
+
 def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) -> Verdict:
     """What `new` (said later) does to `old`; `frame_similarity` is the cosine of the two frames'
     embeddings when the caller has an embedder."""
@@ -294,7 +297,11 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     if attribute == "different":
         return Verdict("keep", "another attribute")
     if not compatible(old.value, new.value):
-        return Verdict("keep", "values of different types")
+        # a moment said as a day and an hour ("Wednesdays at 4pm", 周三下午四点): a new hour changes its hour
+        alike = [m for m in old.mentions if m.type == new.value.type and m.type in _PARTS_OF_A_MOMENT]
+        if not alike:
+            return Verdict("keep", "values of different types")
+        old = replace(old, value=alike[0])
     if same(old.value, new.value):
         return Verdict("keep", "the same value")
     if attribute == "weak":

@@ -54,6 +54,9 @@ EN_CHANGE = re.compile(
     r"(?:went|gone)\s+(?:up|down|from|back)|went\s+to(?=\s+[\d$€£¥])|"
     # a direction of change before a value ("down to 77 kg", "back to 9:00"); "up to" is mostly a bound
     r"(?:down|back)\s+to(?=\s+[\d$€£¥])|"
+    # a verb of a quantity's change before its new amount ("grew to 9", "the fee rose to £40")
+    r"(?:grew|grown|rose|risen|fell|fallen|dropped|climbed|jumped|shrank|shrunk|slipped|dipped)\s+"
+    r"(?:(?:up|down|back)\s+)?to(?=\s+[\d$€£¥]|\s+(?:a|an|about|around|roughly|just)\s)|"
     # a phrasal verb of change, its object between ("put the rent up to …", "knocked the price down to …")
     r"(?:put|puts|bring|brings|brought|knock(?:ed|s)?|turn(?:ed|s)?)\s+(?:[\w']+\s+){0,3}(?:up|down)\s+to|"
     + _MOVED_IT
@@ -127,7 +130,7 @@ EN_RETIRE = re.compile(
     r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't|not)\b.*\b(?:anymore|any\s+more|at\s+all)|"
     r"no\s+\w+\s+(?:anymore|any\s+more)|no\s+more|"
     r"stop(?:ped)?|quit|closed|cancel(?:l?ed)?|gave\s+up|got\s+rid\s+of|ended(?!\s+up)|expired|lapsed?|"
-    r"discontinued|shut\s+down|retired|dropped|sold|gave\s+away|unsubscribed|scrapped|ditched|"
+    r"discontinued|shut\s+down|retired|dropped(?!\s+(?:to|by|from)\b)|sold|gave\s+away|unsubscribed|scrapped|ditched|"
     r"(?:turned|switched)\s+off|passed\s+away|died|uninstalled|deleted|left|(?:is|are|'s)\s+gone|"
     r"moved\s+out|decommissioned|step(?:ped|s)?\s+down|resign(?:ed|s)?|withdr[ae]w|pulled\s+out|opted\s+out|giv(?:en|ing)\s+up|abandoned|terminated|wound\s+down|phased\s+out|"
     r"(?:is|are|was|were)\s+over|let\s+(?:[\w']+\s+){1,3}go|gave\s+(?:[\w']+\s+){1,3}away|"

@@ -27,13 +27,39 @@ _WITH_ZH = re.compile(
 )
 
 
+# One name for each person said in several words ("my mum" and "my mother", 我妈 and 我母亲 are one subject)
+_SAME_PERSON = {
+    **dict.fromkeys(("mom", "mum"), "mother"),
+    "dad": "father",
+    "grandma": "grandmother",
+    "grandpa": "grandfather",
+    "neighbor": "neighbour",
+    "coworker": "colleague",
+    "flatmate": "roommate",
+    "kids": "children",
+    **dict.fromkeys(("妈", "母亲"), "妈妈"),
+    **dict.fromkeys(("爸", "父亲"), "爸爸"),
+    **dict.fromkeys(("老婆", "媳妇"), "妻子"),
+    "老公": "丈夫",
+    **{kin: kin * 2 for kin in "哥姐弟妹"},
+}
+
+
+_PEOPLE_ZH = sorted(lx.ZH_PEOPLE, key=len, reverse=True)  # 男朋友 before 朋友, 妈妈 before 妈
+
+
 def subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
-    """(who the clause is about, whether the clause names them)."""
+    """(who the clause is about, whether the clause names them), a person by one name for each."""
+    who, named = _subject_of(clause, zh, speaker)
+    return _SAME_PERSON.get(who, who), named
+
+
+def _subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
     if zh:
         for kin in lx.ZH_KIN.finditer(clause):
             if not _WITH_ZH.search(clause[: kin.start()]):
                 return kin.group("who"), True
-        for person in lx.ZH_PEOPLE:
+        for person in _PEOPLE_ZH:
             index = clause.find(person)
             if (
                 index >= 0

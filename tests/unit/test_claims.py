@@ -623,3 +623,24 @@ def test_two_objects_of_one_verb_are_two_claims_and_one_ends_alone(old: str, new
     assert [conflicts(c, ending).action for c in claims] == ["retire", "keep"]
     # a second "object" with a verb of its own is a clause's subject, no object
     assert len(extract("I think the plan and the budget are fine.")) == 1
+
+
+def test_a_verb_of_a_quantity_s_change_is_a_change_and_no_ending() -> None:
+    old, new = one("Our team has 6 engineers."), one("Our team grew to 9 engineers after the hiring round.")
+    assert new.shift
+    assert conflicts(old, new).action == "supersede"
+    assert lx.retirement("The monthly fee dropped to 40 dollars.", False) is None
+
+
+def test_one_person_said_in_other_words_is_one_subject() -> None:
+    assert one("My mum lives in Leeds.").subject == one("My mother lives in York.").subject
+    mother = one("我妈住在苏州。").subject
+    assert one("我母亲住在无锡。").subject == one("用户的妈妈住在常州。").subject == mother
+    assert one("我男朋友在杭州上班。").subject == "男朋友"
+
+
+def test_a_new_hour_changes_the_hour_of_a_day_and_an_hour() -> None:
+    old = one("女儿的钢琴课是周三下午四点。")
+    assert conflicts(old, one("女儿的钢琴课改到下午五点半了。")).action == "supersede"
+    standup = one("The standup is on Mondays at 9:30.")
+    assert conflicts(standup, one("The standup moved to 10:15.")).action == "supersede"

@@ -410,3 +410,15 @@ def test_a_verb_whose_past_is_its_base_keeps_its_tense_and_its_date_is_behind() 
     (unit,) = said("I quit smoking in March.")
     assert "The user quit smoking" in unit.content
     assert "(2026-03)" in unit.content  # said in June: the March gone, not the next
+
+
+def test_a_recurrence_is_a_habit_not_a_happening() -> None:
+    assert [u.tags[0] for u in said("最近每天早上跑8公里了。")] == ["fact"]
+
+
+def test_a_chinese_bare_predicate_takes_the_person_the_clause_before_names() -> None:
+    contents = [u.content for u in said("儿子转学了，现在在育英学校。")]
+    assert any("儿子现在在育英学校" in c for c in contents)
+    contents = [u.content for u in said("我妈退休了，现在住在苏州。")]
+    assert contents
+    assert all(c.startswith("用户的妈妈") for c in contents)  # 用户妈 reads as no word

@@ -78,7 +78,10 @@ _PRONOUN_ZH = re.compile(r"^(?:我们|我|咱们|他们|她们|他|她|它|你�
 # A part that opens with an adverb or a verb has no subject of its own; a request to the listener
 # ("请…", "不要…", "别…") needs none
 _BARE_PREDICATE_ZH = re.compile(
-    r"^(?:在|也|还|都|不|没|想|要|会|能|已经|正在|一直|刚|又|就|只|打算|准备|需要)"
+    r"^(?:现在|目前|如今|最近|平时|今年|以后)?(?:在|也|还|都|不|没|想|要|会|能|已经|正在|一直|刚|又|就|只|打算|"
+    r"准备|需要|"
+    # a verb of a lasting state: where one lives, what one is, has, uses or does for a living
+    r"住|是|有|用|做|当|读|养|负责)"
 )
 _IMPERATIVE_ZH = re.compile(r"^(?:请|不要|别|麻烦|帮我|帮忙|记得)")
 # A subordinate clause (a condition, a cause, a time) belongs to the clause it modifies, the next one
@@ -94,7 +97,11 @@ _RESULT_ZH = re.compile(r"^(?:[改换调挪涨降加减升提推延缩扩]了?)?
 # A name given after what a clause speaks of ("养了一只猫，叫年糕", "我女儿八岁，叫乐乐"): the same clause,
 # as "a cat called Miso" (cut off, 叫乐乐 names no one)
 _NAMED_ZH = re.compile(r"^(?:名字)?(?:叫|名叫|叫做|名为)")
-_LEAD_SUBJECT_ZH = re.compile(r"^(我们|我|咱们|他们|她们|他|她)(?=[\u4e00-\u9fff])")
+_PEOPLE_ZH = "|".join(sorted(lx.ZH_PEOPLE, key=len, reverse=True))
+# the subject a bare predicate after it takes: a pronoun, or a person the speaker names (我儿子, 妈妈)
+_LEAD_SUBJECT_ZH = re.compile(
+    rf"^((?:(?:我们|我)的?)?(?:{_PEOPLE_ZH})|我们|我|咱们|他们|她们|他|她)(?=[\u4e00-\u9fff])"
+)
 
 
 def _opens_with_verb_en(text: str, imperative: bool) -> bool:

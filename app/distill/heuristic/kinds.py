@@ -176,6 +176,8 @@ PAST_TIME_EN = re.compile(
 # 最近 ("lately") and 一直 ("all along") date a happening only with its aspect particle (最近去了趟北京);
 # with none they describe a habit or a state (最近我都是7点起床, 我一直用微信)
 EVENT_ZH = re.compile(r"昨天|前天|上周|上个月|去年|刚才|又|今天早上|今早|突然|(?:最近|一直)[^，。]*?[了过]")
+# a recurrence says a habit, a lasting state, whatever marks it new ("最近每天跑8公里了")
+RECURRENCE_ZH = re.compile(r"每(?:天|日|晚|周|星期|个?月|年|次)|天天|经常|平时|通常|一般")
 
 
 def is_request(text: str, language: str) -> bool:
@@ -325,7 +327,7 @@ def _zh(text: str, role: str) -> str:
         return "episode"
     if role == "user" and CONSTRAINT_ZH.search(text):
         return "constraint"
-    if EVENT_ZH.search(text):
+    if EVENT_ZH.search(text) and not RECURRENCE_ZH.search(text):
         return "fact.event"
     return "fact" if _lasting_zh(text, role) else "episode"
 

@@ -93,9 +93,18 @@ def _verb_after(text: str, match: re.Match[str]) -> str:
     return _third_person(match.group(2))
 
 
+_KIN_ZH = {
+    "妈": "妈妈", "爸": "爸爸", "哥": "哥哥", "姐": "姐姐", "弟": "弟弟", "妹": "妹妹", "叔": "叔叔",
+    "舅": "舅舅", "姨": "阿姨", "姑": "姑姑", "嫂": "嫂子",
+}  # fmt: skip
+_MY_KIN_ZH = re.compile(rf"我([{''.join(_KIN_ZH)}])(?![{''.join(_KIN_ZH)}])")
+
+
 def first_person_to_speaker(text: str, speaker: str, named: bool) -> str:
     """ "I prefer my tea hot" → "Alice prefers Alice's tea hot"; "我喜欢" → "张伟喜欢"."""
     if has_cjk(text):
+        # 我妈 → 用户的妈妈: a one-character kin term said after "my" only (用户妈 reads as no word)
+        text = _MY_KIN_ZH.sub(lambda m: f"{speaker}的{_KIN_ZH[m.group(1)]}", text)
         return re.sub(r"我(?!们)", lambda _: speaker, text)  # a function: a name is no template ("\\1")
     inner = speaker if named else speaker[0].lower() + speaker[1:]
     out = _I_VERB.sub(lambda m: f"{_SUBJ}{m.group(1)} {_verb_after(text, m)}", text)
