@@ -158,7 +158,7 @@ def same_attribute(
             if zh
             else (similarity(old, new, frame_similarity) >= REWORDED_FRAME)
         )
-        if reworded and near:
+        if reworded and near and not modified_apart(old, new, zh):
             return "weak"
         return "different"
     if modified_apart(old, new, zh) or _verb_of_another_thing(old, new, zh):

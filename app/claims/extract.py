@@ -13,7 +13,7 @@ from app.claims.clause_value import main_value, strip
 from app.claims.clauses import clauses as split_clauses
 from app.claims.frames import en_nouns, mask, stem, zh_words
 from app.claims.model import Claim, Modality, Value
-from app.claims.subjects import moves_a_thing, subject_of
+from app.claims.subjects import moves_a_thing, subject_of, subject_words
 from app.claims.topic import main_verb, retired_words, topic
 from app.claims.values import find_values, free
 from app.text import has_cjk, split_sentences
@@ -126,7 +126,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
                 last, text=f"{last.text}, {clause.strip()}", mentions=(*last.mentions, claim.value)
             )
             continue
-        if claim is None and _subject(clause, zh, speaker) != speaker:
+        if claim is None and subject_of(clause, zh, speaker)[0] != speaker:
             # "老婆在医院当护士": another person's state is a claim of its own, never an apposition
             claim = _clause_of(clause, zh, speaker)
         if claim is None:
@@ -202,7 +202,7 @@ def _bare(claim: Claim) -> bool:
 
 def _clause_of(clause: str, zh: bool, speaker: str) -> Claim:
     """A claim of free text about the person a clause names (what follows the person)."""
-    subject = _subject(clause, zh, speaker)
+    subject = subject_of(clause, zh, speaker)[0]
     rest = strip(clause[clause.find(subject) + len(subject) :]) if subject in clause else strip(clause)
     value = Value("text", rest or strip(clause))
     return Claim(
@@ -245,6 +245,9 @@ def _clause(
         changed = shifted = True  # the construction says a value is replaced, whichever it names
     mentions = tuple(s.value for s in find_values(clause))
     subject, said = subject_of(clause, zh, speaker)
+    if zh and said and value.text in lx.ZH_PEOPLE and not value_text.strip().endswith(value.text):
+        # "用户的哥哥跳槽去了毕马威": the person is who the clause is about; the value is what is said of them
+        value = main_value(value_text.replace(value.text, " "), zh) or value
     if subject == value.text.lower():  # "Priya is on call": who is on call is the value
         subject, said = speaker, False
     frame_text = (lx.ZH_CHANGE if zh else lx.EN_CHANGE).sub(" ", frame_text)
@@ -254,7 +257,7 @@ def _clause(
     if zh:  # the role the value is put in ("用MySQL做主库") is the attribute's word, not 做主
         bare = _ZH_ROLE_MARK.sub(" ", bare)
     words = _frame_words(bare, zh, nouns=True)
-    words = [w for w in words if w not in _subject_words(subject)] or context
+    words = [w for w in words if w not in subject_words(subject)] or context
     if zh and not retire and value.type == "text" and value.text.lstrip("了") in words:
         return None  # "我换了牙医": the clause names an attribute, the next one its value
     # a relation is read with the value it left out ("moved from Leeds to Bristol" → "moved to Bristol")
@@ -377,14 +380,6 @@ def _frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
         for w, is_noun in zip(words, noun, strict=True)
         if w not in lx.EN_NOISE and w not in lx.EN_SELF and not w.isdigit() and is_noun
     ]
-
-
-def _subject(clause: str, zh: bool, speaker: str) -> str:
-    return subject_of(clause, zh, speaker)[0]
-
-
-def _subject_words(subject: str) -> set[str]:
-    return {subject, stem(subject)} if subject.isascii() else {subject}
 
 
 def _head(clause: str, frame: list[str], zh: bool) -> tuple[str, list[str]]:

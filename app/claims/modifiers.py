@@ -64,7 +64,8 @@ def _zh_pairs(text: str) -> Iterable[tuple[str, str]]:
     words = [(w, f) for w, f in zh_words(text) if w.strip()]
     for i in range(1, len(words)):
         word, flag = words[i]
-        if not (flag.startswith(_ZH_NOUN) or (flag.startswith("v") and len(word) >= 2)):
+        # (jieba tags some heads a distinguishing word: 超时 in 接口超时)
+        if not (flag.startswith(_ZH_NOUN) or (flag.startswith(("v", "b")) and len(word) >= 2)):
             continue
         j = i - 1
         if words[j][0] in _ZH_LINK and j > 0:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from app.claims import lexicon as lx
-from app.claims.frames import lemmas, nounish, zh_words
+from app.claims.frames import lemmas, nounish, stem, zh_words
 
 # A person's name opening an English clause before a verb ("Anna lives in Oslo", "Priya is on call").
 _NAMED_EN = re.compile(
@@ -52,6 +52,12 @@ def subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
     """(who the clause is about, whether the clause names them), a person by one name for each."""
     who, named = _subject_of(clause, zh, speaker)
     return _SAME_PERSON.get(who, who), named
+
+
+def subject_words(subject: str) -> set[str]:
+    """The words that name the subject in a clause (the attribute is never one): its other names too."""
+    said = {subject, *(word for word, one in _SAME_PERSON.items() if one == subject)}
+    return said | {stem(w) for w in said if w.isascii()}
 
 
 def _subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:

@@ -644,3 +644,21 @@ def test_a_new_hour_changes_the_hour_of_a_day_and_an_hour() -> None:
     assert conflicts(old, one("女儿的钢琴课改到下午五点半了。")).action == "supersede"
     standup = one("The standup is on Mondays at 9:30.")
     assert conflicts(standup, one("The standup moved to 10:15.")).action == "supersede"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a verb of change said of a sibling thing (one noun, another modifier) changes nothing of this one
+        ("My yoga class is on Tuesdays.", "The pottery class moved to Thursdays."),
+        ("接口超时是30秒。", "数据库超时调到了60秒。"),
+    ],
+)
+def test_a_change_of_a_sibling_thing_keeps_the_old_claim(old: str, new: str) -> None:
+    assert conflicts(one(old), one(new), frame_similarity=0.9).action == "keep"
+
+
+def test_the_person_a_chinese_clause_is_about_is_never_its_value() -> None:
+    claim = one("用户的哥哥刚跳槽去了毕马威。")
+    assert (claim.subject, claim.value.text) == ("哥哥", "毕马威")
+    assert claim.attribute == one("我哥刚跳槽去了毕马威。").attribute  # 哥 is a name of the subject
