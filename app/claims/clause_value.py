@@ -17,8 +17,13 @@ NAME = re.compile(r"(?<![\w'])(?:[A-Z][\w\-]*|[A-Z]{2,}\w*)(?:\s+(?:[A-Z][\w\-]*
 _ZH_PIVOT = re.compile(r"是|用|成|为|变成|换成")
 # "'s" is the copula after a pronoun ("it's", "she's", "that's"); after a noun a possessive ("the user's GP")
 _COPULA_S = "|".join(rf"(?<=\b{p})" for p in "it he she that what there here who where this".split())
+# a role one works in is said after "as" ("I work as a pharmacist", "hired as an intern")
+_AS_ROLE = "|".join(
+    rf"(?<=\b{v}\s)" for v in "work works worked working employed hired serve serves served".split()
+)
 _EN_PIVOT = re.compile(
-    rf"\b(?:is|are|was|were|am|'m|'re|(?:{_COPULA_S})'s|be|became|become|gone|turned|to|into|with|meant|mean)\b",
+    rf"\b(?:is|are|was|were|am|'m|'re|(?:{_COPULA_S})'s|be|became|become|gone|turned|to|into|with|meant|mean|"
+    rf"(?:{_AS_ROLE})as)\b",
     re.IGNORECASE,
 )
 

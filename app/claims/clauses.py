@@ -56,12 +56,17 @@ def _verb_phrases(clause: str) -> list[str]:
     """A clause cut before each "and" that opens a second verb phrase of its subject ("My son is in year 3
     and plays the violin", "she lives in Leeds and works at a bank"): a finite verb (-s or -ed) followed
     by what opens its object. The second phrase's subject is carried by the caller."""
+    # (a plain pronoun's second verb is its base form: "I live in Porto and work as a pharmacist")
+    plain = re.match(r"\s*(?:i|we|you|they)\b", clause, re.IGNORECASE) is not None
     cuts = [
         m
         for m in _AND_WORDS.finditer(clause)
-        if m.group(1).lower().endswith(("s", "ed"))
+        if (
+            m.group(1).lower().endswith(("s", "ed"))
+            or (plain and m.group(1).lower() in lemmas(m.group(1)).get("VERB", ()))
+        )
         and "VERB" in lemmas(m.group(1))
-        and m.group(2).lower() in OBJECT_OPENERS
+        and m.group(2).lower() in OBJECT_OPENERS | {"as"}
     ]
     if not cuts:
         return [clause]

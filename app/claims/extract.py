@@ -220,7 +220,8 @@ def _clause(
 ) -> Claim | None:
     changed, shifted = change
     error = lx.ZH_ERROR if zh else lx.EN_ERROR
-    if error.search(clause) and not _frame_words(error.sub(" ", clause), zh):
+    owned = error.sub(" ", clause)
+    if error.search(clause) and not _frame_words(owned, zh) and not find_values(owned):
         return None  # "Got that mixed up", "我刚才说错了": owning an error marks the sentence, states nothing
     old_text, value_text, frame_text = _change_parts(clause, zh)
     old = main_value(old_text, zh) if old_text else None

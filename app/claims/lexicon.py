@@ -72,7 +72,8 @@ EN_CHANGE = re.compile(
 )
 # Owning up to an error ("I had it wrong", "typo", 说错了): what the sentence says corrects what was said
 EN_ERROR = re.compile(
-    r"\b(?:wrong|mistake|typo|mistyped|misspoke|misremembered|mixed (?:it|that|them|those) up|"
+    r"\b(?:wrong|mistake|typo|mis(?:typed|spoke|remembered|read|heard|understood|counted|spelled|spelt|"
+    r"quoted)|mixed (?:it|that|them|those) up|(?:mix|mixes|mixing) (?:it|that|them|those) up|"
     r"(?:it|that|them|those|things) mixed up|"
     r"my bad|oops|i meant|correction|"
     # taking back what was said ("scratch that figure", "ignore what I said")

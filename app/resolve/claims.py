@@ -98,7 +98,9 @@ def decide(
                 if explicit_only and not names_old(old, claim):
                     continue
                 if v.strong:
-                    strong_hits.setdefault(i, v)
+                    # a value said beside the ending is its successor ("Ravi left, so my lead is Chen")
+                    if i not in strong_hits or (strong_hits[i].action, v.action) == ("retire", "supersede"):
+                        strong_hits[i] = v
                 else:
                     # a typed pair ties closer than any pair of free text, values of one type (two
                     # times) closer than of compatible ones (a name and free text)

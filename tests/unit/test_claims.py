@@ -662,3 +662,15 @@ def test_the_person_a_chinese_clause_is_about_is_never_its_value() -> None:
     claim = one("用户的哥哥刚跳槽去了毕马威。")
     assert (claim.subject, claim.value.text) == ("哥哥", "毕马威")
     assert claim.attribute == one("我哥刚跳槽去了毕马威。").attribute  # 哥 is a name of the subject
+
+
+def test_owning_an_error_beside_a_value_states_the_value() -> None:
+    claim = one("Sorry, I meant 4417.")
+    assert (claim.value.text, claim.shift) == ("4417", True)
+    assert lx.EN_ERROR.search("Wait, I misread the ticket") is not None
+
+
+def test_a_pronoun_s_second_verb_phrase_is_a_claim_of_its_own() -> None:
+    compound = extract("I live in Porto and work as a pharmacist.")
+    assert [c.value.text for c in compound] == ["Porto", "a pharmacist"]
+    assert [conflicts(c, one("I moved to Braga.")).action for c in compound] == ["supersede", "keep"]

@@ -422,3 +422,9 @@ def test_a_chinese_bare_predicate_takes_the_person_the_clause_before_names() -> 
     contents = [u.content for u in said("我妈退休了，现在住在苏州。")]
     assert contents
     assert all(c.startswith("用户的妈妈") for c in contents)  # 用户妈 reads as no word
+
+
+def test_a_no_after_an_interjection_opens_a_correction() -> None:
+    units = said("Ugh, no, it's Thursdays, I always mix them up.")
+    assert units[0].tags[0] == "correction"
+    assert said("Hey Sam, I moved to Leeds.")[0].tags[0] != "correction"  # a name addressed is no marker

@@ -255,3 +255,11 @@ def test_a_retirement_closest_to_nothing_clearly_ends_nothing(cosine: float) -> 
     stopped = extract("I've quit the supplement.")
     cosines = _kinship({("supplement", "green tea"): cosine, ("supplement", "flat white"): cosine - 0.05})
     assert decide(stopped, [("coffee", coffee), ("tea", tea)], cosines) is None
+
+
+def test_an_ending_said_with_its_successor_supersedes() -> None:
+    old = extract("My manager is Dana and my team lead is Ravi.")
+    decision = decide(extract("Ravi left, so my team lead is Chen now."), [("unit", old)], no_frames)
+    assert decision is not None
+    assert decision.action == "supersede"
+    assert [old[i].value.text for i in decision.hit] == ["Ravi"]

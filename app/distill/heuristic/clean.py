@@ -53,8 +53,10 @@ def strip_wrapping(sentence: str) -> str:
     out = sentence
     while True:
         match = pattern.match(out)
-        if match is None or match.end() == 0 or match.end() >= len(out.rstrip(" .!?。！？")):
+        if match is None or match.end() == 0:
             break
+        if match.end() >= len(out.rstrip(" .!?。！？")):
+            return sentence  # nothing but wrapping ("Actually, yes."): left alone
         out = out[match.end() :]
     if out is sentence:
         return sentence

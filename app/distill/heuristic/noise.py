@@ -18,7 +18,10 @@ WRAPPING_EN = re.compile(
     r"thanks(?: (?:so|very) much| a lot| a bunch)?|thank you(?: (?:so|very) much)?|alright|right|sure|"
     r"one more thing|quick question|"
     r"understood|got it|noted|of course|certainly|absolutely|perfect|"
-    r"(?:just )?to be clear)(?:,?\s+(?:there|[A-Z][a-z]+))?\s*[,!.:;-]+\s*"
+    # who is addressed after it: a capitalised name or a word of address ("Hey Sam,", "Thanks, everyone,");
+    # "Ugh, no," is two markers, the second read alone
+    r"(?:just )?to be clear)(?:,?\s+(?:there|(?-i:[A-Z][a-z]+)|everyone|everybody|all|team|guys|folks|"
+    r"mate|buddy|dear|please))?\s*[,!.:;-]+\s*"
     r"|(?:actually|well|so|oh|also|anyway|by the way|btw|and|but|plus|um+|uh+|hmm+|basically|honestly)\s+"
     # a heading of one to three words before a colon ("Big news:", "Quick update:", "Heads up:")
     r"|(?:[a-z]+\s+){0,2}(?:news|update|heads\s+up|fact|note|reminder|question|thing|tip|alert)\s*:\s*)",
