@@ -428,3 +428,28 @@ def test_a_no_after_an_interjection_opens_a_correction() -> None:
     units = said("Ugh, no, it's Thursdays, I always mix them up.")
     assert units[0].tags[0] == "correction"
     assert said("Hey Sam, I moved to Leeds.")[0].tags[0] != "correction"  # a name addressed is no marker
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My wife works at the hospital while I work from home.",  # a contrast asserts both
+        "I'm based in Leeds, although I travel to London every week.",
+        "I sold my old bike and bought a road bike.",  # a happening with a thing of its own
+        "I quit coffee last month and switched to green tea.",  # a change with its new value
+        "We use Postgres for orders and Redis for sessions.",  # a name said as the first, the verb again
+    ],
+)
+def test_a_compound_of_two_claims_is_two_units(text: str) -> None:
+    assert len(said(text)) == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I check my email while waiting for the bus.",  # "while" before a participle is a time
+        "Having finished the migration, we now run everything on Kubernetes.",  # a participle clause
+    ],
+)
+def test_a_clause_of_time_stays_with_its_claim(text: str) -> None:
+    assert len(said(text)) == 1

@@ -12,9 +12,11 @@ import re
 from dataclasses import dataclass
 
 from app.claims import lexicon as lx
+from app.claims.topic import en_object
 from app.claims.values import find_values
 from app.distill.heuristic.gapping import fill_gap
 from app.distill.heuristic.kinds import clause_kind, is_remark
+from app.distill.heuristic.life_events import is_life_event
 from app.distill.heuristic.noise import (
     CORRECTION_OPENING_EN,
     CORRECTION_OPENING_ZH,
@@ -60,12 +62,16 @@ class Clause:
 # clause it opens; "which is why" and "which means" open a consequence, a claim of its own); whether
 # it does is decided by what follows (a predicate of its own, `split_clauses`)
 # ("since" and "as" are left out: they also open a time, "since I moved", which belongs to its clause)
+# a contrast asserts both of its clauses ("…, although I travel to London weekly", "my wife works at the
+# hospital while I work from home"); "while" before a participle is a time ("while waiting …")
+_CONTRAST_EN = r"although|though|whereas|while(?=\s+(?:i|we|he|she|they|my|our|his|her|their|the)\b)"
 _JOINER_EN = (
-    r"(?:and|but|plus|so|also|yet|then|because|or|whereas|which\s+is\s+why|that'?s\s+why|which\s+means)"
+    r"(?:and|but|plus|so|also|yet|then|because|or|which\s+is\s+why|that'?s\s+why|which\s+means|"
+    rf"{_CONTRAST_EN})"
 )
 _BOUNDARY_EN = re.compile(
     rf"\s*;\s*|,\s+(?:{_JOINER_EN}\s+)?(?:also\s+|then\s+)?"
-    r"|\s+(?:and|but|plus|so|because|yet|whereas)\s+(?:also\s+|then\s+)?",
+    rf"|\s+(?:and|but|plus|so|because|yet|{_CONTRAST_EN})\s+(?:also\s+|then\s+)?",
     re.IGNORECASE,
 )
 # "and" before a bare predicate: the subject of the clause before is carried in
@@ -87,7 +93,7 @@ _IMPERATIVE_ZH = re.compile(r"^(?:请|不要|别|麻烦|帮我|帮忙|记得)")
 # A subordinate clause (a condition, a cause, a time) belongs to the clause it modifies, the next one
 _SUBORDINATE = re.compile(
     r"^(?:if|unless|when|whenever|once|because|since|although|though|while|after|before|as soon as|"
-    r"even if)\b|"
+    r"even if|having)\b|"
     r"^(?:如果|假如|要是|万一|因为|虽然|尽管|既然|只要|除非|等到|一旦)",
     re.IGNORECASE,
 )
@@ -377,9 +383,17 @@ def _claim_of_its_own(carried: str) -> bool:
     if _matches_a_rule(carried, False) or is_remark(carried, "en"):
         return _matches_a_rule(carried, False)
     kind = clause_kind(carried, "en", "user")
-    # a lasting state with a value of its own ("…and plays the violin", "…and weighs 2 kg") too
+    # a lasting state with a value of its own ("…and plays the violin", "…and weighs 2 kg") too, and a
+    # happening with a thing of its own ("sold the old bike and bought a road bike")
     specific = _SPECIFIC.search(carried) is not None
-    return kind.startswith(_SERVICE_KINDS) or (kind.startswith("fact") and specific)
+    # (a life event's, not a story's next step: "…and saw a bear" stays with the hike)
+    thing = en_object(carried).lower()
+    own_thing = (
+        kind == "fact.event" and thing not in ("", *_POINTING_OBJECTS) and is_life_event(carried, "en")
+    )
+    changed = lx.EN_CHANGE_TO.search(carried) is not None  # "…and switched to green tea"
+    return kind.startswith(_SERVICE_KINDS) or (kind.startswith("fact") and (specific or own_thing or changed))
 
 
+_POINTING_OBJECTS = frozenset("it them that this these those one him her".split())
 _SPECIFIC = re.compile(r"\d|(?<=\s)[A-Z]")  # a number or a name past the clause's first word

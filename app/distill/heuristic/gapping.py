@@ -17,6 +17,9 @@ _OBJECT_OPENERS = frozenset("a an the my our your his her their some one two thr
 _SUBJECT_AND_PLACE = re.compile(
     rf"^(?P<subject>(?:[\w'-]+\s+){{0,2}}[\w'-]+)\s+(?P<prep>{_PREPOSITIONS})\s+\S"
 )
+_NAME_AND_PREP = re.compile(
+    rf"^(?P<name>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?P<prep>{_PREPOSITIONS})\s+\S"
+)
 _NAMED = re.compile(r"\d|(?<=\s)[A-Z]|^[A-Z][a-z]*[A-Z]")
 
 
@@ -52,6 +55,11 @@ def fill_gap(before: str, part: str, additive: bool) -> str | None:
     if verb is None or "'" in said[verb]:
         return None
     if pronoun_opens(said[0]):
+        named = _NAME_AND_PREP.match(part)
+        if named and re.search(rf"\b[A-Z][\w.+-]*\s+{named['prep']}\s", before):
+            # a name said as the first one was, with its preposition ("we use Postgres for orders and
+            # Redis for sessions"): the same verb's object again
+            return f"{said[0]} {said[verb]} {part}"
         # an object after "plus" or "and" ("…, plus a statin"); after a comma alone it may name the
         # same thing again ("I bought a laptop, a ThinkPad")
         if not additive or words[0].lower() not in _OBJECT_OPENERS:
