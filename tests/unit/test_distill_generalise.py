@@ -453,3 +453,15 @@ def test_a_compound_of_two_claims_is_two_units(text: str) -> None:
 )
 def test_a_clause_of_time_stays_with_its_claim(text: str) -> None:
     assert len(said(text)) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Can you remind me to call the plumber tomorrow?", "task_state"),  # a channel said as the act
+        ("No more than two stops on the flight.", "constraint"),  # a bound, no way of being served refused
+        ("我不太能吃辣。", "constraint"),
+    ],
+)
+def test_a_kind_by_what_the_clause_does(text: str, kind: str) -> None:
+    assert kinds(said(text))[0] == kind

@@ -56,6 +56,7 @@ MANNER_ZH = re.compile(
 )
 # What a statement about serving the speaker names: replies, updates, the way or time to reach them
 # ("Replies need to be fast", "mornings are the best time to call me", "回复要快")
+_ACT_OF_A_CHANNEL_EN = re.compile(r"\bto\s+(?:call|phone|text|e-?mail|message)\b", re.IGNORECASE)
 SERVED_EN = re.compile(
     r"^(?:the |your |any |all )?(?:replies|reply|answers?|responses?|updates?|messages?|notifications?|"
     r"reminders?|summaries|summary|explanations?)\b|\b(?:best|easiest|only) (?:time|way|day|channel) to "
@@ -238,10 +239,14 @@ def _en(text: str, role: str) -> str:
         return "task_state" if TASK_VERB_EN.search(text) or _needs_to_act(text) else "constraint"
     if role == "user":
         if REQUEST_EN.search(text) or _imperative(text):
-            return "preference" if MANNER_EN.search(text) else "task_state"
+            # a channel said as the act asked for ("remind me to call the plumber") is no manner
+            acted = _ACT_OF_A_CHANNEL_EN.sub(" ", text)
+            return "preference" if MANNER_EN.search(acted) else "task_state"
         if WANT_EN.search(text):
             return "task_state" if _wants_to_act(text) else "preference"
-        if WISH_EN.search(text) or (re.match(r"no\b", text, _EN) and MANNER_EN.search(text)):
+        # (not a bound: "no more than two stops")
+        refused = re.match(r"no\b(?!\s+(?:more|less|fewer|later|earlier|sooner)\s+than)", text, _EN)
+        if WISH_EN.search(text) or (refused and MANNER_EN.search(text)):
             return "preference"  # a wish, or a way of being served refused ("No phone calls, please")
         if TASTE_EN.search(text):
             return "preference"
