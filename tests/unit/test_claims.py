@@ -674,3 +674,9 @@ def test_a_pronoun_s_second_verb_phrase_is_a_claim_of_its_own() -> None:
     compound = extract("I live in Porto and work as a pharmacist.")
     assert [c.value.text for c in compound] == ["Porto", "a pharmacist"]
     assert [conflicts(c, one("I moved to Braga.")).action for c in compound] == ["supersede", "keep"]
+
+
+def test_a_chinese_home_said_with_zhu_alone_is_an_address() -> None:
+    assert one("我们现在住福田。").attribute == "address.home"
+    assert one("我住酒店。").attribute != "address.home"  # a stay, not a home
+    assert "基本" not in one("出差的话基本都是飞青鸟航空。").qualifier  # a degree word is no attribute

@@ -465,3 +465,8 @@ def test_a_clause_of_time_stays_with_its_claim(text: str) -> None:
 )
 def test_a_kind_by_what_the_clause_does(text: str, kind: str) -> None:
     assert kinds(said(text))[0] == kind
+
+
+def test_a_capitalised_word_before_a_number_is_a_name() -> None:
+    (unit,) = said("Node 20 is what the build server has.")
+    assert "Node 20" in unit.content

@@ -53,8 +53,9 @@ def attributed(content: str, speaker: str, language: str, role: str) -> str:
     if language == "zh":
         return f"{speaker}{says}{content.removeprefix('说')}"
     first, _, rest = content.partition(" ")
-    # a capitalised word followed by another is a name's ("Harbor Soft"), whatever it means alone
-    named = _common(first) and rest[:1].isupper()
+    # a capitalised word followed by another or by a number is a name's ("Harbor Soft", "Node 20"),
+    # whatever it means alone
+    named = _common(first) and (rest[:1].isupper() or rest[:1].isdigit())
     if first != "I" and (
         first.lower() in STOPWORDS_EN or first.lower() in _LOWER_OPENERS or (_common(first) and not named)
     ):
