@@ -7,7 +7,8 @@ value is ended (a retirement: retired); a partial update also when no claim hold
 ended; a negative when no claim holding a kept value is ended. The stack adds retrieval (is the
 current value first?) and the order of resolution.
 
-    python -m bench.truth.claims [--split dev|holdout|all] [--files GLOB] [--show-failures] [--why]
+    python -m bench.truth.claims [--split dev|holdout|all] [--files GLOB] [--suite DIR]
+        [--show-failures] [--why]
 
 A holdout case's text or failure is never printed: only counts (tune on dev only)."""
 
@@ -20,12 +21,13 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
 from app.claims import Claim, conflicts, extract
 from app.resolve.claims import decide, is_happening, residue
-from bench.truth.suite import Case, holds, load, select
+from bench.truth.suite import SUITE, Case, holds, load, select
 
 _vectors: dict[str, np.ndarray] = {}
 
@@ -167,8 +169,11 @@ def main() -> None:
     parser.add_argument("--show-failures", action="store_true")
     parser.add_argument("--why", action="store_true", help="count the failures' kinds per half")
     parser.add_argument("--files", default="*", help="files whose stem matches (fresh_*)")
+    parser.add_argument(
+        "--suite", type=Path, default=SUITE, help="the cases' folder (bench/suites/probes: tuned on)"
+    )
     args = parser.parse_args()
-    cases = select(load(files=args.files), args.split)
+    cases = select(load(args.suite, args.files), args.split)
     results = [run_case(c, m) for c in cases for m in ("conversation", "direct")]
     table: Counter[tuple[str, str, str, bool]] = Counter()
     for r in results:
