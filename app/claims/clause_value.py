@@ -199,7 +199,7 @@ def _versioned(text: str, span: Span, zh: bool) -> Value:
 
 def _names(text: str, zh: bool) -> list[str]:
     if zh:
-        return [w for w, flag in pos_tag(text) if flag in _ZH_NAME_FLAGS]
+        return [w for w, flag in pos_tag(text) if flag in _ZH_NAME_FLAGS and not _verb_and_object(w)]
     found = []
     for match in NAME.finditer(text):
         name = match.group(0).strip()
@@ -221,3 +221,11 @@ def _known_word(word: str) -> bool:
 
 def strip(text: str) -> str:
     return re.sub(r"^[\s\W]+|[\s\W]+$", "", text)
+
+
+def _verb_and_object(word: str) -> bool:
+    """Whether a word jieba guessed a name is a verb and its object (喝咖啡, 买菜): no name."""
+    if len(word) < 3:
+        return False
+    first, rest = pos_tag(word[0], min_length=1), pos_tag(word[1:])
+    return bool(first and rest) and first[0][1].startswith("v") and len(rest) == 1 and rest[0][1] == "n"

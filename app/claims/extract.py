@@ -31,7 +31,9 @@ _PREFIX = re.compile(r"^\s*(?:correction|update|更正|纠正)\s*[:：]\s*", re.
 # would make every statement of one speaker look alike.
 _REPORTED = re.compile(
     r"^\s*(?:(?:the )?(?:user|assistant)|[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)\s+"
-    r"(?:says|said|adds|added|mentions|mentioned|notes|noted|asks|asked|reports|reported)(?:\s+that)?\s*[:,]?\s+"
+    # ("reports to" is a relation: "the user reports to Priya now")
+    r"(?:says|said|adds|added|mentions|mentioned|notes|noted|asks|asked|reports(?!\s+to\b)|reported(?!\s+to\b))"
+    r"(?:\s+that)?\s*[:,]?\s+"
     r"|^\s*(?:用户|助手|客服)(?:说|问|提到|表示|补充)(?:道)?[：:，,]?",
     re.IGNORECASE,
 )

@@ -680,3 +680,13 @@ def test_a_chinese_home_said_with_zhu_alone_is_an_address() -> None:
     assert one("我们现在住福田。").attribute == "address.home"
     assert one("我住酒店。").attribute != "address.home"  # a stay, not a home
     assert "基本" not in one("出差的话基本都是飞青鸟航空。").qualifier  # a degree word is no attribute
+
+
+def test_reports_to_is_a_relation_not_a_reporting_frame() -> None:
+    claim = one("The user reports to Priya Nair from this week.")
+    assert (claim.attribute, claim.value.text) == ("manager", "Priya Nair")
+
+
+def test_a_verb_and_its_object_jieba_guessed_a_name_is_no_name() -> None:
+    claim = one("我喝咖啡只喝美式。")
+    assert claim.value.text == "美式"

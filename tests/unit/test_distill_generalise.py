@@ -470,3 +470,14 @@ def test_a_kind_by_what_the_clause_does(text: str, kind: str) -> None:
 def test_a_capitalised_word_before_a_number_is_a_name() -> None:
     (unit,) = said("Node 20 is what the build server has.")
     assert "Node 20" in unit.content
+
+
+@pytest.mark.parametrize("text", ["哎不对，我记岔了，她今年已经是四年级了。", "哦我说错了，备份只留14天。"])
+def test_a_chinese_owned_error_after_an_interjection_opens_a_correction(text: str) -> None:
+    assert kinds(said(text))[0] == "correction"
+
+
+def test_a_sentence_that_only_owns_an_error_states_nothing_and_the_next_corrects() -> None:
+    units = said("不对，我记混了。她今年已经是五年级了。")
+    assert [u.content for u in units] == ["用户说她今年（2026）已经是五年级了。"]
+    assert kinds(units) == ["correction"]

@@ -17,16 +17,8 @@ from app.claims.values import find_values
 from app.distill.heuristic.gapping import fill_gap
 from app.distill.heuristic.kinds import clause_kind, is_remark
 from app.distill.heuristic.life_events import is_life_event
-from app.distill.heuristic.noise import (
-    CORRECTION_OPENING_EN,
-    CORRECTION_OPENING_ZH,
-    HEDGE_OPENING_EN,
-    HEDGE_OPENING_ZH,
-    REFERS_BACK_EN,
-    REFERS_BACK_ZH,
-    WRAPPING_EN,
-    WRAPPING_ZH,
-)
+from app.distill.heuristic.noise import REFERS_BACK_EN, REFERS_BACK_ZH
+from app.distill.heuristic.openings import opening
 from app.distill.heuristic.rules_en import EN_RULES
 from app.distill.heuristic.rules_zh import ZH_RULES
 from app.distill.heuristic.value_parts import second_value, value_with_words
@@ -177,31 +169,6 @@ def _has_predicate_zh(text: str) -> bool:
     return any(flag[:1] in ("v", "a", "p") or flag == "zg" for _, flag in pos_words(text))
 
 
-def _opening(sentence: str) -> tuple[int, bool, bool]:
-    """Where the sentence's content starts after its markers, and whether they corrected or hedged."""
-    zh = has_cjk(sentence)
-    wrapping = WRAPPING_ZH if zh else WRAPPING_EN
-    correction = CORRECTION_OPENING_ZH if zh else CORRECTION_OPENING_EN
-    hedge = HEDGE_OPENING_ZH if zh else HEDGE_OPENING_EN
-    position, corrected, hedged = 0, False, False
-    while True:
-        rest = sentence[position:]
-        found = [
-            (m.end(), i)
-            for i, p in enumerate((correction, hedge, wrapping))
-            if (m := p.match(rest)) and m.end()
-        ]
-        if not found:
-            break
-        end, which = max(found, key=lambda f: (f[0], -f[1]))
-        if end >= len(rest.rstrip(" .!?。！？")):
-            break  # nothing but wrapping: left alone
-        corrected = corrected or which == 0
-        hedged = hedged or which == 1
-        position += end
-    return position, corrected, hedged
-
-
 def _cut(text: str, zh: bool) -> list[tuple[int, int, int]]:
     """(start of the part, start of its text after the connective, end) for each part of `text`."""
     boundary = _BOUNDARY_ZH if zh else _BOUNDARY_EN
@@ -269,7 +236,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
     `answer`: the sentence opens an answer to a question, whose leading value is a claim of its own
     ("Probably A2, I can order food"), where elsewhere a leading fragment belongs to its clause."""
     zh = has_cjk(sentence)
-    offset, corrected, hedged = _opening(sentence)
+    offset, corrected, hedged = opening(sentence)
     body = sentence[offset:]
     has_predicate = _has_predicate_zh if zh else _has_predicate_en
     spans: list[tuple[int, int, str]] = []  # start, end (in the sentence), text
@@ -278,7 +245,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
     for start, text_start, end in _cut(body, zh):
         joiner, previous_end = body[previous_end:text_start], end
         text = body[text_start:end].strip()
-        inner, inner_corrected, inner_hedged = _opening(text)
+        inner, inner_corrected, inner_hedged = opening(text)
         corrected = corrected or inner_corrected  # "…说错了，应该是三个人": the sentence corrects
         said = text  # with its opening: a hedge ("probably 60 by Q3") is a word of its own
         text = text[inner:]

@@ -50,7 +50,10 @@ WRAPPING_ZH = re.compile(
     r"没问题|好)[，,。！!、：:]+)"
 )
 CORRECTION_OPENING_ZH = re.compile(
-    r"(?:(?:不好意思|抱歉)[，,]?)?(?:不对|我?(?:刚才|之前|前面)?我?(?:说错了|记错了|搞错了|写错了)|"
+    # (an interjection may stand before it unpunctuated: 哦我说错了; the verbs of owning an error as the
+    # claims read them: 说/记/搞/弄/写/看/听/打 + 错/岔/混)
+    r"(?:哦|噢|哎呀|哎|唉|呃|啊|嗯)?[，,]?"
+    r"(?:(?:不好意思|抱歉)[，,]?)?(?:不对|我?(?:刚才|之前|前面)?我?(?:[说记搞弄写看听打](?:错|岔|混)了)|"
     r"我?(?:更正|纠正)一下(?:(?:之前|刚才|前面)的?(?:说法|信息)?)?|更正|纠正|我是说|我的意思是|"
     # 其实 ("in fact") is a discourse marker; before a comparison or a contrast it corrects ("其实我更喜欢…")
     r"(?:其实|实际上)(?=[^。！？]*?(?:更|而不是|不是|才是))|"
