@@ -103,18 +103,16 @@ def _cosine(a: str, b: str) -> float:
 
 
 def run_case(case: Case, mode: str) -> Result:
-    """The new statement's claims against the earlier statements' units, decided as the resolver
-    decides (`app.resolve.claims.decide`: one unit ended at most, its still-true clauses kept)."""
+    """The new statement's units, one after another as the resolver takes them, each's claims against
+    the earlier statements' units still active, decided as the resolver decides
+    (`app.resolve.claims.decide`: one unit ended at most, its still-true clauses kept)."""
     said, latest = _statements(case, mode)
     units = [_claims(text, tags, case.lang) for text, tags in said]
-    new = [c for text, tags in latest for c in _claims(text, tags, case.lang)]
+    news = [(_claims(text, tags, case.lang), tags) for text, tags in latest]
+    new = [c for claims, _ in news for c in claims]
     happenings: set[int | None] = {u for u, (_, tags) in enumerate(said) if is_happening(tags, units[u])}
-    if latest and is_happening(latest[0][1], new):
-        happenings.add(None)
     earlier = [c for claims in units for c in claims]
     unit_of = [u for u, claims in enumerate(units) for _ in claims]
-    candidates = [(u, units[u]) for u in reversed(range(len(units))) if units[u]]
-    decision = decide(new, candidates, _cosine, frozenset(happenings))
     ended: dict[int, str] = {}
     reasons: dict[int, list[str]] = {}
     for i, old in enumerate(earlier):
@@ -122,7 +120,14 @@ def run_case(case: Case, mode: str) -> Result:
             reasons.setdefault(i, []).append(
                 conflicts(old, claim, frame_similarity=_cosine(old.frame, claim.frame)).reason
             )
-    if decision is not None:
+    decided: set[int] = set()  # the units an earlier new unit ended (inactive for the next)
+    for claims, tags in news:
+        candidates = [(u, units[u]) for u in reversed(range(len(units))) if units[u] and u not in decided]
+        happening = {None} if is_happening(tags, claims) else set()
+        decision = decide(claims, candidates, _cosine, frozenset(happenings | happening))
+        if decision is None:
+            continue
+        decided.add(decision.candidate_id)
         olds = units[decision.candidate_id]
         still_true = residue(olds, decision.hit, retired=decision.action == "retire")
         first = unit_of.index(decision.candidate_id)

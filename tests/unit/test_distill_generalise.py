@@ -481,3 +481,11 @@ def test_a_sentence_that_only_owns_an_error_states_nothing_and_the_next_corrects
     units = said("不对，我记混了。她今年已经是五年级了。")
     assert [u.content for u in units] == ["用户说她今年（2026）已经是五年级了。"]
     assert kinds(units) == ["correction"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["My doctor started me on sertraline, 50mg every morning.", "I started taking vitamin D every evening."],
+)
+def test_a_habit_started_is_a_lasting_fact_not_a_happening(text: str) -> None:
+    assert [u.tags[0] for u in said(text)] == ["fact"]
