@@ -76,7 +76,7 @@ def main_value(text: str, zh: bool) -> Value | None:
             return Value("text", rest)
     if zh:
         return _after_verb(text)
-    obj = en_object(text)
+    obj = en_object(text) or en_object(text, prepositional=True)
     return Value("text", obj) if obj else None
 
 
@@ -229,3 +229,20 @@ def _verb_and_object(word: str) -> bool:
         return False
     first, rest = pos_tag(word[0], min_length=1), pos_tag(word[1:])
     return bool(first and rest) and first[0][1].startswith("v") and len(rest) == 1 and rest[0][1] == "n"
+
+
+# A thing asked for without a verb: "Dark mode everywhere, please", "please, an aisle seat"
+_ASKED_FOR_EN = re.compile(
+    r"^\s*(?:please,?\s+(?P<after>[A-Za-z][\w' -]{2,40}?)|(?P<before>[A-Za-z][\w' -]{2,40}?),?\s+please)"
+    r"[.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def asked_for(clause: str) -> Value | None:
+    """The thing a verbless request asks for, as the clause's value."""
+    found = _ASKED_FOR_EN.match(clause)
+    if found is None:
+        return None
+    thing = strip(found.group("after") or found.group("before"))
+    return Value("text", thing) if thing.lower() not in ("yes", "no", "ok", "okay", "thanks") else None

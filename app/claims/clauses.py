@@ -15,8 +15,9 @@ from app.claims.values import find_values
 # ("9:45"): neither ends a clause.
 _THOUSANDS = r",(?!(?<=\d,)\d{3}(?!\d))"
 _EN_CLAUSE = re.compile(
-    r"\s*;\s*|\s*" + _THOUSANDS + r"\s*|\s+(?:but|so|while|whereas|although)\s+|\s+and\s+(?=(?:i|we|my|"
-    r"our|he|she|they|the|it)\b)",
+    # (nor does a comma beside "please": "Dark mode, please" is one request)
+    r"\s*;\s*|\s*(?<!please)" + _THOUSANDS + r"(?!\s*please\b)\s*|\s+(?:but|so|while|whereas|although)\s+|"
+    r"\s+and\s+(?=(?:i|we|my|our|he|she|they|the|it)\b)",
     re.IGNORECASE,
 )
 _EN_AND = re.compile(r"\s+and\s+", re.IGNORECASE)

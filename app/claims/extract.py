@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
-from app.claims.clause_value import main_value, strip
+from app.claims.clause_value import asked_for, main_value, strip
 from app.claims.clauses import clauses as split_clauses
 from app.claims.frames import en_nouns, mask, stem, zh_words
 from app.claims.model import Claim, Modality, Value
@@ -238,6 +238,8 @@ def _clause(
         old = old or _named_part(old_text)
     if value is None and retire:
         value = main_value(clause, zh) or Value("text", strip(clause))
+    if value is None and not zh:
+        value = asked_for(clause)
     if value is None:
         return None
     if retire and old is None:

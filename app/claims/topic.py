@@ -64,10 +64,14 @@ _OBJECT_ENDS = frozenset(
 )
 
 
-def en_object(text: str) -> str:
+_PREPOSITION_OBJECTS = frozenset("on in at with for into onto".split())
+
+
+def en_object(text: str, prepositional: bool = False) -> str:
     """The object of an English clause's main verb ("I take *oat milk* in my coffee", "we ship *the
     mobile app*"): the words after the verb up to a preposition, a conjunction or the end (at most five);
-    empty when the clause has no full verb or it has no object."""
+    empty when the clause has no full verb or it has no object. `prepositional`: a preposition right
+    after the verb opens its object ("I sit on *the hiring committee*")."""
     words = _WORD.findall(text)
     low = [w.lower() for w in words]
     nouns = en_nouns(low)
@@ -76,7 +80,10 @@ def en_object(text: str) -> str:
         if not held and (noun or "VERB" not in lemmas(word) or word in _AUXILIARIES or word in lx.EN_NOISE):
             continue
         rest: list[str] = []
-        for later in words[i + 1 :]:
+        after = words[i + 1 :]
+        if prepositional and after and after[0].lower() in _PREPOSITION_OBJECTS:
+            after = after[1:]
+        for later in after:
             if later.lower() in _OBJECT_ENDS or later.lower() in lx.EN_CHANGE_WORDS:
                 break
             rest.append(later)

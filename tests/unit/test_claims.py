@@ -690,3 +690,15 @@ def test_reports_to_is_a_relation_not_a_reporting_frame() -> None:
 def test_a_verb_and_its_object_jieba_guessed_a_name_is_no_name() -> None:
     claim = one("我喝咖啡只喝美式。")
     assert claim.value.text == "美式"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I sit on the hiring committee for the design roles.", "hiring committee"),  # object after "on"
+        ("Dark mode everywhere, please.", "Dark mode everywhere"),  # a thing asked for without a verb
+        ("Please, an aisle seat.", "an aisle seat"),
+    ],
+)
+def test_a_statement_without_a_typed_value_still_states_one(text: str, value: str) -> None:
+    assert one(text).value.text == value
