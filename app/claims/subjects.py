@@ -16,6 +16,17 @@ _NAMED_EN = re.compile(
     r"works|worked|has|had|moved|reports|studies|goes|plays|drives|uses|likes|loves|prefers|takes|"
     r"flies|is\s+flying|starts|started|joined|leads|manages)\b"
 )
+# A person's name owning what the clause speaks of, at its start ("Sarah's dentist"; Chinese names
+# before 的 are left: jieba's person tags took a changed value's owner for a person too often)
+_OWNER_EN = re.compile(r"^\s*(?:(?:and|but|so)\s+)?(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)'s\s+[a-z]")
+
+
+_TIMES_EN = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+    "august september october november december".split()
+)
+
+
 _SELF_EN = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|me|us|mine|ours|the\s+user(?:'s)?)\b", re.IGNORECASE
 )
@@ -74,6 +85,9 @@ def _subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
             ):
                 return person, True
         return speaker, _SELF_ZH.search(clause) is not None
+    owner = _OWNER_EN.match(clause)  # "Sarah's dentist is …": Sarah's, not the speaker's
+    if owner and not any(lemmas(w) or w.lower() in _TIMES_EN for w in owner.group("name").split()):
+        return owner.group("name").lower(), True
     words = [w.lower().removesuffix("'s").rstrip("'") for w in clause.split()[:6]]
     for i, word in enumerate(words):
         if word in lx.EN_PEOPLE and (i == 0 or words[i - 1] in lx.EN_SELF | {"the", "his", "her"}):

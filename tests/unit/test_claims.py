@@ -702,3 +702,10 @@ def test_a_verb_and_its_object_jieba_guessed_a_name_is_no_name() -> None:
 )
 def test_a_statement_without_a_typed_value_still_states_one(text: str, value: str) -> None:
     assert one(text).value.text == value
+
+
+def test_a_named_person_s_thing_is_theirs() -> None:
+    old, new = one("My dentist is Dr Moss."), one("Sarah's dentist is Dr Kline now.")
+    assert new.subject == "sarah"
+    assert conflicts(old, new).action == "keep"
+    assert one("Monday's meeting moved to 3pm.").subject == "user"  # a day is no person
