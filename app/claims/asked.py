@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from app.claims import lexicon as lx
+from app.claims.modality import retirement
 from app.claims.subjects import subject_of
 from app.claims.values import find_values
 from app.text import has_cjk
@@ -50,6 +51,6 @@ def answers(content: str, types: frozenset[str]) -> bool:
     """Whether `content` states a value of one of `types` (the distiller's date notes aside), or that
     what it speaks of ended ("I cancelled it" answers "how much do I pay for it?")."""
     text = lx.DATE_NOTE.sub("", content)
-    if lx.retirement(text, has_cjk(text)) is not None:
+    if retirement(text, has_cjk(text)) is not None:
         return True
     return any(s.value.type in types for s in find_values(text))

@@ -187,7 +187,15 @@ def _product_before(text: str, span: Span, zh: bool) -> str:
     words = pos_tag(text[: span.start])
     last = words[-1] if words else ("", "")
     joined = len(last[0]) >= 2 and text[: span.start].endswith(last[0])
-    return last[0] if joined and last[1] in ("n", "nz", "nt", "nr", "nrt") else ""
+    amount = last[0].endswith(_AMOUNT_NOUNS_ZH)  # 房租4500, 月薪2万: an amount of the thing, no model
+    return last[0] if joined and last[1] in ("n", "nz", "nt", "nr", "nrt") and not amount else ""
+
+
+# Nouns naming an amount (money, a measure, a score): a number joined to one is its amount
+_AMOUNT_NOUNS_ZH = tuple(
+    "租 房租 租金 工资 薪 月薪 年薪 薪水 预算 价 价格 费 费用 学费 房贷 车贷 贷款 押金 额度 余额 利息 "
+    "奖金 电费 水费 话费 体重 身高 分数 成绩 分 血压 血糖 心率 步数 里程 积分 存款 首付 月供 保费".split()
+)
 
 
 def _versioned(text: str, span: Span, zh: bool) -> Value:

@@ -10,6 +10,7 @@ from typing import Literal
 
 from app.claims import lexicon as lx
 from app.claims.frames import overlap, stem, tokens
+from app.claims.modality import retirement
 from app.claims.model import Claim
 from app.claims.modifiers import modified_apart
 from app.claims.values import compatible, fold, free, same
@@ -77,7 +78,7 @@ def retired_object(claim: Claim) -> str:
     embedder to compare: "" for a claim that retires nothing, and for a Chinese one."""
     if claim.modality != "retired" or not claim.text.isascii():
         return ""
-    words = sorted(claim.topic or {w for w in claim.qualifier if not lx.retirement(w, has_cjk(w))})
+    words = sorted(claim.topic or {w for w in claim.qualifier if not retirement(w, has_cjk(w))})
     return " ".join(words) or (claim.old_value.text if claim.old_value else "")
 
 

@@ -11,7 +11,9 @@ from dataclasses import replace
 from app.claims import lexicon as lx
 from app.claims.clause_value import asked_for, main_value, strip
 from app.claims.clauses import clauses as split_clauses
+from app.claims.denial import carried, denied
 from app.claims.frames import en_nouns, mask, stem, zh_words
+from app.claims.modality import retirement, says_hedged
 from app.claims.model import Claim, Modality, Value
 from app.claims.subjects import moves_a_thing, subject_of, subject_words
 from app.claims.topic import main_verb, retired_words, topic
@@ -21,8 +23,6 @@ from app.text import has_cjk, split_sentences
 MAX_CHARS = 20_000  # a statement longer than this is read up to here: claims live in short clauses
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
 _ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof|St|Mt|No|vs|etc|approx)\.(?=\s)", re.IGNORECASE)
-_LEAD_NOT_EN = re.compile(r"^\s*(?:and\s+|but\s+)?not\s+(?P<old>.+)$", re.IGNORECASE)
-_LEAD_NOT_ZH = re.compile(r"^\s*(?:而不是|不是|不要|别|不用)(?P<old>.+?)(?:了)?$")
 _PRONOUN_LEAD = re.compile(
     r"^\s*(?:i|we|you|he|she|they|my|our|我|我们|你|他|她|他们)\b|^\s*(?:我|我们|你|他|她)", re.IGNORECASE
 )
@@ -85,7 +85,7 @@ def _slotted(claim: Claim, tags: Iterable[str]) -> Claim:
 def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[Claim]:
     zh = lang.startswith("zh") or has_cjk(sentence)
     # a hedge holds for its whole sentence ("Friends rave about Dr Ruiz, and I might register with her")
-    hedged = _hedged(sentence, lx.ZH_HEDGE if zh else lx.EN_HEDGE)
+    hedged = says_hedged(sentence, zh)
     clauses = split_clauses(sentence, zh)
     said = " ".join(clauses)  # a change word inside a dropped condition ("要是内存能加到32G") is no change
     change_words = lx.ZH_CHANGE if zh else lx.EN_CHANGE
@@ -96,11 +96,14 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
     context: list[str] = []  # a value-less clause ("For the laptop") narrows the next one
     scene: list[str] = []  # what the clause before was about: narrows a bare head ("…, budget 55ms")
     negated: list[str] = []
+    topic_said = ""  # the topic of a denied value, carried to the value said next
     for clause in clauses:
-        lead_not = (_LEAD_NOT_ZH if zh else _LEAD_NOT_EN).match(clause)
-        if lead_not:  # "amoxicillin, not penicillin", "改用微信, 别打电话了": the replaced value
-            negated.append(lead_not.group("old"))
+        denial = denied(clause, clauses, zh)
+        if denial:  # "amoxicillin, not penicillin", "改用微信, 别打电话了": the replaced value
+            negated.append(denial[0])
+            topic_said = denial[1]
             continue
+        clause, topic_said = carried(clause, topic_said)
         if not zh and claims and _APPOSITION_EN.match(clause) and not _has_predicate_en(clause):
             # a name or a prepositional phrase after a comma ("I see my therapist, Dr Lowe, on
             # Mondays"): more of the clause before, not a claim of its own
@@ -167,18 +170,6 @@ _APPOSITION_EN = re.compile(
 )
 
 
-# "May" the month: capitalised past a sentence's first word, or after a preposition
-_MAY_MONTH = re.compile(
-    r"(?-i:(?<=\S )May\b)|\b(?:in|from|by|until|since|of|early|late|mid)\s+may\b", re.IGNORECASE
-)
-
-
-def _hedged(text: str, hedge: re.Pattern[str]) -> bool:
-    """Whether a text says its claim uncertainly ("might", "可能", "if possible"); "May" the month is
-    no hedge ("from May I'm billing 95 an hour")."""
-    return hedge.search(_MAY_MONTH.sub(" ", text)) is not None
-
-
 # A preposition's object pointing back to the clause before ("10 days of that", "paid for it")
 _OF_THAT_EN = re.compile(r"\b(?:of|for|on|with|about|from)\s+(?:that|it|this|those|them)\b", re.IGNORECASE)
 _ANAPHORA_EN = frozenset("other one ones previous former old earlier first last same before".split())
@@ -227,7 +218,7 @@ def _clause(
         return None  # "Got that mixed up", "我刚才说错了": owning an error marks the sentence, states nothing
     old_text, value_text, frame_text = _change_parts(clause, zh)
     old = main_value(old_text, zh) if old_text else None
-    retire = lx.retirement(clause, zh) is not None
+    retire = retirement(clause, zh) is not None
     value = main_value(value_text, zh)
     from_to = (lx.ZH_FROM_TO if zh else lx.EN_FROM_TO).search(clause) if old_text else None
     if from_to and value is None:

@@ -144,39 +144,6 @@ EN_RETIRE = re.compile(
     r"(?:took|taken|takes|came|come|coming)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?off\s+(?:the|my|our|his|her|its|their)\b)\b",
     re.IGNORECASE,
 )
-# A verb of ending under a negation says the thing goes on ("won't quit", "not giving up", "don't let
-# anything stop you", 不会放弃, 别退出): no retirement. "Not … anymore" and "no longer" end it.
-_EN_NEGATED = re.compile(r"(?:\bnot|\bnever|n't|\bcannot)\s+(?:[\w']+\s+){0,2}$", re.IGNORECASE)
-_ZH_NEGATED = re.compile(r"(?:不会|不想|不要|不能|不肯|绝不|从不|从没|没有|没|别)$")
-
-
-# Words made with 不 that negate nothing (an apology, "quite good", "but", "many"): no 不…了 ending,
-# and a potential complement, "cannot" (受不了, 去不了: 不了 before anything but another 了)
-_ZH_LEXICAL_BU = re.compile(r"不好意思|对不起|不客气|不错|不过|不少|不仅|不管|不久|不断|不了(?!了)")
-
-
-def retirement(clause: str, zh: bool) -> re.Match[str] | None:
-    """The words of `clause` that end what it is about, unless negated (a negated ending is no ending)."""
-    pattern = ZH_RETIRE if zh else EN_RETIRE
-    if zh:  # masked to the same length: the match's offsets are the clause's
-        clause = _ZH_LEXICAL_BU.sub(lambda m: "　" * len(m.group()), clause)
-    for match in pattern.finditer(clause):
-        if not zh and _REMAINING_EN.search(clause[: match.start()]) and match.group(0).lower() == "left":
-            continue
-        negated = _ZH_NEGATED if zh else _EN_NEGATED
-        if match.group(0)[:1] in "不没" or not negated.search(clause[: match.start()]):
-            return match
-    return None
-
-
-# A count before "left" says what remains ("three weeks of leave left", "two days left"), not a departure
-_REMAINING_EN = re.compile(
-    r"\b(?:\d+|a\s+few|few|some|no|any|much|many|little|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"twelve)\b(?:\s+[\w'-]+){0,4}\s+$",
-    re.IGNORECASE,
-)
-
-
 EN_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|in\s+addition|another|additionally)\b", re.I)
 # people a statement may be about other than the speaker ("my sister's city", "my son is allergic")
 EN_PEOPLE = frozenset(
@@ -223,7 +190,9 @@ ZH_CHANGE = re.compile(
     r"换[\u4e00-\u9fff]{1,4}了|(?:^|[，,。])新(?=[\u4e00-\u9fff]{1,3}(?:是|为|[:：]))|"
     # 改 before a one-character verb: now done another way or with another thing (改坐国航, 改喝茶)
     r"改(?=[坐乘搭骑吃喝])|"
-    r"[改换变调转升降涨加减增缩扩挪推延续]了?(?:成|为|至)(?!为止)|[改换调转升降涨加减增缩扩挪推延续瘦胖跌]了?到"
+    r"[改换变调转升降涨加减增缩扩挪推延续迁]了?(?:成|为|至)(?!为止)|[改换调转升降涨加减增缩扩挪推延续瘦胖跌迁]了?到|"
+    # precisely speaking (准确地说是…): what follows corrects what was said
+    r"(?:准确|确切|严格)(?:地|来)说"
 )
 ZH_HEDGE = re.compile(
     r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定|打算|计划|希望|争取|将来|有望"
@@ -267,7 +236,7 @@ ZH_NOISE = frozenset(
     "直属 直接 更正 告诉 记得 跟你说 上个月 下个月 这个月 上周 下周 今年 去年 明年 "
     "刚好 正好 一直 总是 经常 通常 比较 非常 特别 还是 就是 只是 都是 "
     # degree and frequency words jieba tags as nouns (基本都是…, 主要是…)
-    "基本 基本上 主要 大概 大多 大部分 多半 一共 总共 一起 差不多".split()
+    "基本 基本上 主要 大概 大多 大部分 多半 一共 总共 一起 差不多 准确 确切".split()
 )
 
 # --- attribute heads ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import re
 
 from app.claims import lexicon as lx
 from app.claims.frames import en_nouns, lemmas, stem, zh_words
+from app.claims.modality import retirement
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 _AUXILIARIES = frozenset(
@@ -106,7 +107,7 @@ def retired_words(clause: str, zh: bool) -> list[str]:
             if not flag.startswith(_ZH_FUNCTION) and w not in lx.ZH_NOISE and not lx.ZH_RETIRE.search(w)
         ]
         return [w for w in _compounds(content, said) if len(w) >= 2]
-    ends = lx.retirement(clause, False)
+    ends = retirement(clause, False)
     phrase = en_object(clause) or (clause[: ends.start()] if ends else "")
     words = [w.lower() for w in _WORD.findall(phrase)]
     if ends and not _nouns(words):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from app.claims import Claim, compatible, conflicts, extract, find_values, same
 from app.claims import lexicon as lx
 from app.claims.asked import asked_slots
+from app.claims.modality import retirement
 from app.claims.stored import columns, dump, load
 
 
@@ -598,9 +599,9 @@ def test_everything_narrows_no_attribute() -> None:
 
 
 def test_a_potential_complement_is_no_ending() -> None:
-    assert lx.retirement("膝盖受不了", True) is None  # "can't bear it"
-    assert lx.retirement("羽毛球我不打了", True) is not None
-    assert lx.retirement("那天我去不了了", True) is not None  # "can't go any more"
+    assert retirement("膝盖受不了", True) is None  # "can't bear it"
+    assert retirement("羽毛球我不打了", True) is not None
+    assert retirement("那天我去不了了", True) is not None  # "can't go any more"
 
 
 def test_a_person_after_a_chinese_preposition_is_not_the_subject() -> None:
@@ -629,7 +630,7 @@ def test_a_verb_of_a_quantity_s_change_is_a_change_and_no_ending() -> None:
     old, new = one("Our team has 6 engineers."), one("Our team grew to 9 engineers after the hiring round.")
     assert new.shift
     assert conflicts(old, new).action == "supersede"
-    assert lx.retirement("The monthly fee dropped to 40 dollars.", False) is None
+    assert retirement("The monthly fee dropped to 40 dollars.", False) is None
 
 
 def test_one_person_said_in_other_words_is_one_subject() -> None:
@@ -709,3 +710,17 @@ def test_a_named_person_s_thing_is_theirs() -> None:
     assert new.subject == "sarah"
     assert conflicts(old, new).action == "keep"
     assert one("Monday's meeting moved to 3pm.").subject == "user"  # a day is no person
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("我们周例会在周二下午。", "例会不是周二了，是周三下午。"),  # a topic's value denied, then said
+        ("我每个月房租4500。", "从下个月开始房租是4800。"),  # an amount noun before a number is no model
+        ("我们的服务器在上海机房。", "服务器上个月迁到了深圳机房。"),  # 迁到 moves a value
+    ],
+)
+def test_a_chinese_change_said_another_way_supersedes(old: str, new: str) -> None:
+    assert "supersede" in {conflicts(o, n).action for o in extract(old) for n in extract(new)}
+    assert one("我想买荣耀90。").value.type == "version"  # a brand before its model number still is
+    assert one("准确地说是CA1243。").shift  # "precisely speaking" corrects

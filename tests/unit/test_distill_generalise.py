@@ -472,7 +472,9 @@ def test_a_capitalised_word_before_a_number_is_a_name() -> None:
     assert "Node 20" in unit.content
 
 
-@pytest.mark.parametrize("text", ["哎不对，我记岔了，她今年已经是四年级了。", "哦我说错了，备份只留14天。"])
+@pytest.mark.parametrize(
+    "text", ["哎不对，我记岔了，她今年已经是四年级了。", "哦我说错了，备份只留14天。", "准确地说是CA1243。"]
+)
 def test_a_chinese_owned_error_after_an_interjection_opens_a_correction(text: str) -> None:
     assert kinds(said(text))[0] == "correction"
 

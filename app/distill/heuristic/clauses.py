@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from app.claims import lexicon as lx
+from app.claims.modality import retirement
 from app.claims.topic import en_object
 from app.claims.values import find_values
 from app.distill.heuristic.gapping import fill_gap
@@ -222,9 +223,9 @@ _NO_MORE = re.compile(r"别再|不用再|不必再|\bno need\b|\bno more\b", re.
 
 def _consequence_of_ending(before: str, part: str, zh: bool) -> bool:
     """Whether `part` follows from the ending `before` states, naming nothing of its own."""
-    if _SPECIFIC.search(part) or lx.retirement(before, zh) is None:
+    if _SPECIFIC.search(part) or retirement(before, zh) is None:
         return False
-    return lx.retirement(part, zh) is not None or _NO_MORE.search(part) is not None
+    return retirement(part, zh) is not None or _NO_MORE.search(part) is not None
 
 
 def _matches_a_rule(text: str, zh: bool) -> bool:
