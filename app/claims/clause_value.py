@@ -28,9 +28,10 @@ _EN_PIVOT = re.compile(
 )
 
 
-def main_value(text: str, zh: bool) -> Value | None:
+def main_value(text: str, zh: bool, opens_sentence: bool = True) -> Value | None:
     """The clause's value: its first typed value, else what a relation verb names, else a name, else
-    the words after the copula (Chinese: after the last verb)."""
+    the words after the copula (Chinese: after the last verb). `opens_sentence`: `text` opens its
+    sentence (not the part after a verb of change: "moved to *Reading*")."""
     values = find_values(text)
     # where the copula (Chinese: a verb of being or using) stands; 用户 holds no 用
     found = list((_ZH_PIVOT if zh else _EN_PIVOT).finditer(text.replace("用户", "　　") if zh else text))
@@ -41,7 +42,9 @@ def main_value(text: str, zh: bool) -> Value | None:
         typed = " ".join(s.value.text for s in values)
         for pattern, key in lx.RELATIONS_EN:
             found_relation = pattern.search(text) if key in lx.NAMED_OBJECTS else None
-            named_after = _names(text[found_relation.end() :], zh) if found_relation else []
+            named_after = (
+                _names(text[found_relation.end() :], zh, opens_sentence=False) if found_relation else []
+            )
             # not a value's part or a value ("moved to Wednesdays", "6000 EUR")
             named_after = [n for n in named_after if not find_values(n) and n not in typed]
             if named_after:  # "relocated to Lyon in March", "Harbor Soft uses DeskPilot": what the verb names
@@ -64,7 +67,7 @@ def main_value(text: str, zh: bool) -> Value | None:
         rest = strip(_TRAILING_ZH.sub("", text[found[-1].end() :])).lstrip("的了")
         if rest:
             return _zh_named(rest)
-    names = _names(text, zh)
+    names = _names(text, zh, opens_sentence)
     if names:
         # the name after the copula is the value ("my GP is Dr Okafor"), else the first
         after = [n for n in names if found and text.find(n) >= found[0].end()]
@@ -205,7 +208,9 @@ def _versioned(text: str, span: Span, zh: bool) -> Value:
     return Value("version", label, key=key)
 
 
-def _names(text: str, zh: bool) -> list[str]:
+def _names(text: str, zh: bool, opens_sentence: bool = True) -> list[str]:
+    """The names in `text`; a capitalised common word opening it is no name when `text` opens a sentence
+    ("Reading is fun"), and is one after a relation's verb ("moved to Reading")."""
     if zh:
         return [w for w, flag in pos_tag(text) if flag in _ZH_NAME_FLAGS and not _verb_and_object(w)]
     found = []
@@ -214,7 +219,13 @@ def _names(text: str, zh: bool) -> list[str]:
         words = name.split()
         while words and words[0].lower() in lx.EN_NOISE | lx.EN_SELF | {"correction", "dr.", "dr"}:
             words = words[1:]
-        if words and match.start() == 0 and words[0] == name.split()[0] and _known_word(words[0]):
+        if (
+            opens_sentence
+            and words
+            and match.start() == 0
+            and words[0] == name.split()[0]
+            and _known_word(words[0])
+        ):
             words = words[1:]
         if words:
             found.append(" ".join(words))

@@ -13,6 +13,7 @@ from app.claims.frames import overlap, stem, tokens
 from app.claims.modality import retirement
 from app.claims.model import Claim
 from app.claims.modifiers import modified_apart
+from app.claims.subjects import THIRD_PERSON
 from app.claims.values import compatible, fold, free, same
 from app.text import MONTHS_EN, WEEKDAYS_EN, has_cjk, pos_words
 
@@ -261,6 +262,16 @@ def _about(claim: Claim, other: Claim) -> Claim:
 _PARTS_OF_A_MOMENT = frozenset({"weekday", "time", "date"})
 
 
+def _speaker_and_another(a: Claim, b: Claim) -> bool:
+    """Whether `a` is said of a third person ("she …", 她…) and `b` of the speaker, by name or pronoun."""
+    return (
+        a.subject == THIRD_PERSON
+        and b.subject != THIRD_PERSON
+        and not b.implicit_subject
+        and b.subject == "user"
+    )
+
+
 def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) -> Verdict:
     """What `new` (said later) does to `old`; `frame_similarity` is the cosine of the two frames'
     embeddings when the caller has an embedder."""
@@ -268,6 +279,8 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     owner = new.modality == "retired" and old.subject in new.qualifier
     new = _about(new, old)
     if old.subject != new.subject and not (old.implicit_subject or new.implicit_subject or owner):
+        return Verdict("keep", "another subject")
+    if _speaker_and_another(old, new) or _speaker_and_another(new, old):
         return Verdict("keep", "another subject")
     if new.modality == "hedged" and old.modality != "hedged":
         return Verdict("keep", "a hedged statement never replaces a firm one")

@@ -15,7 +15,7 @@ from app.claims.denial import carried, denied
 from app.claims.frames import en_nouns, mask, stem, zh_words
 from app.claims.modality import retirement, says_hedged
 from app.claims.model import Claim, Modality, Value
-from app.claims.subjects import moves_a_thing, subject_of, subject_words
+from app.claims.subjects import THIRD_PERSON, moves_a_thing, subject_of, subject_words
 from app.claims.topic import main_verb, retired_words, topic
 from app.claims.values import find_values, free
 from app.text import has_cjk, split_sentences
@@ -121,7 +121,13 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
             last = claims[-1]
             attribute = claim.attribute or "_".join(sorted(last.qualifier))
             claim = replace(claim, qualifier=last.qualifier, topic=last.topic, attribute=attribute)
-        if claim is not None and claim.implicit_subject and claims and not claims[-1].implicit_subject:
+        if (
+            claim is not None
+            and claim.implicit_subject
+            and claims
+            and not claims[-1].implicit_subject
+            and not (claim.subject == THIRD_PERSON and claims[-1].subject == speaker)
+        ):
             # "My son plays football on Saturdays and piano on Wednesdays": the son's piano
             claim = replace(claim, subject=claims[-1].subject, implicit_subject=False)
         if claim is not None and claims and _bare(claim):
@@ -217,9 +223,9 @@ def _clause(
     if error.search(clause) and not _frame_words(owned, zh) and not find_values(owned):
         return None  # "Got that mixed up", "我刚才说错了": owning an error marks the sentence, states nothing
     old_text, value_text, frame_text = _change_parts(clause, zh)
-    old = main_value(old_text, zh) if old_text else None
+    old = main_value(old_text, zh, opens_sentence=False) if old_text else None
     retire = retirement(clause, zh) is not None
-    value = main_value(value_text, zh)
+    value = main_value(value_text, zh, opens_sentence=value_text == clause)
     from_to = (lx.ZH_FROM_TO if zh else lx.EN_FROM_TO).search(clause) if old_text else None
     if from_to and value is None:
         # "from violin to cello", "from Jira to Linear": an untyped new side's words are the value, and

@@ -283,6 +283,10 @@ RELATIONS_EN = [
         re.compile(r"\b(?:has|have|had|hit)\b.{0,30}\b(?:bugs?|issues?|problems?|outages?|defects?)\b", re.I),
         "has_issue",
     ),
+    (
+        re.compile(r"\b(?:(?:is|are|was|were|'s)\s+called|named|name\s+is|name's|goes\s+by)\b", re.I),
+        "name",
+    ),
 ]
 RELATIONS_ZH = [
     (
@@ -294,7 +298,7 @@ RELATIONS_ZH = [
         # (住 before its place after a person: "我们现在住福田")
         re.compile(
             r"(?:住在|搬到|搬去|家在|家住|租住在|租在|(?:租的)?(?:房子|公寓)在)(?P<v>.+)"
-            r"|(?:我们|我|咱们|咱家)(?:现在|目前|如今|也|还|一直|都)?住(?!院|宿|了|过|不|得|酒店|宾馆|民宿|旅馆|客栈|[一二两三四五六七八九十几\d])(?P<v2>.+)"
+            r"|(?:我们|我|咱们|咱家)(?:现在|目前|如今|也|还|一直|都)?住(?!在|院|宿|了|过|不|得|酒店|宾馆|民宿|旅馆|客栈|[一二两三四五六七八九十几\d])(?P<v2>.+)"
         ),
         "address.home",
     ),
@@ -305,6 +309,14 @@ RELATIONS_ZH = [
     (re.compile(r"负责"), "manages"),
     (re.compile(r"依赖"), "depends_on"),
     (re.compile(r"有.{0,8}(?:bug|BUG|问题|故障|漏洞|缺陷)"), "has_issue"),
+    # a name: 叫 before two to four characters that end the clause (叫王雨萱; not 叫外卖, 叫车)
+    (
+        re.compile(
+            r"(?:名字(?:是|叫)|名叫|叫做|(?<![把被给让])叫(?!外卖|车|醒|好|人|我|你|他|她))"
+            r"(?P<v>[\u4e00-\u9fff]{2,4})(?=[，。！,!；;\s]|$)"
+        ),
+        "name",
+    ),
 ]
 # The canonical head of a head word (English stems, Chinese words): empty, every other attribute noun
 # is compared by the frames it stands in.
@@ -314,7 +326,7 @@ TAG_HEADS = {"constraint.budget": "budget"}
 TAG_HEAD_VALUES = {"budget": ("amount", "number")}
 # Relations whose object is a name (a place, a person, an organisation): a date or an amount after
 # "moved to" is no address ("Football moved to Sundays").
-NAME_HEADS = frozenset({"employer", "manager", "address.home"})
+NAME_HEADS = frozenset({"employer", "manager", "address.home", "name"})
 # Relations whose object is named (a place, a person, an organisation, a product)
 NAMED_OBJECTS = NAME_HEADS | {"uses", "owns", "belongs_to", "depends_on"}
 # Relations one subject holds many objects of (uses Slack and Jira, owns a car and a bike, allergic to
@@ -325,8 +337,8 @@ MULTI_VALUED_HEADS = frozenset(
 # words of the relation table that name the relation, not its object (left out of the qualifier)
 RELATION_WORDS = frozenset(
     """work employ employer report manag boss live resid move allerg allergi budget use run built own belong
-    depend bug issu problem
-    工作 上班 任职 就职 入职 跳槽 加入 领导 上司 汇报 住 家住
+    depend bug issu problem name call
+    名字 名叫 叫做 叫 工作 上班 任职 就职 入职 跳槽 加入 领导 上司 汇报 住 家住
     搬 家 过敏 预算 使用 在用 属于 负责 依赖""".split()
 )
 

@@ -31,6 +31,17 @@ _SELF_EN = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|me|us|mine|ours|the\s+user(?:'s)?)\b", re.IGNORECASE
 )
 _SELF_ZH = re.compile(r"我|咱们|用户")
+# A third person's pronoun opening the clause ("She lives in Leeds", "Her name is Mia", 她住在宁波): another
+# person than the speaker, whoever the clause before named; not "they" (an organisation: "they raised the
+# rent"), not one acting on the speaker's things ("she upped it to 100mg", 她把我的…)
+THIRD_PERSON = "they"
+_THIRD_PERSON_EN = re.compile(
+    r"^\s*(?:(?:and|but|so)\s+)?(?:(?:he|she)\s+(?:(?:now|still|also|just)\s+)?(?:is|was|lives|lived|works|"
+    r"worked|has|had|studies|goes|plays|drives|uses|likes|loves|prefers|became|turned)\b|(?:he|she)'s\b|"
+    r"(?:his|her)\s+(?!own\b)[a-z])",
+    re.IGNORECASE,
+)
+_THIRD_PERSON_ZH = re.compile(r"^\s*(?:他|她)(?!们|把|给|帮|让|替|将|跟|和)")
 # A preposition before a person makes them who the act is with or for, not who it is about
 # (用微信和朋友联系, 跟两个同事合租, 给我妈打电话)
 _WITH_ZH = re.compile(
@@ -72,6 +83,8 @@ def subject_words(subject: str) -> set[str]:
 
 
 def _subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
+    if (_THIRD_PERSON_ZH if zh else _THIRD_PERSON_EN).match(clause):
+        return THIRD_PERSON, False  # someone named before, never the speaker
     if zh:
         for kin in lx.ZH_KIN.finditer(clause):
             if not _WITH_ZH.search(clause[: kin.start()]):

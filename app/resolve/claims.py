@@ -11,6 +11,7 @@ from typing import Any
 
 from app.claims import Claim, Verdict, conflicts, names_old, retired_object
 from app.claims.compare import RETIRED_MARGIN, RETIRED_OBJECT
+from app.claims.subjects import THIRD_PERSON
 from app.claims.values import fold, free
 from app.resolve.tuning import DETAIL_WORDS
 from app.text import STOPWORDS_EN
@@ -191,7 +192,8 @@ def residue(olds: list[Claim], hit: frozenset[int], retired: bool = False) -> li
     first = min(hit, default=len(olds))
 
     def still_true(i: int, c: Claim) -> bool:
-        if c.subject not in subjects:
+        # ("she" after what ends may be it: "a cat called Pepper, she is 4")
+        if c.subject not in subjects and not (c.subject == THIRD_PERSON and i > first):
             return True
         if retired and c.implicit_subject and not (c.head or c.qualifier or c.topic):
             return False  # "I have a visa, it renews next year": what is retired takes its details

@@ -724,3 +724,31 @@ def test_a_chinese_change_said_another_way_supersedes(old: str, new: str) -> Non
     assert "supersede" in {conflicts(o, n).action for o in extract(old) for n in extract(new)}
     assert one("我想买荣耀90。").value.type == "version"  # a brand before its model number still is
     assert one("准确地说是CA1243。").shift  # "precisely speaking" corrects
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("我女儿叫王雨萱。", "她名字是王语萱。"), ("My daughter is called Maya.", "Her name is Mia.")],
+)
+def test_a_name_is_an_attribute(old: str, new: str) -> None:
+    assert one(old).attribute == "name"
+    assert conflicts(one(old), one(new)).action == "supersede"  # the person named before
+    assert all(c.attribute != "name" for c in extract("我们晚上叫外卖。"))  # 叫 a thing is no name
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I live in York.", "She lives in Leeds."),
+        ("My name is Tom.", "Her name is Mia."),
+        ("我住在杭州。", "她住在宁波。"),
+    ],
+)
+def test_a_third_person_is_never_the_speaker(old: str, new: str) -> None:
+    assert conflicts(one(old), one(new)).action == "keep"
+    assert one("She upped it to 100mg.").subject == "user"  # she acts on the speaker's things
+
+
+def test_a_place_that_is_also_a_word_is_a_name_after_a_verb_of_moving() -> None:
+    assert one("I moved to Hull.").value.text == "Hull"
+    assert one("We relocated to Reading last year.").value.text == "Reading"
