@@ -265,3 +265,27 @@ def asked_for(clause: str) -> Value | None:
         return None
     thing = strip(found.group("after") or found.group("before"))
     return Value("text", thing) if thing.lower() not in ("yes", "no", "ok", "okay", "thanks") else None
+
+
+# A product moved to a version of it ("we upgraded Postgres to 16", "bumped Node back to 18")
+_PRODUCT_TO_EN = re.compile(
+    r"\b(?:upgrad|downgrad|bump|mov|updat|migrat|pinn?|roll|switch)\w*\s+(?:\w+\s+)?"
+    r"(?P<product>[A-Z][\w.+-]*)\s+(?:(?:up|back|down)\s+)?to\s+v?(?P<number>\d+(?:\.\d+)*)\b"
+)
+
+
+def versioned_change(clause: str) -> Value | None:
+    """The version a product is moved to, named with the product ("Postgres 16"), when the clause says so."""
+    found = _PRODUCT_TO_EN.search(clause)
+    if found is None:
+        return None
+    product, number = found.group("product"), found.group("number")
+    return Value("version", f"{product} {number}", key=f"{product.lower()} {number}")
+
+
+def one_product(a: Value, b: Value) -> bool:
+    """Whether two values are versions of one product ("Postgres 14", "Postgres 16")."""
+    if a.type != "version" or b.type != "version":
+        return False
+    product_a, product_b = a.key.rpartition(" ")[0], b.key.rpartition(" ")[0]
+    return bool(product_a) and product_a == product_b

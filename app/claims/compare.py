@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Literal
 
 from app.claims import lexicon as lx
+from app.claims.clause_value import one_product
 from app.claims.frames import overlap, stem, tokens
 from app.claims.modality import retirement
 from app.claims.model import Claim
@@ -168,6 +169,8 @@ def same_attribute(
     said = lx.periods(old.text), lx.periods(new.text)
     if all(said) and not said[0] & said[1]:
         return "different"  # last year's bonus and this year's: two periods, two facts
+    if one_product(old.value, new.value):
+        return "same"  # the version of one product ("Postgres 14", "upgraded Postgres to 16")
     if old.head and old.head == new.head:
         return "weak" if old.head in lx.MULTI_VALUED_HEADS else "same"
     if _one_count(old, new):

@@ -752,3 +752,10 @@ def test_a_third_person_is_never_the_speaker(old: str, new: str) -> None:
 def test_a_place_that_is_also_a_word_is_a_name_after_a_verb_of_moving() -> None:
     assert one("I moved to Hull.").value.text == "Hull"
     assert one("We relocated to Reading last year.").value.text == "Reading"
+
+
+def test_a_product_moved_to_a_version_is_that_product_s_version() -> None:
+    new = one("We upgraded Postgres to 16.")
+    assert (new.value.type, new.value.text) == ("version", "Postgres 16")
+    assert conflicts(one("The database is Postgres 14."), new).action == "supersede"
+    assert conflicts(one("We use Python 3.10."), new).action == "keep"
