@@ -35,11 +35,12 @@ _SELF_ZH = re.compile(r"我|咱们|用户")
 # person than the speaker, whoever the clause before named; not "they" (an organisation: "they raised the
 # rent"), not one acting on the speaker's things ("she upped it to 100mg", 她把我的…)
 THIRD_PERSON = "they"
+_STATIVE_EN = (
+    "is was lives lived works worked has had studies goes plays drives uses likes loves prefers became turned"
+)
 _THIRD_PERSON_EN = re.compile(
-    r"^\s*(?:(?:and|but|so)\s+)?(?:(?:he|she)\s+(?:(?:now|still|also|just)\s+)?(?:is|was|lives|lived|works|"
-    r"worked|has|had|studies|goes|plays|drives|uses|likes|loves|prefers|became|turned)\b|(?:he|she)'s\b|"
-    r"(?:his|her)\s+(?!own\b)[a-z])",
-    re.IGNORECASE,
+    rf"(?i)^\s*(?:(?:and|but|so)\s+)?(?:(?:he|she)\s+(?:(?:now|still|also|just)\s+)?(?:{'|'.join(_STATIVE_EN.split())})\b"
+    r"|(?:he|she)'s\b|(?:his|her)\s+(?!own\b)[a-z])"
 )
 _THIRD_PERSON_ZH = re.compile(r"^\s*(?:他|她)(?!们|把|给|帮|让|替|将|跟|和)")
 # A preposition before a person makes them who the act is with or for, not who it is about
