@@ -287,6 +287,10 @@ RELATIONS_EN = [
         re.compile(r"\b(?:(?:is|are|was|were|'s)\s+called|named|name\s+is|name's|goes\s+by)\b", re.I),
         "name",
     ),
+    (
+        re.compile(r"\b(?:(?:work|works|worked|working|employed|hired)\s+as|occupation|profession)\b", re.I),
+        "occupation",
+    ),
 ]
 RELATIONS_ZH = [
     (
@@ -337,7 +341,7 @@ MULTI_VALUED_HEADS = frozenset(
 # words of the relation table that name the relation, not its object (left out of the qualifier)
 RELATION_WORDS = frozenset(
     """work employ employer report manag boss live resid move allerg allergi budget use run built own belong
-    depend bug issu problem name call
+    depend bug issu problem name call occup profess
     名字 名叫 叫做 叫 工作 上班 任职 就职 入职 跳槽 加入 领导 上司 汇报 住 家住
     搬 家 过敏 预算 使用 在用 属于 负责 依赖""".split()
 )

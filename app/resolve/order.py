@@ -19,3 +19,14 @@ def said_before(a: MemoryUnit, b: MemoryUnit) -> bool:
     if a.session_id is not None and a.session_id == b.session_id and a.source_seqs and b.source_seqs:
         return max(a.source_seqs) < max(b.source_seqs)
     return said_at(a) < said_at(b)
+
+
+def said_together(a: MemoryUnit, b: MemoryUnit) -> bool:
+    """Whether two units were distilled from the same turns of one session ("I moved to Lisbon and I work
+    as a pharmacist"): both are true of that moment, and neither replaces the other unless one corrects."""
+    same_turns = (
+        a.session_id is not None
+        and a.session_id == b.session_id
+        and set(a.source_seqs or ()) == set(b.source_seqs or ())
+    )
+    return same_turns and bool(a.source_seqs) and not any("correction" in t for t in (*a.tags, *b.tags))

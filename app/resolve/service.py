@@ -39,7 +39,7 @@ from app.resolve.conflicts import (
 )
 from app.resolve.judge import Judge, JudgedUnit
 from app.resolve.lock import lock_bank
-from app.resolve.order import said_at, said_before
+from app.resolve.order import said_at, said_before, said_together
 from app.resolve.restated import file_restatement, restated_head, retire_restatements
 from app.resolve.tuning import BATCH, MAX_CONFIDENCE, SIMILAR
 from app.schemas.banks import BankConfig
@@ -136,7 +136,8 @@ async def _resolve_one(
         if c.similarity >= config.dedupe_threshold and same_statement(unit, c.unit):
             await merge(db, unit, into=c.unit, similarity=c.similarity, details=details)
             return "merged"
-    newest = sorted(candidates, key=lambda c: (said_at(c.unit), c.unit.created_at), reverse=True)
+    others = [c for c in candidates if not said_together(c.unit, unit)]
+    newest = sorted(others, key=lambda c: (said_at(c.unit), c.unit.created_at), reverse=True)
     decision, olds = await by_claim.decide(db, unit, claims, [c.unit for c in newest], embedder)
     if decision is not None:
         old = next(c.unit for c in newest if c.unit.id == decision.candidate_id)
@@ -151,7 +152,7 @@ async def _resolve_one(
                 db, c.unit, unit, reason=reason, actor="resolver", details=details, model=embedder.model
             )
     if judge is not None:
-        for c in candidates:
+        for c in others:
             theirs = olds.get(c.unit.id, [])
             if (names_attribute(claims) and names_attribute(theirs)) or hedged_over_firm(claims, theirs):
                 continue  # an attribute on both sides: the claims' verdict stands

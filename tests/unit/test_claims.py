@@ -673,7 +673,10 @@ def test_owning_an_error_beside_a_value_states_the_value() -> None:
 
 def test_a_pronoun_s_second_verb_phrase_is_a_claim_of_its_own() -> None:
     compound = extract("I live in Porto and work as a pharmacist.")
-    assert [c.value.text for c in compound] == ["Porto", "a pharmacist"]
+    assert [(c.attribute, c.value.text) for c in compound] == [
+        ("address.home", "Porto"),
+        ("occupation", "a pharmacist"),
+    ]
     assert [conflicts(c, one("I moved to Braga.")).action for c in compound] == ["supersede", "keep"]
 
 

@@ -263,3 +263,19 @@ def test_an_ending_said_with_its_successor_supersedes() -> None:
     assert decision is not None
     assert decision.action == "supersede"
     assert [old[i].value.text for i in decision.hit] == ["Ravi"]
+
+
+def test_units_said_together_never_replace_each_other_unless_one_corrects() -> None:
+    from uuid import uuid4
+
+    from app.db.models import MemoryUnit
+    from app.resolve.order import said_together
+
+    session = uuid4()
+
+    def unit(seqs: list[int], tag: str = "fact") -> MemoryUnit:
+        return MemoryUnit(content="x", tags=[tag], session_id=session, source_seqs=seqs)
+
+    assert said_together(unit([2]), unit([2]))  # "I moved to Lisbon and I work as a pharmacist"
+    assert not said_together(unit([2]), unit([4]))
+    assert not said_together(unit([2]), unit([2], "correction"))  # "It's 5. Sorry, 6."
