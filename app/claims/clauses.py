@@ -110,5 +110,4 @@ def objects(clause: str, zh: bool) -> list[str]:
     if found is None or (not zh and _FINITE_EN.search(found.group("second"))):
         return [clause]
     head = found.group("head")
-    second = found.group("second")
-    return [head + found.group("first"), head + second]
+    return [head + found.group("first"), head + found.group("second")]

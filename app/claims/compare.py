@@ -267,12 +267,7 @@ _PARTS_OF_A_MOMENT = frozenset({"weekday", "time", "date"})
 
 def _speaker_and_another(a: Claim, b: Claim) -> bool:
     """Whether `a` is said of a third person ("she …", 她…) and `b` of the speaker, by name or pronoun."""
-    return (
-        a.subject == THIRD_PERSON
-        and b.subject != THIRD_PERSON
-        and not b.implicit_subject
-        and b.subject == "user"
-    )
+    return a.subject == THIRD_PERSON and b.subject == "user" and not b.implicit_subject
 
 
 def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) -> Verdict:

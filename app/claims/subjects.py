@@ -19,14 +19,10 @@ _NAMED_EN = re.compile(
 # A person's name owning what the clause speaks of, at its start ("Sarah's dentist"; Chinese names
 # before 的 are left: jieba's person tags took a changed value's owner for a person too often)
 _OWNER_EN = re.compile(r"^\s*(?:(?:and|but|so)\s+)?(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)'s\s+[a-z]")
-
-
-_TIMES_EN = frozenset(
+_TIMES_EN = frozenset(  # a day or a month owns no thing ("Monday's meeting")
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
     "august september october november december".split()
 )
-
-
 _SELF_EN = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|me|us|mine|ours|the\s+user(?:'s)?)\b", re.IGNORECASE
 )
@@ -48,8 +44,6 @@ _THIRD_PERSON_ZH = re.compile(r"^\s*(?:他|她)(?!们|把|给|帮|让|替|将|�
 _WITH_ZH = re.compile(
     r"(?:和|跟|与|同|给|对|向|陪|帮|替|找|为)(?:[一二两三四五六七八九十几\d]+[个位名])?(?:我们的|我的|我们|我)?$"
 )
-
-
 # One name for each person said in several words ("my mum" and "my mother", 我妈 and 我母亲 are one subject)
 _SAME_PERSON = {
     **dict.fromkeys(("mom", "mum"), "mother"),
@@ -66,8 +60,6 @@ _SAME_PERSON = {
     "老公": "丈夫",
     **{kin: kin * 2 for kin in "哥姐弟妹"},
 }
-
-
 _PEOPLE_ZH = sorted(lx.ZH_PEOPLE, key=len, reverse=True)  # 男朋友 before 朋友, 妈妈 before 妈
 
 

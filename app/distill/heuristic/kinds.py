@@ -179,12 +179,13 @@ PAST_TIME_EN = re.compile(
 EVENT_ZH = re.compile(r"昨天|前天|上周|上个月|去年|刚才|又|今天早上|今早|突然|(?:最近|一直)[^，。]*?[了过]")
 # a recurrence says a habit, a lasting state, whatever marks it new ("最近每天跑8公里了")
 RECURRENCE_ZH = re.compile(r"每(?:天|日|晚|周|星期|个?月|年|次)|天天|经常|平时|通常|一般")
-_RECURRING = (
-    "day morning afternoon evening night week weekend month year monday tuesday wednesday thursday friday"
+_RECURRING = "|".join(
+    "day morning afternoon evening night week weekend month year monday tuesday wednesday thursday friday "
+    "saturday sunday".split()
 )
 RECURRENCE_EN = re.compile(
-    rf"(?i)\b(?:every|each)\s+(?:other\s+)?(?:{'|'.join(_RECURRING.split())}|saturday|sunday)\b|\b(?:daily|nightly|"
-    r"weekly|monthly|yearly)\b|\b(?:once|twice|\w+\s+times)\s+a\s+(?:day|week|month|year)\b"
+    rf"(?i)\b(?:every|each)\s+(?:other\s+)?(?:{_RECURRING})\b|\b(?:daily|nightly|weekly|monthly|yearly)\b"
+    r"|\b(?:once|twice|\w+\s+times)\s+a\s+(?:day|week|month|year)\b"
 )
 
 
