@@ -135,6 +135,8 @@ EN_RETIRE = re.compile(
     r"(?:turned|switched)\s+off|passed\s+away|died|uninstalled|deleted|left|(?:is|are|'s)\s+gone|"
     r"moved\s+out|decommissioned|step(?:ped|s)?\s+down|resign(?:ed|s)?|withdr[ae]w|pulled\s+out|opted\s+out|giv(?:en|ing)\s+up|abandoned|terminated|wound\s+down|phased\s+out|"
     r"(?:is|are|was|were)\s+over|let\s+(?:[\w']+\s+){1,3}go|gave\s+(?:[\w']+\s+){1,3}away|"
+    # a thing passed on to someone, as 送给…了 ("we gave the cat to my neighbour")
+    r"gave\s+(?:the|my|our|his|her|their)\s+(?:[\w'-]+\s+){1,2}to(?=\s+(?:a|an|the|my|our|his|her|their|[A-Z]))|"
     r"paid\s+(?:it\s+|them\s+)?off|"
     r"(?:made|paid)\s+the\s+(?:final|last)\s+(?:payment|instal?l?ment)|killed|axed|nixed|binned|dumped|"
     r"(?:you\s+can|please|just)\s+(?:drop|skip|scrap|ditch)|"

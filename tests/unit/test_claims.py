@@ -153,6 +153,8 @@ def test_a_hedged_statement_never_supersedes_a_firm_one(old: str, new: str) -> N
         ("我在星河传媒做编辑。", "我已经从星河传媒离职了。"),
         ("我每个月还两千的车贷。", "车贷上个月还清了。"),
         ("我平时主要用微信和朋友联系。", "微信我已经卸载了。"),
+        # a thing passed on to someone, as 送给…了
+        ("I have a hamster called Biscuit.", "We gave the hamster to my niece."),
         # "the user", as the distiller names the speaker, reads as "I" ("quit" is the verb, not a noun)
         ("The user smokes about ten cigarettes a day.", "The user quit smoking in March."),
     ],
@@ -622,6 +624,8 @@ def test_two_objects_of_one_verb_are_two_claims_and_one_ends_alone(old: str, new
     assert len(claims) == 2
     ending = one(new)
     assert [conflicts(c, ending).action for c in claims] == ["retire", "keep"]
+    assert len(extract("The user has a cat and a dog.")) == 2  # the speaker as the distiller writes them
+    assert retirement("I gave him a call.", False) is None
     # a second "object" with a verb of its own is a clause's subject, no object
     assert len(extract("I think the plan and the budget are fine.")) == 1
 
