@@ -18,9 +18,7 @@ _ZH_PIVOT = re.compile(r"是|用|成|为|变成|换成")
 # "'s" is the copula after a pronoun ("it's", "she's", "that's"); after a noun a possessive ("the user's GP")
 _COPULA_S = "|".join(rf"(?<=\b{p})" for p in "it he she that what there here who where this".split())
 # a role one works in is said after "as" ("I work as a pharmacist", "hired as an intern")
-_AS_ROLE = "|".join(
-    rf"(?<=\b{v}\s)" for v in "work works worked working employed hired serve serves served".split()
-)
+_AS_ROLE = "|".join(rf"(?<=\b{v}\s)" for v in lx.ROLE_VERBS_EN)
 _EN_PIVOT = re.compile(
     rf"\b(?:is|are|was|were|am|'m|'re|(?:{_COPULA_S})'s|be|became|become|gone|turned|to|into|with|meant|mean|"
     rf"(?:{_AS_ROLE})as)\b",
@@ -283,9 +281,12 @@ def versioned_change(clause: str) -> Value | None:
     return Value("version", f"{product} {number}", key=f"{product.lower()} {number}")
 
 
+def product_of(value: Value) -> str:
+    """The product a version value names ("Postgres" of "Postgres 16"), else ""."""
+    return value.text.rpartition(" ")[0] if value.type == "version" else ""
+
+
 def one_product(a: Value, b: Value) -> bool:
     """Whether two values are versions of one product ("Postgres 14", "Postgres 16")."""
-    if a.type != "version" or b.type != "version":
-        return False
-    product_a, product_b = a.key.rpartition(" ")[0], b.key.rpartition(" ")[0]
-    return bool(product_a) and product_a == product_b
+    product = product_of(a).lower()
+    return bool(product) and product == product_of(b).lower()

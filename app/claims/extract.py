@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
-from app.claims.clause_value import asked_for, main_value, strip, versioned_change
+from app.claims.clause_value import asked_for, main_value, product_of, strip, versioned_change
 from app.claims.clauses import clauses as split_clauses
 from app.claims.denial import carried, denied
 from app.claims.frames import en_nouns, mask, stem, zh_words
@@ -255,7 +255,7 @@ def _clause(
     frame_text = (lx.ZH_CHANGE if zh else lx.EN_CHANGE).sub(" ", frame_text)
     if not zh:
         frame_text = _without_adjunct(frame_text, value)
-    product = value.text.rpartition(" ")[0] if value.type == "version" else ""  # "upgraded *Postgres* to 16"
+    product = product_of(value)  # "upgraded *Postgres* to 16": the value's, no attribute word
     bare = _without(frame_text, [value.text, *(m.text for m in mentions), *([product] if product else [])])
     if zh:  # the role the value is put in ("用MySQL做主库") is the attribute's word, not 做主
         bare = _ZH_ROLE_MARK.sub(" ", bare)

@@ -221,6 +221,8 @@ ZH_PEOPLE = (
     "老婆 老公 妻子 丈夫 爱人 媳妇 儿子 女儿 孩子 父母 爸爸 妈妈 爸 妈 父亲 母亲 哥哥 姐姐 弟弟 妹妹 "
     "爷爷 奶奶 外公 外婆 同事 朋友 室友 邻居 男朋友 女朋友 婆婆 公公 岳父 岳母 隔壁"
 ).split()
+# matched longest first: 男朋友 before 朋友, 妈妈 before 妈
+ZH_PEOPLE_LONGEST_FIRST = tuple(sorted(ZH_PEOPLE, key=len, reverse=True))
 # one-character kin after "my" (我哥, 我姐, 我的弟弟 is in ZH_PEOPLE already)
 ZH_KIN = re.compile(r"(?:我|我的)(?P<who>哥|姐|弟|妹|叔|舅|姨|姑|嫂)(?![哥姐弟妹])")
 ZH_SELF = ("我们", "我", "咱们", "用户")  # 用户: the speaker, as the distiller writes it
@@ -247,6 +249,8 @@ ZH_NOISE = frozenset(
 # nouns every domain shares; any other wording is compared by its frame (app/claims/frames.py).
 # one word of manner between a relation verb and its preposition ("report straight to", "moved back to")
 _MANNER = r"(?:\s+(?:\w+ly|straight|back|now|still|full-time|part-time))?"
+# verbs whose role follows "as" ("I work as a pharmacist", "hired as an intern")
+ROLE_VERBS_EN = tuple("work works worked working employed hired serve serves served".split())
 RELATIONS_EN = [
     (
         re.compile(
@@ -290,7 +294,7 @@ RELATIONS_EN = [
         "name",
     ),
     (
-        re.compile(r"\b(?:(?:work|works|worked|working|employed|hired)\s+as|occupation|profession)\b", re.I),
+        re.compile(rf"\b(?:(?:{'|'.join(ROLE_VERBS_EN)})\s+as|occupation|profession)\b", re.I),
         "occupation",
     ),
 ]

@@ -8,6 +8,7 @@ import re
 
 from app.claims import lexicon as lx
 from app.claims.frames import lemmas, nounish, stem, zh_words
+from app.text import MONTHS_EN, WEEKDAYS_EN
 
 # A person's name opening an English clause before a verb ("Anna lives in Oslo", "Priya is on call").
 _NAMED_EN = re.compile(
@@ -19,10 +20,6 @@ _NAMED_EN = re.compile(
 # A person's name owning what the clause speaks of, at its start ("Sarah's dentist"; Chinese names
 # before 的 are left: jieba's person tags took a changed value's owner for a person too often)
 _OWNER_EN = re.compile(r"^\s*(?:(?:and|but|so)\s+)?(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)'s\s+[a-z]")
-_TIMES_EN = frozenset(  # a day or a month owns no thing ("Monday's meeting")
-    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
-    "august september october november december".split()
-)
 _SELF_EN = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|me|us|mine|ours|the\s+user(?:'s)?)\b", re.IGNORECASE
 )
@@ -60,7 +57,6 @@ _SAME_PERSON = {
     "老公": "丈夫",
     **{kin: kin * 2 for kin in "哥姐弟妹"},
 }
-_PEOPLE_ZH = sorted(lx.ZH_PEOPLE, key=len, reverse=True)  # 男朋友 before 朋友, 妈妈 before 妈
 
 
 def subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
@@ -82,7 +78,7 @@ def _subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
         for kin in lx.ZH_KIN.finditer(clause):
             if not _WITH_ZH.search(clause[: kin.start()]):
                 return kin.group("who"), True
-        for person in _PEOPLE_ZH:
+        for person in lx.ZH_PEOPLE_LONGEST_FIRST:
             index = clause.find(person)
             if (
                 index >= 0
@@ -92,7 +88,10 @@ def _subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
                 return person, True
         return speaker, _SELF_ZH.search(clause) is not None
     owner = _OWNER_EN.match(clause)  # "Sarah's dentist is …": Sarah's, not the speaker's
-    if owner and not any(lemmas(w) or w.lower() in _TIMES_EN for w in owner.group("name").split()):
+    # (a day or a month owns no thing: "Monday's meeting")
+    if owner and not any(
+        lemmas(w) or w.lower() in {*WEEKDAYS_EN, *MONTHS_EN} for w in owner.group("name").split()
+    ):
         return owner.group("name").lower(), True
     words = [w.lower().removesuffix("'s").rstrip("'") for w in clause.split()[:6]]
     for i, word in enumerate(words):

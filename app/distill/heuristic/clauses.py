@@ -96,10 +96,9 @@ _RESULT_ZH = re.compile(r"^(?:[改换调挪涨降加减升提推延缩扩]了?)?
 # A name given after what a clause speaks of ("养了一只猫，叫年糕", "我女儿八岁，叫乐乐"): the same clause,
 # as "a cat called Miso" (cut off, 叫乐乐 names no one)
 _NAMED_ZH = re.compile(r"^(?:名字)?(?:叫|名叫|叫做|名为)")
-_PEOPLE_ZH = "|".join(sorted(lx.ZH_PEOPLE, key=len, reverse=True))
 # the subject a bare predicate after it takes: a pronoun, or a person the speaker names (我儿子, 妈妈)
 _LEAD_SUBJECT_ZH = re.compile(
-    rf"^((?:(?:我们|我)的?)?(?:{_PEOPLE_ZH})|我们|我|咱们|他们|她们|他|她)(?=[\u4e00-\u9fff])"
+    rf"^((?:(?:我们|我)的?)?(?:{'|'.join(lx.ZH_PEOPLE_LONGEST_FIRST)})|我们|我|咱们|他们|她们|他|她)(?=[\u4e00-\u9fff])"
 )
 
 
