@@ -179,6 +179,9 @@ def test_the_kind_comes_from_what_the_clause_is(text: str, kind: str) -> None:
         ("I'm allergic to latex and I take insulin every evening.", 2),
         ("Okay, the NAS is in the basement. Also the backups stopped two days ago.", 2),
         ("我有哮喘，平时在用沙丁胺醇。", 2),
+        # more clauses than a story's sentence is cut into: said to an assistant, each claim its unit
+        ("My flat is on the 4th floor, I have a bad knee, and I need a sofa under 2 metres.", 3),
+        ("我对花粉过敏，平时戴隐形眼镜，在学钢琴，每周六上课。", 4),
     ],
 )
 def test_a_short_turn_said_to_an_assistant_is_a_unit_per_claim(text: str, count: int) -> None:

@@ -154,7 +154,7 @@ class HeuristicDistiller:
                 clauses = [replace(c, correction=True) for c in clauses]
             # a short turn's plain clauses are its claims; a long one's are a narrative, where a sentence
             # is cut only when each of its clauses is a claim (else it stays whole, its context kept)
-            short = claims_turn and len(clauses) <= MAX_SPLIT_CLAUSES
+            short = claims_turn and (service or len(clauses) <= MAX_SPLIT_CLAUSES)
             context = (said, names, slot, quoted, short, short and service)
             cut = self._sentence_parts(turn, number, clauses, language, local_time, context)
             made = [unit for unit, *_ in cut if unit is not None]

@@ -18,8 +18,9 @@ ASSISTANT_EPISODE = (0.7, 0.2)
 EPISODE_MAX_CHARS = {"en": 250, "zh": 600}
 # A turn that states claims (a request, a few facts about oneself) is short; a longer one tells a story,
 # whose clauses lean on each other: its plain statements stay one episode, a sentence cut only when each
-# of its clauses is a claim. Short: at most this many sentences, clauses in a sentence, and words (English)
-# or characters (Chinese) in the turn.
+# of its clauses is a claim. Short: at most this many sentences, clauses in a sentence (between people; said
+# to an assistant a short turn's sentence is cut into all its claims), and words (English) or characters
+# (Chinese) in the turn.
 MAX_SPLIT_SENTENCES = 3
 MAX_SPLIT_CLAUSES = 3
 MAX_SPLIT_WORDS = {"en": 40, "zh": 80}
