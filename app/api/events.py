@@ -53,8 +53,7 @@ async def append_events(
     `distill_every_n_turns` undistilled turns start a distillation in the background. Turns appended
     with a propose-only key are distilled into `proposed` units, which wait for a review."""
     principal = appender.principal.acting_as(body.agent_id)
-    return await service.append_grouped(
-        groups,
+    appending = service.Appending(
         appender.bank,
         session_id,
         body,
@@ -62,6 +61,7 @@ async def append_events(
         agent_id=principal.agent_id,
         proposed=principal.proposes_only,
     )
+    return await service.append_grouped(groups, appending)
 
 
 @router.get("", response_model=SessionPage, responses=PAGINATED, dependencies=[Depends(reads_only)])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -46,6 +47,24 @@ def _dedupe(events: list[EventIn]) -> tuple[list[EventIn], int]:
     return kept, len(events) - len(kept)
 
 
+@dataclass(frozen=True)
+class Appending:
+    """One append: a batch of turns for a session of the bank, the session's working memory (`buffer`,
+    which the turns go onto once committed) and the appending agent's `agent_id` and `proposed`
+    (shared memory: its turns' units are its, and wait for a review when it may only propose)."""
+
+    bank: ConfiguredBank
+    session_id: str
+    request: AppendRequest
+    buffer: WorkingMemory
+    agent_id: str | None = None
+    proposed: bool = False
+
+    @property
+    def author(self) -> repo.Author:
+        return repo.Author(self.agent_id, self.proposed)
+
+
 def _prepare(bank: ConfiguredBank, request: AppendRequest) -> tuple[list[repo.NewEvent], int]:
     """The request's events as stored (read in the bank's timezone, redacted when the bank says so),
     less its repeats of an external id, and how many those were."""
@@ -81,24 +100,15 @@ def _result(
     )
 
 
-async def append_grouped(
-    groups: AppendGroups,
-    bank: ConfiguredBank,
-    session_id: str,
-    request: AppendRequest,
-    *,
-    buffer: WorkingMemory,
-    agent_id: str | None = None,
-    proposed: bool = False,
-) -> AppendResult:
+async def append_grouped(groups: AppendGroups, appending: Appending) -> AppendResult:
     """Append a batch in the process's next group commit (all of it or none); answers once the group
-    has committed, its turns are on working memory and the distillation it started is sent.
-    `agent_id` and `proposed` as for `append`."""
-    batch, repeated = _prepare(bank, request)
+    has committed, its turns are on working memory and the distillation it started is sent."""
+    bank, session_id = appending.bank, appending.session_id
+    batch, repeated = _prepare(bank, appending.request)
     turns = [_turn(0, e.role, e.content, e.speaker, e.occurred_at) for e in batch]
     every = bank.config.distill_every_n_turns
-    author = repo.Author(agent_id, proposed)
-    outcome = await groups.append(Submission(bank.id, session_id, batch, every, author, buffer, turns))
+    submission = Submission(bank.id, session_id, batch, every, appending.author, appending.buffer, turns)
+    outcome = await groups.append(submission)
     duplicates = repeated + len(batch) - len(outcome.kept)
     EVENTS_APPENDED.inc(len(outcome.kept))
     EVENTS_DUPLICATE.inc(duplicates)
@@ -107,27 +117,17 @@ async def append_grouped(
     )
 
 
-async def append(
-    db: AsyncSession,
-    bank: ConfiguredBank,
-    session_id: str,
-    request: AppendRequest,
-    *,
-    buffer: WorkingMemory,
-    agent_id: str | None = None,
-    proposed: bool = False,
-) -> AppendResult:
+async def append(db: AsyncSession, appending: Appending) -> AppendResult:
     """Append a batch in the caller's transaction (all or nothing). Once it commits, the turns are
     pushed onto the session's working memory, and the distillation it started (when the session now
     holds `distill_every_n_turns` undistilled events) is sent; the job is created in the same
-    transaction, so a crash between commit and send loses nothing: the sweep sends it. `agent_id` and
-    `proposed` are the appending agent's (shared memory: its turns' units are its, and wait for a
-    review when it may only propose)."""
-    batch, repeated = _prepare(bank, request)
+    transaction, so a crash between commit and send loses nothing: the sweep sends it."""
+    bank, session_id = appending.bank, appending.session_id
+    batch, repeated = _prepare(bank, appending.request)
     config = bank.config
     distilled_by: Job | None = None  # the distillation these turns started or joined
     try:
-        appended = await repo.append(db, bank.id, session_id, batch, repo.Author(agent_id, proposed))
+        appended = await repo.append(db, bank.id, session_id, batch, appending.author)
     except IntegrityError as exc:
         # The session row lock rules out seq and external_id races, so this is the bank's
         # foreign key: the bank was deleted while we appended.
@@ -143,7 +143,7 @@ async def append(
     async def appended_for_good() -> None:
         EVENTS_APPENDED.inc(len(rows))
         EVENTS_DUPLICATE.inc(duplicates)
-        await buffer.push(bank.id, session_id, turns)
+        await appending.buffer.push(bank.id, session_id, turns)
 
     after_commit(db, appended_for_good)
     return _result(session_id, len(rows), first_seq, appended.last_seq, duplicates, distilled_by)

@@ -86,13 +86,8 @@ async def profile_in_process(
             async with work.session() as db:
                 bank = await db.get(Bank, bank_id)
                 assert bank is not None
-                await events.append(
-                    db,
-                    ConfiguredBank.of(bank),
-                    sid,
-                    AppendRequest.model_validate({"events": turns[i : i + BATCH]}),
-                    buffer=buffer,
-                )
+                body = AppendRequest.model_validate({"events": turns[i : i + BATCH]})
+                await events.append(db, events.Appending(ConfiguredBank.of(bank), sid, body, buffer))
     embedder = create_embedder(settings)
     embedder_s = 0.0
     inner = embedder.embed

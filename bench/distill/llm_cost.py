@@ -128,7 +128,7 @@ async def measure(
                 bank = await configured_bank(db, bank_id)
                 assert bank is not None
                 body = AppendRequest.model_validate({"events": turns[i : i + every]})
-                await events.append(db, bank, sid, body, buffer=buffer)
+                await events.append(db, events.Appending(bank, sid, body, buffer))
                 # The trigger every `every` turns; at the end of a session its close (a reflect).
                 job = await reflect(db, bank, sid) if last else (await schedule_distill(db, bank_id, sid))[0]
             with charging(bank_id, job.id):

@@ -7,7 +7,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from string import Formatter
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -18,7 +19,6 @@ from bench.query_latency.world import (
     ORGS,
     PLACES,
     PRODUCTS,
-    Person,
     World,
 )
 
@@ -36,66 +36,79 @@ class BenchQuery:
         return body
 
 
+class Question(NamedTuple):
+    """A kind of question the benchmark asks: its `{slot}`s are drawn afresh each time it is asked,
+    in the order the text names them (`make_queries`)."""
+
+    weight: float  # how often it is asked, relative to the others
+    category: str  # plain | person | time | tags | zh
+    text: str
+    tags: tuple[str, ...] = ()  # the request's tags
+
+
+QUESTIONS = (
+    Question(3, "person", "What is {who}'s budget for the {product}?"),
+    Question(2, "person", "Where does {who} live now?"),
+    Question(2, "person", "Which company does {who} work for?"),
+    Question(2, "person", "What kind of food does {who} like?"),
+    Question(1, "person", "Is {who} allergic to anything?"),
+    Question(1, "person", "What did {who} say about the trip to {place}?"),
+    Question(1, "person", "How can I reach {who}?"),
+    Question(1, "person", "What is {who}'s order number?"),
+    Question(2, "plain", "Has the {product} order shipped yet?"),
+    Question(1, "plain", "Who has kids or pets?"),
+    Question(1, "plain", "Who lives in {place}?"),
+    Question(1, "plain", "Any restaurant recommendations for {food}?"),
+    Question(1, "plain", "How much can I spend on a new {product}?"),
+    Question(1, "plain", "When is the {deliverable} due?"),
+    Question(1, "plain", "which seat do they usually want on long flights"),
+    Question(1, "plain", "Did anyone mention {org} in a meeting?"),
+    Question(1, "plain", "hobbies involving {hobby}"),
+    Question(2, "time", "What happened last week?"),
+    Question(1, "time", "What did we discuss yesterday about the {product}?"),
+    Question(1, "time", "What did {who} do last weekend?"),
+    Question(1, "time", "Summarise what {who} mentioned in the past 3 days"),
+    Question(1, "time", "What did {who} tell me in March?"),
+    Question(1, "time", "Did anyone talk about {place} last month?"),
+    Question(1, "tags", "What is {who}'s budget?", ("constraint",)),
+    Question(1, "tags", "What does {who} prefer?", ("preference",)),
+    Question(0.5, "tags", "job changes at {org}", ("fact.work",)),
+    Question(0.5, "tags", "deliveries to {place}", ("constraint.location", "task_state")),
+    Question(1.2, "zh", "{zh_name}的预算是多少？"),
+    Question(1, "zh", "{zh_name}住在哪里？"),
+    Question(0.8, "zh", "{zh_name}在哪家公司工作？"),
+    Question(0.8, "zh", "{zh_name}喜欢吃什么？"),
+    Question(0.7, "zh", "上周我们聊了什么？"),
+    Question(0.7, "zh", "{zh_name}昨天说了什么？"),
+    Question(0.4, "zh", "最近三天有什么新的订单？"),
+    Question(0.4, "zh", "{zh_name}对什么过敏？"),
+)
+
+
 def make_queries(world: World, n: int, seed: int) -> list[BenchQuery]:
     """Realistic questions (not unit texts): EN and ~15 % ZH, some naming people of the bank, some
     with a time phrase, some with request tags."""
     rng = random.Random(f"{seed}:queries")
 
-    def en() -> Person:
-        return rng.choices(world.en, cum_weights=world.en_cum)[0]
-
-    def zh() -> Person:
-        return rng.choices(world.zh, cum_weights=world.zh_cum)[0]
-
     def who() -> str:
-        p = en()
+        p = rng.choices(world.en, cum_weights=world.en_cum)[0]
         return p.first if rng.random() < 0.3 else p.name
 
-    def product() -> str:
-        return rng.choice(PRODUCTS)
+    slots: dict[str, Callable[[], str]] = {
+        "who": who,
+        "zh_name": lambda: rng.choices(world.zh, cum_weights=world.zh_cum)[0].name,
+        "product": lambda: rng.choice(PRODUCTS),
+        "place": lambda: rng.choice(PLACES),
+        "org": lambda: rng.choice(ORGS),
+        "food": lambda: rng.choice(FOODS),
+        "deliverable": lambda: rng.choice(DELIVERABLES),
+        "hobby": lambda: rng.choice(HOBBIES),
+    }
 
-    def place() -> str:
-        return rng.choice(PLACES)
+    def ask(question: Question) -> BenchQuery:
+        parts = Formatter().parse(question.text)
+        text = "".join(literal + (slots[slot]() if slot else "") for literal, slot, _, _ in parts)
+        return BenchQuery(text, question.category, list(question.tags) or None)
 
-    def org() -> str:
-        return rng.choice(ORGS)
-
-    makers: list[tuple[float, Callable[[], BenchQuery]]] = [
-        (3, lambda: BenchQuery(f"What is {who()}'s budget for the {product()}?", "person")),
-        (2, lambda: BenchQuery(f"Where does {who()} live now?", "person")),
-        (2, lambda: BenchQuery(f"Which company does {who()} work for?", "person")),
-        (2, lambda: BenchQuery(f"What kind of food does {who()} like?", "person")),
-        (1, lambda: BenchQuery(f"Is {who()} allergic to anything?", "person")),
-        (1, lambda: BenchQuery(f"What did {who()} say about the trip to {place()}?", "person")),
-        (1, lambda: BenchQuery(f"How can I reach {who()}?", "person")),
-        (1, lambda: BenchQuery(f"What is {who()}'s order number?", "person")),
-        (2, lambda: BenchQuery(f"Has the {product()} order shipped yet?", "plain")),
-        (1, lambda: BenchQuery("Who has kids or pets?", "plain")),
-        (1, lambda: BenchQuery(f"Who lives in {place()}?", "plain")),
-        (1, lambda: BenchQuery(f"Any restaurant recommendations for {rng.choice(FOODS)}?", "plain")),
-        (1, lambda: BenchQuery(f"How much can I spend on a new {product()}?", "plain")),
-        (1, lambda: BenchQuery(f"When is the {rng.choice(DELIVERABLES)} due?", "plain")),
-        (1, lambda: BenchQuery("which seat do they usually want on long flights", "plain")),
-        (1, lambda: BenchQuery(f"Did anyone mention {org()} in a meeting?", "plain")),
-        (1, lambda: BenchQuery(f"hobbies involving {rng.choice(HOBBIES)}", "plain")),
-        (2, lambda: BenchQuery("What happened last week?", "time")),
-        (1, lambda: BenchQuery(f"What did we discuss yesterday about the {product()}?", "time")),
-        (1, lambda: BenchQuery(f"What did {who()} do last weekend?", "time")),
-        (1, lambda: BenchQuery(f"Summarise what {who()} mentioned in the past 3 days", "time")),
-        (1, lambda: BenchQuery(f"What did {who()} tell me in March?", "time")),
-        (1, lambda: BenchQuery(f"Did anyone talk about {place()} last month?", "time")),
-        (1, lambda: BenchQuery(f"What is {who()}'s budget?", "tags", ["constraint"])),
-        (1, lambda: BenchQuery(f"What does {who()} prefer?", "tags", ["preference"])),
-        (0.5, lambda: BenchQuery(f"job changes at {org()}", "tags", ["fact.work"])),
-        (0.5, lambda: BenchQuery(f"deliveries to {place()}", "tags", ["constraint.location", "task_state"])),
-        (1.2, lambda: BenchQuery(f"{zh().name}的预算是多少？", "zh")),
-        (1, lambda: BenchQuery(f"{zh().name}住在哪里？", "zh")),
-        (0.8, lambda: BenchQuery(f"{zh().name}在哪家公司工作？", "zh")),
-        (0.8, lambda: BenchQuery(f"{zh().name}喜欢吃什么？", "zh")),
-        (0.7, lambda: BenchQuery("上周我们聊了什么？", "zh")),
-        (0.7, lambda: BenchQuery(f"{zh().name}昨天说了什么？", "zh")),
-        (0.4, lambda: BenchQuery("最近三天有什么新的订单？", "zh")),
-        (0.4, lambda: BenchQuery(f"{zh().name}对什么过敏？", "zh")),
-    ]
-    cum = list(np.cumsum([w for w, _ in makers]))
-    return [rng.choices(makers, cum_weights=cum)[0][1]() for _ in range(n)]
+    cum = list(np.cumsum([q.weight for q in QUESTIONS]))
+    return [ask(rng.choices(QUESTIONS, cum_weights=cum)[0]) for _ in range(n)]

@@ -1,9 +1,10 @@
-"""The unit templates, English and Chinese: (weight, importance, template), a template writing one
-unit's content with a `Ctx` and returning its tags."""
+"""The unit templates, English and Chinese: rows of (weight, importance, tags, writer), a writer
+writing one unit's content with a `Ctx` and the name its text calls the unit's person by."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from bench.query_latency.world import (
     ALLERGENS,
@@ -30,17 +31,19 @@ from bench.query_latency.world import (
     Ctx,
 )
 
-Template = Callable[[Ctx], tuple[str, list[str]]]
+
+class Template(NamedTuple):
+    weight: float  # how often the generator picks it, relative to the others of its language
+    importance: float
+    tags: tuple[str, ...]
+    write: Callable[[Ctx, str], str]  # (ctx, the person as the text names them) → the content
 
 
-def en_templates() -> list[tuple[float, float, Template]]:
-    """(weight, importance, template) — a template writes the content and returns its tags."""
-
-    def food(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+def en_templates() -> list[Template]:
+    def food(c: Ctx, n: str) -> str:
         dish = c.p.food if c.rng.random() < 0.6 else c.pick(FOODS)
         other = c.pick(FOODS)
-        text = c.pick(
+        return c.pick(
             [
                 f"{n} prefers {dish} over {other}.",
                 f"{n} loves {dish}, especially on weekends.",
@@ -48,38 +51,29 @@ def en_templates() -> list[tuple[float, float, Template]]:
                 f"{n} does not like {other} but always orders {dish}.",
             ]
         )
-        return text, ["preference.food"]
 
-    def travel(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
-        return f"{n} prefers {c.pick(TRAVEL)} when travelling to {c.ent(c.pick(PLACES), 'place')}.", [
-            "preference.travel"
-        ]
+    def travel(c: Ctx, n: str) -> str:
+        return f"{n} prefers {c.pick(TRAVEL)} when travelling to {c.ent(c.pick(PLACES), 'place')}."
 
-    def entertainment(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
-        text = c.pick(
+    def entertainment(c: Ctx, n: str) -> str:
+        return c.pick(
             [
                 f"{n} enjoys {c.pick(GENRES)} and listens to it while commuting.",
                 f"{n} has been really into {c.pick(HOBBIES)} lately.",
                 f"{n}'s favourite hobby is {c.p.hobby}.",
             ]
         )
-        return text, ["preference.entertainment"]
 
-    def schedule(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
-        return f"{n} prefers {c.pick(SCHEDULE)}.", ["preference.schedule"]
+    def schedule(c: Ctx, n: str) -> str:
+        return f"{n} prefers {c.pick(SCHEDULE)}."
 
-    def contact_pref(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
-        return f"{n} prefers {c.pick(CONTACT)} for anything urgent.", ["preference.contact"]
+    def contact_pref(c: Ctx, n: str) -> str:
+        return f"{n} prefers {c.pick(CONTACT)} for anything urgent."
 
-    def budget(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def budget(c: Ctx, n: str) -> str:
         amount, product = c.amount(), c.pick(PRODUCTS)
         c.rel(n, "has_budget", amount, "amount")
-        text = c.pick(
+        return c.pick(
             [
                 f"{n}'s budget for the new {product} is {amount}.",
                 f"{n} can spend at most {amount} on a {product}.",
@@ -87,66 +81,53 @@ def en_templates() -> list[tuple[float, float, Template]]:
                 f"{n} set a budget of {amount} for the trip to {c.ent(c.pick(PLACES), 'place')}.",
             ]
         )
-        return text, ["constraint.budget"]
 
-    def deadline(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
-        return f"{n} needs the {c.pick(DELIVERABLES)} by {c.dated(1, 30)}.", ["constraint.time"]
+    def deadline(c: Ctx, n: str) -> str:
+        return f"{n} needs the {c.pick(DELIVERABLES)} by {c.dated(1, 30)}."
 
-    def diet(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
-        text = c.pick(
+    def diet(c: Ctx, n: str) -> str:
+        return c.pick(
             [
                 f"{n} is allergic to {c.pick(ALLERGENS)}.",
                 f"{n} is vegetarian and avoids {c.pick(['pork', 'beef', 'fish', 'chicken'])}.",
                 f"{n} cannot eat {c.pick(ALLERGENS)} and always checks the menu first.",
             ]
         )
-        return text, ["constraint.diet"]
 
-    def quantity(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def quantity(c: Ctx, n: str) -> str:
         k = c.rng.randint(2, 12)
         place = c.ent(c.pick(PLACES), "place")
-        return f"{n} needs {k} tickets for the concert in {place}.", ["constraint.quantity"]
+        return f"{n} needs {k} tickets for the concert in {place}."
 
-    def deliver(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def deliver(c: Ctx, n: str) -> str:
         place = c.ent(c.pick(PLACES), "place")
-        return f"{n} wants the {c.pick(PRODUCTS)} delivered to the office in {place}.", [
-            "constraint.location"
-        ]
+        return f"{n} wants the {c.pick(PRODUCTS)} delivered to the office in {place}."
 
-    def work(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def work(c: Ctx, n: str) -> str:
         org = c.ent(c.p.org if c.rng.random() < 0.8 else c.pick(ORGS), "organization")
         c.rel(n, "works_at", org, "organization")
-        text = c.pick(
+        return c.pick(
             [
                 f"{n} works at {org} as a {c.p.job}.",
                 f"{n} joined {org} as a {c.p.job} {c.rng.randint(1, 9)} years ago.",
                 f"{n} is a {c.p.job} at {org} and leads a team of {c.rng.randint(2, 15)}.",
             ]
         )
-        return text, ["fact.work"]
 
-    def location(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def location(c: Ctx, n: str) -> str:
         city = c.ent(c.p.city if c.rng.random() < 0.75 else c.pick(PLACES), "place")
         c.rel(n, "lives_in", city, "place")
-        text = c.pick(
+        return c.pick(
             [
                 f"{n} lives in {city}.",
                 f"{n} moved to {city} in {c.when.year - c.rng.randint(0, 6)}.",
                 f"{n} lives in a small flat in {city} close to the river.",
             ]
         )
-        return text, ["fact.location"]
 
-    def family(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def family(c: Ctx, n: str) -> str:
         q = c.mention(c.person())
-        text = c.pick(
+        return c.pick(
             [
                 f"{n} has two kids, {c.pick(EN_FIRST)} and {c.pick(EN_FIRST)}.",
                 f"{n}'s sister {q} lives in {c.ent(c.pick(PLACES), 'place')}.",
@@ -154,27 +135,22 @@ def en_templates() -> list[tuple[float, float, Template]]:
                 f"{n} is married to {q}.",
             ]
         )
-        return text, ["fact.family"]
 
-    def education(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def education(c: Ctx, n: str) -> str:
         school = c.ent(c.pick(SCHOOLS).removeprefix("the "), "organization")
-        return f"{n} studied {c.pick(MAJORS)} at {school}.", ["fact.education"]
+        return f"{n} studied {c.pick(MAJORS)} at {school}."
 
-    def ident(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def ident(c: Ctx, n: str) -> str:
         code = c.ent(f"ORD-{c.rng.randint(10000, 99999)}", "id")
-        return f"{n}'s order number for the {c.pick(PRODUCTS)} is {code}.", ["fact.id"]
+        return f"{n}'s order number for the {c.pick(PRODUCTS)} is {code}."
 
-    def contact(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def contact(c: Ctx, n: str) -> str:
         email = c.ent(f"{c.p.first.lower()}.{c.p.name.split()[-1].lower()}@example.com", "contact")
-        return f"{n}'s email is {email}.", ["fact.contact"]
+        return f"{n}'s email is {email}."
 
-    def task(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def task(c: Ctx, n: str) -> str:
         product = c.pick(PRODUCTS)
-        text = c.pick(
+        return c.pick(
             [
                 f"The {product} order for {n} was shipped on {c.dated(-5, 0)}.",
                 f"{n}'s refund for the {product} is still pending.",
@@ -184,19 +160,13 @@ def en_templates() -> list[tuple[float, float, Template]]:
                 f"The {c.pick(DELIVERABLES)} for {n} is finished and was sent for review.",
             ]
         )
-        return text, ["task_state"]
 
-    def correction(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def correction(c: Ctx, n: str) -> str:
         amount, old = c.amount(), c.amount()
         c.rel(n, "has_budget", amount, "amount")
-        return f"Correction: {n}'s budget for the {c.pick(PRODUCTS)} is actually {amount}, not {old}.", [
-            "constraint.budget",
-            "correction",
-        ]
+        return f"Correction: {n}'s budget for the {c.pick(PRODUCTS)} is actually {amount}, not {old}."
 
-    def episode(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def episode(c: Ctx, n: str) -> str:
         q = c.mention(c.person())
         place = c.ent(c.pick(PLACES), "place")
         org = c.ent(c.pick(ORGS), "organization")
@@ -217,85 +187,71 @@ def en_templates() -> list[tuple[float, float, Template]]:
             f"{n} and {q} argued about whether to book {c.pick(TRAVEL)} for the holidays.",
         ]
         k = c.rng.choices((1, 2, 3), weights=(5, 3, 2))[0]
-        return " ".join(c.rng.sample(sentences, k)), ["episode"]
+        return " ".join(c.rng.sample(sentences, k))
 
     return [
-        (5, 0.6, food),
-        (2, 0.5, travel),
-        (3, 0.5, entertainment),
-        (1.5, 0.5, schedule),
-        (1, 0.5, contact_pref),
-        (5, 0.85, budget),
-        (2.5, 0.8, deadline),
-        (2, 0.85, diet),
-        (1, 0.7, quantity),
-        (1, 0.7, deliver),
-        (5, 0.7, work),
-        (4, 0.7, location),
-        (4, 0.7, family),
-        (1.5, 0.6, education),
-        (2, 0.7, ident),
-        (1, 0.6, contact),
-        (7, 0.5, task),
-        (1, 0.95, correction),
-        (36, 0.3, episode),
+        Template(5, 0.6, ("preference.food",), food),
+        Template(2, 0.5, ("preference.travel",), travel),
+        Template(3, 0.5, ("preference.entertainment",), entertainment),
+        Template(1.5, 0.5, ("preference.schedule",), schedule),
+        Template(1, 0.5, ("preference.contact",), contact_pref),
+        Template(5, 0.85, ("constraint.budget",), budget),
+        Template(2.5, 0.8, ("constraint.time",), deadline),
+        Template(2, 0.85, ("constraint.diet",), diet),
+        Template(1, 0.7, ("constraint.quantity",), quantity),
+        Template(1, 0.7, ("constraint.location",), deliver),
+        Template(5, 0.7, ("fact.work",), work),
+        Template(4, 0.7, ("fact.location",), location),
+        Template(4, 0.7, ("fact.family",), family),
+        Template(1.5, 0.6, ("fact.education",), education),
+        Template(2, 0.7, ("fact.id",), ident),
+        Template(1, 0.6, ("fact.contact",), contact),
+        Template(7, 0.5, ("task_state",), task),
+        Template(1, 0.95, ("constraint.budget", "correction"), correction),
+        Template(36, 0.3, ("episode",), episode),
     ]
 
 
-def zh_templates() -> list[tuple[float, float, Template]]:
-    def food(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+def zh_templates() -> list[Template]:
+    def food(c: Ctx, n: str) -> str:
         dish = c.p.food if c.rng.random() < 0.6 else c.pick(ZH_FOODS)
-        return c.pick([f"{n}喜欢吃{dish}，尤其是周末。", f"{n}最爱{dish}，不太喜欢{c.pick(ZH_FOODS)}。"]), [
-            "preference.food"
-        ]
+        return c.pick([f"{n}喜欢吃{dish}，尤其是周末。", f"{n}最爱{dish}，不太喜欢{c.pick(ZH_FOODS)}。"])
 
-    def budget(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def budget(c: Ctx, n: str) -> str:
         amount = c.amount(zh=True)
         c.rel(n, "has_budget", amount, "amount")
-        return f"{n}买{c.pick(ZH_PRODUCTS)}的预算是{amount}。", ["constraint.budget"]
+        return f"{n}买{c.pick(ZH_PRODUCTS)}的预算是{amount}。"
 
-    def location(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def location(c: Ctx, n: str) -> str:
         city = c.ent(c.p.city, "place")
         c.rel(n, "lives_in", city, "place")
-        return c.pick([f"{n}住在{city}。", f"{n}去年搬到了{city}。"]), ["fact.location"]
+        return c.pick([f"{n}住在{city}。", f"{n}去年搬到了{city}。"])
 
-    def work(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def work(c: Ctx, n: str) -> str:
         org = c.ent(c.p.org, "organization")
         c.rel(n, "works_at", org, "organization")
-        return f"{n}在{org}工作，是一名{c.p.job}。", ["fact.work"]
+        return f"{n}在{org}工作，是一名{c.p.job}。"
 
-    def diet(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
-        return f"{n}对{c.pick(ZH_ALLERGENS)}过敏。", ["constraint.diet"]
+    def diet(c: Ctx, n: str) -> str:
+        return f"{n}对{c.pick(ZH_ALLERGENS)}过敏。"
 
-    def ident(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def ident(c: Ctx, n: str) -> str:
         code = c.ent(f"ORD-{c.rng.randint(10000, 99999)}", "id")
-        return f"{n}的订单号是{code}。", ["fact.id"]
+        return f"{n}的订单号是{code}。"
 
-    def task(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
-        return f"{n}的{c.pick(ZH_PRODUCTS)}已经发货{c.dated(-5, 0, zh=True)}。", ["task_state"]
+    def task(c: Ctx, n: str) -> str:
+        return f"{n}的{c.pick(ZH_PRODUCTS)}已经发货{c.dated(-5, 0, zh=True)}。"
 
-    def family(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
-        return c.pick([f"{n}有两个孩子，一个上小学。", f"{n}家里养了一只猫。"]), ["fact.family"]
+    def family(c: Ctx, n: str) -> str:
+        return c.pick([f"{n}有两个孩子，一个上小学。", f"{n}家里养了一只猫。"])
 
-    def deadline(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
-        return f"{n}下周要去{c.ent(c.pick(ZH_PLACES), 'place')}开会{c.dated(3, 10, zh=True)}。", [
-            "constraint.time"
-        ]
+    def deadline(c: Ctx, n: str) -> str:
+        return f"{n}下周要去{c.ent(c.pick(ZH_PLACES), 'place')}开会{c.dated(3, 10, zh=True)}。"
 
-    def episode(c: Ctx) -> tuple[str, list[str]]:
-        n = c.mention(c.p)
+    def episode(c: Ctx, n: str) -> str:
         q = c.mention(c.person())
         place = c.ent(c.pick(ZH_PLACES), "place")
-        text = c.pick(
+        return c.pick(
             [
                 f"{n}上周和{q}去{place}出差了，住在公司附近的酒店。",
                 f"{n}说和{c.ent(c.pick(ZH_ORGS), 'organization')}的会议不太顺利，演示出了问题。",
@@ -304,17 +260,16 @@ def zh_templates() -> list[tuple[float, float, Template]]:
                 f"{n}打算和{q}一起去{place}旅游，还没订机票。",
             ]
         )
-        return text, ["episode"]
 
     return [
-        (6, 0.6, food),
-        (6, 0.85, budget),
-        (5, 0.7, location),
-        (5, 0.7, work),
-        (2, 0.85, diet),
-        (2, 0.7, ident),
-        (6, 0.5, task),
-        (3, 0.7, family),
-        (2, 0.8, deadline),
-        (30, 0.3, episode),
+        Template(6, 0.6, ("preference.food",), food),
+        Template(6, 0.85, ("constraint.budget",), budget),
+        Template(5, 0.7, ("fact.location",), location),
+        Template(5, 0.7, ("fact.work",), work),
+        Template(2, 0.85, ("constraint.diet",), diet),
+        Template(2, 0.7, ("fact.id",), ident),
+        Template(6, 0.5, ("task_state",), task),
+        Template(3, 0.7, ("fact.family",), family),
+        Template(2, 0.8, ("constraint.time",), deadline),
+        Template(30, 0.3, ("episode",), episode),
     ]

@@ -42,8 +42,8 @@ class Generator:
         self.world = build_world(seed)
         self._en = en_templates()
         self._zh = zh_templates()
-        self._en_cum = list(np.cumsum([w for w, _, _ in self._en]))
-        self._zh_cum = list(np.cumsum([w for w, _, _ in self._zh]))
+        self._en_cum = list(np.cumsum([t.weight for t in self._en]))
+        self._zh_cum = list(np.cumsum([t.weight for t in self._zh]))
 
     def unit(self, i: int) -> Unit:
         rng = random.Random(self.seed * 1_000_003 + i)
@@ -54,14 +54,15 @@ class Generator:
         people, cum = (world.zh, world.zh_cum) if zh else (world.en, world.en_cum)
         ctx = Ctx(rng, world, when, rng.choices(people, cum_weights=cum)[0])
         templates, tcum = (self._zh, self._zh_cum) if zh else (self._en, self._en_cum)
-        _, importance, template = rng.choices(templates, cum_weights=tcum)[0]
-        content, tags = template(ctx)
+        template = rng.choices(templates, cum_weights=tcum)[0]
+        content = template.write(ctx, ctx.mention(ctx.p))  # the text names its person first
+        tags = list(template.tags)
         if not zh:
             content = _A_VOWEL.sub(r"\1an \2", content)
         # Templates pick among several sentences; only the names the chosen text says are its entities.
         ctx.ents = [e for e in ctx.ents if e[0] in content]
         ctx.rels = [r for r in ctx.rels if r[0][0] in content and r[2][0] in content]
-        importance = min(max(importance + rng.uniform(-0.15, 0.15), 0.05), 1.0)
+        importance = min(max(template.importance + rng.uniform(-0.15, 0.15), 0.05), 1.0)
         confidence = round(rng.uniform(0.62, 0.99) * (0.75 if rng.random() < 0.08 else 1.0), 3)
         entities = list(dict.fromkeys(ctx.ents))
         return Unit(
