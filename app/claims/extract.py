@@ -105,13 +105,14 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
             continue
         clause, topic_said = carried(clause, topic_said)
         if not zh and claims and _APPOSITION_EN.match(clause) and not _has_predicate_en(clause):
-            # a name or a prepositional phrase after a comma ("I see my therapist, Dr Lowe, on
-            # Mondays"): more of the clause before, not a claim of its own
-            last = claims[-1]
-            found = tuple(s.value for s in find_values(clause))
-            claims[-1] = replace(
-                last, text=f"{last.text}, {clause.strip()}", mentions=(*last.mentions, *found)
-            )
+            # a name or prepositional phrase after a comma ("my therapist, Dr Lowe, on Mondays") is more of
+            # the clause before, unless it gives a typed value of a noun of its own ("…, with a 45s timeout")
+            last, own = claims[-1], _clause(clause, zh, speaker, hedged, (changed, shifted), context)
+            if own is not None and own.topic - last.topic and own.value.type not in ("text", "name"):
+                claims.append(replace(own, subject=last.subject, implicit_subject=last.implicit_subject))
+            else:
+                mentions = (*last.mentions, *(s.value for s in find_values(clause)))
+                claims[-1] = replace(last, text=f"{last.text}, {clause.strip()}", mentions=mentions)
             continue
         claim = _clause(clause, zh, speaker, hedged, (changed, shifted), context)
         if claim is not None and claim.head and not claim.qualifier and scene:
