@@ -168,7 +168,11 @@ def test_a_retirement_retires() -> None:
         ("I live in Lisbon and I work at Contoso as a nurse.", "I live in Oslo.", "Contoso"),
         ("我住在里斯本，在Contoso当护士。", "我住在奥斯陆。", "Contoso"),
         # a phrase after a comma giving a value of an attribute it names is a clause of its own
-        ("The build farm runs 8 agents, with a 45s idle timeout.", "We scaled the build farm to 12 agents.", "45s"),
+        (
+            "The build farm runs 8 agents, with a 45s idle timeout.",
+            "We scaled the build farm to 12 agents.",
+            "45s",
+        ),
     ],
 )
 def test_a_compound_unit_keeps_its_other_clause(compound: str, change: str, kept: str) -> None:
