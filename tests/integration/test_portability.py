@@ -121,9 +121,26 @@ async def test_round_trip_keeps_every_line_and_answer(
         for target in (bank, copy):
             found = await client.post(f"/v1/banks/{target}/query", json={"query": question, "top_k": 5})
             assert found.status_code == 200, found.text
-            answers.append([m["content"] for m in found.json()["memories"]])
+            answers.append(_ranked(found.json()["memories"]))
         assert answers[0] == answers[1], question
         assert answers[0]
+
+
+# The copy's vectors are embedded again, in batches of other texts, and the int8 model quantises a batch's
+# activations together: a score moves in the second decimal, so near-ties may swap.
+NEAR_TIE = 0.02
+
+
+def _ranked(memories: list[dict[str, Any]]) -> list[set[str]]:
+    """The answers' contents in rank order, those scored within NEAR_TIE of the one before as one group."""
+    groups: list[set[str]] = []
+    last = None
+    for memory in memories:
+        if last is None or last - memory["score"] > NEAR_TIE:
+            groups.append(set())
+        groups[-1].add(memory["content"])
+        last = memory["score"]
+    return groups
 
 
 def _cut_mid_line(text: str) -> tuple[str, int]:
