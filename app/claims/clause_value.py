@@ -290,3 +290,11 @@ def one_product(a: Value, b: Value) -> bool:
     """Whether two values are versions of one product ("Postgres 14", "Postgres 16")."""
     product = product_of(a).lower()
     return bool(product) and product == product_of(b).lower()
+
+
+def named_part(text: str) -> Value | None:
+    """A side of a change said as free text ("violin", "the old plan"): its words, without articles."""
+    words = strip(re.sub(r"^\s*(?:the|a|an|my|our)\s+", "", text, flags=re.IGNORECASE))
+    if words[:1].isupper():  # "to Linear": a name
+        return Value("name", words, key=words.lower())
+    return Value("text", words) if words else None

@@ -32,12 +32,20 @@ class Verdict:
     strong: bool = True
 
 
+def _initials_of(word: str, text: str) -> bool:
+    """Whether an English word is the initials of words said in `text` in a row ("PT" ~ "physical
+    therapy", "HOA" ~ "homeowners association")."""
+    if not (2 <= len(word) <= 5 and word.isascii() and word.isupper()):
+        return False
+    return word.lower() in "".join(w[0] for w in re.findall(r"[A-Za-z]+", text)).lower()
+
+
 def names_old(old: Claim, new: Claim) -> bool:
     """Whether `new` names `old`'s value as the one it replaces ("from A to B", "not A", "不再用A")."""
     named = new.old_value
     if named is None:
         return False
-    if any(same(named, v) for v in (old.value, *old.mentions)):
+    if any(same(named, v) for v in (old.value, *old.mentions)) or _initials_of(named.text, old.text):
         return True
     # a named thing ("closed that Amex") or the object a retirement ends ("stop the morning digest")
     # found in the old clause's words

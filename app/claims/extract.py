@@ -9,14 +9,14 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
-from app.claims.clause_value import asked_for, main_value, product_of, strip, versioned_change
+from app.claims.clause_value import asked_for, main_value, named_part, product_of, strip, versioned_change
 from app.claims.clauses import clauses as split_clauses
 from app.claims.denial import carried, denied
 from app.claims.frames import en_nouns, mask, stem, zh_words
 from app.claims.modality import retirement, says_hedged
 from app.claims.model import Claim, Modality, Value
 from app.claims.subjects import THIRD_PERSON, moves_a_thing, subject_of, subject_words
-from app.claims.topic import main_verb, retired_words, topic
+from app.claims.topic import ends_a_doing, main_verb, retired_words, topic
 from app.claims.values import find_values, free
 from app.text import has_cjk, split_sentences
 
@@ -232,8 +232,11 @@ def _clause(
         # "from violin to cello", "from Jira to Linear": an untyped new side's words are the value, and
         # the old side's the old value (beside a typed new side an untyped old one says when, as in
         # 从下个月起加到2500, and this is not reached)
-        value = _named_part(value_text)
-        old = old or _named_part(old_text)
+        value = named_part(value_text)
+        old = old or named_part(old_text)
+    if value is None and not zh and not old_text and lx.EN_CHANGE_TO.search(clause):
+        # "switched my seat to an aisle": a verb of change moving a thing to an untyped side, its words
+        value = named_part(_ADJUNCT_EN.split(value_text, maxsplit=1)[0])
     if value is None and retire:
         value = main_value(clause, zh) or Value("text", strip(clause))
     if not zh and (value is None or value.type == "number"):
@@ -271,8 +274,11 @@ def _clause(
         head, qualifier = "", words
     if head and not qualifier:
         qualifier = [w for w in context if lx.HEAD_SYNONYMS.get(w) != head and w not in lx.RELATION_WORDS]
-    if retire:  # what it ends narrows it: "I cancelled my FitZone membership"
-        qualifier = sorted({*qualifier, *retired_words(clause, zh)})
+    if (
+        retire
+    ):  # what it ends narrows it ("cancelled my FitZone membership"); a doing ends alone ("stopped barking")
+        ended = retired_words(clause, zh)
+        qualifier = ended if ends_a_doing(clause, zh) else sorted({*qualifier, *ended})
     modality: Modality = "retired" if retire else "hedged" if hedged else "firm"
     additive = (lx.ZH_ADDITIVE if zh else lx.EN_ADDITIVE).search(clause) is not None
     attribute = head + ("." + "_".join(sorted(qualifier)) if head and qualifier else "")
@@ -294,14 +300,6 @@ def _clause(
         topic=topic([w for w in qualifier if w not in lx.RELATION_WORDS], clause, value.text, zh),
         verb=main_verb(bare, zh),
     )
-
-
-def _named_part(text: str) -> Value | None:
-    """A side of a change said as free text ("violin", "the old plan"): its words, without articles."""
-    words = strip(re.sub(r"^\s*(?:the|a|an|my|our)\s+", "", text, flags=re.IGNORECASE))
-    if words[:1].isupper():  # "to Linear": a name
-        return Value("name", words, key=words.lower())
-    return Value("text", words) if words else None
 
 
 def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:

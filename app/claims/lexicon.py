@@ -42,7 +42,7 @@ _MY_NEW = r"(?:my|our)\s+new(?=\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are)\b)"
 EN_CHANGE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|push(?:ed)?|rais(?:ed|ing)|lower(?:ed)?|"
     r"increas(?:ed|ing)|decreas(?:ed|ing)|reduc(?:ed|ing)|cut|upgrad(?:ed|ing)|downgrad(?:ed|ing)|"
-    r"bump(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|delay(?:ed)?|"
+    r"bump(?:ed)?|hik(?:ed|ing)|slash(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|delay(?:ed)?|"
     r"stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|swapp(?:ed|ing)|"
     r"shift(?:ed|ing)?|relocat(?:ed|ing)|transferr(?:ed|ing)|rebook(?:ed|ing)?|reassign(?:ed|ing)?|"
     r"rerout(?:ed|ing)|(?:doubl|halv|tripl|quadrupl)(?:ed|ing)|"
@@ -131,7 +131,7 @@ EN_RETIRE = re.compile(
     r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't|not)\b.*\b(?:anymore|any\s+more|at\s+all)|"
     r"no\s+\w+\s+(?:anymore|any\s+more)|no\s+more|"
     r"stop(?:ped)?|quit|closed|cancel(?:l?ed)?|gave\s+up|got\s+rid\s+of|ended(?!\s+up)|expired|lapsed?|"
-    r"discontinued|shut\s+down|retired|dropped(?!\s+(?:to|by|from)\b)|sold|gave\s+away|unsubscribed|scrapped|ditched|"
+    r"discontinued|discharged|wrapped\s+up|shelved|axed|called\s+off|signed\s+off(?!\s+on)|done\s+with|shut\s+down|retired|dropped(?!\s+(?:to|by|from)\b)|sold|gave\s+away|unsubscribed|scrapped|ditched|"
     r"(?:turned|switched)\s+off|passed\s+away|died|uninstalled|deleted|left|(?:is|are|'s)\s+gone|"
     r"moved\s+out|decommissioned|step(?:ped|s)?\s+down|resign(?:ed|s)?|withdr[ae]w|pulled\s+out|opted\s+out|giv(?:en|ing)\s+up|abandoned|terminated|wound\s+down|phased\s+out|"
     r"(?:is|are|was|were)\s+over|let\s+(?:[\w']+\s+){1,3}go|gave\s+(?:[\w']+\s+){1,3}away|"
@@ -272,7 +272,14 @@ RELATIONS_EN = [
         "address.home",
     ),
     (re.compile(r"\b(?:allergic\s+to|allergy)\b", re.I), "allergy"),
-    (re.compile(r"\bbudget\b", re.I), "budget"),
+    # money kept for a thing is its budget ("set aside $900 for a phone", "can spend up to 300 on it")
+    (
+        re.compile(
+            r"\b(?:budget|(?:set|put)(?:ting)?\s+aside|earmark(?:ed)?|(?:can|could|willing\s+to)\s+spend)\b",
+            re.I,
+        ),
+        "budget",
+    ),
     (re.compile(r"\b(?:uses?|using|used|runs?\s+on|built\s+on)\b", re.I), "uses"),
     # "own" after a possessive is no verb ("its own bucket", "my own car")
     (
@@ -346,8 +353,8 @@ MULTI_VALUED_HEADS = frozenset(
 )
 # words of the relation table that name the relation, not its object (left out of the qualifier)
 RELATION_WORDS = frozenset(
-    """work employ employer report manag boss live resid move allerg allergi budget use run built own belong
-    depend bug issu problem name call occup profess
+    """work employ employer report manag boss live resid move allerg allergi budget asid earmark spend use run
+    built own belong depend bug issu problem name call occup profess
     名字 名叫 叫做 叫 工作 上班 任职 就职 入职 跳槽 加入 领导 上司 汇报 住 家住
     搬 家 过敏 预算 使用 在用 属于 负责 依赖""".split()
 )

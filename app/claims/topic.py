@@ -108,12 +108,28 @@ def retired_words(clause: str, zh: bool) -> list[str]:
         ]
         return [w for w in _compounds(content, said) if len(w) >= 2]
     ends = retirement(clause, False)
+    doing = ends_a_doing(clause, zh)
+    if doing:  # "I stopped taking the pills", "the dogs stopped barking": the doing ends, not who did it
+        done = _ADJUNCT_EN.split(clause[doing.end() :], maxsplit=1)[0]  # its object, not when or why
+        return _nouns([w.lower() for w in _WORD.findall(done)]) or [stem(doing.group(1).lower())]
     phrase = en_object(clause) or (clause[: ends.start()] if ends else "")
     words = [w.lower() for w in _WORD.findall(phrase)]
     if ends and not _nouns(words):
         # an adverb of ending before its verb ("I no longer have the cat"): what follows the verb ends
         words = [w.lower() for w in _WORD.findall(clause[ends.end() :])][1:]
     return _nouns(words)
+
+
+_ADJUNCT_EN = re.compile(
+    r"\b(?:in|on|at|since|after|before|because|last|this|yesterday|today|when|as|so|and|but)\b", re.I
+)
+_GERUND = re.compile(r"\s+([A-Za-z]{3,}ing)\b")
+
+
+def ends_a_doing(clause: str, zh: bool) -> re.Match[str] | None:
+    """The doing an English retirement ends ("stopped *barking*", "quit *smoking*"), if it ends one."""
+    ends = None if zh else retirement(clause, False)
+    return _GERUND.match(clause, ends.end()) if ends else None
 
 
 def _nouns(words: list[str]) -> list[str]:

@@ -157,6 +157,10 @@ def test_a_hedged_statement_never_supersedes_a_firm_one(old: str, new: str) -> N
         ("I have a hamster called Biscuit.", "We gave the hamster to my niece."),
         # "the user", as the distiller names the speaker, reads as "I" ("quit" is the verb, not a noun)
         ("The user smokes about ten cigarettes a day.", "The user quit smoking in March."),
+        # initials name what they end; a closed class of endings
+        ("I see a speech therapist every Monday.", "We're done with ST, I was signed off this week."),
+        ("I go to occupational therapy on Fridays.", "Got discharged from OT yesterday."),
+        ("Our team runs a monthly book club.", "The book club got shelved after the reorg."),
     ],
 )
 def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
@@ -174,6 +178,8 @@ def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
         ("我买相机的预算是4000元。", "镜头的预算是2000元。"),
         ("我住在大连。", "我妹妹住在青岛。"),
         ("I have a cat called Miso.", "I also have a parrot called Kiwi."),
+        # a doing ends, not who did it: the dogs are still walked
+        ("Priya walks our dogs every morning.", "Since the new fence the dogs stopped barking at night."),
     ],
 )
 def test_another_subject_or_attribute_never_conflicts(old: str, new: str) -> None:
@@ -766,3 +772,26 @@ def test_a_product_moved_to_a_version_is_that_product_s_version() -> None:
     assert (new.value.type, new.value.text) == ("version", "Postgres 16")
     assert conflicts(one("The database is Postgres 14."), new).action == "supersede"
     assert conflicts(one("We use Python 3.10."), new).action == "keep"
+
+
+def test_a_verb_of_change_moving_a_thing_to_an_untyped_value_is_a_change() -> None:
+    claim = one("I switched my seat to an aisle.")
+    assert (claim.value.text, claim.change) == ("aisle", True)
+
+
+def test_money_set_aside_for_a_thing_is_its_budget() -> None:
+    assert one("I've set aside 600 euros for a new bike.").head == "budget"
+    verdicts = {
+        conflicts(o, n).action
+        for o in extract("I've set aside 600 euros for a new bike.")
+        for n in extract("My helmet budget went up to 90 euros.")
+    }
+    assert verdicts == {"keep"}
+
+
+def test_a_hike_said_of_the_value_before_is_a_change() -> None:
+    old = one("The gym membership costs 45 euros a month.")
+    new = extract("They hiked it, so I'm paying 52 euros from May.")[-1]
+    assert new.change
+    # (frames somewhat close, as the embedder finds them: a change word ties them, a weak verdict)
+    assert conflicts(old, new, frame_similarity=0.5).action == "supersede"
