@@ -161,6 +161,10 @@ def test_a_hedged_statement_never_supersedes_a_firm_one(old: str, new: str) -> N
         ("I see a speech therapist every Monday.", "We're done with ST, I was signed off this week."),
         ("I go to occupational therapy on Fridays.", "Got discharged from OT yesterday."),
         ("Our team runs a monthly book club.", "The book club got shelved after the reorg."),
+        ("我在用坚果云同步文件。", "坚果云的会员到期了，我没再续。"),
+        ("我周日会去公园打太极。", "最近没再去打太极了。"),
+        ("我在闲鱼上开了个小铺子卖旧书。", "闲鱼铺子关了。"),
+        ("我在培训班兼职带少儿编程。", "培训班那份兼职我辞了。"),
     ],
 )
 def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
