@@ -206,10 +206,11 @@ def _said_in(word: str, text: str) -> bool:
     all its characters (养猫 in 养了一只猫, 踢球 in 踢足球, 信用卡 in 招商银行的信用卡)."""
     if len(word) < 2:
         return False
-    if word in text:
+    if word in fold(text):
         return True
-    if word.isascii():
-        return False
+    if word.isascii():  # a stem ("potteri") said as its word ("pottery")
+        return any(stem(w) == word for w in re.findall(r"[A-Za-z]+", text))
+    text = fold(text)
     # a Chinese word of three or more characters by a two-character part (健身卡 ~ 健身房的年卡)
     return (2 <= len(word) <= 4 and all(ch in text for ch in word)) or (
         len(word) >= 3 and any(word[i : i + 2] in text for i in range(len(word) - 1))
@@ -310,7 +311,7 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     if new.modality == "retired":
         # a retirement names what it ends ("the Visa", 滴答清单): a word of it in the old clause
         topic = _topic_noun(new.text)
-        named = any(_said_in(w, fold(old.text)) for w in new.qualifier) or bool(topic and topic in old.text)
+        named = any(_said_in(w, old.text) for w in new.qualifier) or bool(topic and topic in old.text)
         if attribute == "same" or named or (attribute == "weak" and _overlap(old.qualifier, new.qualifier)):
             return Verdict("retire", "retires what the old claim is about")
         return Verdict("keep", "a retirement of something else")
