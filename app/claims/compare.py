@@ -57,8 +57,13 @@ def names_old(old: Claim, new: Claim) -> bool:
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Shared words, or for Chinese a shared two-character run (美国签证 ~ 签证)."""
-    if a & b:
+    """Shared words, one word's family (the stem "edit" of "editor"), or for Chinese a shared
+    two-character run (美国签证 ~ 签证)."""
+    if (
+        a & b
+        or any(len(x) >= 4 and y.startswith(x) for x in a for y in b)
+        or any(len(y) >= 4 and x.startswith(y) for x in a for y in b)
+    ):
         return True
     grams = {w[i : i + 2] for w in a if not w.isascii() for i in range(len(w) - 1)}
     return any(w[i : i + 2] in grams for w in b if not w.isascii() for i in range(len(w) - 1))

@@ -61,7 +61,7 @@ EN_CHANGE = re.compile(
     r"(?:put|puts|bring|brings|brought|knock(?:ed|s)?|turn(?:ed|s)?)\s+(?:[\w']+\s+){0,3}(?:up|down)\s+to|"
     + _MOVED_IT
     + r"|"
-    r"now|nowadays|these\s+days|anymore|any\s+more|instead(?!\s+of)|actually|meant|correction|ended\s+up|"
+    r"now|nowadays|these\s+days|lately|anymore|any\s+more|instead(?!\s+of)|actually|meant|correction|ended\s+up|"
     # "my new number is …" opening a clause: the value a new thing of the same name holds ("my budget for
     # the new phone is …" is no change)
     rf"(?:^\s*|[,;]\s*){_MY_NEW}|"
@@ -128,7 +128,7 @@ EN_HEDGE = re.compile(
 )
 EN_CONDITION = re.compile(r"\b(?:if|unless|in\s+case|provided\s+that|assuming)\b", re.IGNORECASE)
 EN_RETIRE = re.compile(
-    r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't|not)\b.*\b(?:anymore|any\s+more|at\s+all)|"
+    r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't|not)\b.*\b(?:anymore|any\s+more|at\s+all|after\s+all)|"
     r"no\s+\w+\s+(?:anymore|any\s+more)|no\s+more|"
     r"stop(?:ped)?|quit|closed|cancel(?:l?ed)?|gave\s+up|got\s+rid\s+of|ended(?!\s+up)|expired|lapsed?|"
     r"discontinued|discharged|wrapped\s+up|shelved|axed|called\s+off|signed\s+off(?!\s+on)|done\s+with|"

@@ -4,7 +4,6 @@ kitchen's renovation is not the bathroom's), however alike the rest of their fra
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -40,6 +39,11 @@ def _en_noun(word: str, left: bool = False) -> bool:
     )
 
 
+# what stands before a verb, never before a noun modifying another: a subject pronoun, "to", a modal,
+# an adverb
+_VERB_BEFORE = re.compile(
+    r"(?i:i|we|you|they|he|she|to|will|would|can|could|should|'ll|always|usually|often|never|also|just|\w+ly)"
+)
 _OF = frozenset("to for of from in at".split())
 
 
@@ -49,11 +53,12 @@ def _en_pairs(text: str) -> Iterable[tuple[str, str]]:
         noun, word, rest = words[i], words[i + 1], [w for w in words[i + 2 : i + 4] if w.lower() != "the"]
         if word.lower() in _OF and rest and _en_noun(noun) and rest[0][:1].isupper() and _en_noun(rest[0]):
             yield stem(noun), stem(rest[0])
-    for left, right in itertools.pairwise(words):
+    for before, left, right in zip(["", *words], words, words[1:], strict=False):
         owner = left.endswith("'s")
         left = left.removesuffix("'s")
         if (
-            _en_noun(left, left=True)
+            not _VERB_BEFORE.fullmatch(before)  # "I *grab* coffee", "mostly *grab* coffee": a verb
+            and _en_noun(left, left=True)
             and _en_noun(right.removesuffix("'s"))
             and (owner or not right[:1].isupper())
         ):

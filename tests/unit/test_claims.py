@@ -802,3 +802,26 @@ def test_a_hike_said_of_the_value_before_is_a_change() -> None:
     assert new.change
     # (frames somewhat close, as the embedder finds them: a change word ties them, a weak verdict)
     assert conflicts(old, new, frame_similarity=0.5).action == "supersede"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a verb after its subject or an adverb modifies no noun ("mostly grab coffee" is no kind of coffee)
+        ("My go-to coffee shop is Ritual.", "I mostly grab coffee at Sightglass now."),
+        # one word family ("editor", "editing"); "lately" says what holds now
+        ("My main editor is Vim.", "I do all my editing in Helix lately."),
+    ],
+)
+def test_a_restatement_in_other_words_supersedes(old: str, new: str) -> None:
+    verdicts = {conflicts(o, n, frame_similarity=0.6).action for o in extract(old) for n in extract(new)}
+    assert "supersede" in verdicts
+
+
+def test_a_negated_restatement_ends_the_claim() -> None:
+    verdicts = {
+        conflicts(o, n).action
+        for o in extract("I'm allergic to ibuprofen.")
+        for n in extract("Turns out I'm not allergic to ibuprofen after all.")
+    }
+    assert verdicts & {"retire", "supersede"}
