@@ -91,7 +91,9 @@ def _drop_condition(clause: str) -> str:
 # and a dog", "我家有一只猫和一条狗"): a claim each, the verb said again, so that one can end alone.
 _DETERMINER_EN = r"(?:a|an|the|my|our|his|her|their|one|two|three|four|five|some|another)"
 _OBJECTS_EN = re.compile(
-    rf"^(?P<head>\s*(?:i|we|he|she|they|the\s+user|(?:my|our|his|her|their)\s+[\w'-]+)\s+(?:[\w'-]+\s+){{1,2}}?)"
+    # (after what it is for: "For the trip I've got a window seat and a vegetarian meal booked")
+    rf"^(?P<head>\s*(?:(?:for|on|at|in)\s+(?:[\w'-]+\s+){{1,4}}?)?"
+    rf"(?:i|we|he|she|they|the\s+user|(?:my|our|his|her|their)\s+[\w'-]+)(?:'ve|'m|'d|'ll)?\s+(?:[\w'-]+\s+){{1,2}}?)"
     rf"(?P<first>{_DETERMINER_EN}\s.+?)\s+and\s+(?P<second>{_DETERMINER_EN}\s.+)$",
     re.IGNORECASE,
 )

@@ -825,3 +825,10 @@ def test_a_negated_restatement_ends_the_claim() -> None:
         for n in extract("Turns out I'm not allergic to ibuprofen after all.")
     }
     assert verdicts & {"retire", "supersede"}
+
+
+def test_two_objects_after_what_they_are_for_are_two_claims() -> None:
+    claims = extract("For the Lisbon trip I've got an aisle seat and a gluten-free meal booked.")
+    assert len(claims) == 2
+    assert "gluten-free meal" not in claims[0].text
+    assert "aisle seat" not in claims[1].text
