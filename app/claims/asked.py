@@ -12,12 +12,40 @@ from app.claims.subjects import subject_of
 from app.claims.values import find_values
 from app.text import has_cjk
 
+# Questions asking for a relation's object, by the relation's head: "where do I live?" asks what a unit
+# holding address.home states, whatever words that unit says it in ("moved to Porto", 搬到了苏州).
+QUESTION_HEADS = [
+    (
+        re.compile(
+            r"\bwhere\b.*\b(?:live|living|based|home)\b|\b(?:which|what)\s+(?:city|town|country)\b.*\b(?:live|in)\b"
+            r"|\b(?:my|our)\s+(?:home\s+)?address\b|住在?哪|住哪|家在哪|哪个城市|哪座城市|家庭住址"
+        ),
+        "address.home",
+    ),
+    (
+        re.compile(
+            r"\bwhere\b.*\bwork\b|\b(?:which|what)\s+(?:company|firm|employer)\b|\bwho\b.*\b(?:work\s+for|employs?)\b"
+            r"|\bmy\s+employer\b|哪家公司|什么公司|哪个公司|在哪(?:里|儿)?(?:工作|上班)"
+        ),
+        "employer",
+    ),
+    (
+        re.compile(
+            r"\bwho\b.*\b(?:manager|boss|supervisor|report\s+to|line\s+manager)\b|\bmy\s+(?:manager|boss)\b"
+            r"|领导|上司|向谁汇报|汇报给谁"
+        ),
+        "manager",
+    ),
+    (re.compile(r"\bbudget\b|预算"), "budget"),
+    (re.compile(r"\ballerg|过敏"), "allergy"),
+]
+
 
 def asked_slots(question: str, speaker: str = "user") -> list[dict[str, str]]:
     """The (subject, head) keys of the relations `question` asks the object of, when it says whose
     ("where do I live?", "where does my sister live?"); none for most questions."""
     low = question.lower()
-    heads = [head for pattern, head in lx.QUESTION_HEADS if pattern.search(low)]
+    heads = [head for pattern, head in QUESTION_HEADS if pattern.search(low)]
     if not heads:
         return []
     subject, said = subject_of(question, has_cjk(question), speaker)

@@ -274,9 +274,8 @@ def _clause(
         head, qualifier = "", words
     if head and not qualifier:
         qualifier = [w for w in context if lx.HEAD_SYNONYMS.get(w) != head and w not in lx.RELATION_WORDS]
-    if (
-        retire
-    ):  # what it ends narrows it ("cancelled my FitZone membership"); a doing ends alone ("stopped barking")
+    # what a retirement ends narrows it ("cancelled my FitZone membership"); a doing alone ("stopped barking")
+    if retire:
         ended = retired_words(clause, zh)
         qualifier = ended if ends_a_doing(clause, zh) else sorted({*qualifier, *ended})
     modality: Modality = "retired" if retire else "hedged" if hedged else "firm"

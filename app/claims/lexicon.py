@@ -42,8 +42,8 @@ _MY_NEW = r"(?:my|our)\s+new(?=\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are)\b)"
 EN_CHANGE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|push(?:ed)?|rais(?:ed|ing)|lower(?:ed)?|"
     r"increas(?:ed|ing)|decreas(?:ed|ing)|reduc(?:ed|ing)|cut|upgrad(?:ed|ing)|downgrad(?:ed|ing)|"
-    r"bump(?:ed)?|hik(?:ed|ing)|slash(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|delay(?:ed)?|"
-    r"stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|swapp(?:ed|ing)|"
+    r"bump(?:ed)?|hik(?:ed|ing)|slash(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|"
+    r"delay(?:ed)?|stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|swapp(?:ed|ing)|"
     r"shift(?:ed|ing)?|relocat(?:ed|ing)|transferr(?:ed|ing)|rebook(?:ed|ing)?|reassign(?:ed|ing)?|"
     r"rerout(?:ed|ing)|(?:doubl|halv|tripl|quadrupl)(?:ed|ing)|"
     # a phrase of time that starts a new state ("going forward", "from now on", "as of Monday")
@@ -128,12 +128,13 @@ EN_HEDGE = re.compile(
 )
 EN_CONDITION = re.compile(r"\b(?:if|unless|in\s+case|provided\s+that|assuming)\b", re.IGNORECASE)
 EN_RETIRE = re.compile(
-    r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't|not)\b.*\b(?:anymore|any\s+more|at\s+all|after\s+all)|"
+    r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't|not)\b.*\b"
+    r"(?:anymore|any\s+more|at\s+all|after\s+all)|"
     r"no\s+\w+\s+(?:anymore|any\s+more)|no\s+more|"
     r"stop(?:ped)?|quit|closed|cancel(?:l?ed)?|gave\s+up|got\s+rid\s+of|ended(?!\s+up)|expired|lapsed?|"
-    r"discontinued|discharged|wrapped\s+up|shelved|axed|called\s+off|signed\s+off(?!\s+on)|done\s+with|"
-    r"ran\s+out|(?:didn't|did\s+not|won't|not)\s+renew(?:ed)?|stepped\s+back\s+from|stood\s+down|removed|"
-    r"took\s+(?:me|him|her|them|us)\s+off|dropped\s+out|cleared\s+out|handed\s+back|shut\s+down|retired|dropped(?!\s+(?:to|by|from)\b)|sold|gave\s+away|unsubscribed|scrapped|ditched|"
+    r"discontinued|discharged|wrapped\s+up|shelved|called\s+off|signed\s+off(?!\s+on)|done\s+with|ran\s+out|"
+    r"(?:didn't|did\s+not|won't|not)\s+renew(?:ed)?|stepped\s+back\s+from|stood\s+down|removed|dropped\s+out|"
+    r"cleared\s+out|handed\s+back|shut\s+down|retired|dropped(?!\s+(?:to|by|from)\b)|sold|gave\s+away|unsubscribed|scrapped|ditched|"
     r"(?:turned|switched)\s+off|passed\s+away|died|uninstalled|deleted|left|(?:is|are|'s)\s+gone|"
     r"moved\s+out|decommissioned|step(?:ped|s)?\s+down|resign(?:ed|s)?|withdr[ae]w|pulled\s+out|opted\s+out|giv(?:en|ing)\s+up|abandoned|terminated|wound\s+down|phased\s+out|"
     r"(?:is|are|was|were)\s+over|let\s+(?:[\w']+\s+){1,3}go|gave\s+(?:[\w']+\s+){1,3}away|"
@@ -145,7 +146,8 @@ EN_RETIRE = re.compile(
     # a thing lost or passed on ("the bike got stolen", "we rehomed the dog", "written off"), or a
     # medicine stopped ("took me off the statins", "came off the pill")
     r"stolen|rehomed|re-homed|written\s+off|totall?ed|"
-    r"(?:took|taken|takes|came|come|coming)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?off\s+(?:the|my|our|his|her|its|their)\b)\b",
+    r"(?:took|taken|takes|came|come|coming)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?off\s+(?:the|my|our|his|her|its|their)\b|"
+    r"took\s+(?:me|us|him|her|them)\s+off)\b",
     re.IGNORECASE,
 )
 EN_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|in\s+addition|another|additionally)\b", re.I)
@@ -203,7 +205,8 @@ ZH_HEDGE = re.compile(
 )
 ZH_CONDITION = re.compile(r"如果|要是|假如|万一|的话|只要|倘若")
 ZH_RETIRE = re.compile(
-    r"不再|没再|不.{0,12}了[。！!]*$|没.{0,3}了[。！!]*$|到期了|关了[。！!]*$|吊销|辞了|退订|停用|不续|没续|已经停|停了|停掉|取消了|作废|注销|关掉|关闭了|"
+    r"不再|没再|不.{0,12}了[。！!]*$|没.{0,3}了[。！!]*$|到期了|关了[。！!]*$|吊销|辞了|"
+    r"退订|停用|不续|没续|已经停|停了|停掉|取消了|作废|注销|关掉|关闭了|"
     r"戒.{0,6}了|没有了|不用了|退掉|退了|退出|销户|下线|搬出去|搬走了|放弃|停办|废弃|解约|退租|"
     r"卖掉了|结束了|黄了|砍掉|卸任|辞去|辞掉|退掉|退订|下线了|停掉了|拆掉|撤掉|撤销|"
     # giving a thing up: sold, given away, passed on, thrown out
@@ -360,35 +363,6 @@ RELATION_WORDS = frozenset(
     名字 名叫 叫做 叫 工作 上班 任职 就职 入职 跳槽 加入 领导 上司 汇报 住 家住
     搬 家 过敏 预算 使用 在用 属于 负责 依赖""".split()
 )
-
-# Questions asking for a relation's object, by the relation's head: "where do I live?" asks what a unit
-# holding address.home states, whatever words that unit says it in ("moved to Porto", 搬到了苏州).
-QUESTION_HEADS = [
-    (
-        re.compile(
-            r"\bwhere\b.*\b(?:live|living|based|home)\b|\b(?:which|what)\s+(?:city|town|country)\b.*\b(?:live|in)\b"
-            r"|\b(?:my|our)\s+(?:home\s+)?address\b|住在?哪|住哪|家在哪|哪个城市|哪座城市|家庭住址"
-        ),
-        "address.home",
-    ),
-    (
-        re.compile(
-            r"\bwhere\b.*\bwork\b|\b(?:which|what)\s+(?:company|firm|employer)\b|\bwho\b.*\b(?:work\s+for|employs?)\b"
-            r"|\bmy\s+employer\b|哪家公司|什么公司|哪个公司|在哪(?:里|儿)?(?:工作|上班)"
-        ),
-        "employer",
-    ),
-    (
-        re.compile(
-            r"\bwho\b.*\b(?:manager|boss|supervisor|report\s+to|line\s+manager)\b|\bmy\s+(?:manager|boss)\b"
-            r"|领导|上司|向谁汇报|汇报给谁"
-        ),
-        "manager",
-    ),
-    (re.compile(r"\bbudget\b|预算"), "budget"),
-    (re.compile(r"\ballerg|过敏"), "allergy"),
-]
-
 
 # What the distiller writes into a unit that no claim says. The date beside a relative time phrase
 # ("next month (2026-12)", 下周（2026-12-07那一周）): the phrase is the clause's own, the note would be read

@@ -110,7 +110,7 @@ def retired_words(clause: str, zh: bool) -> list[str]:
     ends = retirement(clause, False)
     doing = ends_a_doing(clause, zh)
     if doing:  # "I stopped taking the pills", "the dogs stopped barking": the doing ends, not who did it
-        done = _ADJUNCT_EN.split(clause[doing.end() :], maxsplit=1)[0]  # its object, not when or why
+        done = _AFTER_OBJECT_EN.split(clause[doing.end() :], maxsplit=1)[0]  # its object, not when or why
         return _nouns([w.lower() for w in _WORD.findall(done)]) or [stem(doing.group(1).lower())]
     phrase = en_object(clause) or (clause[: ends.start()] if ends else "")
     words = [w.lower() for w in _WORD.findall(phrase)]
@@ -120,7 +120,8 @@ def retired_words(clause: str, zh: bool) -> list[str]:
     return _nouns(words)
 
 
-_ADJUNCT_EN = re.compile(
+# what follows an object: when, why or the next clause
+_AFTER_OBJECT_EN = re.compile(
     r"\b(?:in|on|at|since|after|before|because|last|this|yesterday|today|when|as|so|and|but)\b", re.I
 )
 _GERUND = re.compile(r"\s+([A-Za-z]{3,}ing)\b")
