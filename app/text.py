@@ -98,7 +98,13 @@ def _jieba() -> object:
     with _init_lock:
         jieba.setLogLevel(logging.WARNING)
         jieba.initialize()
+        for word in _TIME_WORDS_ZH:  # (its HMM reads 段时间 and 那阵子 as people's names)
+            jieba.add_word(word, tag="t")
     return jieba
+
+
+# Spans of time jieba's dictionary lacks ("这段时间我都坐地铁上班"): time words, never names or values
+_TIME_WORDS_ZH = ("这段时间", "那段时间", "这阵子", "那阵子", "这些天", "这几天", "这两天", "这一阵")
 
 
 def segment(text: str) -> list[str]:

@@ -141,14 +141,21 @@ def _zh_named(rest: str) -> Value:
 def _after_verb(text: str) -> Value | None:
     """What follows a Chinese clause's last verb that leaves content ("更喜欢最后一排了" → 最后一排)."""
     words = zh_words(text)
+    said = [(w, flag) for w, flag in words if flag != "x"]  # not its punctuation
+    flags = [flag for _, flag in said]
+    if len(flags) >= 3 and flags[-1].startswith("v") and flags[-2][:1] not in _BEFORE_VP and "p" not in flags:
+        # a verb phrase ending on its verb ("我都坐地铁上班"): what follows the subject, time and adverbs
+        cut = max((i for i, flag in enumerate(flags[:-1]) if flag[:1] in _BEFORE_VP), default=-1)
+        rest = strip("".join(w for w, _ in said[cut + 1 :]))
+        if cut >= 0 and len(rest) >= 3:
+            return Value("text", rest)
     for i in range(len(words) - 1, -1, -1):
         if words[i][1].startswith("v") and words[i][1] != "vn":  # a verbal noun (实验小学) names
             rest = strip(_TRAILING_ZH.sub("", "".join(w for w, _ in words[i + 1 :]))).lstrip("了")
             if len(rest) >= 2:
                 return Value("text", rest)
     # a clause that ends on its verb says where or with what after a preposition ("在三楼会议室开")
-    words = [(w, flag) for w, flag in words if flag != "x"]  # not its punctuation
-    flags = [flag for _, flag in words]
+    words = said
     if flags and flags[-1].startswith("v") and "p" in flags:
         start = flags.index("p") + 1
         between = strip("".join(w for w, _ in words[start:-1]))
@@ -162,6 +169,9 @@ def _after_verb(text: str) -> Value | None:
         if cut >= 0 and len(rest) >= 2:
             return Value("text", rest)
     return None
+
+
+_BEFORE_VP = ("r", "t", "d", "c")  # a pronoun, a time word, an adverb, a conjunction
 
 
 # jieba's parts of speech of a proper noun: person, place, organisation, other, a Latin word

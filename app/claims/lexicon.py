@@ -52,6 +52,8 @@ EN_CHANGE = re.compile(
     r"wednesday|thursday|friday|saturday|sunday)|"
     # "went" and "gone" move a value ("went up to 9000", "went to 55ms"), not a person ("went to Boston")
     r"(?:went|gone)\s+(?:up|down|from|back)|went\s+to(?=\s+[\d$€£¥])|"
+    # "gone" before what one became ("I've gone fully vegan", "we've gone remote"), not where one went
+    r"(?:'ve|have|has)\s+gone\s+(?!to\b|into\b|out\b|off\b|over\b|through\b|away\b|home\b|on\b|by\b)|"
     # a direction of change before a value ("down to 77 kg", "back to 9:00"); "up to" is mostly a bound
     r"(?:down|back)\s+to(?=\s+[\d$€£¥])|"
     # a verb of a quantity's change before its new amount ("grew to 9", "the fee rose to £40")

@@ -832,3 +832,14 @@ def test_two_objects_after_what_they_are_for_are_two_claims() -> None:
     assert len(claims) == 2
     assert "gluten-free meal" not in claims[0].text
     assert "aisle seat" not in claims[1].text
+
+
+def test_a_chinese_verb_phrase_ending_on_its_verb_is_the_value_and_a_time_span_no_name() -> None:
+    claim = one("这段时间我都骑电动车上班。")
+    assert claim.value.text == "骑电动车上班"
+    assert claim.value.type == "text"
+
+
+def test_gone_before_what_one_became_is_a_change() -> None:
+    assert one("We've gone fully paperless.").change
+    assert not one("My sister has gone to Leeds.").change
