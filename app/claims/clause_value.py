@@ -308,3 +308,44 @@ def named_part(text: str) -> Value | None:
     if words[:1].isupper():  # "to Linear": a name
         return Value("name", words, key=words.lower())
     return Value("text", words) if words else None
+
+
+# A cleft puts its value first ("Obsidian is where I keep my notes")
+_CLEFT_EN = re.compile(
+    r"^(?P<value>.+?)\s+(?:is|are)\s+(?:where|what|who|whom|how)\b(?P<rest>.*)", re.IGNORECASE
+)
+
+
+def change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
+    """(the old value's text, where the new value is, the attribute's words) of a clause."""
+    if zh:
+        match = lx.ZH_FROM_TO.search(clause)
+        if match:
+            return match.group("old"), match.group("new"), clause[: match.start()] + match.group("new")
+        instead = lx.ZH_INSTEAD.search(clause)
+        if instead and instead.start() > 0:
+            return instead.group("old"), clause[: instead.start()], clause[: instead.start()]
+        return "", clause, clause
+    cleft = lx.EN_CLEFT.match(clause)
+    if cleft:  # "Obsidian is where I keep my notes": the value is what the cleft puts first, with its words
+        return "", cleft.group("value"), f"{cleft.group('value')} {cleft.group('rest')}"
+    match = lx.EN_FROM_TO.search(clause) or lx.EN_SWAP.search(clause)
+    if match:
+        return match.group("old"), match.group("new"), clause[: match.start()]
+    moved = lx.EN_CHANGE_TO.search(clause)
+    if moved:  # "after the outage we lowered the timeout to 12 s": the value is what it moved to
+        group = next(g for g in ("new", "new2", "new3") if moved.group(g))
+        # "scaled it out to 10 replicas": the verb and its particle name no attribute, the pronoun points back
+        frame = clause[: moved.start()] if group == "new3" else clause[: moved.start(group)]
+        return "", moved.group(group), frame
+    for pattern in (lx.EN_INSTEAD, lx.EN_NOT):
+        found = pattern.search(clause)
+        if found:
+            kept = clause[: found.start()] + clause[found.end() :]
+            return found.group("old"), kept, kept
+    return "", clause, clause
+
+
+_CLEFT_EN = re.compile(
+    r"^(?P<value>.+?)\s+(?:is|are)\s+(?P<rest>(?:where|what|who|whom|how)\b.*)", re.IGNORECASE
+)

@@ -9,11 +9,19 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
-from app.claims.clause_value import asked_for, main_value, named_part, product_of, strip, versioned_change
+from app.claims.clause_value import (
+    asked_for,
+    change_parts,
+    main_value,
+    named_part,
+    product_of,
+    strip,
+    versioned_change,
+)
 from app.claims.clauses import clauses as split_clauses
 from app.claims.denial import carried, denied
 from app.claims.frames import en_nouns, mask, stem, zh_words
-from app.claims.modality import retirement, says_hedged
+from app.claims.modality import retirement, says_cleft, says_hedged
 from app.claims.model import Claim, Modality, Value
 from app.claims.subjects import THIRD_PERSON, moves_a_thing, subject_of, subject_words
 from app.claims.topic import ends_a_doing, main_verb, retired_words, topic
@@ -41,7 +49,9 @@ _REPORTED = re.compile(
 
 # 用户 as the distiller writes the speaker ("有事请打电话通知用户"): the speaker, never a value; not
 # the users of a product (用户数, 用户量)
-_SPEAKER_ZH = re.compile(r"用户(?![数量群名体验反馈需求画像增长留存们])")
+_SPEAKER_ZH = re.compile(
+    r"用户(?![数量群名体验反馈需求画像增长留存们]|服务|中心|系统|模块|协议|管理|端|侧|表|库)"
+)
 
 
 def extract(
@@ -89,7 +99,9 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
     clauses = split_clauses(sentence, zh)
     said = " ".join(clauses)  # a change word inside a dropped condition ("要是内存能加到32G") is no change
     change_words = lx.ZH_CHANGE if zh else lx.EN_CHANGE
-    changed = corrected or lx.owns_error(said, zh) or change_words.search(said) is not None
+    changed = (
+        corrected or lx.owns_error(said, zh) or change_words.search(said) is not None or says_cleft(said, zh)
+    )
     untimed = (lx.ZH_TEMPORAL if zh else lx.EN_TEMPORAL).sub(" ", said)
     shifted = corrected or lx.owns_error(said, zh) or change_words.search(untimed) is not None
     claims: list[Claim] = []
@@ -223,7 +235,7 @@ def _clause(
     owned = error.sub(" ", clause)
     if error.search(clause) and not _frame_words(owned, zh) and not find_values(owned):
         return None  # "Got that mixed up", "我刚才说错了": owning an error marks the sentence, states nothing
-    old_text, value_text, frame_text = _change_parts(clause, zh)
+    old_text, value_text, frame_text = change_parts(clause, zh)
     old = main_value(old_text, zh, opens_sentence=False) if old_text else None
     retire = retirement(clause, zh) is not None
     value = main_value(value_text, zh, opens_sentence=value_text == clause)
@@ -234,6 +246,8 @@ def _clause(
         # 从下个月起加到2500, and this is not reached)
         value = named_part(value_text)
         old = old or named_part(old_text)
+    if value is None and not zh and lx.EN_CLEFT.match(clause):
+        value = named_part(value_text)  # "An oat milk flat white is what I order": the thing it puts first
     if value is None and not zh and not old_text and lx.EN_CHANGE_TO.search(clause):
         # "switched my seat to an aisle": a verb of change moving a thing to an untyped side, its words
         value = named_part(_ADJUNCT_EN.split(value_text, maxsplit=1)[0])
@@ -299,33 +313,6 @@ def _clause(
         topic=topic([w for w in qualifier if w not in lx.RELATION_WORDS], clause, value.text, zh),
         verb=main_verb(bare, zh),
     )
-
-
-def _change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
-    """(the old value's text, where the new value is, the attribute's words) of a clause."""
-    if zh:
-        match = lx.ZH_FROM_TO.search(clause)
-        if match:
-            return match.group("old"), match.group("new"), clause[: match.start()] + match.group("new")
-        instead = lx.ZH_INSTEAD.search(clause)
-        if instead and instead.start() > 0:
-            return instead.group("old"), clause[: instead.start()], clause[: instead.start()]
-        return "", clause, clause
-    match = lx.EN_FROM_TO.search(clause) or lx.EN_SWAP.search(clause)
-    if match:
-        return match.group("old"), match.group("new"), clause[: match.start()]
-    moved = lx.EN_CHANGE_TO.search(clause)
-    if moved:  # "after the outage we lowered the timeout to 12 s": the value is what it moved to
-        group = next(g for g in ("new", "new2", "new3") if moved.group(g))
-        # "scaled it out to 10 replicas": the verb and its particle name no attribute, the pronoun points back
-        frame = clause[: moved.start()] if group == "new3" else clause[: moved.start(group)]
-        return "", moved.group(group), frame
-    for pattern in (lx.EN_INSTEAD, lx.EN_NOT):
-        found = pattern.search(clause)
-        if found:
-            kept = clause[: found.start()] + clause[found.end() :]
-            return found.group("old"), kept, kept
-    return "", clause, clause
 
 
 # A preposition or conjunction that opens an adjunct (why, how, around what it happened): after the

@@ -128,6 +128,11 @@ EN_HEDGE = re.compile(
     r"\w+'d\s+probably)\b",
     re.IGNORECASE,
 )
+# A cleft names the one value that holds, as "now" does: "Obsidian is where I keep my notes" (the value
+# first, the attribute after the wh-word), "what I drive now is a Golf" (the value last)
+_WH = r"(?:where|what|who|whom|how)"
+EN_CLEFT = re.compile(rf"^(?P<value>.+?)\s+(?:is|are)\s+{_WH}\b(?P<rest>.*)", re.IGNORECASE)
+EN_CLEFT_SAID = re.compile(rf"\b(?:is|are)\s+{_WH}\b|^\s*{_WH}\s+(?:i|we)\b.*\b(?:is|are)\b", re.IGNORECASE)
 EN_CONDITION = re.compile(r"\b(?:if|unless|in\s+case|provided\s+that|assuming)\b", re.IGNORECASE)
 EN_RETIRE = re.compile(
     r"\b(?:no\s+longer|(?:don't|do\s+not|doesn't|didn't|won't|not)\b.*\b"

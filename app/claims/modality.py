@@ -1,12 +1,13 @@
 """A statement's modality besides firm: whether it says its claim uncertainly (a hedge: "might", "可能",
 "if possible", never "May" the month) or ends what it is about (a retirement: "I cancelled it", 不再用了,
-never under a negation: "won't quit")."""
+never under a negation: "won't quit"); and whether it names its value as the one that holds (a cleft)."""
 
 from __future__ import annotations
 
 import re
 
 from app.claims import lexicon as lx
+from app.text import pos_words
 
 # "May" the month: capitalised past a sentence's first word, or after a preposition
 _MAY_MONTH = re.compile(
@@ -50,3 +51,14 @@ _REMAINING_EN = re.compile(
     r"twelve)\b(?:\s+[\w'-]+){0,4}\s+$",
     re.IGNORECASE,
 )
+
+
+def says_cleft(text: str, zh: bool) -> bool:
+    """Whether `text` names its value by a cleft (Chinese: a verb, 的, then 是 or 都是)."""
+    if not zh:
+        return lx.EN_CLEFT_SAID.search(text) is not None
+    words = pos_words(text)
+    return any(
+        words[i][0] == "的" and words[i - 1][1].startswith("v") and words[i + 1][0] in ("是", "都")
+        for i in range(1, len(words) - 1)
+    )

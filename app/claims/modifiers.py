@@ -11,6 +11,7 @@ from functools import lru_cache
 from app.claims import lexicon as lx
 from app.claims.frames import nounish, stem, zh_words
 from app.claims.model import Claim
+from app.text import segment
 
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z\-]*(?:'s)?|\S")
 _ZH_NOUN = ("n", "nr", "ns", "nt", "nz", "ng", "nrt", "nw", "vn", "eng", "j", "s")
@@ -67,6 +68,12 @@ def _en_pairs(text: str) -> Iterable[tuple[str, str]]:
 
 def _zh_pairs(text: str) -> Iterable[tuple[str, str]]:
     words = [(w, f) for w, f in zh_words(text) if w.strip()]
+    for word, flag in words:  # a compound the dictionary holds whole: 用户服务 is 服务 modified by 用户
+        parts = (
+            [p for p in segment(word) if p != word] if len(word) >= 4 and flag.startswith(_ZH_NOUN) else []
+        )
+        if len(parts) == 2 and "".join(parts) == word:
+            yield parts[1], parts[0]
     for i in range(1, len(words)):
         word, flag = words[i]
         # (jieba tags some heads a distinguishing word: 超时 in 接口超时)

@@ -843,3 +843,22 @@ def test_a_chinese_verb_phrase_ending_on_its_verb_is_the_value_and_a_time_span_n
 def test_gone_before_what_one_became_is_a_change() -> None:
     assert one("We've gone fully paperless.").change
     assert not one("My sister has gone to Leeds.").change
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a cleft names the one value that holds, as "now" does
+        ("I keep my notes in Notion.", "Obsidian is where I keep my notes."),
+        ("我家宽带办的是电信。", "我家宽带走的是联通。"),
+    ],
+)
+def test_a_value_named_by_a_cleft_replaces_the_one_before(old: str, new: str) -> None:
+    verdicts = {conflicts(o, n, frame_similarity=0.6).action for o in extract(old) for n in extract(new)}
+    assert "supersede" in verdicts
+
+
+def test_a_service_of_users_is_no_speaker_and_a_compound_names_its_own_thing() -> None:
+    old, new = one("支付服务的连接池上限是80。"), one("用户服务那边连接池上限设的是200。")
+    assert "用户服务" in new.text
+    assert conflicts(old, new, frame_similarity=0.6).action == "keep"
