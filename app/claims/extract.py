@@ -143,6 +143,16 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
         ):
             # "My son plays football on Saturdays and piano on Wednesdays": the son's piano
             claim = replace(claim, subject=claims[-1].subject, implicit_subject=False)
+        if claim is not None and claims and _fills_head(claims[-1], claim):
+            # "扫地机的预算我再往上加点，4500以内都能接受": the head said before, its value now
+            last = claims[-1]
+            text = f"{last.text}, {clause.strip()}"
+            value = claim.value
+            frame = mask(text, [value, *claim.mentions], zh, last.head)
+            claims[-1] = replace(
+                last, text=text, value=value, frame=frame, change=last.change or claim.change
+            )
+            continue
         if claim is not None and claims and _bare(claim):
             # a value alone ("I take one tablet of metformin, 500 mg"): more of the claim before it
             last = claims[-1]
@@ -205,6 +215,12 @@ def _anaphoric(text: str, zh: bool) -> bool:
 def _has_predicate_en(clause: str) -> bool:
     """Whether an English clause has a verb of its own, or a pronoun that opens one."""
     return bool(_FINITE_EN.search(clause) or _PRONOUN_LEAD.match(clause) or main_verb(clause, False))
+
+
+def _fills_head(last: Claim, claim: Claim) -> bool:
+    """Whether `claim` gives the typed value of the head the claim before named with no value of its type."""
+    types = lx.TAG_HEAD_VALUES.get(last.head, ())
+    return not claim.head and claim.value.type in types and last.value.type not in types
 
 
 def _bare(claim: Claim) -> bool:

@@ -862,3 +862,10 @@ def test_a_service_of_users_is_no_speaker_and_a_compound_names_its_own_thing() -
     old, new = one("支付服务的连接池上限是80。"), one("用户服务那边连接池上限设的是200。")
     assert "用户服务" in new.text
     assert conflicts(old, new, frame_similarity=0.6).action == "keep"
+
+
+def test_a_head_said_without_its_value_takes_the_value_of_the_clause_after() -> None:
+    old = one("空气净化器的预算是2000。")
+    new = one("净化器的预算我再往上加点，2600以内都行。")
+    assert (new.head, new.value.text) == ("budget", "2600")
+    assert conflicts(old, new).action == "supersede"
