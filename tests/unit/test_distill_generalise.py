@@ -312,6 +312,8 @@ def test_abbreviations_and_initials_end_no_sentence() -> None:
         ("那我等你通知。", "user"),
         ("嗯，先这些。", "user"),
         ("Great, let's start with an example then.", "assistant"),  # light verbs are no news
+        ("You can do it!", "user"),  # encouragement
+        ("You should be proud of that.", "user"),
     ],
 )
 def test_talk_about_the_conversation_leaves_no_unit(text: str, role: str) -> None:
@@ -494,3 +496,11 @@ def test_a_sentence_that_only_owns_an_error_states_nothing_and_the_next_corrects
 )
 def test_a_habit_started_is_a_lasting_fact_not_a_happening(text: str) -> None:
     assert [u.tags[0] for u in said(text)] == ["fact"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["You can drop the weekly budget report, I don't need it any more.", "You should text me, not call."],
+)
+def test_what_the_user_tells_the_assistant_it_may_or_should_do_is_kept(text: str) -> None:
+    assert said(text), text

@@ -85,6 +85,12 @@ def is_small_talk(sentence: str, names: Iterable[str] = ()) -> bool:
     return _small_talk(sentence, frozenset(names))
 
 
+_INSTRUCTED = re.compile(
+    r"you\s+(?:can|could|should|may|must|need\s+to|(?:don't|do\s+not|no\s+longer)\s+(?:need|have)\s+to)\s+(?!be\b)",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=4096)
 def _small_talk(sentence: str, names: frozenset[str]) -> bool:
     """Pleasantries with nothing to recall: "That's awesome, Noor!", "Glad you had fun", "太好了".
@@ -105,7 +111,9 @@ def _small_talk(sentence: str, names: frozenset[str]) -> bool:
         return not SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)).strip(" ，。！？、,.!?~…")
     if any(c.isdigit() for c in sentence):
         return False
-    reaction = REACTION_EN.search(sentence) or ENCOURAGEMENT_EN.search(strip_wrapping(sentence))
+    # (what the user tells an assistant it may or need do is an instruction: "You can drop the summaries")
+    instructed = _INSTRUCTED.match(opened) is not None
+    reaction = REACTION_EN.search(sentence) or (ENCOURAGEMENT_EN.search(opened) and not instructed)
     if reaction and not has_specifics(sentence, names):
         return True
     words = content_words(sentence, names)
