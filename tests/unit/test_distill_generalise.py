@@ -504,3 +504,10 @@ def test_a_habit_started_is_a_lasting_fact_not_a_happening(text: str) -> None:
 )
 def test_what_the_user_tells_the_assistant_it_may_or_should_do_is_kept(text: str) -> None:
     assert said(text), text
+
+
+@pytest.mark.parametrize(
+    "text", ["The gym raised it, so from July I'm paying 48 euros.", "物业费涨价了，下个月开始每月320。"]
+)
+def test_a_change_said_before_its_value_stays_with_it(text: str) -> None:
+    assert len(said(text)) == 1, [u.content for u in said(text)]

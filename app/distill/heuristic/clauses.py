@@ -273,6 +273,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
             or remark
             or subordinate
             or (bool(spans) and _consequence_of_ending(spans[-1][2], text, zh))
+            or (bool(spans) and _changed_then_said(spans[-1][2], text, zh))
         ):
             prev_start = spans[-1][0]
             spans[-1] = (prev_start, offset + end, body[prev_start - offset : end].strip())
@@ -325,6 +326,22 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
             text = text[0].upper() + text[1:]
         clauses.append(Clause(text, start, end, corrected, (hedged and number == 0) or start in hedged_at))
     return clauses or [Clause(sentence, 0, len(sentence))]
+
+
+# A change done to what was spoken of, naming no value ("Landlord hiked it", "They moved the call", 涨价了)
+_CHANGED_EN = re.compile(
+    r"\b(?:hiked|raised|bumped|upped|increased|lowered|cut|reduced|dropped|changed|moved|pushed|switched|"
+    r"updated|rescheduled)\s+(?:it|them|that|(?:the|our|my)\s+[\w-]+)\s*$",
+    re.IGNORECASE,
+)
+_CHANGED_ZH = re.compile(r"(?:涨价|降价|加价|调价|涨了|降了|改了|变了|调了|换了)了?$")
+
+
+def _changed_then_said(before: str, text: str, zh: bool) -> bool:
+    """Whether `before` says a change and `text` the value it changed to: one claim, not a bare
+    change and a value with no change word."""
+    changed = (_CHANGED_ZH if zh else _CHANGED_EN).search(before.strip(" ,，。.")) is not None
+    return changed and not find_values(before) and bool(find_values(text))
 
 
 def _carried_en(span: tuple[int, int, str]) -> list[tuple[int, int, str]]:
