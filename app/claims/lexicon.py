@@ -107,14 +107,19 @@ EN_PERIOD = re.compile(
     r"season|spring|summer|autumn|fall|winter)(?:'s)?\b",
     re.IGNORECASE,
 )
-ZH_PERIOD = re.compile(r"(?:今|去|明|前|后)年|(?:这|上|下|本)个?(?:月|周|星期|季度|学期)|(?:本|上|下)季度")
+ZH_PERIOD = re.compile(
+    r"(?:今|去|明|前|后)年|(?:这|上|下|本)个?(?:月|周|星期|季度|学期)|(?:本|上|下)季度|第[一二三四1-4]季度|[上下]半年"
+)
+# a period named by itself: a quarter, a half, a fiscal year ("the Q3 target", "FY26 budget")
+NAMED_PERIOD = re.compile(r"(?<![A-Za-z0-9])(?:Q[1-4]|H[12]|FY\s?\d{2,4})(?![A-Za-z0-9])")
 
 
 @lru_cache(maxsize=16_384)
 def periods(text: str) -> frozenset[str]:
     """The periods `text` says its values are of: "last year", 去年 …"""
     found = {f"{m.group('when').lower()} {m.group('unit').lower()}" for m in EN_PERIOD.finditer(text)}
-    return frozenset(found | {m.group() for m in ZH_PERIOD.finditer(text)})
+    named = {m.group().replace(" ", "") for m in NAMED_PERIOD.finditer(text)}
+    return frozenset(found | named | {m.group() for m in ZH_PERIOD.finditer(text)})
 
 
 # single words of the change class that end an object ("I take oat milk now")

@@ -49,11 +49,12 @@ _OF = frozenset("to for of from in at".split())
 
 
 def _en_pairs(text: str) -> Iterable[tuple[str, str]]:
-    words = _EN_WORD.findall(text)
+    words = _EN_WORD.findall(re.sub(r"\bback\s+from\b", "from", text, flags=re.IGNORECASE))
     for i in range(len(words) - 2):  # "the flight to Rome": a place or thing named after the noun
         noun, word, rest = words[i], words[i + 1], [w for w in words[i + 2 : i + 4] if w.lower() != "the"]
         if word.lower() in _OF and rest and _en_noun(noun) and rest[0][:1].isupper() and _en_noun(rest[0]):
-            yield stem(noun), stem(rest[0])
+            # (where it comes from is another thing than where it goes: "the flight back from Rome")
+            yield stem(noun), ("from " if word.lower() == "from" else "") + stem(rest[0])
     for before, left, right in zip(["", *words], words, words[1:], strict=False):
         owner = left.endswith("'s")
         left = left.removesuffix("'s")
@@ -114,6 +115,12 @@ def modified_apart(old: Claim, new: Claim, zh: bool) -> bool:
         return False
     old_words, new_words = words(old, zh), words(new, zh)
     return any(
-        a[noun] != b[noun] and a[noun] not in new_words and b[noun] not in old_words
+        a[noun] != b[noun]
+        and ((a[noun] not in new_words and b[noun] not in old_words) or _ways(a[noun], b[noun]))
         for noun in a.keys() & b.keys()
     )
+
+
+def _ways(a: str, b: str) -> bool:
+    """One place as where a thing goes and as where it comes from ("to Rome", "back from Rome")."""
+    return a == f"from {b}" or b == f"from {a}"

@@ -185,6 +185,11 @@ def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
         ("我买相机的预算是4000元。", "镜头的预算是2000元。"),
         ("我住在大连。", "我妹妹住在青岛。"),
         ("I have a cat called Miso.", "I also have a parrot called Kiwi."),
+        # a period named by itself (a quarter, a half year): two periods, two facts
+        ("The Q1 hiring target is 12 people.", "The Q2 hiring target was raised to 15 people."),
+        ("上半年的销售目标是300万。", "下半年的销售目标提到了400万。"),
+        # where a thing goes and where it comes from are two things
+        ("My train to Glasgow leaves on June 3.", "My train back from Glasgow is now on June 9."),
         # a doing ends, not who did it: the dogs are still walked
         ("Priya walks our dogs every morning.", "Since the new fence the dogs stopped barking at night."),
     ],
