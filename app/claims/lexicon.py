@@ -111,7 +111,9 @@ ZH_PERIOD = re.compile(
     r"(?:今|去|明|前|后)年|(?:这|上|下|本)个?(?:月|周|星期|季度|学期)|(?:本|上|下)季度|第[一二三四1-4]季度|[上下]半年"
 )
 # a period named by itself: a quarter, a half, a fiscal year ("the Q3 target", "FY26 budget")
-NAMED_PERIOD = re.compile(r"(?<![A-Za-z0-9])(?:Q[1-4]|H[12]|FY\s?\d{2,4})(?![A-Za-z0-9])")
+NAMED_PERIOD = re.compile(
+    r"(?<![A-Za-z0-9])(?:Q[1-4]|H[12]|FY\s?\d{2,4}|(?i:week(?:day|end|night)s?))(?![A-Za-z0-9])|工作日|周末|节假日"
+)
 
 
 @lru_cache(maxsize=16_384)
@@ -191,8 +193,9 @@ EN_NOISE = frozenset(
 )
 
 # --- Chinese -----------------------------------------------------------------------------------------
+# (the old side is a value: a short phrase of one clause, no 的 — "从成都回来的航班改到…" names no old value)
 ZH_FROM_TO = re.compile(
-    r"从(?P<old>.+?)(?:改成|改为|改到|换成|换到|变成|变为|涨到|涨至|升到|升级到|加到|增加到|提高到|"
+    r"从(?P<old>[^的，。,；;！!？?]{1,12}?)(?:改成|改为|改到|换成|换到|变成|变为|涨到|涨至|升到|升级到|加到|增加到|提高到|"
     r"降到|降至|减到|减少到|调到|调整到|调成|推迟到|延后到|延期到|提前到|搬到|搬去|迁到|迁移到|扩到|"
     r"缩到|到)(?P<new>.+)"
 )

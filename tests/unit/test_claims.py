@@ -188,6 +188,8 @@ def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
         # a period named by itself (a quarter, a half year): two periods, two facts
         ("The Q1 hiring target is 12 people.", "The Q2 hiring target was raised to 15 people."),
         ("上半年的销售目标是300万。", "下半年的销售目标提到了400万。"),
+        ("I cycle 20 km on weekdays.", "At weekends I now cycle 50 km."),
+        ("我工作日每天走八千步。", "周末我现在每天走一万五千步。"),
         # where a thing goes and where it comes from are two things
         ("My train to Glasgow leaves on June 3.", "My train back from Glasgow is now on June 9."),
         # a doing ends, not who did it: the dogs are still walked
@@ -874,3 +876,8 @@ def test_a_head_said_without_its_value_takes_the_value_of_the_clause_after() -> 
     new = one("净化器的预算我再往上加点，2600以内都行。")
     assert (new.head, new.value.text) == ("budget", "2600")
     assert conflicts(old, new).action == "supersede"
+
+
+def test_a_chinese_from_to_names_a_value_not_a_thing_coming_back_from_a_place() -> None:
+    assert one("从大连回来的火车改到了6月9号。").old_value is None
+    assert one("会议从周三改到了周五。").old_value is not None
