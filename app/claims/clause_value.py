@@ -161,7 +161,7 @@ def _after_verb(text: str) -> Value | None:
         between = strip("".join(w for w, _ in words[start:-1]))
         if len(between) >= 2:
             return Value("text", between)
-    if not any(flag.startswith("v") for flag in flags):
+    if not any(flag.startswith("v") and flag != "vn" for flag in flags):  # (a verbal noun names: 实验小学)
         # a predicate without a verb: a place after 在 ("地点在三楼会议室"), a noun after the subject and
         # the time ("她现在四年级了"): what follows the last pronoun, time word, adverb or preposition
         cut = max((i for i, flag in enumerate(flags) if flag[:1] in ("p", "r", "t", "d", "f")), default=-1)

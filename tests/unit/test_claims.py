@@ -881,3 +881,7 @@ def test_a_head_said_without_its_value_takes_the_value_of_the_clause_after() -> 
 def test_a_chinese_from_to_names_a_value_not_a_thing_coming_back_from_a_place() -> None:
     assert one("从大连回来的火车改到了6月9号。").old_value is None
     assert one("会议从周三改到了周五。").old_value is not None
+
+
+def test_a_place_after_zai_is_the_value_whatever_jieba_tags_its_first_word() -> None:
+    assert one("女儿现在在实验中学。").value.text == "实验中学"
