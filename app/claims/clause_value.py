@@ -128,10 +128,17 @@ def _bracketed(text: str, at: int) -> bool:
 _ZH_ROLE = re.compile(rf"{lx.ZH_ROLE}[\u4e00-\u9fffA-Za-z]{{1,8}}$")
 
 
+_TITLED_ZH = re.compile(
+    r"[\u4e00-\u9fff]{1,2}(?:医生|大夫|老师|阿姨|师傅|先生|女士|小姐|经理|律师|教练|护士)|[小老][\u4e00-\u9fff]"
+)
+
+
 def _zh_named(rest: str) -> Value:
     """What follows a Chinese copula, typed: a name when a proper noun or a Latin word is most of it
     (联通的光纤 is the provider 联通, 的PostgreSQL the product), else free text."""
     rest = _ZH_ROLE.sub("", rest) or rest  # 用MySQL做主库: the value is MySQL, 主库 its attribute
+    if _TITLED_ZH.fullmatch(rest):  # 王医生, 张阿姨, 老李: a person by surname and title
+        return Value("name", rest, key=rest)
     names = [w for w, flag in pos_tag(rest) if flag in _ZH_NAME_FLAGS]
     if names and 2 * len(names[0]) >= len(rest):
         return Value("name", rest, key=names[0].lower())

@@ -113,3 +113,26 @@ def objects(clause: str, zh: bool) -> list[str]:
         return [clause]
     head = found.group("head")
     return [head + found.group("first"), head + found.group("second")]
+
+
+# A name said to be what the speaker has ("Dr Jones is my dentist", 李医生是我的牙医): the copula read the
+# other way round ("my dentist is Dr Jones"), the possessed noun the attribute and the name its value
+_IS_MY_EN = re.compile(
+    r"^\s*(?P<x>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)\s+(?:is|are)\s+"
+    r"(?P<y>(?:my|our)\s+[^,;]+?)\s*(?P<end>[.!]?\s*)$"
+)
+_IS_MY_ZH = re.compile(r"^(?P<x>[^，。,是]{2,12}?)是(?P<y>(?:我|我们|我家)的[^，。,]+?)(?P<end>[。！!]?)$")
+_NOT_NAMES = frozenset("this that it he she they there here what which who everything nothing".split())
+
+
+def possessed_first(clause: str, zh: bool) -> str:
+    """The clause with a name said to be the speaker's thing read the other way round."""
+    found = (_IS_MY_ZH if zh else _IS_MY_EN).match(clause)
+    if found is None or found.group("x").lower() in _NOT_NAMES or found.group("x")[:1] in "这那他她它":
+        return clause
+    y = found.group("y")
+    return (
+        f"{y}是{found.group('x')}{found.group('end')}"
+        if zh
+        else f"{y[0].upper()}{y[1:]} is {found.group('x')}{found.group('end')}"
+    )

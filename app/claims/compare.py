@@ -14,6 +14,7 @@ from app.claims.frames import overlap, stem, tokens
 from app.claims.modality import retirement
 from app.claims.model import Claim
 from app.claims.modifiers import modified_apart
+from app.claims.periods import periods
 from app.claims.subjects import THIRD_PERSON
 from app.claims.values import compatible, fold, free, same
 from app.text import MONTHS_EN, WEEKDAYS_EN, has_cjk, pos_words
@@ -179,7 +180,7 @@ def same_attribute(
         return "different"
     if modified_apart(old, new, zh) or _verb_of_another_thing(old, new, zh):
         return "different"
-    said = lx.periods(old.text), lx.periods(new.text)
+    said = periods(old.text), periods(new.text)
     if all(said) and not said[0] & said[1]:
         return "different"  # last year's bonus and this year's: two periods, two facts
     if one_product(old.value, new.value):

@@ -19,6 +19,7 @@ from app.claims.clause_value import (
     versioned_change,
 )
 from app.claims.clauses import clauses as split_clauses
+from app.claims.clauses import possessed_first
 from app.claims.denial import carried, denied
 from app.claims.frames import en_nouns, mask, stem, zh_words
 from app.claims.modality import retirement, says_cleft, says_hedged
@@ -35,23 +36,6 @@ _PRONOUN_LEAD = re.compile(
     r"^\s*(?:i|we|you|he|she|they|my|our|我|我们|你|他|她|他们)\b|^\s*(?:我|我们|你|他|她)", re.IGNORECASE
 )
 _PREFIX = re.compile(r"^\s*(?:correction|update|更正|纠正)\s*[:：]\s*", re.IGNORECASE)
-# A reported statement ("The user says …", 用户说…): the claim is what is reported; the reporting frame
-# would make every statement of one speaker look alike.
-_REPORTED = re.compile(
-    r"^\s*(?:(?:the )?(?:user|assistant)|[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)\s+"
-    # ("reports to" is a relation: "the user reports to Priya now")
-    r"(?:says|said|adds|added|mentions|mentioned|notes|noted|asks|asked|reports(?!\s+to\b)|reported(?!\s+to\b))"
-    r"(?:\s+that)?\s*[:,]?\s+"
-    r"|^\s*(?:用户|助手|客服)(?:说|问|提到|表示|补充)(?:道)?[：:，,]?",
-    re.IGNORECASE,
-)
-
-
-# 用户 as the distiller writes the speaker ("有事请打电话通知用户"): the speaker, never a value; not
-# the users of a product (用户数, 用户量)
-_SPEAKER_ZH = re.compile(
-    r"用户(?![数量群名体验反馈需求画像增长留存们]|服务|中心|系统|模块|协议|管理|端|侧|表|库)"
-)
 
 
 def extract(
@@ -69,7 +53,7 @@ def extract(
     for sentence in split_sentences(_ABBREVIATION.sub(r"\1", text)):
         if sentence.rstrip().endswith(("?", "？")):
             continue  # a question asserts nothing ("can you move it to Friday?" has moved nothing yet)
-        sentence = _SPEAKER_ZH.sub("我", _REPORTED.sub("", sentence, count=1))
+        sentence = lx.SPEAKER_ZH.sub("我", lx.REPORTED.sub("", sentence, count=1))
         prefixed = _PREFIX.match(sentence) is not None
         claims += _sentence(_PREFIX.sub("", sentence), lang, subject, corrected or prefixed)
     return [_slotted(c, tags) for c in claims]
@@ -116,6 +100,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
             topic_said = denial[1]
             continue
         clause, topic_said = carried(clause, topic_said)
+        clause = possessed_first(clause, zh)
         if not zh and claims and _APPOSITION_EN.match(clause) and not _has_predicate_en(clause):
             # a name or prepositional phrase after a comma ("my therapist, Dr Lowe, on Mondays") is more of
             # the clause before, unless it gives a typed value of a noun of its own ("…, with a 45s timeout")
@@ -200,6 +185,7 @@ _APPOSITION_EN = re.compile(
 
 
 # A preposition's object pointing back to the clause before ("10 days of that", "paid for it")
+_TITLES_EN = frozenset("dr mr mrs ms prof".split())  # a person's title names no attribute
 _OF_THAT_EN = re.compile(r"\b(?:of|for|on|with|about|from)\s+(?:that|it|this|those|them)\b", re.IGNORECASE)
 _ANAPHORA_EN = frozenset("other one ones previous former old earlier first last same before".split())
 
@@ -382,7 +368,11 @@ def _frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
     return [
         stem(w)
         for w, is_noun in zip(words, noun, strict=True)
-        if w not in lx.EN_NOISE and w not in lx.EN_SELF and not w.isdigit() and is_noun
+        if w not in lx.EN_NOISE
+        and w not in lx.EN_SELF
+        and w not in _TITLES_EN
+        and not w.isdigit()
+        and is_noun
     ]
 
 

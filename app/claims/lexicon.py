@@ -5,7 +5,6 @@ Every entry is a word of the language, never a phrase from a data set."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 # --- English -----------------------------------------------------------------------------------------
 # "from A to B", "instead of A", "rather than A", "A, not B": the value a change names as replaced
@@ -100,30 +99,6 @@ EN_TEMPORAL = re.compile(
 ZH_TEMPORAL = re.compile(r"现在|最近|如今|目前|已经")
 # the words that put a value in a role after it ("用MySQL做主库", "X作为备份", "X当备用机")
 ZH_ROLE = r"(?:做|作为|当作|当)"
-# A period a value is of ("last year's bonus", "this month's bill", 去年的年终奖): two values of two
-# periods are two facts, both true. The key is the period as said, its deixis and unit.
-EN_PERIOD = re.compile(
-    r"\b(?P<when>this|last|next|previous|coming|current)\s+(?P<unit>year|month|week|quarter|semester|term|"
-    r"season|spring|summer|autumn|fall|winter)(?:'s)?\b",
-    re.IGNORECASE,
-)
-ZH_PERIOD = re.compile(
-    r"(?:今|去|明|前|后)年|(?:这|上|下|本)个?(?:月|周|星期|季度|学期)|(?:本|上|下)季度|第[一二三四1-4]季度|[上下]半年"
-)
-# a period named by itself: a quarter, a half, a fiscal year ("the Q3 target", "FY26 budget")
-NAMED_PERIOD = re.compile(
-    r"(?<![A-Za-z0-9])(?:Q[1-4]|H[12]|FY\s?\d{2,4}|(?i:week(?:day|end|night)s?))(?![A-Za-z0-9])|工作日|周末|节假日"
-)
-
-
-@lru_cache(maxsize=16_384)
-def periods(text: str) -> frozenset[str]:
-    """The periods `text` says its values are of: "last year", 去年 …"""
-    found = {f"{m.group('when').lower()} {m.group('unit').lower()}" for m in EN_PERIOD.finditer(text)}
-    named = {m.group().replace(" ", "") for m in NAMED_PERIOD.finditer(text)}
-    return frozenset(found | named | {m.group() for m in ZH_PERIOD.finditer(text)})
-
-
 # single words of the change class that end an object ("I take oat milk now")
 EN_CHANGE_WORDS = frozenset("now nowadays anymore instead".split())
 EN_HEDGE = re.compile(
@@ -378,6 +353,25 @@ RELATION_WORDS = frozenset(
     名字 名叫 叫做 叫 工作 上班 任职 就职 入职 跳槽 加入 领导 上司 汇报 住 家住
     搬 家 过敏 预算 使用 在用 属于 负责 依赖""".split()
 )
+
+# A reported statement ("The user says …", 用户说…): the claim is what is reported; the reporting frame
+# would make every statement of one speaker look alike.
+REPORTED = re.compile(
+    r"^\s*(?:(?:the )?(?:user|assistant)|[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)\s+"
+    # ("reports to" is a relation: "the user reports to Priya now")
+    r"(?:says|said|adds|added|mentions|mentioned|notes|noted|asks|asked|reports(?!\s+to\b)|reported(?!\s+to\b))"
+    r"(?:\s+that)?\s*[:,]?\s+"
+    r"|^\s*(?:用户|助手|客服)(?:说|问|提到|表示|补充)(?:道)?[：:，,]?",
+    re.IGNORECASE,
+)
+
+
+# 用户 as the distiller writes the speaker ("有事请打电话通知用户"): the speaker, never a value; not
+# the users of a product (用户数, 用户量)
+SPEAKER_ZH = re.compile(
+    r"用户(?![数量群名体验反馈需求画像增长留存们]|服务|中心|系统|模块|协议|管理|端|侧|表|库)"
+)
+
 
 # What the distiller writes into a unit that no claim says. The date beside a relative time phrase
 # ("next month (2026-12)", 下周（2026-12-07那一周）): the phrase is the clause's own, the note would be read

@@ -885,3 +885,18 @@ def test_a_chinese_from_to_names_a_value_not_a_thing_coming_back_from_a_place() 
 
 def test_a_place_after_zai_is_the_value_whatever_jieba_tags_its_first_word() -> None:
     assert one("女儿现在在实验中学。").value.text == "实验中学"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a name said to be what the speaker has: the copula the other way round
+        ("My vet is Dr Okoro.", "Dr Hale is my vet."),
+        ("Dr Okoro is my vet.", "My vet is Dr Hale."),
+        # a Chinese surname and title is a person's name
+        ("我的家庭医生是赵医生。", "钱医生是我的家庭医生。"),
+    ],
+)
+def test_a_name_said_to_be_the_speaker_s_thing_replaces_the_one_before(old: str, new: str) -> None:
+    verdicts = {conflicts(o, n).action for o in extract(old) for n in extract(new)}
+    assert verdicts == {"supersede"}
