@@ -66,6 +66,10 @@ def main_value(text: str, zh: bool, opens_sentence: bool = True) -> Value | None
         if rest:
             return _zh_named(rest)
     names = _names(text, zh, opens_sentence)
+    # a name inside what the speaker has, before the copula ("my Spotify password is …", "my username on
+    # GitHub is …"), narrows it: the value is what the copula says
+    owned = not zh and found and _OWNED_EN.match(text) is not None
+    names = [n for n in names if not (owned and found and text.find(n) < found[0].start())]
     if names:
         # the name after the copula is the value ("my GP is Dr Okafor"), else the first
         after = [n for n in names if found and text.find(n) >= found[0].end()]
@@ -79,6 +83,9 @@ def main_value(text: str, zh: bool, opens_sentence: bool = True) -> Value | None
         return _after_verb(text)
     obj = en_object(text) or en_object(text, prepositional=True)
     return Value("text", obj) if obj else None
+
+
+_OWNED_EN = re.compile(r"\s*(?:my|our|his|her|their)\b", re.IGNORECASE)
 
 
 def _words_at(text: str) -> dict[int, str]:

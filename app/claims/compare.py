@@ -180,7 +180,8 @@ def same_attribute(
         return "different"
     if modified_apart(old, new, zh) or _verb_of_another_thing(old, new, zh):
         return "different"
-    said = periods(old.text), periods(new.text)
+    # (a period that is the value itself, "on weekends" after "on weekdays", is what changed)
+    said = periods(old.text.replace(old.value.text, " ")), periods(new.text.replace(new.value.text, " "))
     if all(said) and not said[0] & said[1]:
         return "different"  # last year's bonus and this year's: two periods, two facts
     if one_product(old.value, new.value):

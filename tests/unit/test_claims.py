@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from app.claims import Claim, compatible, conflicts, extract, find_values, same
 from app.claims import lexicon as lx
 from app.claims.asked import asked_slots
+from app.claims.compare import same_attribute
 from app.claims.modality import retirement
 from app.claims.stored import columns, dump, load
 
@@ -190,6 +191,8 @@ def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
         ("上半年的销售目标是300万。", "下半年的销售目标提到了400万。"),
         ("I cycle 20 km on weekdays.", "At weekends I now cycle 50 km."),
         ("我工作日每天走八千步。", "周末我现在每天走一万五千步。"),
+        # a name inside what the speaker has narrows it; the value is what the copula says
+        ("My Dropbox password is kite88.", "I changed my Evernote password to lark22."),
         # where a thing goes and where it comes from are two things
         ("My train to Glasgow leaves on June 3.", "My train back from Glasgow is now on June 9."),
         # a doing ends, not who did it: the dogs are still walked
@@ -900,3 +903,8 @@ def test_a_place_after_zai_is_the_value_whatever_jieba_tags_its_first_word() -> 
 def test_a_name_said_to_be_the_speaker_s_thing_replaces_the_one_before(old: str, new: str) -> None:
     verdicts = {conflicts(o, n).action for o in extract(old) for n in extract(new)}
     assert verdicts == {"supersede"}
+
+
+def test_a_period_that_is_the_value_itself_is_what_changed() -> None:
+    old, new = one("I swim on weekday mornings."), one("I swim on weekend mornings now.")
+    assert same_attribute(old, new, frame_similarity=0.9) != "different"
