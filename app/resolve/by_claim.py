@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.claims import Claim, compatible, retired_object
 from app.claims import stored as unit_claims
+from app.claims.values import free
 from app.db.models import MemoryUnit
 from app.db.repositories import claims as claims_repo
 from app.db.repositories import embeddings as embeddings_repo
@@ -62,6 +63,14 @@ async def _frame_similarity(
         for o in olds
         for n in new
         if o.frame and n.frame and compatible(o.value, n.value)
+    }
+    # two free values of a weak tie: the nearer in kind is the one replaced ("vegan" ends "vegetarian")
+    pairs |= {
+        (o.value.text, n.value.text)
+        for _, olds in candidates
+        for o in olds
+        for n in new
+        if free(o.value) and free(n.value) and o.value.text and n.value.text
     }
     # a retirement's object beside each candidate claim's value and frame (`rc.decide`'s last resort)
     pairs |= {

@@ -107,6 +107,8 @@ def decide(
                     # times) closer than of compatible ones (a name and free text)
                     closeness = (similarity or 0.0) + (0.0 if free(old.value) or free(claim.value) else 1.0)
                     closeness += 0.5 if old.value.type == claim.value.type else 0.0
+                    if free(old.value) and free(claim.value):  # two free values, the nearer in kind
+                        closeness += 0.5 * (frame_similarity(old.value.text, claim.value.text) or 0.0)
                     if closeness > weak_hits.get(i, (-1.0, v))[0]:
                         weak_hits[i] = (closeness, v)
         if strong_hits:

@@ -114,6 +114,17 @@ def test_a_weak_verdict_ends_the_value_of_the_same_type_before_a_merely_compatib
     assert [olds[i].value.text for i in decision.hit] == ["7:30"]
 
 
+def test_a_weak_verdict_ends_the_free_value_nearer_in_kind() -> None:
+    olds = extract("I can't stand fennel and I'm pescatarian.")
+
+    def frames(a: str, b: str) -> float | None:  # the embedder: a diet is nearer a diet than a vegetable
+        return 0.8 if {a, b} == {"pescatarian", "fully vegetarian"} else 0.5
+
+    decision = decide(extract("I've gone fully vegetarian."), [("old", olds)], frames)
+    assert decision is not None
+    assert [olds[i].value.text for i in decision.hit] == ["pescatarian"]
+
+
 def test_a_weak_verdict_never_rests_on_free_text() -> None:
     notifications = extract("我喜欢邮件通知，不要打电话。")
     assert decide(extract("如果配置能升级的话，可以到8000。"), [("x", notifications)], no_frames) is None
