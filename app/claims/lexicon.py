@@ -41,7 +41,9 @@ _MY_NEW = r"(?:my|our)\s+new(?=\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are)\b)"
 EN_CHANGE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|push(?:ed)?|rais(?:ed|ing)|lower(?:ed)?|"
     r"increas(?:ed|ing)|decreas(?:ed|ing)|reduc(?:ed|ing)|cut|upgrad(?:ed|ing)|downgrad(?:ed|ing)|"
-    r"bump(?:ed)?|hik(?:ed|ing)|slash(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|"
+    r"bump(?:ed)?|slash(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|"
+    # (a price hiked, not a trail: "hiking in the Alps" changes nothing)
+    r"hiked\s+(?:it|them|that|up)\b|hiked\s+(?:the|our|my)\s+(?:price|rent|fee|rate|cost|premium|bill)s?\b|"
     r"delay(?:ed)?|stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|swapp(?:ed|ing)|"
     r"shift(?:ed|ing)?|relocat(?:ed|ing)|transferr(?:ed|ing)|rebook(?:ed|ing)?|reassign(?:ed|ing)?|"
     r"rerout(?:ed|ing)|(?:doubl|halv|tripl|quadrupl)(?:ed|ing)|"

@@ -810,6 +810,7 @@ def test_a_hike_said_of_the_value_before_is_a_change() -> None:
     old = one("The gym membership costs 45 euros a month.")
     new = extract("They hiked it, so I'm paying 52 euros from May.")[-1]
     assert new.change
+    assert not one("I enjoy hiking in the Alps.").change  # a trail hiked is no price hiked
     # (frames somewhat close, as the embedder finds them: a change word ties them, a weak verdict)
     assert conflicts(old, new, frame_similarity=0.5).action == "supersede"
 
