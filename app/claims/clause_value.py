@@ -135,8 +135,13 @@ def _bracketed(text: str, at: int) -> bool:
 _ZH_ROLE = re.compile(rf"{lx.ZH_ROLE}[\u4e00-\u9fffA-Za-z]{{1,8}}$")
 
 
+# a person by a common surname and a title or 小/老 (王医生, 老李), not a role (家庭医生) or a word (小米)
+_SURNAMES_ZH = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜"
+    "崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
 _TITLED_ZH = re.compile(
-    r"[\u4e00-\u9fff]{1,2}(?:医生|大夫|老师|阿姨|师傅|先生|女士|小姐|经理|律师|教练|护士)|[小老][\u4e00-\u9fff]"
+    rf"[{_SURNAMES_ZH}](?:医生|大夫|老师|阿姨|师傅|先生|女士|小姐|经理|律师|教练|护士|总)|[小老][{_SURNAMES_ZH}]"
 )
 
 
@@ -144,7 +149,7 @@ def _zh_named(rest: str) -> Value:
     """What follows a Chinese copula, typed: a name when a proper noun or a Latin word is most of it
     (联通的光纤 is the provider 联通, 的PostgreSQL the product), else free text."""
     rest = _ZH_ROLE.sub("", rest) or rest  # 用MySQL做主库: the value is MySQL, 主库 its attribute
-    if _TITLED_ZH.fullmatch(rest):  # 王医生, 张阿姨, 老李: a person by surname and title
+    if _TITLED_ZH.fullmatch(rest):
         return Value("name", rest, key=rest)
     names = [w for w, flag in pos_tag(rest) if flag in _ZH_NAME_FLAGS]
     if names and 2 * len(names[0]) >= len(rest):

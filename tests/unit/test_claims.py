@@ -909,3 +909,8 @@ def test_a_name_said_to_be_the_speaker_s_thing_replaces_the_one_before(old: str,
 def test_a_period_that_is_the_value_itself_is_what_changed() -> None:
     old, new = one("I swim on weekday mornings."), one("I swim on weekend mornings now.")
     assert same_attribute(old, new, frame_similarity=0.9) != "different"
+
+
+def test_a_chinese_title_names_a_person_only_after_a_surname() -> None:
+    assert one("我的牙医是王医生。").value.type == "name"
+    assert one("他是家庭医生。").value.type == "text"
