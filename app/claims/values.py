@@ -205,8 +205,8 @@ _PATTERNS = [
     # an amount in Chinese numerals ("三千块", "两千五百元")
     ("amount", rf"{_ZH_LEAD_NUM}\s?(?:{_CUR_ALT})(?![A-Za-z])"),
     ("quantity", rf"(?<![0-9A-Za-z.]){_NUM}\s?(?:{_UNIT_ALT})(?![A-Za-z])"),
-    # a Latin unit never runs into a word ("4471 should" holds no seconds)
-    ("quantity", rf"{_ZH_NUM}\s?(?:{_UNIT_ALT})(?![A-Za-z])"),
+    # a Latin unit never runs into a word ("4471 should" holds no seconds), nor a number out of one (K8s)
+    ("quantity", rf"(?<![A-Za-z]){_ZH_NUM}\s?(?:{_UNIT_ALT})(?![A-Za-z])"),
     ("number", rf"{_NUM}\s?(?:万|千|k\b|K\b)|(?<![0-9A-Za-z.]){_NUM}(?!\.?\d|[0-9A-Za-z])|{_ZH_LEAD_NUM}万"),
     # a magnitude in Chinese numerals ("七千", "两千五"): a numeral before 百 or 千, never 千万 ("don't")
     ("number", rf"{_ZH_LEAD_NUM}[百千][零一二两三四五六七八九十]*"),

@@ -264,3 +264,8 @@ def test_starting_at_a_company_is_a_change_of_employer() -> None:
 )
 def test_a_period_before_the_amount_it_is_the_rate_of_is_no_value(text: str, value: str) -> None:
     assert extract(text)[0].value.text == value  # "a day" is the rate; alone, a day is the value
+
+
+def test_a_number_inside_a_name_is_no_quantity() -> None:
+    assert find_values("We run K8s in production.") == []
+    assert [s.value.text for s in find_values("超时是30s")] == ["30s"]
