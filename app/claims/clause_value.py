@@ -270,7 +270,9 @@ def strip(text: str) -> str:
 
 
 def _verb_and_object(word: str) -> bool:
-    """Whether a word jieba guessed a name is a verb and its object (喝咖啡, 买菜): no name."""
+    """Whether a word jieba guessed a name is a verb and its object (喝咖啡, 买菜) or two verbs (爱喝)."""
+    if len(word) == 2:
+        return all((tag := pos_tag(ch, min_length=1)) and tag[0][1].startswith("v") for ch in word)
     if len(word) < 3:
         return False
     first, rest = pos_tag(word[0], min_length=1), pos_tag(word[1:])

@@ -269,3 +269,8 @@ def test_a_period_before_the_amount_it_is_the_rate_of_is_no_value(text: str, val
 def test_a_number_inside_a_name_is_no_quantity() -> None:
     assert find_values("We run K8s in production.") == []
     assert [s.value.text for s in find_values("超时是30s")] == ["30s"]
+
+
+def test_two_verbs_jieba_guessed_a_name_are_no_name() -> None:
+    assert [c.value.type for c in extract("最近更爱喝美式。")] == ["text"]
+    assert [c.value.type for c in extract("我的领导是王明。")] == ["name"]
