@@ -54,6 +54,9 @@ def main_value(text: str, zh: bool, opens_sentence: bool = True) -> Value | None
         first = spans[0]
         if first.value.type in ("version", "number") and _product_before(text, first, zh):
             return _versioned(text, first, zh)
+        model = _MODEL_YEAR.match(text, first.start) if first.value.type == "number" and not zh else None
+        if model:  # "a 2018 Civic": the model year is the product's, the value the thing
+            return Value("name", model.group(), key=model.group().lower())
         return first.value
     for pattern, _key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
         match = pattern.search(text)
@@ -86,6 +89,9 @@ def main_value(text: str, zh: bool, opens_sentence: bool = True) -> Value | None
 
 
 _OWNED_EN = re.compile(r"\s*(?:my|our|his|her|their)\b", re.IGNORECASE)
+
+
+_MODEL_YEAR = re.compile(r"(?:19|20)\d{2}\s+[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*")
 
 
 def _words_at(text: str) -> dict[int, str]:

@@ -27,7 +27,7 @@ _MOVED_IT = (
 EN_CHANGE_TO = re.compile(
     r"\b(?:switch|mov|chang|push|rais|lower|increas|decreas|reduc|cut|upgrad|downgrad|bump|extend|swap|shift|"
     r"relocat|transferr?|rebook|reassign|rerout|"
-    r"shorten|reschedul|postpon|delay|migrat|updat|adjust|set|doubl|halv|tripl)\w*\b[^.;]*?\b(?:to|into|until|till)\s+(?P<new>.+)"
+    r"shorten|reschedul|postpon|delay|migrat|updat|adjust|set|doubl|halv|tripl|renam)\w*\b[^.;]*?\b(?:to|into|until|till)\s+(?P<new>.+)"
     r"|\b(?:up|down)\s+to\s+(?P<new2>.+)"
     r"|" + _MOVED_IT + r"\s+(?P<new3>[\d$€£¥].*)",
     re.IGNORECASE,
@@ -46,7 +46,7 @@ EN_CHANGE = re.compile(
     r"hiked\s+(?:it|them|that|up)\b|hiked\s+(?:the|our|my)\s+(?:price|rent|fee|rate|cost|premium|bill)s?\b|"
     r"delay(?:ed)?|stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|swapp(?:ed|ing)|"
     r"shift(?:ed|ing)?|relocat(?:ed|ing)|transferr(?:ed|ing)|rebook(?:ed|ing)?|reassign(?:ed|ing)?|"
-    r"rerout(?:ed|ing)|(?:doubl|halv|tripl|quadrupl)(?:ed|ing)|"
+    r"rerout(?:ed|ing)|renam(?:ed|ing)|(?:doubl|halv|tripl|quadrupl)(?:ed|ing)|"
     # a phrase of time that starts a new state ("going forward", "from now on", "as of Monday")
     r"going\s+forward|from\s+(?:now|here|today|this\s+\w+)\s+on|henceforth|"
     r"(?:as\s+of|starting|effective)\s+(?:today|now|immediately|this|next|tomorrow|monday|tuesday|"
@@ -252,7 +252,8 @@ RELATIONS_EN = [
     (
         re.compile(
             rf"\b(?:work(?:s|ed|ing)?{_MANNER}\s+(?:at|for)|employed\s+(?:at|by)|joined|employer|"
-            r"start(?:ed|ing)\s+(?:(?:a\s+)?(?:new\s+)?(?:job|work(?:ing)?|role)\s+)?at)\b",
+            r"start(?:ed|ing)\s+(?:(?:a\s+)?(?:new\s+)?(?:job|work(?:ing)?|role)\s+)?at|"
+            r"(?:took|got|landed|accepted|taken)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|position|role|post)\s+(?:at|with))\b",
             re.I,
         ),
         "employer",

@@ -105,16 +105,16 @@ def _subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
 
 # A verb of moving house ("moved to", "relocated to", 搬到, 搬去), and the words that may stand between
 # its mover and it ("has just moved", 都已经搬到)
-_MOVE = re.compile(r"\b(?:mov(?:ed|ing|es)|relocat(?:ed|ing|es))\b|搬到|搬去", re.IGNORECASE)
+_MOVE = re.compile(r"\b(?:mov(?:ed|ing|es)|relocat(?:ed|ing|es)|lives?|living)\b|搬到|搬去", re.IGNORECASE)
 _BEFORE_MOVE_EN = frozenset("has have had just finally recently already all also now then".split())
 _BEFORE_MOVE_ZH = frozenset({"", *"都 也 已经 刚 刚刚 又 就 终于 最近 现在 全 整个".split()})
 _HOMES = frozenset({"home", "family", "household", "家", "家里", "全家", "一家"})
 
 
 def moves_a_thing(clause: str, zh: bool) -> bool:
-    """Whether a verb of moving is said of a thing named before it ("the build pipeline moved to …",
-    "my current account moved to …", 公司搬到…): no one's home. A pronoun, a person, a name or a
-    household moving ("we moved to …", "my parents moved …", 家搬到…) is a move of home."""
+    """Whether a verb of moving or living is said of a thing named before it ("the build pipeline moved to
+    …", "tickets live in Linear", 公司搬到…): no one's home. A pronoun, a person, a name or a household
+    moving ("we moved to …", "my parents moved …", 家搬到…) is a move of home."""
     found = _MOVE.search(clause)
     if found is None:
         return False

@@ -914,3 +914,20 @@ def test_a_period_that_is_the_value_itself_is_what_changed() -> None:
 def test_a_chinese_title_names_a_person_only_after_a_surname() -> None:
     assert one("我的牙医是王医生。").value.type == "name"
     assert one("他是家庭医生。").value.type == "text"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I drive a 2016 Fiesta.", "I'm driving a 2021 Yaris now."),  # a model year is the product's
+        ("My wife works at the library.", "My wife took a job at the museum."),  # took a job at: employer
+        ("The printer is called Inky.", "I renamed the printer to Blotto."),  # renamed: a change
+    ],
+)
+def test_a_thing_said_again_in_other_words_replaces_the_one_before(old: str, new: str) -> None:
+    verdicts = {conflicts(o, n, frame_similarity=0.6).action for o in extract(old) for n in extract(new)}
+    assert "supersede" in verdicts
+
+
+def test_a_thing_that_lives_somewhere_is_no_home() -> None:
+    assert one("Invoices live in Xero these days.").head != "address.home"
