@@ -71,8 +71,8 @@ def main_value(text: str, zh: bool, opens_sentence: bool = True) -> Value | None
     names = _names(text, zh, opens_sentence)
     # a name inside what the speaker has, before the copula ("my Spotify password is …", "my username on
     # GitHub is …"), narrows it: the value is what the copula says
-    owned = not zh and found and _OWNED_EN.match(text) is not None
-    names = [n for n in names if not (owned and found and text.find(n) < found[0].start())]
+    if not zh and found and _OWNED_EN.match(text):
+        names = [n for n in names if text.find(n) >= found[0].start()]
     if names:
         # the name after the copula is the value ("my GP is Dr Okafor"), else the first
         after = [n for n in names if found and text.find(n) >= found[0].end()]
@@ -337,12 +337,6 @@ def named_part(text: str) -> Value | None:
     return Value("text", words) if words else None
 
 
-# A cleft puts its value first ("Obsidian is where I keep my notes")
-_CLEFT_EN = re.compile(
-    r"^(?P<value>.+?)\s+(?:is|are)\s+(?:where|what|who|whom|how)\b(?P<rest>.*)", re.IGNORECASE
-)
-
-
 def change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
     """(the old value's text, where the new value is, the attribute's words) of a clause."""
     if zh:
@@ -371,8 +365,3 @@ def change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
             kept = clause[: found.start()] + clause[found.end() :]
             return found.group("old"), kept, kept
     return "", clause, clause
-
-
-_CLEFT_EN = re.compile(
-    r"^(?P<value>.+?)\s+(?:is|are)\s+(?P<rest>(?:where|what|who|whom|how)\b.*)", re.IGNORECASE
-)

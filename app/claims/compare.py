@@ -57,14 +57,15 @@ def names_old(old: Claim, new: Claim) -> bool:
     )
 
 
+def _one_family(x: str, y: str) -> bool:
+    shorter, longer = sorted((x, y), key=len)
+    return len(shorter) >= 4 and longer.startswith(shorter)
+
+
 def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
     """Shared words, one word's family (the stem "edit" of "editor"), or for Chinese a shared
     two-character run (美国签证 ~ 签证)."""
-    if (
-        a & b
-        or any(len(x) >= 4 and y.startswith(x) for x in a for y in b)
-        or any(len(y) >= 4 and x.startswith(y) for x in a for y in b)
-    ):
+    if a & b or any(_one_family(x, y) for x in a for y in b):
         return True
     grams = {w[i : i + 2] for w in a if not w.isascii() for i in range(len(w) - 1)}
     return any(w[i : i + 2] in grams for w in b if not w.isascii() for i in range(len(w) - 1))

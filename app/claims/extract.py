@@ -184,8 +184,8 @@ _APPOSITION_EN = re.compile(
 )
 
 
-# A preposition's object pointing back to the clause before ("10 days of that", "paid for it")
 _TITLES_EN = frozenset("dr mr mrs ms prof".split())  # a person's title names no attribute
+# A preposition's object pointing back to the clause before ("10 days of that", "paid for it")
 _OF_THAT_EN = re.compile(r"\b(?:of|for|on|with|about|from)\s+(?:that|it|this|those|them)\b", re.IGNORECASE)
 _ANAPHORA_EN = frozenset("other one ones previous former old earlier first last same before".split())
 

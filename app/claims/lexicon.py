@@ -137,8 +137,7 @@ EN_RETIRE = re.compile(
     # a thing lost or passed on ("the bike got stolen", "we rehomed the dog", "written off"), or a
     # medicine stopped ("took me off the statins", "came off the pill")
     r"stolen|rehomed|re-homed|written\s+off|totall?ed|"
-    r"(?:took|taken|takes|came|come|coming)\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?off\s+(?:the|my|our|his|her|its|their)\b|"
-    r"took\s+(?:me|us|him|her|them)\s+off)\b",
+    r"(?:took|taken|takes|came|come|coming)\s+(?:(?:me|us|him|her|them)\s+off|off\s+(?:the|my|our|his|her|its|their))\b)\b",
     re.IGNORECASE,
 )
 EN_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|in\s+addition|another|additionally)\b", re.I)

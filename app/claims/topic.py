@@ -108,7 +108,7 @@ def retired_words(clause: str, zh: bool) -> list[str]:
         ]
         return [w for w in _compounds(content, said) if len(w) >= 2]
     ends = retirement(clause, False)
-    doing = ends_a_doing(clause, zh)
+    doing = _GERUND.match(clause, ends.end()) if ends else None
     if doing:  # "I stopped taking the pills", "the dogs stopped barking": the doing ends, not who did it
         done = _AFTER_OBJECT_EN.split(clause[doing.end() :], maxsplit=1)[0]  # its object, not when or why
         return _nouns([w.lower() for w in _WORD.findall(done)]) or [stem(doing.group(1).lower())]
