@@ -511,3 +511,32 @@ def test_what_the_user_tells_the_assistant_it_may_or_should_do_is_kept(text: str
 )
 def test_a_change_said_before_its_value_stays_with_it(text: str) -> None:
     assert len(said(text)) == 1, [u.content for u in said(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "这事我得再琢磨琢磨",
+        "嗯嗯，回头再问问",
+        "emmm，先这样吧",
+        "我明白你的意思了",
+        "Alright, let me think it over.",
+        "Okay, fair enough, I will get back to you.",
+    ],
+)
+def test_a_sentence_that_only_manages_the_talk_leaves_no_unit(text: str) -> None:
+    assert not said(text), [u.content for u in said(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我不吃辣",
+        "我明天再来",
+        "我想换个便宜点的套餐",
+        "帮我订吧，2号的",
+        "Never mind the pasta, I'd like risotto",
+    ],
+)
+def test_a_short_sentence_naming_something_is_kept(text: str) -> None:
+    assert said(text), text

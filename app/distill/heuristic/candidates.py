@@ -14,19 +14,10 @@ from app.distill.heuristic.person import first_person_to_speaker
 from app.distill.heuristic.rules import DESCRIPTIVE_RELATIONS, HEDGE_EN, HEDGE_ZH, PREFERENCE_TOPICS, Rule
 from app.distill.heuristic.slots import Slot
 from app.distill.heuristic.tuning import CORRECTION_IMPORTANCE_BONUS, HEDGE_FACTOR
-from app.distill.heuristic.voice import attributed, listener_named
+from app.distill.heuristic.voice import attributed, listener_named, voice
 from app.distill.types import Candidate, Turn
 from app.entities.types import EntityOut, RelationOut, fits_a_name
 from app.text import has_cjk
-
-DEFAULT_SPEAKER = {
-    ("en", "user"): "The user",
-    ("en", "assistant"): "The assistant",
-    ("en", "tool"): "A tool",
-    ("zh", "user"): "用户",
-    ("zh", "assistant"): "助手",
-    ("zh", "tool"): "工具",
-}
 
 
 def language_of(text: str) -> str:
@@ -36,7 +27,7 @@ def language_of(text: str) -> str:
 def speaker_of(turn: Turn, language: str) -> tuple[str, bool]:
     if turn.speaker:
         return turn.speaker, True
-    return DEFAULT_SPEAKER.get((language, turn.role), DEFAULT_SPEAKER[(language, "user")]), False
+    return voice(language, turn.role)[0], False
 
 
 def _topic(text: str) -> str | None:

@@ -15,8 +15,11 @@ from app.claims.model import Value
 from app.claims.values import find_values, same
 from app.distill.heuristic.kinds import is_remark
 from app.distill.heuristic.noise import (
+    CHAT_FUNCTION_POS,
+    CHAT_WORDS_ZH,
     DECISION_EN,
     DECISION_ZH,
+    DEFERRAL_EN,
     ECHO_FRAME_WORDS,
     ECHO_FRAME_ZH,
     ENCOURAGEMENT_EN,
@@ -91,6 +94,23 @@ _INSTRUCTED = re.compile(
 )
 
 
+_INTERJECTION = re.compile(r"^(?:e*m+|h+m+|u+[hm]+|ok(?:ay)?|o+h+)$", re.IGNORECASE)
+
+
+def _chat_only_zh(sentence: str) -> bool:
+    """A Chinese sentence of function words and words that only manage the conversation ("这个我得想一
+    想", "OK，我看一下"): no noun, number or name of anything to recall."""
+    if any(c.isdigit() for c in sentence):
+        return False
+    for word, flag in pos_words(sentence):
+        if word.isascii():
+            if not (_INTERJECTION.match(word) or word.lower() in FILLER_EN or not word.strip(" ,.!?~")):
+                return False
+        elif word not in CHAT_WORDS_ZH and not flag.startswith(CHAT_FUNCTION_POS):
+            return False
+    return True
+
+
 @lru_cache(maxsize=4096)
 def _small_talk(sentence: str, names: frozenset[str]) -> bool:
     """Pleasantries with nothing to recall: "That's awesome, Noor!", "Glad you had fun", "太好了".
@@ -108,7 +128,9 @@ def _small_talk(sentence: str, names: frozenset[str]) -> bool:
     if META_EN.search(opened) and not any(c.isdigit() for c in sentence):
         return True
     if has_cjk(sentence):
-        return not SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)).strip(" ，。！？、,.!?~…")
+        return _chat_only_zh(sentence) or not SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)).strip(
+            " ，。！？、,.!?~…"
+        )
     if any(c.isdigit() for c in sentence):
         return False
     # (what the user tells an assistant it may or need do is an instruction: "You can drop the summaries")
@@ -116,7 +138,7 @@ def _small_talk(sentence: str, names: frozenset[str]) -> bool:
     reaction = REACTION_EN.search(sentence) or (ENCOURAGEMENT_EN.search(opened) and not instructed)
     if reaction and not has_specifics(sentence, names):
         return True
-    words = content_words(sentence, names)
+    words = content_words(DEFERRAL_EN.sub(" ", sentence), names)
     return all(w in SMALL_TALK_EN or w in FILLER_EN for w in words)
 
 

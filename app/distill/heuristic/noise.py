@@ -121,6 +121,26 @@ SMALL_TALK_ZH = re.compile(
     # managing the conversation: agreeing, deferring, waiting, thanking ("就按你说的办", "稍等，我找一下")
     r"就这样|就按|说的办|考虑一下|再想想|等(?:你|您)的?消息|稍等|等一下|找一下|麻烦(?:你|您)|帮助|那就|这样|再|那|我|行|可以"
 )
+# Words that only manage the conversation (thinking it over, looking, asking later, understanding,
+# declining): a Chinese sentence of these and function words says nothing to recall ("让我想想", "回头再聊")
+CHAT_WORDS_ZH = frozenset(
+    """想 想想 想一想 考虑 考虑考虑 琢磨 看 看看 瞧瞧 说 聊 再聊 回头 问 问问 懂 明白 知道 了解 清楚 收到
+    谢谢 感谢 多谢 解释 意思 不用 不必 只能 算了 让 晚点 一会 一会儿 再来 来 好 行 对 对对 可以 没事 没关系
+    不急 不着急 着急 等 等等 稍等 先 这样 那样 是 是的 嗯 哦 唉 哎 呃 嘛""".split()
+)
+# Function words by jieba's part of speech: pronouns, adverbs, particles, modal and interjection words,
+# prepositions, conjunctions, measure words, punctuation
+CHAT_FUNCTION_POS = ("r", "d", "u", "y", "e", "p", "c", "q", "x")
+# Idioms that defer, dismiss or acknowledge within the conversation ("I'll sleep on it", "never mind",
+# "fair enough"): what is left of a sentence without them is what it says
+DEFERRAL_EN = re.compile(
+    r"\b(?:get back to (?:you|me)|sleep on it|think (?:it|this|that) (?:over|through)|let (?:you|me) know|"
+    r"never ?mind|fair enough|forget (?:i|that i) (?:asked|said (?:it|that|anything))|"
+    r"give me (?:a|one) (?:sec|second|minute|moment)|(?:come|check) back (?:later|tomorrow|soon)|"
+    r"not sure yet|(?:that |it )?makes (?:total |perfect |complete )?sense|leave it (?:there|at that)|"
+    r"that'?s (?:all|everything|it) for (?:now|today))\b",
+    re.IGNORECASE,
+)
 # What an assistant turn can add beyond pleasantries: a decision, a recommendation, a result.
 DECISION_EN = re.compile(
     r"\b(?:recommend(?:ed)?|suggest(?:ed)?|decided|chose|chosen|selected|approved|rejected|declined|denied|"

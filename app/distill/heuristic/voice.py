@@ -8,15 +8,23 @@ import re
 
 from app.text import STOPWORDS_EN
 
-# The verb that reports a speaker's words, by role
-_SAYS = {
-    ("en", "user"): "says",
-    ("en", "assistant"): "says",
-    ("en", "tool"): "reports",
-    ("zh", "user"): "说",
-    ("zh", "assistant"): "说",
-    ("zh", "tool"): "显示",
+# How a role is named when its turn names no speaker, and the verb that reports its words
+_VOICES = {
+    ("en", "user"): ("The user", "says"),
+    ("en", "assistant"): ("The assistant", "says"),
+    ("en", "tool"): ("A tool", "reports"),
+    ("zh", "user"): ("用户", "说"),
+    ("zh", "assistant"): ("助手", "说"),
+    ("zh", "tool"): ("工具", "显示"),
 }
+
+
+def voice(language: str, role: str) -> tuple[str, str]:
+    """(the name of a role's speaker, the verb that reports its words) in a language (a role the table
+    does not know speaks as the user)."""
+    return _VOICES.get((language, role), _VOICES[(language, "user")])
+
+
 _LISTENER = {
     "user": ("the assistant", "助手"),
     "assistant": ("the user", "用户"),
@@ -47,7 +55,7 @@ def attributed(content: str, speaker: str, language: str, role: str) -> str:
     """The content with its speaker as the subject of a reporting verb when it does not name them."""
     if speaker.lower() in content.lower() or not content:
         return content
-    says = _SAYS.get((language, role), _SAYS[(language, "user")])
+    _, says = voice(language, role)
     if content.rstrip().endswith(("?", "？")):
         says = "问：" if language == "zh" else "asks:"
     if language == "zh":
