@@ -29,46 +29,33 @@ async def create_job(
     Returns (job, created).
     """
     stmt = (
-        insert(Job)
-        .values(
-            id=uuid.uuid4(),
-            kind=kind,
-            bank_id=bank_id,
-            params=params,
-            dedupe_key=dedupe_key,
-            max_attempts=max_attempts,
-        )
+        insert(Job)  # the id is the model's default, a new one each time the statement runs
+        .values(kind=kind, bank_id=bank_id, params=params, dedupe_key=dedupe_key, max_attempts=max_attempts)
         .on_conflict_do_nothing(
             index_elements=[Job.dedupe_key],
             index_where=text("dedupe_key IS NOT NULL AND status IN ('queued','running')"),
         )
         .returning(Job.id)
     )
-    new_id = (await db.execute(stmt)).scalar_one_or_none()
-    if new_id is not None:
-        job = await db.get(Job, new_id)
-        assert job is not None
-        return job, True
-    # Locked until the caller commits: a worker cannot claim a queued job we join (and read its input)
-    # before what we add for it is committed; one claimed meanwhile is seen here as `running`.
-    existing = (
-        await db.scalars(
-            select(Job)
-            .where(Job.dedupe_key == dedupe_key, Job.status.in_(("queued", "running")))
-            .with_for_update()
-            .execution_options(populate_existing=True)
-        )
-    ).first()
-    if existing is None:  # the holder finished between our two statements: try once more
-        return await create_job(
-            db,
-            kind=kind,
-            bank_id=bank_id,
-            params=params,
-            dedupe_key=dedupe_key,
-            max_attempts=max_attempts,
-        )
-    return existing, False
+    while True:
+        new_id = (await db.execute(stmt)).scalar_one_or_none()
+        if new_id is not None:
+            job = await db.get(Job, new_id)
+            assert job is not None
+            return job, True
+        # Locked until the caller commits: a worker cannot claim a queued job we join (and read its
+        # input) before what we add for it is committed; one claimed meanwhile is seen here as `running`.
+        existing = (
+            await db.scalars(
+                select(Job)
+                .where(Job.dedupe_key == dedupe_key, Job.status.in_(("queued", "running")))
+                .with_for_update()
+                .execution_options(populate_existing=True)
+            )
+        ).first()
+        if existing is not None:
+            return existing, False
+        # the holder finished between our two statements: try once more
 
 
 # `create_job` for many dedupe keys of one kind at once: the new jobs inserted in one statement, the
