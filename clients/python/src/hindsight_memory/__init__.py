@@ -2,99 +2,22 @@
 (async) over the HTTP API, pydantic models, exceptions from problem+json, and the agent loop
 `memory_session`. Agent-framework tools live in `hindsight_memory.integrations`."""
 
+from hindsight_memory import _errors, _models
 from hindsight_memory._async_client import AsyncHindsight
 from hindsight_memory._client import Hindsight
 from hindsight_memory._config import VERSION as __version__
-from hindsight_memory._errors import (
-    APIConnectionError,
-    APIError,
-    APITimeoutError,
-    AuthenticationError,
-    BadRequestError,
-    ConflictError,
-    HindsightError,
-    JobTimeoutError,
-    NotFoundError,
-    PermissionDeniedError,
-    RateLimitError,
-    ServiceUnavailableError,
-    UnprocessableEntityError,
-)
-from hindsight_memory._models import (
-    ApiKey,
-    AppendResult,
-    Bank,
-    BankStats,
-    ClosedSession,
-    Entity,
-    EntityDetail,
-    Event,
-    EventIn,
-    EventItem,
-    Job,
-    JobItem,
-    Memory,
-    MemoryHistory,
-    MemoryItem,
-    QueryItem,
-    QueryResult,
-    ScoredMemory,
-    Session,
-    TimeFilter,
-    TimelineItem,
-    Usage,
-    UsageGroup,
-    UsageTotals,
-    WorkingTurn,
-    WrittenMemory,
-)
+from hindsight_memory._errors import *  # noqa: F403 (the exceptions, as `_errors.__all__` names them)
+from hindsight_memory._models import *  # noqa: F403 (the models, as `_models.__all__` names them)
 from hindsight_memory._operations import BankImport
 from hindsight_memory._session import AsyncMemorySession, MemorySession
 
 __all__ = [
-    "APIConnectionError",
-    "APIError",
-    "APITimeoutError",
-    "ApiKey",
-    "AppendResult",
     "AsyncHindsight",
     "AsyncMemorySession",
-    "AuthenticationError",
-    "BadRequestError",
-    "Bank",
     "BankImport",
-    "BankStats",
-    "ClosedSession",
-    "ConflictError",
-    "Entity",
-    "EntityDetail",
-    "Event",
-    "EventIn",
-    "EventItem",
     "Hindsight",
-    "HindsightError",
-    "Job",
-    "JobItem",
-    "JobTimeoutError",
-    "Memory",
-    "MemoryHistory",
-    "MemoryItem",
     "MemorySession",
-    "NotFoundError",
-    "PermissionDeniedError",
-    "QueryItem",
-    "QueryResult",
-    "RateLimitError",
-    "ScoredMemory",
-    "ServiceUnavailableError",
-    "Session",
-    "TimeFilter",
-    "TimelineItem",
-    "UnprocessableEntityError",
-    "Usage",
-    "UsageGroup",
-    "UsageTotals",
-    "WorkingTurn",
-    "WrittenMemory",
     "__version__",
 ]
+__all__ += _errors.__all__
+__all__ += _models.__all__

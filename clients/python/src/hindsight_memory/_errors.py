@@ -9,6 +9,23 @@ from typing import Any
 
 import httpx
 
+# The public exceptions (the package exports these).
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConflictError",
+    "HindsightError",
+    "JobTimeoutError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ServiceUnavailableError",
+    "UnprocessableEntityError",
+]
+
 
 class HindsightError(Exception):
     """Base of every exception this client raises."""

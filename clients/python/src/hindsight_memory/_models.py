@@ -9,6 +9,36 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
+# The public models (the package exports these).
+__all__ = [
+    "ApiKey",
+    "AppendResult",
+    "Bank",
+    "BankStats",
+    "ClosedSession",
+    "Entity",
+    "EntityDetail",
+    "Event",
+    "EventIn",
+    "EventItem",
+    "Job",
+    "JobItem",
+    "Memory",
+    "MemoryHistory",
+    "MemoryItem",
+    "QueryItem",
+    "QueryResult",
+    "ScoredMemory",
+    "Session",
+    "TimeFilter",
+    "TimelineItem",
+    "Usage",
+    "UsageGroup",
+    "UsageTotals",
+    "WorkingTurn",
+    "WrittenMemory",
+]
+
 
 class Model(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)

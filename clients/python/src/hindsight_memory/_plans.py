@@ -138,55 +138,64 @@ def _build(http: httpx.Client | httpx.AsyncClient, target: Target, request: Requ
     )
 
 
+Outcome = httpx.Response | httpx.TransportError | None  # what a plan receives back for a step
+
+
+def _step_sync(http: httpx.Client, target: Target, step: Step) -> Outcome:
+    """Do one step: sleep (None), or send the request and read its body (into `download` for a 2xx)."""
+    if isinstance(step, Sleep):
+        time.sleep(step.seconds)
+        return None
+    try:
+        response = http.send(_build(http, target, step), stream=True)
+        try:
+            if step.download is not None and response.is_success:
+                for chunk in response.iter_bytes():
+                    step.download.write(chunk)
+            else:
+                response.read()
+        finally:
+            response.close()
+        return response
+    except httpx.TransportError as exc:
+        return exc
+
+
+async def _step_async(http: httpx.AsyncClient, target: Target, step: Step) -> Outcome:
+    """`_step_sync` on the async I/O."""
+    if isinstance(step, Sleep):
+        await asyncio.sleep(step.seconds)
+        return None
+    try:
+        response = await http.send(_build(http, target, step), stream=True)
+        try:
+            if step.download is not None and response.is_success:
+                async for chunk in response.aiter_bytes():
+                    step.download.write(chunk)
+            else:
+                await response.aread()
+        finally:
+            await response.aclose()
+        return response
+    except httpx.TransportError as exc:
+        return exc
+
+
 def run_sync(http: httpx.Client, target: Target, plan: Plan[T]) -> T:
-    outcome: Any = None
+    outcome: Outcome = None
     try:
         while True:
-            step = plan.send(outcome)
-            if isinstance(step, Sleep):
-                time.sleep(step.seconds)
-                outcome = None
-                continue
-            try:
-                response = http.send(_build(http, target, step), stream=True)
-                try:
-                    if step.download is not None and response.is_success:
-                        for chunk in response.iter_bytes():
-                            step.download.write(chunk)
-                    else:
-                        response.read()
-                finally:
-                    response.close()
-                outcome = response
-            except httpx.TransportError as exc:
-                outcome = exc
+            outcome = _step_sync(http, target, plan.send(outcome))
     except StopIteration as stop:
         result: T = stop.value
         return result
 
 
 async def run_async(http: httpx.AsyncClient, target: Target, plan: Plan[T]) -> T:
-    outcome: Any = None
+    outcome: Outcome = None
     try:
         while True:
-            step = plan.send(outcome)
-            if isinstance(step, Sleep):
-                await asyncio.sleep(step.seconds)
-                outcome = None
-                continue
-            try:
-                response = await http.send(_build(http, target, step), stream=True)
-                try:
-                    if step.download is not None and response.is_success:
-                        async for chunk in response.aiter_bytes():
-                            step.download.write(chunk)
-                    else:
-                        await response.aread()
-                finally:
-                    await response.aclose()
-                outcome = response
-            except httpx.TransportError as exc:
-                outcome = exc
+            outcome = await _step_async(http, target, plan.send(outcome))
     except StopIteration as stop:
         result: T = stop.value
         return result
