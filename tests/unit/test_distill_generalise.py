@@ -56,6 +56,12 @@ def kinds(units: list[Candidate]) -> list[str]:
         ("Next Tuesday, 10am suits.", 1),  # a day and its hour: one moment
         ("We want a cabin by the lake, max 200 a night.", 2),  # a bound opens a limit of its own
         ("想租个离公司近的房子，最多5000一个月。", 2),
+        ("I cook at work, whereas at home my partner does.", 2),  # a place said before the subject
+        ("We hike on Saturdays, and on Sundays I swim.", 2),
+        ("My son is 7 — he's obsessed with trains.", 2),  # a dash between two clauses
+        ("My flight is at 6 - I need a taxi by 4.", 2),
+        ("The store opens at 9, bring the receipt.", 2),  # "bring" is no gerund
+        ("It's a well-known cafe near the station.", 1),  # a hyphen inside a word joins
         (
             "I'm new to this, so explain slowly please.",
             2,

@@ -63,7 +63,7 @@ _JOINER_EN = (
     rf"{_CONTRAST_EN})"
 )
 _BOUNDARY_EN = re.compile(
-    rf"\s*;\s*|,\s+(?:{_JOINER_EN}\s+)?(?:also\s+|then\s+)?"
+    rf"\s*(?:;|—|\s[–-]{{1,2}}\s)\s*|,\s+(?:{_JOINER_EN}\s+)?(?:also\s+|then\s+)?"
     rf"|\s+(?:and|but|plus|so|because|yet|{_CONTRAST_EN})\s+(?:also\s+|then\s+)?",
     re.IGNORECASE,
 )
@@ -112,18 +112,27 @@ def _opens_with_verb_en(text: str, imperative: bool) -> bool:
     readings = lemmas(first)
     if "VERB" not in readings:
         return False
-    if first.endswith("ing") and any(finite_at(words, i) for i in range(1, min(len(words), 3))):
+    gerund = first.endswith("ing") and first not in readings["VERB"]  # "getting", not "bring"
+    if gerund and any(finite_at(words, i) for i in range(1, min(len(words), 3))):
         return False  # a gerund subject and its verb: "boarding closes at 7", "parking is free"
-    if first.endswith("ing") or inflected_verb(first):
+    if gerund or inflected_verb(first):
         later = any(finite_at(words, i) for i in range(1, len(words)))
         return "NOUN" not in readings or not later  # "prices went up": a noun, then its verb
     return len(words) > 1 and words[1].lower() in OBJECT_START and not imperative
 
 
+# A time or place said before a clause's subject ("on Thursdays I swim", "at home we cook"): not its subject
+_FRONTED_EN = re.compile(
+    r"^(?:(?:at|on|in|for|during|after|before|by|from|since|until)(?:\s+[\w'-]+){1,3}?|"
+    r"(?:every|last|next|this)\s+[\w'-]+),?\s+(?=(?:i|we|he|she|they|my|our|his|her|their)\b)",
+    re.IGNORECASE,
+)
+
+
 def _has_predicate_en(text: str) -> bool:
     """A clause of its own: a pronoun subject and more, a request or imperative, or a finite verb after
     its subject. Two words without a pronoun are a fragment ("flights included", "6 and 9")."""
-    words = WORD.findall(text)
+    words = WORD.findall(_FRONTED_EN.sub("", text, count=1))
     if words and "'" in words[0] and pronoun_opens(words[0]) and re.search(r"\w", text[len(words[0]) :]):
         return True  # a contracted copula and its complement: "…, I'm 34", "…, it's 0770 900123"
     if len(words) < 2:
