@@ -472,6 +472,11 @@ def test_a_clause_of_time_stays_with_its_claim(text: str) -> None:
         ("Can you remind me to call the plumber tomorrow?", "task_state"),  # a channel said as the act
         ("No more than two stops on the flight.", "constraint"),  # a bound, no way of being served refused
         ("我不太能吃辣。", "constraint"),
+        ("Keep the drive under 40 minutes.", "constraint"),  # a bound, however asked
+        ("Please don't put emojis in your replies.", "preference"),  # a way of being served
+        ("后天提醒我给房东转账。", "task_state"),  # a reminder of a step
+        ("提醒我给老王发邮件。", "task_state"),  # a message to another is the act, not a channel
+        ("有事用短信提醒我。", "preference"),
     ],
 )
 def test_a_kind_by_what_the_clause_does(text: str, kind: str) -> None:

@@ -18,6 +18,18 @@ from app.distill.heuristic.limits import (
     OBLIGATION_EN,
     OBLIGATION_ZH,
 )
+from app.distill.heuristic.served import (
+    ACT_OF_A_CHANNEL_EN,
+    ACT_OF_A_CHANNEL_ZH,
+    MANNER_EN,
+    MANNER_ZH,
+    RANKED_EN,
+    SERVED_EN,
+    SERVED_ZH,
+    SUITS_EN,
+    SUITS_ZH,
+    VERB_OF_A_STEP_ZH,
+)
 from app.distill.heuristic.steps import (
     AHEAD_EN,
     AHEAD_ZH,
@@ -41,44 +53,6 @@ from app.text import STOPWORDS_EN
 
 _EN = re.IGNORECASE
 
-# How the user wants to be served: speed, channel, tone, format, the way a thing is done
-MANNER_EN = re.compile(
-    r"\b(?:short|shorter|brief|concise|detailed|quick(?:ly)?|fast(?:er)?|right away|immediately|asap|"
-    r"e-?mail|phone|calls?|texts?|sms|whatsapp|slack|messages?|voicemail|in person|tone|formal|casual|"
-    r"friendly|polite|simple|simpler|slow(?:ly)?|step by step|format|bullet|bullets|"
-    r"plain|instead of|rather than|better with|than|only|directly|"
-    r"in (?:english|chinese|spanish|french|german|plain english))\b",
-    _EN,
-)
-MANNER_ZH = re.compile(
-    r"简洁|简短|详细|快|尽快|马上|立刻|直接|邮箱|邮件|电话|短信|微信|语气|格式|中文|英文|正式|口语|而不是|就行|就好|"
-    r"别打|不要打"
-)
-# What a statement about serving the speaker names: replies, updates, the way or time to reach them
-# ("Replies need to be fast", "mornings are the best time to call me", "回复要快")
-_ACT_OF_A_CHANNEL_EN = re.compile(r"\bto\s+(?:call|phone|text|e-?mail|message)\b", re.IGNORECASE)
-SERVED_EN = re.compile(
-    r"^(?:the |your |any |all )?(?:replies|reply|answers?|responses?|updates?|messages?|notifications?|"
-    r"reminders?|summaries|summary|explanations?)\b|\b(?:best|easiest|only) (?:time|way|day|channel) to "
-    r"(?:call|reach|contact|text|email|message)\b|\b(?:call|reach|contact|text|email|message) me\b",
-    _EN,
-)
-SERVED_ZH = re.compile(r"^(?:你的|您的)?(?:回复|回答|答复|消息|通知|提醒|解释)|(?:联系|打电话给|通知|提醒)我")
-# An evaluation relative to the user ("Mornings work best for me", "Casual is fine with me"): how they
-# like to be served, a preference
-SUITS_EN = re.compile(
-    r"\b(?:works?|suits?|is|are|'s|would be)\s+(?:\w+\s+)?(?:best|better|well|fine|ok|okay|ideal|perfect|"
-    r"easiest|easier|great)\s+(?:for|with|to)\s+(?:me|us)\b|\bsuits? (?:me|us)\b|"
-    r"\b(?:easier|easiest|better|nicer|kinder|gentler) on (?:my|our)\b|\b(?:my|our) go-to\b",
-    _EN,
-)
-# ...and in Chinese ("上午对我比较方便", "深色模式看着舒服"): how the user likes things, a preference
-SUITS_ZH = re.compile(
-    r"对(?:我们|我)(?:来说)?[^，。]{0,4}?(?:方便|合适|友好|舒服|顺手)|[看用听穿坐戴]着[^，。]{0,3}?(?:舒服|顺手|方便|习惯)"
-)
-RANKED_EN = re.compile(
-    r"\b(?:is|are|works?|would be)\s+(?:\w+\s+)?(?:better|best|easier|preferable|ideal)\b", _EN
-)
 # A request to the listener (in either language) or an imperative: a step to do, or a wish about service
 REQUEST_EN = re.compile(
     r"^(?:please|kindly|could you|can you|would you|will you|i'd like you to|i need you to|"
@@ -87,6 +61,7 @@ REQUEST_EN = re.compile(
 )
 REQUEST_ZH = re.compile(
     r"^(?:请|麻烦|帮我|帮忙|能不能|可不可以|可以帮|给我|记得|替我)|请[^，。]{0,6}(?:发|寄|送|回复|联系)"
+    rf"|提醒我(?=[{VERB_OF_A_STEP_ZH}])"
 )
 # what the user does not want done, an adverb before it or not ("也不要用感叹号"), or a manner asked for
 # by degree ("语气正式一点", "回复简短些"): how they want to be served
@@ -248,7 +223,9 @@ def _en(text: str, role: str) -> str:
     if role == "user":
         if REQUEST_EN.search(text) or _imperative(text):
             # a channel said as the act asked for ("remind me to call the plumber") is no manner
-            acted = _ACT_OF_A_CHANNEL_EN.sub(" ", text)
+            acted = ACT_OF_A_CHANNEL_EN.sub(" ", text)
+            if LIMIT_EN.search(text):
+                return "constraint"  # a bound, however asked ("keep the drive under 40 minutes")
             return "preference" if MANNER_EN.search(acted) else "task_state"
         if WANT_EN.search(text):
             return "task_state" if _wants_to_act(text) else "preference"
@@ -321,7 +298,7 @@ def _zh(text: str, role: str) -> str:
         return "preference"
     if role == "user":
         if REQUEST_ZH.search(text):
-            return "preference" if MANNER_ZH.search(text) else "task_state"
+            return "preference" if MANNER_ZH.search(ACT_OF_A_CHANNEL_ZH.sub("", text)) else "task_state"
         if NOT_WANTED_ZH.search(text):
             return "preference"
         if WANT_ZH.search(text):
