@@ -277,8 +277,9 @@ def _clause(
         frame_text = _without_adjunct(frame_text, value)
     product = product_of(value)  # "upgraded *Postgres* to 16": the value's, no attribute word
     bare = _without(frame_text, [value.text, *(m.text for m in mentions), *([product] if product else [])])
-    if zh:  # the role the value is put in ("用MySQL做主库") is the attribute's word, not 做主
-        bare = _ZH_ROLE_MARK.sub(" ", bare)
+    if zh:  # the role the value is put in ("用MySQL做主库") is the attribute's word, not 做主; who acted
+        # on the speaker's thing ("房东给我涨到3300", "老板把周会调到周三") is no word of its attribute
+        bare = _AGENT_ZH.sub(" ", _ZH_ROLE_MARK.sub(" ", bare), count=1)
     words = _frame_words(bare, zh, nouns=True)
     words = [w for w in words if w not in subject_words(subject)] or context
     if zh and not retire and value.type == "text" and value.text.lstrip("了") in words:
@@ -312,7 +313,12 @@ def _clause(
         text=clause.strip(),
         frame=mask(clause, [value, *([old] if old else []), *mentions], zh, head),
         implicit_subject=not said,
-        topic=topic([w for w in qualifier if w not in lx.RELATION_WORDS], clause, value.text, zh),
+        topic=topic(
+            [w for w in qualifier if w not in lx.RELATION_WORDS],
+            _AGENT_ZH.sub(" ", clause, count=1) if zh else clause,
+            value.text,
+            zh,
+        ),
         verb=main_verb(bare, zh),
     )
 
@@ -329,6 +335,7 @@ _ADJUNCT_EN = re.compile(
 )
 
 
+_AGENT_ZH = re.compile(r"^[^，。,\s]{1,6}?(?=(?:给|帮|替)(?:我们|我)|把)")
 _ZH_ROLE_MARK = re.compile(rf"(?<=\s){lx.ZH_ROLE}(?=[\u4e00-\u9fffA-Za-z])")
 
 

@@ -20,11 +20,10 @@ NUMBER_WORDS = {
     if w != "_"
 } | {"twenty": 20.0, "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "ninety": 90.0}
 _NUM = r"(?:\d+(?:[.,]\d+)*|(?-i:\b(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b))"
-_ZH_NUM = r"[0-9零一二两三四五六七八九十百千]+"
+_NUMERALS = "零一二两三四五六七八九十百千"
+_ZH_NUM = rf"[0-9{_NUMERALS}]+"
 # ...opening with a numeral, never mid-number nor with 千 or 百 (千万 is "don't", 几千 says no number)
-_ZH_LEAD_NUM = r"(?<![0-9零一二两三四五六七八九十百千万几])[0-9零一二两三四五六七八九十]" + _ZH_NUM.replace(
-    "+", "*"
-)
+_ZH_LEAD_NUM = rf"(?<![0-9{_NUMERALS}万几])[0-9零一二两三四五六七八九十]" + _ZH_NUM.replace("+", "*")
 # currency word -> ISO-ish code; a value without one compares with any currency
 _CURRENCY = {
     "$": "USD",
@@ -206,7 +205,8 @@ _PATTERNS = [
     ("amount", rf"{_ZH_LEAD_NUM}\s?(?:{_CUR_ALT})(?![A-Za-z])"),
     ("quantity", rf"(?<![0-9A-Za-z.]){_NUM}\s?(?:{_UNIT_ALT})(?![A-Za-z])"),
     # a Latin unit never runs into a word ("4471 should" holds no seconds), nor a number out of one (K8s)
-    ("quantity", rf"(?<![A-Za-z]){_ZH_NUM}\s?(?:{_UNIT_ALT})(?![A-Za-z])"),
+    # ...of digits or of numerals, never both ("3000一个月" is 3000 a month, not 3000 months)
+    ("quantity", rf"(?<![A-Za-z0-9{_NUMERALS}])(?:\d+|[{_NUMERALS}]+)\s?(?:{_UNIT_ALT})(?![A-Za-z])"),
     ("number", rf"{_NUM}\s?(?:万|千|k\b|K\b)|(?<![0-9A-Za-z.]){_NUM}(?!\.?\d|[0-9A-Za-z])|{_ZH_LEAD_NUM}万"),
     # a magnitude in Chinese numerals ("七千", "两千五"): a numeral before 百 or 千, never 千万 ("don't")
     ("number", rf"{_ZH_LEAD_NUM}[百千][零一二两三四五六七八九十]*"),

@@ -418,3 +418,16 @@ def test_a_statement_naming_what_it_replaces_ends_nothing_else() -> None:
     assert decide(extract("我喜欢邮件通知，不要打电话。"), [("laptop", olds)], lambda a, b: 0.6) is None
     olds = extract("I want to buy a laptop, my budget is 5000.")
     assert decide(extract("Email me, not a phone call."), [("laptop", olds)], lambda a, b: 0.6) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("我每个月话费大概58块。", "运营商给我涨到了68块一个月。"),
+        ("我的房租是3000一个月。", "房东给我涨到3300了。"),
+    ],
+)
+def test_who_acted_on_the_speakers_thing_names_no_attribute_of_it(old: str, new: str) -> None:
+    """The operator, the landlord: an agent, not a word of the attribute ("3000一个月" is 3000 a month)."""
+    [before], [after] = extract(old), extract(new)
+    assert conflicts(before, after, frame_similarity=0.6).action == "supersede", (before, after)
