@@ -551,3 +551,16 @@ def test_a_sentence_that_only_manages_the_talk_leaves_no_unit(text: str) -> None
 )
 def test_a_short_sentence_naming_something_is_kept(text: str) -> None:
     assert said(text), text
+
+
+@pytest.mark.parametrize(
+    ("text", "content", "correction"),
+    [
+        ("Quick update before I forget: my rent went up to 1300.", "The user's rent went up to 1300.", False),
+        ("Small correction on the dates: the trip starts on the 14th.", "The user says the trip", True),
+    ],
+)
+def test_a_heading_before_a_colon_is_no_part_of_the_unit(text: str, content: str, correction: bool) -> None:
+    [unit] = said(text)
+    assert unit.content.startswith(content), unit.content
+    assert ("correction" in unit.tags) == correction

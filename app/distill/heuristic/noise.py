@@ -23,14 +23,17 @@ WRAPPING_EN = re.compile(
     r"(?:just )?to be clear)(?:,?\s+(?:there|(?-i:[A-Z][a-z]+)|everyone|everybody|all|team|guys|folks|"
     r"mate|buddy|dear|please))?\s*[,!.:;-]+\s*"
     r"|(?:actually|well|so|oh|also|anyway|by the way|btw|and|but|plus|um+|uh+|hmm+|basically|honestly)\s+"
-    # a heading of one to three words before a colon ("Big news:", "Quick update:", "Heads up:")
-    r"|(?:[a-z]+\s+){0,2}(?:news|update|heads\s+up|fact|note|reminder|question|thing|tip|alert)\s*:\s*)",
+    # a heading of a few words before a colon ("Big news:", "Heads up:", "Quick update before I forget:")
+    r"|(?:[a-z]+\s+){0,2}(?:news|update|heads\s+up|fact|note|reminder|question|thing|tip|alert)"
+    r"(?:\s+[a-z']+){0,4}\s*:\s*)",
     re.IGNORECASE,
 )
 # Openings that say the sentence corrects an earlier one (the unit gets the `correction` tag), and
 # hedges (a lower confidence): read, then taken off like any other wrapping.
 CORRECTION_OPENING_EN = re.compile(
-    r"(?:(?:sorry|oops|no|wait),?\s+)?(?:i meant|i mean(?=,)|correction|scratch that|let me correct"
+    # (a correction as a heading: "Small correction on the dates:")
+    r"(?:(?:sorry|oops|no|wait),?\s+)?(?:i meant|i mean(?=,)|"
+    r"(?:[a-z]+\s+)?correction(?:(?:\s+[a-z']+){1,4}(?=:))?|scratch that|let me correct"
     r"(?: that| myself| what i said(?: earlier| before)?)?|i misspoke(?: earlier| before)?|i was wrong|"
     r"my (?:mistake|bad)|i said \w+(?: \w+)? (?:before|earlier)(?:,? but)?|i got (?:it|that) wrong|"
     r"make (?:that|it)|actually|wait(?=,?\s+(?:no|it'?s|my|the)\b)|no(?=,\s+(?:it'?s|the|my)\b))"
