@@ -257,7 +257,15 @@ RELATIONS_EN = [
         ),
         "employer",
     ),
-    (re.compile(rf"\b(?:report(?:s|ed|ing)?{_MANNER}\s+to|manager|boss)\b", re.I), "manager"),
+    # (not a role the speaker holds: "I'm an account manager now")
+    (
+        re.compile(
+            rf"\breport(?:s|ed|ing)?{_MANNER}\s+to\b|"
+            r"^(?!.*\b(?:a|an)\s+(?:[\w-]+\s+){0,2}(?:manager|boss)\b).*?\b(?:manager|boss)\b",
+            re.I,
+        ),
+        "manager",
+    ),
     (
         re.compile(
             rf"\b(?:live[sd]?{_MANNER}\s+(?:in|at)|living{_MANNER}\s+in|reside[sd]?\s+in|based\s+in|"

@@ -331,6 +331,8 @@ NEAR_MISSES = [
     ),
     ("The cat eats at 6pm.", "The dog eats at 7am.", "keep", "", "6pm"),
     ("My Spanish class is on Tuesdays.", "My French class is on Thursdays.", "keep", "", "Tuesdays"),
+    # a manager the speaker is, not the one they report to
+    ("My manager is Dana Lee.", "I'm an account manager now.", "keep", "", "Dana Lee"),
 ]
 
 
