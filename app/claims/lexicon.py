@@ -106,7 +106,7 @@ EN_CHANGE_WORDS = frozenset("now nowadays anymore instead".split())
 EN_HEDGE = re.compile(
     r"\b(?:maybe|might|may|perhaps|possibly|probably|potentially|could|would\s+consider|consider(?:ing)?|"
     r"plan(?:ning)?\s+to|hop(?:e|ing)\s+to|(?:would|'d)\s+like\s+to|tempted|wondering|if\s+possible|"
-    r"someday|eventually|in\s+the\s+future|"
+    r"someday|eventually|in\s+the\s+future|(?:would|'d)\s+be\b|"
     # ("Thinking about it, …" before a comma is "on reflection": no hedge)
     r"thinking\s+(?:of|about)(?!\s+it\s*,)|not\s+sure|unsure|likely|hopefully|nothing\s+is\s+signed|"
     r"\w+'d\s+probably)\b",

@@ -433,3 +433,11 @@ def test_who_acted_on_the_speakers_thing_names_no_attribute_of_it(old: str, new:
     """The operator, the landlord: an agent, not a word of the attribute ("3000一个月" is 3000 a month)."""
     [before], [after] = extract(old), extract(new)
     assert conflicts(before, after, frame_similarity=0.6).action == "supersede", (before, after)
+
+
+def test_what_would_be_is_no_fact_yet() -> None:
+    """A value under a condition ("… the rent would be 1700") never replaces the one that holds, however
+    alike the frames."""
+    [old] = extract("My rent is 1400 a month.")
+    for new in extract("If I move to the bigger flat the rent would be 1700."):
+        assert conflicts(old, new, frame_similarity=0.9).action == "keep", new
