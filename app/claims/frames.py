@@ -85,6 +85,7 @@ _BEFORE_NOUN = frozenset(
     "a an the my our your his her their its this that these those each every some any no per".split()
 )
 _OPENS_OBJECT = _BEFORE_NOUN | frozenset("me us him them it".split())
+_OBJECT_OF = frozenset("for on of about with".split())
 # what ends a noun phrase: an auxiliary or copula, a preposition
 _PHRASE_ENDS = frozenset(
     """is are was were has have had does do did will would can could should 's in on at for to from with
@@ -121,6 +122,8 @@ def en_nouns(words: list[str]) -> list[bool]:
             # "the *staging* *deploy* is …", "my *desktop* has …": inside a noun phrase, a word the
             # table knows only as a verb or an adjective is the phrase's, up to its verb
             noun = after in _PHRASE_ENDS or not after or lemmas(after).keys() <= {"VERB"}
+        if not noun and i and words[i - 1] in _OBJECT_OF and (not after or after in _PHRASE_ENDS):
+            noun = True  # a preposition's object ending its phrase is a noun ("45 a month for broadband")
         if noun and verb:
             before = "i" if words[max(0, i - 2) : i] == ["the", "user"] else words[i - 1] if i else ""
             if before in _BEFORE_VERB or (not before and after in _OPENS_OBJECT):

@@ -441,3 +441,10 @@ def test_what_would_be_is_no_fact_yet() -> None:
     [old] = extract("My rent is 1400 a month.")
     for new in extract("If I move to the bigger flat the rent would be 1700."):
         assert conflicts(old, new, frame_similarity=0.9).action == "keep", new
+
+
+def test_what_a_payment_is_for_narrows_it() -> None:
+    """ "for broadband" (a word the lemma table knows as an adjective) names what is paid for."""
+    [old] = extract("I pay 45 a month for broadband.")
+    [new] = extract("I pay 12 a month for Spotify.")
+    assert conflicts(old, new, frame_similarity=0.9).action == "keep", (old, new)
