@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
+from app.claims.attribute import frame_words, head_of
 from app.claims.clause_value import (
     asked_for,
     change_parts,
@@ -21,10 +22,10 @@ from app.claims.clause_value import (
 from app.claims.clauses import clauses as split_clauses
 from app.claims.clauses import possessed_first
 from app.claims.denial import carried, denied
-from app.claims.frames import en_nouns, mask, stem, zh_words
+from app.claims.frames import mask
 from app.claims.modality import retirement, says_cleft, says_hedged
 from app.claims.model import Claim, Modality, Value
-from app.claims.subjects import THIRD_PERSON, moves_a_thing, subject_of, subject_words
+from app.claims.subjects import THIRD_PERSON, subject_of, subject_words
 from app.claims.topic import ends_a_doing, main_verb, retired_words, topic
 from app.claims.values import find_values, free
 from app.text import has_cjk, split_sentences
@@ -35,7 +36,12 @@ _ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof|St|Mt|No|vs|etc|approx)\.(?=\s
 _PRONOUN_LEAD = re.compile(
     r"^\s*(?:i|we|you|he|she|they|my|our|我|我们|你|他|她|他们)\b|^\s*(?:我|我们|你|他|她)", re.IGNORECASE
 )
-_PREFIX = re.compile(r"^\s*(?:correction|update|更正|纠正)\s*[:：]\s*", re.IGNORECASE)
+# A heading before a colon ("Correction:", "Quick context for later:", "更正："): the claim follows it
+_PREFIX = re.compile(
+    r"^\s*(?:(?:[a-z]+\s+){0,2}(?:correction|update|news|heads\s+up|fyi|context|background|note|reminder)"
+    r"(?:\s+[a-z']+){0,4}|更正|纠正|补充|更新)\s*[:：]\s*",
+    re.IGNORECASE,
+)
 
 
 def extract(
@@ -54,15 +60,22 @@ def extract(
         if sentence.rstrip().endswith(("?", "？")):
             continue  # a question asserts nothing ("can you move it to Friday?" has moved nothing yet)
         sentence = lx.SPEAKER_ZH.sub("我", lx.REPORTED.sub("", sentence, count=1))
-        prefixed = _PREFIX.match(sentence) is not None
-        claims += _sentence(_PREFIX.sub("", sentence), lang, subject, corrected or prefixed)
+        heading = _PREFIX.match(sentence)
+        # (a correction or an update said as its heading marks the change)
+        prefixed = (
+            heading is not None
+            and re.search(r"correction|update|更正|纠正", heading.group(), re.I) is not None
+        )
+        claims += _sentence(
+            sentence[heading.end() :] if heading else sentence, lang, subject, corrected or prefixed
+        )
     return [_slotted(c, tags) for c in claims]
 
 
 def _things(claim: Claim, zh: bool) -> list[str]:
     """What a claim is about, for the clause after it: the object a free value names (笔记本 in
     我想买台笔记本, "laptop" in "I want to buy a laptop"), else the words narrowing it."""
-    named = _frame_words(claim.value.text, zh, nouns=True) if free(claim.value) else []
+    named = frame_words(claim.value.text, zh, nouns=True) if free(claim.value) else []
     return sorted(named or claim.qualifier)
 
 
@@ -99,7 +112,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
             negated.append(denial[0])
             topic_said = denial[1]
             continue
-        clause, topic_said = carried(clause, topic_said)
+        clause, topic_said = carried(lx.REPORTED.sub("", clause, count=1), topic_said)
         clause = possessed_first(clause, zh)
         if not zh and claims and _APPOSITION_EN.match(clause) and not _has_predicate_en(clause):
             # a name or prepositional phrase after a comma ("my therapist, Dr Lowe, on Mondays") is more of
@@ -155,7 +168,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
                 claims[-1] = replace(last, text=f"{last.text}, {clause.strip()}")
             elif not lx.owns_error(clause, zh):
                 # a clause owning an error ("我记错了") narrows nothing
-                context = _frame_words(clause, zh, nouns=True)
+                context = frame_words(clause, zh, nouns=True)
             continue
         claims.append(claim)
         if not claim.head:
@@ -184,7 +197,6 @@ _APPOSITION_EN = re.compile(
 )
 
 
-_TITLES_EN = frozenset("dr mr mrs ms prof".split())  # a person's title names no attribute
 # A preposition's object pointing back to the clause before ("10 days of that", "paid for it")
 _OF_THAT_EN = re.compile(r"\b(?:of|for|on|with|about|from)\s+(?:that|it|this|those|them)\b", re.IGNORECASE)
 _ANAPHORA_EN = frozenset("other one ones previous former old earlier first last same before".split())
@@ -193,7 +205,7 @@ _ANAPHORA_EN = frozenset("other one ones previous former old earlier first last 
 def _anaphoric(text: str, zh: bool) -> bool:
     """Whether a named old value only points back ("the other one", "the old one", "原来那个")."""
     if zh:
-        return not _frame_words(text, zh)
+        return not frame_words(text, zh)
     words = [w.lower() for w in _WORD.findall(text)]
     return bool(words) and all(w in lx.EN_NOISE or w in _ANAPHORA_EN for w in words)
 
@@ -235,7 +247,7 @@ def _clause(
     changed, shifted = change
     error = lx.ZH_ERROR if zh else lx.EN_ERROR
     owned = error.sub(" ", clause)
-    if error.search(clause) and not _frame_words(owned, zh) and not find_values(owned):
+    if error.search(clause) and not frame_words(owned, zh) and not find_values(owned):
         return None  # "Got that mixed up", "我刚才说错了": owning an error marks the sentence, states nothing
     old_text, value_text, frame_text = change_parts(clause, zh)
     old = main_value(old_text, zh, opens_sentence=False) if old_text else None
@@ -280,13 +292,13 @@ def _clause(
     if zh:  # the role the value is put in ("用MySQL做主库") is the attribute's word, not 做主; who acted
         # on the speaker's thing ("房东给我涨到3300", "老板把周会调到周三") is no word of its attribute
         bare = _AGENT_ZH.sub(" ", _ZH_ROLE_MARK.sub(" ", bare), count=1)
-    words = _frame_words(bare, zh, nouns=True)
+    words = frame_words(bare, zh, nouns=True)
     words = [w for w in words if w not in subject_words(subject)] or context
     if zh and not retire and value.type == "text" and value.text.lstrip("了") in words:
         return None  # "我换了牙医": the clause names an attribute, the next one its value
     # a relation is read with the value it left out ("moved from Leeds to Bristol" → "moved to Bristol")
     said_as = f"{clause[: from_to.start()]}to {from_to.group('new')}" if from_to and not zh else clause
-    head, qualifier = _head(said_as, words, zh)
+    head, qualifier = head_of(said_as, words, zh)
     if head in lx.NAME_HEADS and value.type not in ("name", "text"):
         head, qualifier = "", words
     if head and not qualifier:
@@ -354,43 +366,3 @@ def _without(text: str, parts: Iterable[str]) -> str:
         if part:
             text = text.replace(part, " ")
     return text
-
-
-def _frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
-    """The words of `text` that may name or narrow an attribute; with `nouns`, its nouns only."""
-    if zh:
-        words = [
-            w
-            for w, flag in zh_words(text)
-            if w in lx.HEAD_SYNONYMS
-            or (
-                flag[:1] not in ("m", "x", "u", "r", "p", "c", "y", "e", "o", "q", "t", "f")
-                and not (flag.startswith("v") and (len(w) < 2 or w in lx.ZH_GENERIC_VERBS))
-                and not (flag.startswith("d") and len(w) < 2)
-            )
-        ]
-        return [w for w in words if w not in lx.ZH_NOISE and not w.isdigit() and w.strip()]
-    words = [w.lower() for w in _WORD.findall(text)]
-    noun = en_nouns(words) if nouns else [True] * len(words)
-    return [
-        stem(w)
-        for w, is_noun in zip(words, noun, strict=True)
-        if w not in lx.EN_NOISE
-        and w not in lx.EN_SELF
-        and w not in _TITLES_EN
-        and not w.isdigit()
-        and is_noun
-    ]
-
-
-def _head(clause: str, frame: list[str], zh: bool) -> tuple[str, list[str]]:
-    """The attribute's head (a relation or a canonical head noun) and the words narrowing it."""
-    for pattern, key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
-        match = pattern.search(clause)
-        if match and not (key == "address.home" and moves_a_thing(clause, zh)):
-            return key, [w for w in frame if w not in lx.RELATION_WORDS and lx.HEAD_SYNONYMS.get(w) != key]
-    for word in frame:
-        head = lx.HEAD_SYNONYMS.get(word) or (lx.HEAD_SYNONYMS.get(word[:-1]) if zh else None)
-        if head:
-            return head, [w for w in frame if lx.HEAD_SYNONYMS.get(w) != head]
-    return "", frame

@@ -367,11 +367,13 @@ RELATION_WORDS = frozenset(
 # A reported statement ("The user says …", 用户说…): the claim is what is reported; the reporting frame
 # would make every statement of one speaker look alike.
 REPORTED = re.compile(
-    r"^\s*(?:(?:the )?(?:user|assistant)|[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)\s+"
+    r"^\s*(?:(?:the )?(?:user|assistant)|[A-Z][\w'-]*(?: [A-Z][\w'-]*)?|(?:my|our|the user's)\s+"
+    r"(?:boss|manager|doctor|landlord|teacher|coach|colleague|partner|wife|husband))\s+"
     # ("reports to" is a relation: "the user reports to Priya now")
     r"(?:says|said|adds|added|mentions|mentioned|notes|noted|asks|asked|reports(?!\s+to\b)|reported(?!\s+to\b))"
     r"(?:\s+that)?\s*[:,]?\s+"
-    r"|^\s*(?:用户|助手|客服)(?:说|问|提到|表示|补充)(?:道)?[：:，,]?",
+    r"|^\s*(?:用户|助手|客服)(?:说|问|提到|表示|补充)(?:道)?[：:，,]?"
+    r"|^\s*(?:领导|老板|上司|经理|医生|大夫|老师|房东|物业|同事|朋友|老婆|老公|他|她)(?:说|讲|通知我)[：:，,]?",
     re.IGNORECASE,
 )
 

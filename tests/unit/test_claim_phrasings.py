@@ -448,3 +448,17 @@ def test_what_a_payment_is_for_narrows_it() -> None:
     [old] = extract("I pay 45 a month for broadband.")
     [new] = extract("I pay 12 a month for Spotify.")
     assert conflicts(old, new, frame_similarity=0.9).action == "keep", (old, new)
+
+
+@pytest.mark.parametrize(
+    ("text", "not_in_attribute"),
+    [
+        ("Quick context for later: our staging database runs Postgres 13.4.", "context"),
+        ("My boss said standup moves to 10:30.", "manager"),
+        ("领导说周会挪到周四了。", "领导"),
+    ],
+)
+def test_a_heading_or_who_reports_it_is_no_word_of_the_attribute(text: str, not_in_attribute: str) -> None:
+    claims = extract(text)
+    assert claims
+    assert all(not_in_attribute not in c.attribute for c in claims), claims

@@ -28,6 +28,8 @@ def test_a_unit_never_runs_into_a_word() -> None:
     assert not [s for s in find_values("order 4471 should ship soon") if s.value.type == "quantity"]
     # a Chinese unit's number is digits or numerals, never both: "3000一个月" is 3000 a month
     assert [(s.value.type, s.value.text) for s in find_values("房租3000一个月")] == [("number", "3000")]
+    # 号 before a building, a line or a bed numbers it: no day of a month
+    assert not [s for s in find_values("是81号院，坐5号线") if s.value.type == "date"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,49 @@
+"""The words of a clause that name or narrow its attribute, and the attribute's head (a relation or a
+canonical head noun)."""
+
+from __future__ import annotations
+
+import re
+
+from app.claims import lexicon as lx
+from app.claims.frames import en_nouns, stem, zh_words
+from app.claims.subjects import moves_a_thing
+
+WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
+TITLES_EN = frozenset("dr mr mrs ms prof".split())  # a person's title names no attribute
+
+
+def frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
+    """The words of `text` that may name or narrow an attribute; with `nouns`, its nouns only."""
+    if zh:
+        words = [
+            w
+            for w, flag in zh_words(text)
+            if w in lx.HEAD_SYNONYMS
+            or (
+                flag[:1] not in ("m", "x", "u", "r", "p", "c", "y", "e", "o", "q", "t", "f")
+                and not (flag.startswith("v") and (len(w) < 2 or w in lx.ZH_GENERIC_VERBS))
+                and not (flag.startswith("d") and len(w) < 2)
+            )
+        ]
+        return [w for w in words if w not in lx.ZH_NOISE and not w.isdigit() and w.strip()]
+    words = [w.lower() for w in WORD.findall(text)]
+    noun = en_nouns(words) if nouns else [True] * len(words)
+    return [
+        stem(w)
+        for w, is_noun in zip(words, noun, strict=True)
+        if w not in lx.EN_NOISE and w not in lx.EN_SELF and w not in TITLES_EN and not w.isdigit() and is_noun
+    ]
+
+
+def head_of(clause: str, frame: list[str], zh: bool) -> tuple[str, list[str]]:
+    """The attribute's head (a relation or a canonical head noun) and the words narrowing it."""
+    for pattern, key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
+        match = pattern.search(clause)
+        if match and not (key == "address.home" and moves_a_thing(clause, zh)):
+            return key, [w for w in frame if w not in lx.RELATION_WORDS and lx.HEAD_SYNONYMS.get(w) != key]
+    for word in frame:
+        head = lx.HEAD_SYNONYMS.get(word) or (lx.HEAD_SYNONYMS.get(word[:-1]) if zh else None)
+        if head:
+            return head, [w for w in frame if lx.HEAD_SYNONYMS.get(w) != head]
+    return "", frame
