@@ -122,6 +122,8 @@ def en_nouns(words: list[str]) -> list[bool]:
             # "the *staging* *deploy* is …", "my *desktop* has …": inside a noun phrase, a word the
             # table knows only as a verb or an adjective is the phrase's, up to its verb
             noun = after in _PHRASE_ENDS or not after or lemmas(after).keys() <= {"VERB"}
+            # ...and so is a gerund before a noun ("our *staging* database", "my *running* shoes")
+            noun = noun or (word.endswith("ing") and "NOUN" in lemmas(after))
         if not noun and i and words[i - 1] in _OBJECT_OF and (not after or after in _PHRASE_ENDS):
             noun = True  # a preposition's object ending its phrase is a noun ("45 a month for broadband")
         if noun and verb:

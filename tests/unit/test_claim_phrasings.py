@@ -462,3 +462,10 @@ def test_a_heading_or_who_reports_it_is_no_word_of_the_attribute(text: str, not_
     claims = extract(text)
     assert claims
     assert all(not_in_attribute not in c.attribute for c in claims), claims
+
+
+def test_a_gerund_before_a_noun_narrows_the_attribute() -> None:
+    """ "our *staging* database": the staging one, which "Staging's on … now" changes."""
+    [old] = extract("Our staging database is running Postgres 13.4 on a single RDS instance.")
+    [new] = extract("Staging's on PG 15.2 now.")
+    assert conflicts(old, new, frame_similarity=0.8).action == "supersede", (old, new)
