@@ -199,7 +199,10 @@ _APPOSITION_EN = re.compile(
 
 # A preposition's object pointing back to the clause before ("10 days of that", "paid for it")
 _OF_THAT_EN = re.compile(r"\b(?:of|for|on|with|about|from)\s+(?:that|it|this|those|them)\b", re.IGNORECASE)
-_ANAPHORA_EN = frozenset("other one ones previous former old earlier first last same before".split())
+# (and the speaker's own earlier words: "not what I said before", "not the one I told you")
+_ANAPHORA_EN = frozenset(
+    "other one ones previous former old earlier first last same before what i said told wrote typed".split()
+)
 
 
 def _anaphoric(text: str, zh: bool) -> bool:

@@ -469,3 +469,10 @@ def test_a_gerund_before_a_noun_narrows_the_attribute() -> None:
     [old] = extract("Our staging database is running Postgres 13.4 on a single RDS instance.")
     [new] = extract("Staging's on PG 15.2 now.")
     assert conflicts(old, new, frame_similarity=0.8).action == "supersede", (old, new)
+
+
+def test_the_speakers_own_earlier_words_name_no_old_value() -> None:
+    """ "…, not what I said before" points back: a correction naming no value, not a value named."""
+    [claim] = extract("It's 10.5, not what I said before.")
+    assert claim.old_value is None
+    assert claim.change
