@@ -38,7 +38,7 @@ _PRONOUN_LEAD = re.compile(
 )
 # A heading before a colon ("Correction:", "Quick context for later:", "更正："): the claim follows it
 _PREFIX = re.compile(
-    r"^\s*(?:(?:[a-z]+\s+){0,2}(?:correction|update|news|heads\s+up|fyi|context|background|note|reminder)"
+    r"^\s*(?:(?:[a-z]+\s+){0,2}(?:corrections?|updates?|news|heads\s+up|fyi|context|background|notes?|reminders?)"
     r"(?:\s+[a-z']+){0,4}|更正|纠正|补充|更新)\s*[:：]\s*",
     re.IGNORECASE,
 )

@@ -454,6 +454,7 @@ def test_what_a_payment_is_for_narrows_it() -> None:
     ("text", "not_in_attribute"),
     [
         ("Quick context for later: our staging database runs Postgres 13.4.", "context"),
+        ("For these updates: I report to Sam Okafor.", "updat"),
         ("My boss said standup moves to 10:30.", "manager"),
         ("领导说周会挪到周四了。", "领导"),
     ],
