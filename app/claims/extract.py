@@ -253,7 +253,9 @@ def _clause(
     if error.search(clause) and not frame_words(owned, zh) and not find_values(owned):
         return None  # "Got that mixed up", "我刚才说错了": owning an error marks the sentence, states nothing
     old_text, value_text, frame_text = change_parts(clause, zh)
-    old = main_value(old_text, zh, opens_sentence=False) if old_text else None
+    # (从 before a time that starts something, 从下周开始, says a change and names no old value)
+    start = zh and re.search(r"开始|(?<!一)起", old_text or "") is not None
+    old = main_value(old_text, zh, opens_sentence=False) if old_text and not start else None
     retire = retirement(clause, zh) is not None
     value = main_value(value_text, zh, opens_sentence=value_text == clause)
     from_to = (lx.ZH_FROM_TO if zh else lx.EN_FROM_TO).search(clause) if old_text else None

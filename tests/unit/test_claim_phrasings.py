@@ -477,3 +477,12 @@ def test_the_speakers_own_earlier_words_name_no_old_value() -> None:
     [claim] = extract("It's 10.5, not what I said before.")
     assert claim.old_value is None
     assert claim.change
+
+
+def test_from_a_time_on_says_a_change_and_names_no_old_value() -> None:
+    """从下周开始 is when the new value holds, not the value it replaces; 还有 opens, it narrows nothing."""
+    [claim] = [c for c in extract("还有啊，从下周开始周会挪到周四上午十点。") if c.value.type == "weekday"]
+    assert claim.old_value is None
+    assert claim.change
+    assert claim.shift
+    assert "还有" not in claim.attribute
