@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
-from app.claims.attribute import frame_words, head_of
+from app.claims.attribute import WORD, frame_words, head_of
 from app.claims.clause_value import (
     asked_for,
     change_parts,
@@ -31,7 +31,6 @@ from app.claims.values import find_values, free
 from app.text import has_cjk, split_sentences
 
 MAX_CHARS = 20_000  # a statement longer than this is read up to here: claims live in short clauses
-_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
 _ABBREVIATION = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof|St|Mt|No|vs|etc|approx)\.(?=\s)", re.IGNORECASE)
 _PRONOUN_LEAD = re.compile(
     r"^\s*(?:i|we|you|he|she|they|my|our|我|我们|你|他|她|他们)\b|^\s*(?:我|我们|你|他|她)", re.IGNORECASE
@@ -209,7 +208,7 @@ def _anaphoric(text: str, zh: bool) -> bool:
     """Whether a named old value only points back ("the other one", "the old one", "原来那个")."""
     if zh:
         return not frame_words(text, zh)
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = [w.lower() for w in WORD.findall(text)]
     return bool(words) and all(w in lx.EN_NOISE or w in _ANAPHORA_EN for w in words)
 
 
