@@ -65,9 +65,17 @@ def extract(
             heading is not None
             and re.search(r"correction|update|更正|纠正", heading.group(), re.I) is not None
         )
-        claims += _sentence(
+        said = _sentence(
             sentence[heading.end() :] if heading else sentence, lang, subject, corrected or prefixed
         )
+        # "I want to buy a laptop. My budget is 5000.": a bare head is narrowed by the sentence before's thing
+        scene = _things(claims[-1], has_cjk(sentence)) if claims and not claims[-1].head else []
+        claims += [
+            replace(c, qualifier=frozenset(scene), attribute=f"{c.head}.{'_'.join(scene)}")
+            if scene and c.head and not c.qualifier
+            else c
+            for c in said
+        ]
     return [_slotted(c, tags) for c in claims]
 
 

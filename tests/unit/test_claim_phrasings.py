@@ -486,3 +486,16 @@ def test_from_a_time_on_says_a_change_and_names_no_old_value() -> None:
     assert claim.change
     assert claim.shift
     assert "还有" not in claim.attribute
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I want to buy a laptop. My budget is 5000.", "My budget for the vacation is 8000."),
+        ("我想买台笔记本电脑。预算是5000元。", "旅游的预算是8000元。"),
+    ],
+)
+def test_a_bare_head_is_narrowed_by_the_sentence_before(old: str, new: str) -> None:
+    """The laptop's budget, said in the next sentence, is no vacation budget."""
+    olds, [after] = extract(old), extract(new)
+    assert all(conflicts(o, after, frame_similarity=0.8).action == "keep" for o in olds), olds
