@@ -564,3 +564,18 @@ def test_a_heading_before_a_colon_is_no_part_of_the_unit(text: str, content: str
     [unit] = said(text)
     assert unit.content.startswith(content), unit.content
     assert ("correction" in unit.tags) == correction
+
+
+@pytest.mark.parametrize(
+    ("text", "budget"),
+    [
+        ("I'm replacing my phone. My budget is $900, tops.", "The user's budget for the phone is $900"),
+        ("我想买台笔记本电脑。预算是5000元。", "用户说笔记本电脑的预算是5000元"),
+        # (a brand chosen is no thing bought)
+        ("我想买台扫地机器人，要石头的，预算3000以内。", "用户说预算3000以内"),
+        ("I live in Paris. My budget is 5000.", "The user's budget is 5000"),
+    ],
+)
+def test_a_budget_names_the_thing_said_before_it(text: str, budget: str) -> None:
+    [unit] = [u for u in said(text) if "constraint.budget" in u.tags]
+    assert unit.content.startswith(budget), unit.content

@@ -40,6 +40,7 @@ from app.distill.heuristic.parts import matches as _matches
 from app.distill.heuristic.person import first_person_to_speaker
 from app.distill.heuristic.relations import with_relations
 from app.distill.heuristic.rules import QUESTION_EN, QUESTION_ZH
+from app.distill.heuristic.scene import budgets_with_their_thing
 from app.distill.heuristic.sizes import has_content, is_filler, is_short, states_claims
 from app.distill.heuristic.slots import Slot
 from app.distill.heuristic.task_detector import detect_task
@@ -175,6 +176,7 @@ class HeuristicDistiller:
             last = units[-1]
             units[-1] = last.model_copy(update={"content": f"{last.content} {' '.join(leftover)}"})
             leftover = []
+        units = budgets_with_their_thing(units)
         found = linked(steps_done(turn, units + self._episodes(turn, leftover, local_time, asked)))
         return [with_relations(u, speaker_of(turn, language_of(u.content))[0]) for u in found], question_only
 
