@@ -45,8 +45,8 @@ def budgets_with_their_thing(units: list[Candidate]) -> list[Candidate]:
             continue
         zh = has_cjk(unit.content)
         bare = (_BARE_BUDGET_ZH if zh else _BARE_BUDGET_EN).search(unit.content)
-        thing = _thing(out[i - 1]) if bare else ""
-        if not thing:
+        thing = _thing(out[i - 1]) if bare is not None else ""
+        if bare is None or not thing:
             continue
         said = unit.content[: bare.end()]
         named = f"{said[:-2]}{thing}的预算" if zh else f"{said} for the {thing}"
