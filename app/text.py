@@ -9,6 +9,7 @@ import logging
 import re
 import threading
 import unicodedata
+from collections.abc import Iterator
 from functools import cache
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -317,10 +318,16 @@ def zh_number(text: str) -> int:
 def pos_words(text: str) -> list[tuple[str, str]]:
     """Every (word, part of speech) pair jieba finds, single characters too (v verb, a adjective, p
     preposition, r pronoun): what the distiller's clause cutter reads a predicate from."""
+    return list(iter_pos_words(text))
+
+
+def iter_pos_words(text: str) -> Iterator[tuple[str, str]]:
+    """`pos_words` one at a time, for a caller that may stop at the first word it needs (jieba cuts a
+    text block by block as they are asked for)."""
     import jieba.posseg
 
     _jieba()
     # the HMM (words the dictionary lacks) only on a clause's length: on long runs of rare characters
     # it costs seconds (see HMM_CHARS_PER_CALL); predicates are dictionary words
     hmm = len(text) <= HMM_CHARS_PER_CALL
-    return [(p.word, p.flag) for p in jieba.posseg.cut(text, HMM=hmm) if p.word.strip()]
+    return ((p.word, p.flag) for p in jieba.posseg.cut(text, HMM=hmm) if p.word.strip())

@@ -38,7 +38,7 @@ from app.distill.heuristic.noise import (
 )
 from app.distill.heuristic.tuning import ECHO_OVERLAP
 from app.entities.types import EntityOut
-from app.text import FILLER_EN, FILLER_ZH, STOPWORDS_EN, has_cjk, pos_words
+from app.text import FILLER_EN, FILLER_ZH, STOPWORDS_EN, has_cjk, iter_pos_words, pos_words
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\d,.]*")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
@@ -102,7 +102,7 @@ def _chat_only_zh(sentence: str) -> bool:
     想", "OK，我看一下"): no noun, number or name of anything to recall."""
     if any(c.isdigit() for c in sentence):
         return False
-    for word, flag in pos_words(sentence):
+    for word, flag in iter_pos_words(sentence):  # (stops at the first word that names something)
         if word.isascii():
             if not (_INTERJECTION.match(word) or word.lower() in FILLER_EN or not word.strip(" ,.!?~")):
                 return False
@@ -128,9 +128,8 @@ def _small_talk(sentence: str, names: frozenset[str]) -> bool:
     if META_EN.search(opened) and not any(c.isdigit() for c in sentence):
         return True
     if has_cjk(sentence):
-        return _chat_only_zh(sentence) or not SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)).strip(
-            " ，。！？、,.!?~…"
-        )
+        rest = SMALL_TALK_ZH.sub("", FILLER_ZH.sub("", sentence)).strip(" ，。！？、,.!?~…")
+        return not rest or _chat_only_zh(sentence)
     if any(c.isdigit() for c in sentence):
         return False
     # (what the user tells an assistant it may or need do is an instruction: "You can drop the summaries")
