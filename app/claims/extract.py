@@ -65,17 +65,10 @@ def extract(
             heading is not None
             and re.search(r"correction|update|更正|纠正", heading.group(), re.I) is not None
         )
-        said = _sentence(
-            sentence[heading.end() :] if heading else sentence, lang, subject, corrected or prefixed
-        )
         # "I want to buy a laptop. My budget is 5000.": a bare head is narrowed by the sentence before's thing
         scene = _things(claims[-1], has_cjk(sentence)) if claims and not claims[-1].head else []
-        claims += [
-            replace(c, qualifier=frozenset(scene), attribute=f"{c.head}.{'_'.join(scene)}")
-            if scene and c.head and not c.qualifier
-            else c
-            for c in said
-        ]
+        said = sentence[heading.end() :] if heading else sentence
+        claims += _sentence(said, lang, subject, corrected or prefixed, scene)
     return [_slotted(c, tags) for c in claims]
 
 
@@ -96,7 +89,7 @@ def _slotted(claim: Claim, tags: Iterable[str]) -> Claim:
     return replace(claim, head=head, attribute=attribute)
 
 
-def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[Claim]:
+def _sentence(sentence: str, lang: str, speaker: str, corrected: bool, scene: list[str]) -> list[Claim]:
     zh = lang.startswith("zh") or has_cjk(sentence)
     # a hedge holds for its whole sentence ("Friends rave about Dr Ruiz, and I might register with her")
     hedged = says_hedged(sentence, zh)
@@ -110,7 +103,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool) -> list[C
     shifted = corrected or lx.owns_error(said, zh) or change_words.search(untimed) is not None
     claims: list[Claim] = []
     context: list[str] = []  # a value-less clause ("For the laptop") narrows the next one
-    scene: list[str] = []  # what the clause before was about: narrows a bare head ("…, budget 55ms")
+    # `scene`: what the clause (or sentence) before was about, narrows a bare head ("…, budget 55ms")
     negated: list[str] = []
     topic_said = ""  # the topic of a denied value, carried to the value said next
     for clause in clauses:
