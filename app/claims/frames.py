@@ -35,7 +35,8 @@ def mask(clause: str, values: Iterable[Value], zh: bool, head: str = "") -> str:
     """`clause` with each value replaced by its placeholder, other names by ⟨name⟩ and the speaker's
     pronouns in the singular ("we" → "i", 我们 → 我)."""
     text = clause.strip()
-    for value in sorted({v for v in values if v.text.strip()}, key=lambda v: -len(v.text)):
+    # longest first; of values said by the same words, the first given (the claim's own) names the placeholder
+    for value in sorted(dict.fromkeys(v for v in values if v.text.strip()), key=lambda v: -len(v.text)):
         text = text.replace(value.text, placeholder(value, head))
     if zh:
         return _ZH_PRONOUNS.sub("我", text).rstrip("。！？!?.")

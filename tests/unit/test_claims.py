@@ -13,7 +13,9 @@ from app.claims import Claim, compatible, conflicts, extract, find_values, same
 from app.claims import lexicon as lx
 from app.claims.asked import asked_slots
 from app.claims.compare import same_attribute
+from app.claims.frames import mask
 from app.claims.modality import retirement
+from app.claims.model import Value
 from app.claims.stored import columns, dump, load
 
 
@@ -931,3 +933,11 @@ def test_a_thing_said_again_in_other_words_replaces_the_one_before(old: str, new
 
 def test_a_thing_that_lives_somewhere_is_no_home() -> None:
     assert one("Invoices live in Xero these days.").head != "address.home"
+
+
+def test_a_frame_is_masked_by_the_claims_own_value_first() -> None:
+    """Two values said by the same words (a version and the number inside it): the claim's own names the
+    placeholder, whatever order a set would hash them in (the frame, and every cosine of it, is stable)."""
+    version, number = Value("version", "1.29", key="1.29"), Value("number", "1.29", 1.29)
+    assert mask("upgraded it to 1.29", [version, number], zh=False) == "upgraded it to ⟨version⟩"
+    assert mask("upgraded it to 1.29", [number, version], zh=False) == "upgraded it to ⟨number⟩"
