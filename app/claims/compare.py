@@ -176,7 +176,11 @@ def same_attribute(
             if zh
             else (similarity(old, new, frame_similarity) >= REWORDED_FRAME)
         )
-        if reworded and near and not modified_apart(old, new, zh):
+        # (one head narrowed two ways in the attributes, "my phone budget" and "my headphone budget", is
+        # two things)
+        narrowed = [c.head and c.attribute.startswith(f"{c.head}.") for c in (old, new)]
+        two = old.head == new.head and all(narrowed)
+        if reworded and near and not two and not modified_apart(old, new, zh):
             return "weak"
         return "different"
     if modified_apart(old, new, zh) or _verb_of_another_thing(old, new, zh):

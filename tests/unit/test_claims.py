@@ -576,6 +576,8 @@ def test_own_after_a_possessive_is_no_verb() -> None:
         ("My locker code is 4471.", "My new locker code is 9902.", "supersede"),
         ("My new laptop is a ThinkPad X1.", "My new phone is a Pixel 8.", "keep"),  # "new" of another thing
         ("My budget for the phone is 650 dollars.", "My budget for new headphones is 180 dollars.", "keep"),
+        # ...even with a verb of change: one head narrowed two ways is two things
+        ("I've set aside $900 for a new phone.", "Raised my headphone budget to $250.", "keep"),
     ],
 )
 def test_a_value_reworded_or_said_of_another_thing(old: str, new: str, action: str) -> None:
