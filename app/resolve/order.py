@@ -23,10 +23,13 @@ def said_before(a: MemoryUnit, b: MemoryUnit) -> bool:
 
 def said_together(a: MemoryUnit, b: MemoryUnit) -> bool:
     """Whether two units were distilled from the same turns of one session ("I moved to Lisbon and I work
-    as a pharmacist"): both are true of that moment, and neither replaces the other unless one corrects."""
+    as a pharmacist"): both are true of that moment, and neither replaces the other unless one corrects
+    the other ("It's 5. Sorry, 6."). Two parts of one correction ("I said it wrong, it's the 20th; I
+    mixed up the cards") are both what it says now."""
     same_turns = (
         a.session_id is not None
         and a.session_id == b.session_id
         and set(a.source_seqs or ()) == set(b.source_seqs or ())
     )
-    return same_turns and bool(a.source_seqs) and not any("correction" in t for t in (*a.tags, *b.tags))
+    corrects = [any("correction" in t for t in u.tags) for u in (a, b)]
+    return same_turns and bool(a.source_seqs) and (all(corrects) or not any(corrects))

@@ -63,6 +63,34 @@ async def test_a_changed_budget_supersedes_the_old_one(
     ]
 
 
+@pytest.mark.parametrize(
+    ("lines", "now", "before"),
+    [
+        (
+            [
+                "My gym locker is 118.",
+                "Sorry, I got that wrong: my gym locker is 181, I mixed up the digits.",
+            ],
+            "181",
+            "118",
+        ),
+        (["我的工位是B区21号。", "我记错了，我的工位是B区12号，刚才把两个区搞混了。"], "12号", "21号"),
+    ],
+    ids=["english", "chinese"],
+)
+async def test_the_parts_of_one_correction_both_stay(
+    client: httpx.AsyncClient, worker: Any, lines: list[str], now: str, before: str
+) -> None:
+    # A correction turn cut in two (the value, and why it was wrong): the second part corrects nothing
+    # of its own turn; the value said before is what ends.
+    bank = await make_bank(client, distill_every_n_turns=1000)
+    for line in lines:
+        await say(client, bank, line)
+    active = [m["content"] for m in await memories(client, bank, status="active")]
+    assert any(now in c for c in active), active
+    assert not any(before in c and now not in c for c in active), active
+
+
 async def test_a_conditional_budget_fills_the_slot_at_a_lower_confidence(
     client: httpx.AsyncClient, worker: Any
 ) -> None:

@@ -296,3 +296,5 @@ def test_units_said_together_never_replace_each_other_unless_one_corrects() -> N
     assert said_together(unit([2]), unit([2]))  # "I moved to Lisbon and I work as a pharmacist"
     assert not said_together(unit([2]), unit([4]))
     assert not said_together(unit([2]), unit([2], "correction"))  # "It's 5. Sorry, 6."
+    # two parts of one correction ("I said it wrong, it's the 20th; I mixed up the cards")
+    assert said_together(unit([2], "correction"), unit([2], "correction"))
