@@ -36,6 +36,16 @@ def frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
     ]
 
 
+def scene_words(clause: str, zh: bool) -> list[str]:
+    """The words a clause with no value narrows the next one with ("For the laptop, …"); of a change
+    said with no value (票我改签了, 我们搬家了), the nouns alone: the verb of change names no attribute."""
+    words = frame_words(clause, zh, nouns=True)
+    if zh and lx.ZH_CHANGE.search(clause):
+        nouns = {w for w, flag in zh_words(clause) if flag[:1] == "n" or flag == "eng"}
+        words = [w for w in words if w in nouns]
+    return words
+
+
 def head_of(clause: str, frame: list[str], zh: bool) -> tuple[str, list[str]]:
     """The attribute's head (a relation or a canonical head noun) and the words narrowing it."""
     for pattern, key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:

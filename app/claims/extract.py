@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
-from app.claims.attribute import WORD, frame_words, head_of
+from app.claims.attribute import WORD, frame_words, head_of, scene_words
 from app.claims.clause_value import (
     asked_for,
     change_parts,
@@ -168,7 +168,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool, scene: li
                 claims[-1] = replace(last, text=f"{last.text}, {clause.strip()}")
             elif not lx.owns_error(clause, zh):
                 # a clause owning an error ("我记错了") narrows nothing
-                context = frame_words(clause, zh, nouns=True)
+                context = scene_words(clause, zh)
             continue
         claims.append(claim)
         if not claim.head:

@@ -943,3 +943,17 @@ def test_a_frame_is_masked_by_the_claims_own_value_first() -> None:
     version, number = Value("version", "1.29", key="1.29"), Value("number", "1.29", 1.29)
     assert mask("upgraded it to 1.29", [version, number], zh=False) == "upgraded it to ⟨version⟩"
     assert mask("upgraded it to 1.29", [number, version], zh=False) == "upgraded it to ⟨number⟩"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # 住 opening its clause, after a move said with no value
+        ("我家住西城区。", "我们去年搬家了，现在住海淀。"),
+        ("我的车位是B2-118。", "车位我换了，现在是B2-306。"),
+    ],
+)
+def test_a_change_said_with_no_value_narrows_the_next_clause_by_its_nouns_alone(old: str, new: str) -> None:
+    claims = extract(new)
+    assert not any(w in c.qualifier for c in claims for w in ("搬家", "换")), [c.qualifier for c in claims]
+    assert "supersede" in {conflicts(one(old), n, frame_similarity=0.5).action for n in claims}

@@ -518,7 +518,15 @@ def test_what_the_user_tells_the_assistant_it_may_or_should_do_is_kept(text: str
 
 
 @pytest.mark.parametrize(
-    "text", ["The gym raised it, so from July I'm paying 48 euros.", "物业费涨价了，下个月开始每月320。"]
+    "text",
+    [
+        "The gym raised it, so from July I'm paying 48 euros.",
+        "物业费涨价了，下个月开始每月320。",
+        # ...or before what holds now, with no typed value ("now", 现在)
+        "We swapped dentists, now we see Dr Alvarez on Birch Street.",
+        "会员卡我换了个套餐，现在每周能去三次。",
+        "航班我改签了，现在坐下午那班。",
+    ],
 )
 def test_a_change_said_before_its_value_stays_with_it(text: str) -> None:
     assert len(said(text)) == 1, [u.content for u in said(text)]
