@@ -587,3 +587,16 @@ def test_a_heading_before_a_colon_is_no_part_of_the_unit(text: str, content: str
 def test_a_budget_names_the_thing_said_before_it(text: str, budget: str) -> None:
     [unit] = [u for u in said(text) if "constraint.budget" in u.tags]
     assert unit.content.startswith(budget), unit.content
+
+
+@pytest.mark.parametrize(
+    ("text", "units"),
+    [
+        ("家里有一台NAS，IP是192.168.1.20。", 1),  # an attribute of the thing brought in: one claim
+        ("单位给我配了一部工作手机，号码是13912345678。", 1),
+        ("我想买个投影仪，预算4000以内。", 2),  # a wish's bound is the speaker's own
+        ("班上又转来了三个学生，现在是四十个人了。", 2),  # how many there are now: no attribute of the thing
+    ],
+)
+def test_a_short_attribute_after_the_thing_it_belongs_to_stays_with_it(text: str, units: int) -> None:
+    assert len(said(text)) == units, [u.content for u in said(text)]

@@ -22,7 +22,7 @@ from app.distill.heuristic.noise import REFERS_BACK_EN, REFERS_BACK_ZH
 from app.distill.heuristic.openings import opening
 from app.distill.heuristic.rules_en import EN_RULES
 from app.distill.heuristic.rules_zh import ZH_RULES
-from app.distill.heuristic.value_parts import second_value, value_with_words
+from app.distill.heuristic.value_parts import detail_of_thing, second_value, value_with_words
 from app.distill.heuristic.verbs_en import (
     AUX,
     OBJECT_START,
@@ -277,6 +277,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
             or (zh and _COPULA_ZH.match(text))
             or (zh and _RESULT_ZH.match(text) is not None and bool(find_values(text)))
             or (zh and _NAMED_ZH.match(text) is not None)
+            or (zh and detail_of_thing(spans[-1][2], text))
             or refers_back
             or bare
             or remark

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from app.claims.values import Span, find_values
-from app.text import STOPWORDS_EN
+from app.text import STOPWORDS_EN, pos_words
 
 _NEGATED = re.compile(r"\s*(?:not|no|never|instead|rather|而不是|不是|并非)\b", re.IGNORECASE)
 
@@ -48,3 +48,29 @@ def _with_words(part: str, values: list[Span]) -> bool:
         any(w.lower() not in STOPWORDS_EN for w in words)
         or re.search(r"[\u4e00-\u9fff]{2,}", rest) is not None
     )
+
+
+# A Chinese clause that brings a thing in, its object last and no value of its own ("测试环境有一台跳板机",
+# "公司给我配了一台测试机"): not a wish for one (想买台…), whose value is the speaker's bound
+_THING_LAST_ZH = re.compile(r"(?:有|了)[^，,。；;]{0,6}[^，,。；;了的]{1,8}$")
+_WISH_ZH = re.compile(r"想|要|打算|准备|考虑|计划")
+# what a detail says beside its value: a short name of the thing's attribute (IP, 编号, 月费)
+_DETAIL_REST_ZH = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,4}$")
+
+
+def detail_of_thing(before: str, part: str) -> bool:
+    """Whether a Chinese part is an attribute of the thing the clause before brought in, a typed value
+    and a short noun ("…有一台跳板机，IP是10.0.3.25", "…配了一台测试机，编号是A-1024"): one claim."""
+    values = find_values(part)
+    # (the count of the thing brought in, 一台, is no value of its own)
+    counted = all(s.value.unit.startswith("count:") for s in find_values(before))
+    if not values or not counted or not _THING_LAST_ZH.search(before) or _WISH_ZH.search(before):
+        return False
+    rest = part
+    for span in reversed(values):
+        rest = rest[: span.start] + rest[span.end :]
+    rest = re.sub(r"[是为：:，,。.！!；;\s]|的", "", rest)
+    # (a noun alone: "现在是十个人了" says how many there are now, no attribute of the thing)
+    words = pos_words(rest)
+    noun = bool(words) and words[-1][1][:1] in ("n", "e") and all(f[:1] in ("n", "e", "m") for _, f in words)
+    return _DETAIL_REST_ZH.match(rest) is not None and noun
