@@ -17,6 +17,13 @@ _EN_WORD = re.compile(r"[A-Za-z][A-Za-z\-]*(?:'s)?|\S")
 _ZH_NOUN = ("n", "nr", "ns", "nt", "nz", "ng", "nrt", "nw", "vn", "eng", "j", "s")
 _ZH_LINK = ("的", "之")
 _GAP = "§"  # where a value stood: a value is never a modifier, and it breaks adjacency
+# Adjectives that say which of several things of one kind ("the *outbound* train", "my *work* email", "the
+# *back* door"): a closed class of classifiers, never of degree or of change ("new", "cheaper")
+_CLASSIFIERS_EN = frozenset(
+    "outbound inbound return front back side upstairs downstairs personal private business primary secondary "
+    "backup spare main morning afternoon evening night weekday weekend daytime overnight left right upper "
+    "lower domestic international indoor outdoor summer winter".split()
+)
 
 
 def _masked(claim: Claim) -> str:
@@ -28,7 +35,8 @@ def _masked(claim: Claim) -> str:
 
 
 def _en_noun(word: str, left: bool = False) -> bool:
-    """A noun, or on the left a gerund modifying one ("the *staging* database")."""
+    """A noun, or on the left a gerund or a classifier modifying one ("the *staging* database", "the
+    *outbound* train")."""
     low = word.lower()
     return (
         word != _GAP
@@ -36,7 +44,7 @@ def _en_noun(word: str, left: bool = False) -> bool:
         and low not in lx.EN_NOISE
         and low not in lx.EN_SELF
         and low not in lx.EN_PEOPLE
-        and (nounish(low) or (left and low.endswith("ing")))
+        and (nounish(low) or (left and (low.endswith("ing") or low in _CLASSIFIERS_EN)))
     )
 
 

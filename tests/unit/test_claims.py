@@ -578,6 +578,9 @@ def test_own_after_a_possessive_is_no_verb() -> None:
         ("My budget for the phone is 650 dollars.", "My budget for new headphones is 180 dollars.", "keep"),
         # ...even with a verb of change: one head narrowed two ways is two things
         ("I've set aside $900 for a new phone.", "Raised my headphone budget to $250.", "keep"),
+        # an adjective saying which of several things of one kind ("return", "outbound") narrows as a noun
+        ("My return flight is on Sunday.", "Moved my outbound flight to Thursday.", "keep"),
+        ("My return flight is on Sunday.", "Moved my return flight to Monday.", "supersede"),
     ],
 )
 def test_a_value_reworded_or_said_of_another_thing(old: str, new: str, action: str) -> None:
