@@ -158,6 +158,19 @@ def _verb_of_another_thing(old: Claim, new: Claim, zh: bool) -> bool:
     return _subject_noun(old) != _subject_noun(new) and not (old.topic and new.topic)
 
 
+# A pronoun naming the thing a value is for ("for those", "on it", 那个的话): said before, not in the clause
+_POINTS_BACK = re.compile(
+    r"\b(?:for|on|of)\s+(?:those|these|them|it|that|this)\b|^(?:那|这)(?:个|些|款|种)(?:的话)?", re.IGNORECASE
+)
+
+
+def _unresolved(old: Claim, new: Claim) -> bool:
+    """Whether one claim is narrowed by a thing and the other names its thing by a pronoun alone."""
+    return any(
+        a.qualifier and not b.qualifier and _POINTS_BACK.search(b.text) for a, b in ((old, new), (new, old))
+    )
+
+
 def same_attribute(
     old: Claim, new: Claim, frame_similarity: float | None = None
 ) -> Literal["same", "weak", "different"]:
@@ -166,6 +179,8 @@ def same_attribute(
     enough, is one attribute; frames somewhat close are "weak" (a change word may tie them)."""
     if old.head and new.head and old.head != new.head:
         return "different"
+    if old.head and old.head == new.head and _unresolved(old, new):
+        return "weak"  # "…, for those I'd spend 150": which thing "those" are, the clause does not say
     zh = has_cjk(old.frame + new.frame)
     if _qualifiers_differ(old.qualifier, new.qualifier) or _qualifiers_differ(old.topic, new.topic):
         # other words, but a verb of change said of a frame this close: one attribute reworded

@@ -581,6 +581,9 @@ def test_own_after_a_possessive_is_no_verb() -> None:
         # an adjective saying which of several things of one kind ("return", "outbound") narrows as a noun
         ("My return flight is on Sunday.", "Moved my outbound flight to Thursday.", "keep"),
         ("My return flight is on Sunday.", "Moved my return flight to Monday.", "supersede"),
+        # a thing named by a pronoun alone ("for those") is no proof of the same budget, a change word is
+        ("My budget for the laptop is 1200 dollars.", "For those my budget is 150 dollars.", "keep"),
+        ("My budget for the laptop is 1200 dollars.", "For that my budget is now 1500 dollars.", "supersede"),
     ],
 )
 def test_a_value_reworded_or_said_of_another_thing(old: str, new: str, action: str) -> None:
