@@ -316,6 +316,11 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
         return Verdict("keep", "another subject")
     if _speaker_and_another(old, new) or _speaker_and_another(new, old):
         return Verdict("keep", "another subject")
+    if new.past:
+        # "I used to live in Leeds" ends living there; "I used to live in York" is history, no change
+        if same(old.value, new.value) and same_attribute(old, new, frame_similarity) != "different":
+            return Verdict("retire", "says the value held only in the past")
+        return Verdict("keep", "a state of the past")
     if new.modality == "hedged" and old.modality != "hedged":
         return Verdict("keep", "a hedged statement never replaces a firm one")
     if names_old(old, new):

@@ -23,7 +23,7 @@ from app.claims.clauses import clauses as split_clauses
 from app.claims.clauses import possessed_first
 from app.claims.denial import carried, denied
 from app.claims.frames import mask
-from app.claims.modality import retirement, says_cleft, says_hedged
+from app.claims.modality import retirement, says_cleft, says_hedged, says_past
 from app.claims.model import Claim, Modality, Value
 from app.claims.subjects import THIRD_PERSON, subject_of, subject_words
 from app.claims.topic import ends_a_doing, main_verb, retired_words, topic
@@ -324,6 +324,7 @@ def _clause(
         change=changed or old is not None,
         shift=shifted or old is not None,
         additive=additive,
+        past=says_past(clause, zh),
         head=head,
         qualifier=frozenset(qualifier),
         mentions=mentions,

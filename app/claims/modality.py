@@ -62,3 +62,18 @@ def says_cleft(text: str, zh: bool) -> bool:
         words[i][0] == "的" and words[i - 1][1].startswith("v") and words[i + 1][0] in ("是", "都")
         for i in range(1, len(words) - 1)
     )
+
+
+# A state said as past ("I used to live in York", "previously", 我以前住在…): the value held once, not now.
+# Never "I'm used to it" (accustomed), nor 之前 after a time ("周五之前": by Friday).
+_PAST_EN = re.compile(
+    r"(?<!am )(?<!is )(?<!be )(?<!get )(?<!got )(?<!'m )(?<!'s )(?<!are )(?<!'re )(?<!been )\bused\s+to\b"
+    r"|\b(?:previously|formerly|back\s+then|in\s+the\s+past)\b",
+    re.IGNORECASE,
+)
+_PAST_ZH = re.compile(r"(?:^|[我你他她们咱])(?:以前|之前|曾经|当年|过去)(?!的)")
+
+
+def says_past(clause: str, zh: bool) -> bool:
+    """Whether `clause` says its state held in the past only."""
+    return (_PAST_ZH if zh else _PAST_EN).search(clause) is not None

@@ -43,7 +43,8 @@ class Claim:
     the qualifier words and `verb` the clause's main verb (what a claim naming no noun is about);
     `shift` that the change is said by a verb of change, a correction or a named old value, not only
     by a word of time ("now", 现在); `implicit_subject` that the clause names nobody (the speaker
-    by default): it may continue a claim about another person ("Football moved to Sundays")."""
+    by default): it may continue a claim about another person ("Football moved to Sundays"); `past`
+    that the state held once, not now ("I used to live in York", 我以前住在…)."""
 
     subject: str
     attribute: str
@@ -61,6 +62,7 @@ class Claim:
     shift: bool = False
     implicit_subject: bool = False
     verb: str = ""
+    past: bool = False
 
     def as_json(self) -> dict[str, Any]:
         """Render the contract's `claim` field (plus `old_value` when the statement names it)."""

@@ -115,9 +115,23 @@ def words(claim: Claim, zh: bool) -> frozenset[str]:
     return frozenset(stem(w.removesuffix("'s")) for w in _EN_WORD.findall(claim.text) if w[:1].isalpha())
 
 
+# A journey back (回来, 回程, 返程) and one out (去, 去程, 出发): two legs of a trip, never one thing
+_BACK_ZH = re.compile(r"回来|回程|返程|返回")
+_OUT_ZH = re.compile(r"去程|出发|(?<![回过])去(?!年|掉|除)")
+
+
+def legs_apart(old: Claim, new: Claim) -> bool:
+    """Whether one Chinese clause speaks of the way there and the other of the way back."""
+    back = [_BACK_ZH.search(c.text) is not None for c in (old, new)]
+    out = [_OUT_ZH.search(c.text) is not None for c in (old, new)]
+    return back[0] != back[1] and (out[0] if back[1] else out[1])
+
+
 def modified_apart(old: Claim, new: Claim, zh: bool) -> bool:
     """Whether the two claims modify a noun they share with different nouns, neither of which the other
     claim says at all: "the kitchen renovation" and "the bathroom renovation", 北京办公室 and 上海办公室."""
+    if zh and legs_apart(old, new):
+        return True
     a, b = modifiers(old, zh), modifiers(new, zh)
     if not a or not b:
         return False
