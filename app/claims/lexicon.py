@@ -109,7 +109,7 @@ EN_HEDGE = re.compile(
     r"someday|eventually|in\s+the\s+future|(?:would|'d)\s+be\b|"
     # ("Thinking about it, …" before a comma is "on reflection": no hedge)
     r"thinking\s+(?:of|about)(?!\s+it\s*,)|not\s+sure|unsure|likely|hopefully|nothing\s+is\s+signed|"
-    r"\w+'d\s+probably)\b",
+    r"\w+'d\s+probably|wish(?:es|ed)?|if\s+only|(?:would|'d)\s+love\s+to|dream(?:s|ing)?\s+of)\b",
     re.IGNORECASE,
 )
 # A cleft names the one value that holds, as "now" does: "Obsidian is where I keep my notes" (the value
@@ -192,7 +192,8 @@ ZH_CHANGE = re.compile(
     r"(?:准确|确切|严格)(?:地|来)说"
 )
 ZH_HEDGE = re.compile(
-    r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定|打算|计划|希望|争取|将来|有望"
+    r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定|打算|计划|希望|争取|将来|有望|"
+    r"(?:要是|如果|假如)[^，。,]*就好了|梦想"  # a wish ("要是能住在杭州就好了")
 )
 ZH_CONDITION = re.compile(r"如果|要是|假如|万一|的话|只要|倘若")
 ZH_RETIRE = re.compile(
