@@ -59,6 +59,10 @@ _SAME_PERSON = {
 }
 
 
+_COPULA_EN = frozenset("is are was were".split())
+_VALUE_NEXT_ZH = re.compile(r"是|(?:改|换|变)(?:成|为)")
+
+
 def subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
     """(who the clause is about, whether the clause names them), a person by one name for each."""
     who, named = _subject_of(clause, zh, speaker)
@@ -76,7 +80,9 @@ def _subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
         return THIRD_PERSON, False  # someone named before, never the speaker
     if zh:
         for kin in lx.ZH_KIN.finditer(clause):
-            if not _WITH_ZH.search(clause[: kin.start()]):
+            # (a person after 是 or 改成 is the value: 紧急联系人是我哥, …改成我老婆)
+            before = clause[: kin.start()]
+            if not _WITH_ZH.search(before) and not _VALUE_NEXT_ZH.search(before):
                 return kin.group("who"), True
         for person in lx.ZH_PEOPLE_LONGEST_FIRST:
             index = clause.find(person)
@@ -95,6 +101,8 @@ def _subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
         return owner.group("name").lower(), True
     words = [w.lower().removesuffix("'s").rstrip("'") for w in clause.split()[:6]]
     for i, word in enumerate(words):
+        if word in _COPULA_EN:
+            break  # a person after the copula is the value ("my emergency contact is my brother")
         if word in lx.EN_PEOPLE and (i == 0 or words[i - 1] in lx.EN_SELF | {"the", "his", "her"}):
             return word, True
     named = _NAMED_EN.match(clause)

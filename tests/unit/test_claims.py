@@ -984,3 +984,16 @@ def test_a_change_said_with_no_value_narrows_the_next_clause_by_its_nouns_alone(
 def test_a_past_state_a_wish_or_a_leg_back_ends_nothing_else(old: str, new: str, action: str) -> None:
     actions = {conflicts(o, n, frame_similarity=0.5).action for o in extract(old) for n in extract(new)}
     assert (action in actions) if action != "keep" else actions <= {"keep"}, actions
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("My emergency contact is my brother Sam.", "user"),  # a person after the copula is the value
+        ("My brother is a paramedic.", "brother"),
+        ("紧急联系人是我哥。", "user"),
+        ("我哥是医生。", "哥哥"),
+    ],
+)
+def test_a_person_after_the_copula_is_the_value_not_the_subject(text: str, subject: str) -> None:
+    assert one(text).subject == subject
