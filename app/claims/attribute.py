@@ -36,10 +36,18 @@ def frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
     ]
 
 
+# Nouns of a change ("the upgrade", "the move", 升级, 搬家): what happened, never the thing a clause after
+# them narrows its attribute by ("we finished the upgrade, everything runs on Postgres 16 now")
+CHANGE_NOUNS = frozenset(
+    "upgrad downgrad migrat switch move chang updat transit renew swap replac reschedul 升级 迁移 搬家 调整 "
+    "变更 更换 改签".split()
+)
+
+
 def scene_words(clause: str, zh: bool) -> list[str]:
     """The words a clause with no value narrows the next one with ("For the laptop, …"); of a change
     said with no value (票我改签了, 我们搬家了), the nouns alone: the verb of change names no attribute."""
-    words = frame_words(clause, zh, nouns=True)
+    words = [w for w in frame_words(clause, zh, nouns=True) if w not in CHANGE_NOUNS]
     if zh and lx.ZH_CHANGE.search(clause):
         nouns = {w for w, flag in zh_words(clause) if flag[:1] == "n" or flag == "eng"}
         words = [w for w in words if w in nouns]

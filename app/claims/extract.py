@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.claims import lexicon as lx
-from app.claims.attribute import WORD, frame_words, head_of, scene_words
+from app.claims.attribute import CHANGE_NOUNS, WORD, frame_words, head_of, scene_words
 from app.claims.clause_value import (
     asked_for,
     change_parts,
@@ -76,7 +76,7 @@ def _things(claim: Claim, zh: bool) -> list[str]:
     """What a claim is about, for the clause after it: the object a free value names (笔记本 in
     我想买台笔记本, "laptop" in "I want to buy a laptop"), else the words narrowing it."""
     named = frame_words(claim.value.text, zh, nouns=True) if free(claim.value) else []
-    return sorted(named or claim.qualifier)
+    return sorted(w for w in (named or claim.qualifier) if w not in CHANGE_NOUNS)
 
 
 def _slotted(claim: Claim, tags: Iterable[str]) -> Claim:

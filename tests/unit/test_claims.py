@@ -581,6 +581,13 @@ def test_own_after_a_possessive_is_no_verb() -> None:
         # an adjective saying which of several things of one kind ("return", "outbound") narrows as a noun
         ("My return flight is on Sunday.", "Moved my outbound flight to Thursday.", "keep"),
         ("My return flight is on Sunday.", "Moved my return flight to Monday.", "supersede"),
+        # a noun of change ("the upgrade") is no thing that narrows the clause after it; 全 narrows nothing
+        (
+            "Our database is Postgres 13.",
+            "We finished the upgrade, everything runs on Postgres 16 now.",
+            "supersede",
+        ),
+        ("我们数据库用的是MySQL 5.7。", "升级完了，现在全是MySQL 8.0。", "supersede"),
         # a thing named by a pronoun alone ("for those") is no proof of the same budget, a change word is
         ("My budget for the laptop is 1200 dollars.", "For those my budget is 150 dollars.", "keep"),
         ("My budget for the laptop is 1200 dollars.", "For that my budget is now 1500 dollars.", "supersede"),
