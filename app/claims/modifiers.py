@@ -11,6 +11,7 @@ from functools import lru_cache
 from app.claims import lexicon as lx
 from app.claims.frames import nounish, stem, zh_words
 from app.claims.model import Claim
+from app.claims.periods import periods
 from app.text import segment
 
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z\-]*(?:'s)?|\S")
@@ -76,6 +77,9 @@ def _en_pairs(text: str) -> Iterable[tuple[str, str]]:
 
 
 def _zh_pairs(text: str) -> Iterable[tuple[str, str]]:
+    # a person owns a thing, a period times it (女儿的游泳课, 这学期的游泳课): whose and when are compared
+    # as the subject and the period, never as a kind of the thing (as English's people, `_en_noun`)
+    timed = "".join(periods(text))
     words = [(w, f) for w, f in zh_words(text) if w.strip()]
     for word, flag in words:  # a compound the dictionary holds whole: 用户服务 is 服务 modified by 用户
         parts = (
@@ -94,7 +98,8 @@ def _zh_pairs(text: str) -> Iterable[tuple[str, str]]:
         left, left_flag = words[j]
         # jieba tags many compounds' first part a verb (入住时间, 退房时间): any content word modifies
         content = left_flag.startswith(_ZH_NOUN) or left_flag.startswith(("v", "a"))
-        if content and len(left) >= 2 and left not in lx.ZH_NOISE and _GAP not in left:
+        owner = left in lx.ZH_PEOPLE or left in timed
+        if content and len(left) >= 2 and left not in lx.ZH_NOISE and _GAP not in left and not owner:
             yield word, left
 
 

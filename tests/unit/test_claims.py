@@ -588,6 +588,8 @@ def test_own_after_a_possessive_is_no_verb() -> None:
             "supersede",
         ),
         ("我们数据库用的是MySQL 5.7。", "升级完了，现在全是MySQL 8.0。", "supersede"),
+        # whose it is and when (女儿的, 这学期) are no kind of the thing
+        ("儿子的钢琴课在周三。", "这学期钢琴课改到周五了。", "supersede"),
         # a thing named by a pronoun alone ("for those") is no proof of the same budget, a change word is
         ("My budget for the laptop is 1200 dollars.", "For those my budget is 150 dollars.", "keep"),
         ("My budget for the laptop is 1200 dollars.", "For that my budget is now 1500 dollars.", "supersede"),
