@@ -113,8 +113,22 @@ def _predicate_values(spans: list[Span], text: str, copula: re.Match[str] | None
     kept = outside or ([] if _names(_unbracketed(text), zh) else spans)
     kept = [s for s in kept if s.value.type != "id"] or kept
     kept = [s for s in kept if not _rate_period(s, kept)] or kept
+    kept = [s for s in kept if not _effective_from(s, text, kept)] or kept
     after = [s for s in kept if copula is not None and s.start >= copula.end()]
     return after or kept
+
+
+# When a value takes effect ("from June", "starting Monday", 从一月开始): the time of a change, no value
+_FROM_EN = re.compile(r"\b(?:from|starting(?:\s+(?:on|in))?|as\s+of|effective|beginning)\s+$", re.IGNORECASE)
+
+
+def _effective_from(span: Span, text: str, spans: list[Span]) -> bool:
+    """A day or month said as when another value of the clause starts ("from June, 42 a month")."""
+    moments = ("date", "weekday")
+    if span.value.type not in moments or all(o.value.type in (*moments, "time") for o in spans):
+        return False
+    before, after = text[: span.start], text[span.end :]
+    return _FROM_EN.search(before) is not None or (before.endswith("从") and after.startswith(("开始", "起")))
 
 
 def _rate_period(span: Span, spans: list[Span]) -> bool:

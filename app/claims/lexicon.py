@@ -177,7 +177,7 @@ ZH_FROM_TO = re.compile(
 )
 ZH_INSTEAD = re.compile(r"(?:而不是|不是|不要|别|不用|不再用|代替|取代)(?P<old>[^，。,；;！!]+)")
 ZH_CHANGE = re.compile(
-    r"改成|改为|改到|换成|换到|换了|变成|变为|转到|转去|转学|改签|涨到|升到|升级|加到|提高到|降到|减到|调到|调整|推迟|延后|"
+    r"改成|改为|改到|换成|换到|换了|变成|变为|转到|转去|转学|改签|[涨降加调]价|涨到|升到|升级|加到|提高到|降到|减到|调到|调整|推迟|延后|"
     r"延期|提前到|挪到|挪去|改期|顺延|延到|改在|搬到|搬去|搬家|改用|换用|扩到|缩到|入职|跳槽|现在|最近|如今|目前|已经|其实|说错|不对|更正|"
     r"记错|搞错|弄错|纠正|(?:可以|能|愿意)(?:出|加|涨|提)?到|"
     # a verb of altering with a result complement: whatever the verb, the thing ends as the value
@@ -239,7 +239,9 @@ ZH_NOISE = frozenset(
     # degree and frequency words jieba tags as nouns (基本都是…, 主要是…)
     "基本 基本上 主要 大概 大多 大部分 多半 一共 总共 一起 差不多 准确 确切 全 全部 全都 所有 "
     # connectives opening a clause (还有啊，…; 另外，…)
-    "还有 另外 对了 顺便 然后 而且 并且 此外 同时".split()
+    "还有 另外 对了 顺便 然后 而且 并且 此外 同时 "
+    # when a state begins (从一月开始, 下周起)
+    "开始 起".split()
 )
 
 # --- attribute heads ---------------------------------------------------------------------------------

@@ -44,6 +44,14 @@ def test_a_verb_of_change_names_the_value_it_moves_to(text: str, value: str) -> 
     assert extract(text)[0].value.text == value
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("From June it's 42 pounds a month.", "42 pounds"), ("从一月开始每月68元。", "68元")],
+)
+def test_when_a_value_takes_effect_is_no_value(text: str, value: str) -> None:
+    assert extract(text)[0].value.text == value
+
+
 def test_an_old_value_is_never_read_across_a_colon() -> None:
     [claim] = extract("Good news from the annual review: they raised my base pay to $101,500.")
     assert claim.old_value is None
