@@ -255,11 +255,18 @@ def _versioned(text: str, span: Span, zh: bool) -> Value:
     return Value("version", label, key=key)
 
 
+_LATIN_JOINED = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+(?![A-Za-z0-9])")
+
+
 def _names(text: str, zh: bool, opens_sentence: bool = True) -> list[str]:
     """The names in `text`; a capitalised common word opening it is no name when `text` opens a sentence
     ("Reading is fun"), and is one after a relation's verb ("moved to Reading")."""
     if zh:
-        return [w for w, flag in pos_tag(text) if flag in _ZH_NAME_FLAGS and not _verb_and_object(w)]
+        # a Latin name joined by hyphens or digits (Meadow-Office, Orchard-5G) is one name, not its parts
+        joined = [m.group() for m in _LATIN_JOINED.finditer(text)]
+        tagged = [w for w, flag in pos_tag(text) if flag in _ZH_NAME_FLAGS and not _verb_and_object(w)]
+        found = joined + [w for w in tagged if not any(w in j for j in joined)]
+        return sorted(found, key=text.find)
     found = []
     for match in NAME.finditer(text):
         name = match.group(0).strip()

@@ -169,8 +169,8 @@ _PATTERNS = [
         r"|\d{3}[\s.]\d{3}[\s.]\d{4})(?!\.?\d)|"
         r"(?<![\d.])1\d{10}(?!\d)|(?<![A-Za-z0-9.-])[A-Za-z]{1,8}-?\d{3,}(?![\d.])|"
         # a code of words and a number joined by hyphens: a region, a host, a node (eu-west-3, db-prod-02)
-        r"(?<![\w.-])[A-Za-z]{1,10}(?:-[A-Za-z]{1,10})*-\d{1,4}[a-z]?(?![\w-]|\.\w)|"
-        r"(?-i:\b\d{1,4}[A-Z]\b)",  # a seat, a room, a gate: 14C, 4B
+        r"(?<![A-Za-z0-9_.-])[A-Za-z]{1,10}(?:-[A-Za-z]{1,10})*-\d{1,4}[a-z]?(?![\w-]|\.\w)|"
+        r"(?-i:(?<![\w-])\d{1,4}[A-Z]\b)",  # a seat, a room, a gate: 14C, 4B (not 5G of Orchard-5G)
     ),
     ("time", r"\b\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"),
     ("time", rf"(?:早上|上午|中午|下午|晚上|凌晨|傍晚)?{_ZH_NUM}点(?:半|{_ZH_NUM}分?)?"),

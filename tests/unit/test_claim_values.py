@@ -52,6 +52,12 @@ def test_when_a_value_takes_effect_is_no_value(text: str, value: str) -> None:
     assert extract(text)[0].value.text == value
 
 
+def test_a_latin_name_joined_by_a_hyphen_is_one_value_in_chinese_too() -> None:
+    # (a Chinese character before it is no letter of it: the name starts where the Latin does)
+    assert [(s.value.type, s.value.text) for s in find_values("访客网络叫Harbor-2B")] == [("id", "Harbor-2B")]
+    assert extract("后来改名了，现在叫Lantern-Net。")[-1].value.text == "Lantern-Net"
+
+
 def test_an_old_value_is_never_read_across_a_colon() -> None:
     [claim] = extract("Good news from the annual review: they raised my base pay to $101,500.")
     assert claim.old_value is None
