@@ -526,6 +526,7 @@ def test_what_the_user_tells_the_assistant_it_may_or_should_do_is_kept(text: str
         "We swapped dentists, now we see Dr Alvarez on Birch Street.",
         "会员卡我换了个套餐，现在每周能去三次。",
         "航班我改签了，现在坐下午那班。",
+        "The council renamed our street, it's Linden Walk now.",
     ],
 )
 def test_a_change_said_before_its_value_stays_with_it(text: str) -> None:
@@ -600,3 +601,8 @@ def test_a_budget_names_the_thing_said_before_it(text: str, budget: str) -> None
 )
 def test_a_short_attribute_after_the_thing_it_belongs_to_stays_with_it(text: str, units: int) -> None:
     assert len(said(text)) == units, [u.content for u in said(text)]
+
+
+def test_an_acronym_opening_a_reported_sentence_keeps_its_capitals() -> None:
+    [unit] = said("IT moved our mailboxes to the new server.")
+    assert "IT moved" in unit.content, unit.content

@@ -22,7 +22,12 @@ from app.distill.heuristic.noise import REFERS_BACK_EN, REFERS_BACK_ZH
 from app.distill.heuristic.openings import opening
 from app.distill.heuristic.rules_en import EN_RULES
 from app.distill.heuristic.rules_zh import ZH_RULES
-from app.distill.heuristic.value_parts import detail_of_thing, second_value, value_with_words
+from app.distill.heuristic.value_parts import (
+    changed_then_said,
+    detail_of_thing,
+    second_value,
+    value_with_words,
+)
 from app.distill.heuristic.verbs_en import (
     AUX,
     OBJECT_START,
@@ -283,7 +288,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
             or remark
             or subordinate
             or (bool(spans) and _consequence_of_ending(spans[-1][2], text, zh))
-            or (bool(spans) and _changed_then_said(spans[-1][2], text, zh))
+            or (bool(spans) and changed_then_said(spans[-1][2], text, zh))
         ):
             prev_start = spans[-1][0]
             spans[-1] = (prev_start, offset + end, body[prev_start - offset : end].strip())
@@ -336,28 +341,6 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
             text = text[0].upper() + text[1:]
         clauses.append(Clause(text, start, end, corrected, (hedged and number == 0) or start in hedged_at))
     return clauses or [Clause(sentence, 0, len(sentence))]
-
-
-# A change done to what was spoken of, naming no value ("Landlord hiked it", "They moved the call", "I
-# switched gyms", 涨价了, 票改签了, 钥匙换了个地方)
-_CHANGED_EN = re.compile(
-    r"\b(?:hiked|raised|bumped|upped|increased|lowered|cut|reduced|dropped|changed|moved|pushed|switched|"
-    r"swapped|replaced|rebooked|upgraded|downgraded|updated|rescheduled)"
-    r"(?:\s+(?:it|them|that|(?:the|our|my)\s+[\w-]+|[a-z]+s))?\s*$",
-    re.IGNORECASE,
-)
-_CHANGED_ZH = re.compile(
-    r"(?:[改换调变挪搬迁][\u4e00-\u9fff]?了|(?:涨|降|加|调)价|换了个?[\u4e00-\u9fff]{1,3})了?$"
-)
-# ...and what it is now, said next ("…, now it's on Fridays", "…，现在放公司抽屉里")
-_NOW = re.compile(r"^(?:(?:so|and)\s+)?(?:now|it'?s\s+now)\b|^(?:现在|如今|目前|以后)", re.IGNORECASE)
-
-
-def _changed_then_said(before: str, text: str, zh: bool) -> bool:
-    """Whether `before` says a change and `text` the value it changed to, or what holds now: one claim,
-    not a bare change and a value with no change word."""
-    changed = (_CHANGED_ZH if zh else _CHANGED_EN).search(before.strip(" ,，。.")) is not None
-    return changed and not find_values(before) and (bool(find_values(text)) or _NOW.match(text) is not None)
 
 
 def _carried_en(span: tuple[int, int, str]) -> list[tuple[int, int, str]]:

@@ -1,6 +1,7 @@
 """The values a part of a sentence states beside the clause before it (issue 32): a second value with words
 of its own is a claim of its own ("45 seats now, probably 60 by Q3"), a bound opens a limit ("…, max 150 a
-night"), a bare value or a day's hour belongs to its clause."""
+night"), a bare value or a day's hour belongs to its clause, as do a thing's attribute said after it
+(…有一台跳板机，IP是…) and what a change said before it moves to ("…raised it, so from July I pay 48")."""
 
 from __future__ import annotations
 
@@ -74,3 +75,29 @@ def detail_of_thing(before: str, part: str) -> bool:
     words = pos_words(rest)
     noun = bool(words) and words[-1][1][:1] in ("n", "e") and all(f[:1] in ("n", "e", "m") for _, f in words)
     return _DETAIL_REST_ZH.match(rest) is not None and noun
+
+
+# A change done to what was spoken of, naming no value ("Landlord hiked it", "They moved the call", "I
+# switched gyms", 涨价了, 票改签了, 钥匙换了个地方)
+_CHANGED_EN = re.compile(
+    r"\b(?:hiked|raised|bumped|upped|increased|lowered|cut|reduced|dropped|changed|moved|pushed|switched|"
+    r"swapped|replaced|rebooked|upgraded|downgraded|updated|rescheduled|renamed|relocated|transferred|"
+    r"shifted|extended|shortened|postponed|delayed|doubled|halved)"
+    r"(?:\s+(?:it|them|that|(?:the|our|my)\s+[\w-]+|[a-z]+s))?\s*$",
+    re.IGNORECASE,
+)
+_CHANGED_ZH = re.compile(
+    r"(?:[改换调变挪搬迁][\u4e00-\u9fff]?了|(?:涨|降|加|调)价|换了个?[\u4e00-\u9fff]{1,3})了?$"
+)
+# ...and what it is now, said next ("…, now it's on Fridays", "…，现在放公司抽屉里")
+_NOW = re.compile(
+    r"^(?:(?:so|and)\s+)?(?:now\b|it'?s\s+now\b|(?:it'?s|it\s+is|they'?re)\b.*\bnow\W*$)|^(?:现在|如今|目前|以后)",
+    re.IGNORECASE,
+)
+
+
+def changed_then_said(before: str, text: str, zh: bool) -> bool:
+    """Whether `before` says a change and `text` the value it changed to, or what holds now: one claim,
+    not a bare change and a value with no change word."""
+    changed = (_CHANGED_ZH if zh else _CHANGED_EN).search(before.strip(" ,，。.")) is not None
+    return changed and not find_values(before) and (bool(find_values(text)) or _NOW.match(text) is not None)

@@ -64,8 +64,13 @@ def attributed(content: str, speaker: str, language: str, role: str) -> str:
     # a capitalised word followed by another or by a number is a name's ("Harbor Soft", "Node 20"),
     # whatever it means alone
     named = _common(first) and (rest[:1].isupper() or rest[:1].isdigit())
-    if first != "I" and (
-        first.lower() in STOPWORDS_EN or first.lower() in _LOWER_OPENERS or (_common(first) and not named)
+    acronym = len(first) > 1 and first.isupper()  # "IT renamed the wifi": never "iT"
+    if (
+        first != "I"
+        and not acronym
+        and (
+            first.lower() in STOPWORDS_EN or first.lower() in _LOWER_OPENERS or (_common(first) and not named)
+        )
     ):
         content = content[0].lower() + content[1:]
     return f"{speaker} {says} {content}"
