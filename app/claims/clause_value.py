@@ -232,6 +232,8 @@ def _product_before(text: str, span: Span, zh: bool) -> str:
         return latin.group(0).strip()
     if not zh or span.value.type != "number" or re.match(r"\s*[\u4e00-\u9fff]", text[span.end :]):
         return ""
+    if not any(ch.isdigit() for ch in span.value.text):
+        return ""  # a model number is written in digits (荣耀90); 外套八百 is a price
     if re.search(r"[万千亿kK]$", span.value.text):
         return ""  # a magnitude ("额度5万") is an amount, never a model number
     words = pos_tag(text[: span.start])

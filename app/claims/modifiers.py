@@ -23,7 +23,7 @@ _GAP = "§"  # where a value stood: a value is never a modifier, and it breaks a
 _CLASSIFIERS_EN = frozenset(
     "outbound inbound return front back side upstairs downstairs personal private business primary secondary "
     "backup spare main morning afternoon evening night weekday weekend daytime overnight left right upper "
-    "lower domestic international indoor outdoor summer winter".split()
+    "lower domestic international indoor outdoor summer winter older younger elder eldest youngest".split()
 )
 
 
@@ -58,7 +58,7 @@ _OF = frozenset("to for of from in at".split())
 
 
 def _en_pairs(text: str) -> Iterable[tuple[str, str]]:
-    words = _EN_WORD.findall(re.sub(r"\bback\s+from\b", "from", text, flags=re.IGNORECASE))
+    words = _EN_WORD.findall(re.sub(r"\b(?:back|home)\s+from\b", "from", text, flags=re.IGNORECASE))
     for i in range(len(words) - 2):  # "the flight to Rome": a place or thing named after the noun
         noun, word, rest = words[i], words[i + 1], [w for w in words[i + 2 : i + 4] if w.lower() != "the"]
         if word.lower() in _OF and rest and _en_noun(noun) and rest[0][:1].isupper() and _en_noun(rest[0]):

@@ -58,6 +58,10 @@ def test_a_latin_name_joined_by_a_hyphen_is_one_value_in_chinese_too() -> None:
     assert extract("后来改名了，现在叫Lantern-Net。")[-1].value.text == "Lantern-Net"
 
 
+def test_a_price_in_chinese_numerals_is_no_model_number() -> None:
+    assert extract("围巾三百五。")[0].value.type == "number"  # 荣耀90 is a model, 围巾三百五 a price
+
+
 def test_an_old_value_is_never_read_across_a_colon() -> None:
     [claim] = extract("Good news from the annual review: they raised my base pay to $101,500.")
     assert claim.old_value is None

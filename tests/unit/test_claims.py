@@ -987,6 +987,7 @@ def test_a_change_said_with_no_value_narrows_the_next_clause_by_its_nouns_alone(
         ("我住在宁波。", "要是能住在苏州就好了。", "keep"),
         # the way there and the way back are two legs of a trip
         ("去成都的航班是上午十点。", "从成都回来的航班是晚上八点。", "keep"),
+        ("My flight to Oslo is on May 3.", "The flight home from Oslo is on May 10.", "keep"),
         ("去成都的航班是上午十点。", "去成都的航班改到下午两点了。", "supersede"),
     ],
 )
