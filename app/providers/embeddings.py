@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from app.config import Settings
-from app.providers.local_model import MAX_TOKENS, TOKENIZER, local_graph
+from app.providers.local_model import INT8_SUFFIX, MAX_TOKENS, TOKENIZER, local_graph
 
 
 class Embedder(Protocol):
@@ -20,6 +20,11 @@ class Embedder(Protocol):
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         """Unit-length vectors, one per text, in order."""
+        ...
+
+    async def embed_each(self, texts: list[str]) -> list[list[float]]:
+        """As `embed`, each vector independent of the texts embedded beside it: what a decision compares
+        with a threshold (a claim's frame) must not move with the batch it happened to be in."""
         ...
 
     async def aclose(self) -> None: ...
@@ -103,6 +108,16 @@ class LocalEmbedder:
     async def embed(self, texts: list[str]) -> list[list[float]]:
         return await asyncio.to_thread(self.embed_sync, texts)
 
+    def embed_each_sync(self, texts: list[str]) -> list[list[float]]:
+        """Each text run alone under an int8 model, which quantises a batch's activations together (a
+        short frame's cosine to another moved by 0.05 with what it was batched with); fp32 batches."""
+        if not self.model.endswith(INT8_SUFFIX):
+            return self.embed_sync(texts)
+        return [self._encode([e])[0].tolist() for e in self._tokenizer.encode_batch(texts)]
+
+    async def embed_each(self, texts: list[str]) -> list[list[float]]:
+        return await asyncio.to_thread(self.embed_each_sync, texts)
+
     async def aclose(self) -> None:
         return None
 
@@ -130,6 +145,9 @@ class OpenAIEmbedder:
                     )
                 vectors.append(_normalise(item.embedding))
         return vectors
+
+    async def embed_each(self, texts: list[str]) -> list[list[float]]:
+        return await self.embed(texts)  # a served model's batching is its own (fp32 is batch-invariant)
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -110,11 +110,12 @@ _FRAMES: LRUCache[tuple[str, str], np.ndarray] = LRUCache(FRAME_CACHE)
 
 
 async def _frame_vectors(embedder: Embedder, texts: list[str]) -> dict[str, np.ndarray]:
-    """The embedder's vectors of `texts`, those not already kept embedded in one call."""
+    """The embedder's vectors of `texts`, those not already kept embedded in one call, each as if alone
+    (the verdicts compare their cosines with thresholds)."""
     found = {t: v for t in texts if (v := _FRAMES.get((embedder.model, t))) is not None}
     missing = [t for t in texts if t not in found]
     if missing:
-        for text, vector in zip(missing, await embedder.embed(missing), strict=True):
+        for text, vector in zip(missing, await embedder.embed_each(missing), strict=True):
             found[text] = _FRAMES[(embedder.model, text)] = np.asarray(vector, dtype=np.float32)
     return found
 

@@ -93,6 +93,16 @@ def test_the_int8_model_is_quantised_from_the_local_export_and_ranks_alike() -> 
     assert cosine(quantised[0], quantised[1]) > 0.6 > cosine(quantised[0], quantised[2])
 
 
+async def test_a_vector_embedded_each_is_the_same_whatever_it_is_batched_with(local: LocalEmbedder) -> None:
+    # int8 quantises a batch's activations together: a claim's frame compared with a threshold must not
+    # move with the frames it happened to be embedded beside
+    frame = "my budget is ⟨amount⟩, tops"
+    others = ["we moved the standup to ⟨time⟩", "i want some ⟨text⟩ too", "fair", "the cat is called ⟨name⟩"]
+    alone = (await local.embed_each([frame]))[0]
+    assert (await local.embed_each([frame, *others]))[0] == alone
+    assert (await local.embed([frame, *others]))[0] != alone  # (what a plain batch does under int8)
+
+
 def test_max_tokens_cuts_long_texts_only(local: LocalEmbedder) -> None:
     capped = LocalEmbedder(local.model, 384, max_tokens=16)
     short, long = "I prefer window seats.", "I prefer window seats on long flights, " * 20
