@@ -184,6 +184,9 @@ class LazyEmbedder:
     async def embed(self, texts: list[str]) -> list[list[float]]:
         return await (await self.load()).embed(texts)
 
+    async def embed_each(self, texts: list[str]) -> list[list[float]]:
+        return await (await self.load()).embed_each(texts)
+
     async def aclose(self) -> None:
         if self._inner is not None:
             await self._inner.aclose()

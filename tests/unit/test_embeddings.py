@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from app.config import Settings
-from app.providers.embeddings import LocalEmbedder, OpenAIEmbedder, create_embedder
+from app.providers.embeddings import LazyEmbedder, LocalEmbedder, OpenAIEmbedder, create_embedder
 from app.providers.local_model import GRAPH_SHA256, graph_path, local_graph, sha256
 from tests.fake_openai import create_fake_openai, serve
 
@@ -101,6 +101,8 @@ async def test_a_vector_embedded_each_is_the_same_whatever_it_is_batched_with(lo
     alone = (await local.embed_each([frame]))[0]
     assert (await local.embed_each([frame, *others]))[0] == alone
     assert (await local.embed([frame, *others]))[0] != alone  # (what a plain batch does under int8)
+    lazy = LazyEmbedder(Settings(env="test"))  # the API's, which direct writes resolve with
+    assert (await lazy.embed_each([frame, *others]))[0] == alone
 
 
 def test_max_tokens_cuts_long_texts_only(local: LocalEmbedder) -> None:
