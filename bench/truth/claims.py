@@ -92,13 +92,11 @@ def _claims(text: str, tags: list[str], lang: str) -> list[Claim]:
 
 
 def _cosine(a: str, b: str) -> float:
-    """The cosine of two frames under the service's local embedder (what the resolver computes;
-    app.claims itself does no I/O). Each frame is embedded alone: the int8 model quantises a batch's
-    activations together, so a frame's vector would shift with what it is batched with and the
-    figures with the order of the cases."""
-    for frame in (a, b):
-        if frame not in _vectors:
-            _vectors[frame] = np.asarray(_embedder().embed_sync([frame])[0])  # type: ignore[attr-defined]
+    """The cosine of two frames under the service's local embedder, each embedded as if alone, as the
+    resolver embeds them (`embed_each`; app.claims itself does no I/O)."""
+    missing = [frame for frame in dict.fromkeys((a, b)) if frame not in _vectors]
+    for frame, vector in zip(missing, _embedder().embed_each_sync(missing), strict=True):  # type: ignore[attr-defined]
+        _vectors[frame] = np.asarray(vector)
     return float(_vectors[a] @ _vectors[b])
 
 

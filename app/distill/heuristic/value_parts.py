@@ -62,10 +62,11 @@ _DETAIL_REST_ZH = re.compile(r"^[\u4e00-\u9fffA-Za-z]{1,4}$")
 def detail_of_thing(before: str, part: str) -> bool:
     """Whether a Chinese part is an attribute of the thing the clause before brought in, a typed value
     and a short noun ("…有一台跳板机，IP是10.0.3.25", "…配了一台测试机，编号是A-1024"): one claim."""
+    if not _THING_LAST_ZH.search(before) or _WISH_ZH.search(before):
+        return False  # (the patterns first: this is asked of every Chinese clause)
     values = find_values(part)
     # (the count of the thing brought in, 一台, is no value of its own)
-    counted = all(s.value.unit.startswith("count:") for s in find_values(before))
-    if not values or not counted or not _THING_LAST_ZH.search(before) or _WISH_ZH.search(before):
+    if not values or not all(s.value.unit.startswith("count:") for s in find_values(before)):
         return False
     rest = part
     for span in reversed(values):
