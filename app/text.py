@@ -83,9 +83,11 @@ def split_sentences(text: str) -> list[str]:
     pieces = [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
     sentences: list[str] = []
     for piece in pieces:
-        if sentences and (
-            _ABBREVIATION.search(sentences[-1]) or (sentences[-1].endswith("No.") and piece[:1].isdigit())
-        ):
+        short = _ABBREVIATION.search(sentences[-1]) if sentences else None
+        # an initial stands before a name ("J. Smith"): a capital and its full stop before a lower-case
+        # word end a sentence ("it's size L. that's why")
+        initial = short is not None and len(short.group()) == 2 and piece[:1].islower()
+        if sentences and ((short and not initial) or (sentences[-1].endswith("No.") and piece[:1].isdigit())):
             sentences[-1] = f"{sentences[-1]} {piece}"
             continue
         sentences.append(piece)

@@ -19,12 +19,9 @@ def frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
         words = [
             w
             for w, flag in zh_words(text)
-            if w in lx.HEAD_SYNONYMS
-            or (
-                flag[:1] not in ("m", "x", "u", "r", "p", "c", "y", "e", "o", "q", "t", "f")
-                and not (flag.startswith("v") and (len(w) < 2 or w in lx.ZH_GENERIC_VERBS))
-                and not (flag.startswith("d") and len(w) < 2)
-            )
+            if flag[:1] not in ("m", "x", "u", "r", "p", "c", "y", "e", "o", "q", "t", "f")
+            and not (flag.startswith("v") and (len(w) < 2 or w in lx.ZH_GENERIC_VERBS))
+            and not (flag.startswith("d") and len(w) < 2)
         ]
         return [w for w in words if w not in lx.ZH_NOISE and not w.isdigit() and w.strip()]
     words = [w.lower() for w in WORD.findall(text)]
@@ -55,13 +52,10 @@ def scene_words(clause: str, zh: bool) -> list[str]:
 
 
 def head_of(clause: str, frame: list[str], zh: bool) -> tuple[str, list[str]]:
-    """The attribute's head (a relation or a canonical head noun) and the words narrowing it."""
+    """The attribute's head (a relation of the closed class) and the words narrowing it; no relation, no
+    head: every other attribute noun is compared by the frames it stands in."""
     for pattern, key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
         match = pattern.search(clause)
         if match and not (key == "address.home" and moves_a_thing(clause, zh)):
-            return key, [w for w in frame if w not in lx.RELATION_WORDS and lx.HEAD_SYNONYMS.get(w) != key]
-    for word in frame:
-        head = lx.HEAD_SYNONYMS.get(word) or (lx.HEAD_SYNONYMS.get(word[:-1]) if zh else None)
-        if head:
-            return head, [w for w in frame if lx.HEAD_SYNONYMS.get(w) != head]
+            return key, [w for w in frame if w not in lx.RELATION_WORDS]
     return "", frame

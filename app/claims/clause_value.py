@@ -111,11 +111,15 @@ def _predicate_values(spans: list[Span], text: str, copula: re.Match[str] | None
     # stands outside the brackets
     outside = [s for s in spans if not _bracketed(text, s.start)]
     kept = outside or ([] if _names(_unbracketed(text), zh) else spans)
-    kept = [s for s in kept if s.value.type != "id"] or kept
+    kept = [s for s in kept if s.value.type != "id" and not _DESIGNATION.match(text, s.end)] or kept
     kept = [s for s in kept if not _rate_period(s, kept)] or kept
     kept = [s for s in kept if not _effective_from(s, text, kept)] or kept
     after = [s for s in kept if copula is not None and s.start >= copula.end()]
     return after or kept
+
+
+# a number that names a thing with its letter after it: 401(k), 501(c)(3)
+_DESIGNATION = re.compile(r"\([a-z]\)")
 
 
 # When a value takes effect ("from June", "starting Monday", 从一月开始): the time of a change, no value

@@ -136,3 +136,29 @@ def possessed_first(clause: str, zh: bool) -> str:
         if zh
         else f"{y[0].upper()}{y[1:]} is {found.group('x')}{found.group('end')}"
     )
+
+
+# A clause that asks: one opening on a question word or an inverted verb, or a Chinese one holding a
+# question word or ending on its particle
+_ASKS_EN = re.compile(
+    r"^\s*(?:(?:so|and|but|ok|okay|also|anyway)\s+)?(?:can|could|would|will|is|isn't|are|am|do|does|did|"
+    r"what|what's|when|where|who|whom|why|how|should|shall|have|has|which|any|right|or)\b",
+    re.IGNORECASE,
+)
+_ASKS_ZH = re.compile(
+    r"[吗呢么吧][？?]?\s*$|是不是|能不能|要不要|可不可以|有没有|会不会|对不对|是否|能否|什么|哪|怎么|多少|为什么|谁|几[个天点号次岁]"
+)
+_CONDITION = re.compile(r"^\s*(?:if|when|unless|whether|如果|要是|假如|万一|只要)", re.IGNORECASE)
+
+
+def asserted(question: str, zh: bool) -> str:
+    """What a question says before it asks ("10% of every paycheck goes into the 401(k), is that on
+    track?", 我现在是600度了，镜片要选多厚？): its clauses before the first that asks, unless they
+    are the question's condition; "" when it opens asking or never says which clause asks."""
+    parts = [p for p in re.split(r"[,，;；]", question) if p.strip()]
+    asks = _ASKS_ZH if zh else _ASKS_EN
+    first = next((i for i, p in enumerate(parts) if asks.search(p)), 0)
+    said = parts[:first]
+    if not said or _CONDITION.match(said[0]):
+        return ""
+    return ("，" if zh else ", ").join(p.strip() for p in said) + ("。" if zh else ".")

@@ -298,6 +298,18 @@ def _about(claim: Claim, other: Claim) -> Claim:
     )
 
 
+def _stops_doing(old: Claim, new: Claim) -> bool:
+    """A Chinese retirement naming nothing but its negated verb (我现在不吃了, 不订了) stops what the old
+    claim's verb did (每天吃一粒维生素D): its object dropped, as Chinese drops a known one."""
+    negated = _NEGATED_VERB_ZH.search(new.text)
+    named = {w for w in new.qualifier if not _NEGATED_VERB_ZH.fullmatch(w)}
+    return negated is not None and not named and negated.group(1) in old.text
+
+
+# a verb negated at the end of a Chinese clause (不喝了, 不再去了, 没吃了)
+_NEGATED_VERB_ZH = re.compile(r"(?:不再|不|没再|没|别)([\u4e00-\u9fff])了?[。！!]?$")
+
+
 _PARTS_OF_A_MOMENT = frozenset({"weekday", "time", "date"})
 
 
@@ -346,6 +358,8 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
         named = any(_said_in(w, old.text) for w in new.qualifier) or bool(topic and topic in old.text)
         if attribute == "same" or named or (attribute == "weak" and _overlap(old.qualifier, new.qualifier)):
             return Verdict("retire", "retires what the old claim is about")
+        if _stops_doing(old, new):
+            return Verdict("retire", "stops what the old claim does", strong=False)
         return Verdict("keep", "a retirement of something else")
     if attribute == "different":
         return Verdict("keep", "another attribute")

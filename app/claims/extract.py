@@ -19,8 +19,8 @@ from app.claims.clause_value import (
     strip,
     versioned_change,
 )
+from app.claims.clauses import asserted, possessed_first
 from app.claims.clauses import clauses as split_clauses
-from app.claims.clauses import possessed_first
 from app.claims.denial import carried, denied
 from app.claims.frames import mask
 from app.claims.modality import retirement, says_cleft, says_hedged, says_past
@@ -57,7 +57,11 @@ def extract(
     text = lx.REPLY_QUOTE.sub("", lx.DATE_NOTE.sub("", text))
     for sentence in split_sentences(_ABBREVIATION.sub(r"\1", text)):
         if sentence.rstrip().endswith(("?", "？")):
-            continue  # a question asserts nothing ("can you move it to Friday?" has moved nothing yet)
+            # a question asserts nothing ("can you move it to Friday?" has moved nothing yet), only
+            # what is said before it
+            sentence = asserted(sentence, has_cjk(sentence))
+            if not sentence:
+                continue
         sentence = lx.SPEAKER_ZH.sub("我", lx.REPORTED.sub("", sentence, count=1))
         heading = _PREFIX.match(sentence)
         # (a correction or an update said as its heading marks the change)
@@ -125,7 +129,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool, scene: li
                 claims[-1] = replace(last, text=f"{last.text}, {clause.strip()}", mentions=mentions)
             continue
         claim = _clause(clause, zh, speaker, hedged, (changed, shifted), context)
-        if claim is not None and claim.head and not claim.qualifier and scene:
+        if claim is not None and claim.head not in ("", *lx.PERSONAL_HEADS) and not claim.qualifier and scene:
             claim = replace(claim, qualifier=frozenset(scene), attribute=f"{claim.head}.{'_'.join(scene)}")
         if claim is not None and not zh and claims and not claim.qualifier and _OF_THAT_EN.search(clause):
             # "Sick leave is its own bucket, we get 10 days of that": what "that" points back to narrows it
@@ -306,8 +310,8 @@ def _clause(
     head, qualifier = head_of(said_as, words, zh)
     if head in lx.NAME_HEADS and value.type not in ("name", "text"):
         head, qualifier = "", words
-    if head and not qualifier:
-        qualifier = [w for w in context if lx.HEAD_SYNONYMS.get(w) != head and w not in lx.RELATION_WORDS]
+    if head and head not in lx.PERSONAL_HEADS and not qualifier:
+        qualifier = [w for w in context if w not in lx.RELATION_WORDS]
     # what a retirement ends narrows it ("cancelled my FitZone membership"); a doing alone ("stopped barking")
     if retire:
         ended = retired_words(clause, zh)

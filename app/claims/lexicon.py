@@ -345,15 +345,15 @@ RELATIONS_ZH = [
         "name",
     ),
 ]
-# The canonical head of a head word (English stems, Chinese words): empty, every other attribute noun
-# is compared by the frames it stands in.
-HEAD_SYNONYMS: dict[str, str] = {}
 # Tags that name a single-valued slot, and the value types that fill it
 TAG_HEADS = {"constraint.budget": "budget"}
 TAG_HEAD_VALUES = {"budget": ("amount", "number")}
 # Relations whose object is a name (a place, a person, an organisation): a date or an amount after
 # "moved to" is no address ("Football moved to Sundays").
 NAME_HEADS = frozenset({"employer", "manager", "address.home", "name"})
+# Relations a person holds of their own (not a name, the cat's, nor 住 of a trip's hotel): the clause
+# before narrows none of them ("Background for the review doc, my manager is …")
+PERSONAL_HEADS = frozenset({"employer", "manager", "occupation"})
 # Relations whose object is named (a place, a person, an organisation, a product)
 NAMED_OBJECTS = NAME_HEADS | {"uses", "owns", "belongs_to", "depends_on"}
 # Relations one subject holds many objects of (uses Slack and Jira, owns a car and a bike, allergic to

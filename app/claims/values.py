@@ -51,42 +51,20 @@ _CURRENCY = {
     "yuan": "CNY",
     "cny": "CNY",
 }
-# unit word -> (dimension, factor to the dimension's base unit)
 CLASSIFIERS_ZH = "台辆张间晚夜位名人件本份套条只家双盒箱袋支节门顿趟"
+# unit word -> (dimension, factor to the dimension's base unit); the words of time first, in seconds
+_TIME_UNITS = (
+    ("ms millisecond milliseconds 毫秒", 0.001),
+    ("s sec secs second seconds 秒", 1),
+    ("min mins minute minutes 分钟", 60),
+    ("h hr hrs hour hours 小时 个小时", 3600),
+    ("day days 天", 86400),
+    ("week weeks 个星期", 604800),
+    ("month months 个月", 2592000),
+    ("year years", 31536000),
+)
 _UNITS = {
-    "ms": ("time", 0.001),
-    "millisecond": ("time", 0.001),
-    "milliseconds": ("time", 0.001),
-    "毫秒": ("time", 0.001),
-    "s": ("time", 1),
-    "sec": ("time", 1),
-    "secs": ("time", 1),
-    "second": ("time", 1),
-    "seconds": ("time", 1),
-    "秒": ("time", 1),
-    "min": ("time", 60),
-    "mins": ("time", 60),
-    "minute": ("time", 60),
-    "minutes": ("time", 60),
-    "分钟": ("time", 60),
-    "h": ("time", 3600),
-    "hr": ("time", 3600),
-    "hrs": ("time", 3600),
-    "hour": ("time", 3600),
-    "hours": ("time", 3600),
-    "小时": ("time", 3600),
-    "个小时": ("time", 3600),
-    "day": ("time", 86400),
-    "days": ("time", 86400),
-    "天": ("time", 86400),
-    "week": ("time", 604800),
-    "weeks": ("time", 604800),
-    "个星期": ("time", 604800),
-    "month": ("time", 2592000),
-    "months": ("time", 2592000),
-    "个月": ("time", 2592000),
-    "year": ("time", 31536000),
-    "years": ("time", 31536000),
+    **{w: ("time", factor) for words, factor in _TIME_UNITS for w in words.split()},
     "kg": ("mass", 1000),
     "kilo": ("mass", 1000),
     "kilos": ("mass", 1000),
@@ -157,7 +135,11 @@ _PATTERNS = [
     (
         "address",
         rf"(?<![\w.])\d{{1,5}}[A-Za-z]?,?\s+(?-i:(?:[A-Z][a-z]+\s+){{1,3}}){_STREET}\b\.?"
-        r"|(?:(?![的是在到住了和与从])[\u4e00-\u9fff]){1,6}(?:路|街|大道|大街|巷|胡同|弄)\d{1,5}号(?:院|楼)?",
+        r"|(?:(?![的是在到住了和与从])[\u4e00-\u9fff]){1,6}(?:路|街|大道|大街|巷|胡同|弄)\d{1,5}号(?:院|楼)?"
+        # a building and its floor or room, after the estate's name (A座5楼, 星河大厦18楼, 3号楼1202室)
+        r"|(?:(?:(?![的是在到住了和与从])[\u4e00-\u9fff]){1,6}(?:大厦|大楼|花园|小区|广场|中心|公寓|苑|园))?"
+        rf"(?:(?:(?<![A-Za-z])[A-Z]|{_ZH_NUM})(?:座|栋|幢|号楼)(?:{_ZH_NUM}(?:楼|层))?(?:\d{{3,4}}室?)?"
+        rf"|(?<![\dA-Za-z]){_ZH_NUM}(?:楼|层)(?![下上梯道房盘市]))",
     ),
     # an identifier or a contact: an email, a phone number, letters joined to digits (ORD-12345, A3307)
     (
