@@ -129,7 +129,13 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool, scene: li
                 claims[-1] = replace(last, text=f"{last.text}, {clause.strip()}", mentions=mentions)
             continue
         claim = _clause(clause, zh, speaker, hedged, (changed, shifted), context)
-        if claim is not None and claim.head not in ("", *lx.PERSONAL_HEADS) and not claim.qualifier and scene:
+        if (
+            claim is not None
+            and claim.head
+            and claim.head not in lx.PERSONAL_HEADS
+            and not claim.qualifier
+            and scene
+        ):
             claim = replace(claim, qualifier=frozenset(scene), attribute=f"{claim.head}.{'_'.join(scene)}")
         if claim is not None and not zh and claims and not claim.qualifier and _OF_THAT_EN.search(clause):
             # "Sick leave is its own bucket, we get 10 days of that": what "that" points back to narrows it
