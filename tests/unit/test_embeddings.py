@@ -105,6 +105,30 @@ async def test_a_vector_embedded_each_is_the_same_whatever_it_is_batched_with(lo
     assert (await lazy.embed_each([frame, *others]))[0] == alone
 
 
+def test_small_batches_on_one_thread_give_the_vectors_of_all_cores(local: LocalEmbedder) -> None:
+    # small batches run on a one-thread session, two at a time: the same vectors, in the texts' order
+    from app.providers.embeddings import SMALL_BATCH
+
+    texts = ["short one", "a somewhat longer sentence about trains", "一句中文", "x " * 40]
+    encodings = local._tokenizer.encode_batch(texts)
+    each = local.embed_each_sync(texts)
+    assert len(texts) < SMALL_BATCH
+    for text, encoding, vector in zip(texts, encodings, each, strict=True):
+        assert np.array_equal(local._session.run(None, _inputs([encoding]))[0], _hidden(local, encoding))
+        assert vector == local.embed_sync([text])[0]  # its own batch of one either way
+    assert local.embed_sync(texts) == local.embed_sync(texts)
+
+
+def _inputs(encodings: list[object]) -> dict[str, np.ndarray]:
+    ids = np.array([e.ids for e in encodings], dtype=np.int64)  # type: ignore[attr-defined]
+    return {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+
+
+def _hidden(local: LocalEmbedder, encoding: object) -> np.ndarray:
+    hidden: np.ndarray = local._single.run(None, _inputs([encoding]))[0]
+    return hidden
+
+
 def test_max_tokens_cuts_long_texts_only(local: LocalEmbedder) -> None:
     capped = LocalEmbedder(local.model, 384, max_tokens=16)
     short, long = "I prefer window seats.", "I prefer window seats on long flights, " * 20
