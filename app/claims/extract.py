@@ -85,7 +85,13 @@ def _things(claim: Claim, zh: bool) -> list[str]:
 
 def _slotted(claim: Claim, tags: Iterable[str]) -> Claim:
     """A claim with no head takes the one its unit's tag names ("如果配置能升级的话，可以到8000" tagged
-    a budget is a budget): the tag slot is a hint about the attribute, never more than its head."""
+    a budget is a budget): the tag slot is a hint about the attribute, never more than its head. A head
+    whose slot holds a type of value the claim's is not names no attribute of it: words are no budget
+    ("putting my budget together", 我在做家庭预算: what is being done, not how much); a retirement's
+    value is what it ends, of any type."""
+    slot = lx.TAG_HEAD_VALUES.get(claim.head)
+    if slot and claim.modality != "retired" and claim.value.type not in slot:
+        claim = replace(claim, head="", attribute="_".join(sorted(claim.qualifier)))
     head = next((lx.TAG_HEADS[t] for t in tags if t in lx.TAG_HEADS), "")
     if claim.head or not head or claim.value.type not in lx.TAG_HEAD_VALUES.get(head, ()):
         return claim

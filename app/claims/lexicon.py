@@ -39,12 +39,12 @@ EN_NOT = re.compile(r",\s*(?:and\s+)?not\s+(?P<old>(?:[^,.;]|\.(?=\d))+)$", re.I
 # "my new number is …": a new thing of the same name, whose value replaces the old one's
 _MY_NEW = r"(?:my|our)\s+new(?=\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are)\b)"
 EN_CHANGE = re.compile(
-    r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|push(?:ed)?|rais(?:ed|ing)|lower(?:ed)?|"
-    r"increas(?:ed|ing)|decreas(?:ed|ing)|reduc(?:ed|ing)|cut|upgrad(?:ed|ing)|downgrad(?:ed|ing)|"
-    r"bump(?:ed)?|slash(?:ed)?|extend(?:ed)?|shorten(?:ed)?|resched(?:uled)?|postpon(?:ed)?|"
+    r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|push(?:ed|ing)?|rais(?:ed|ing)|lower(?:ed|ing)?|"
+    r"increas(?:ed|ing)|decreas(?:ed|ing)|reduc(?:ed|ing)|cut(?:ting)?|upgrad(?:ed|ing)|downgrad(?:ed|ing)|"
+    r"bump(?:ed|ing)?|slash(?:ed|ing)?|extend(?:ed|ing)?|shorten(?:ed|ing)?|resched(?:uled|uling)?|postpon(?:ed|ing)?|"
     # (a price hiked, not a trail: "hiking in the Alps" changes nothing)
     r"hiked\s+(?:it|them|that|up)\b|hiked\s+(?:the|our|my)\s+(?:price|rent|fee|rate|cost|premium|bill)s?\b|"
-    r"delay(?:ed)?|stretch(?:ed)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|swapp(?:ed|ing)|"
+    r"delay(?:ed|ing)?|stretch(?:ed|ing)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|swapp(?:ed|ing)|"
     r"shift(?:ed|ing)?|relocat(?:ed|ing)|transferr(?:ed|ing)|rebook(?:ed|ing)?|reassign(?:ed|ing)?|"
     r"rerout(?:ed|ing)|renam(?:ed|ing)|(?:doubl|halv|tripl|quadrupl)(?:ed|ing)|"
     # a phrase of time that starts a new state ("going forward", "from now on", "as of Monday")

@@ -1,0 +1,51 @@
+"""Mechanisms of the thirteenth session (invented statements): a relation's value must be of the type
+its slot holds (words are no budget), and a verb of change is one in every form ("bumping", "pushing")."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.claims import conflicts, extract
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Putting my budget together for the move.", "en"),
+        ("I'm working on the budget spreadsheet tonight.", "en"),
+        ("我在做家庭预算", "zh"),
+        ("这周末整理一下装修预算表", "zh"),
+    ],
+)
+def test_words_fill_no_budget(text: str, lang: str) -> None:
+    assert all(c.head != "budget" for c in extract(text, lang=lang))
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [("My budget for the bike is $900.", "en"), ("买车的预算是15万", "zh"), ("预算3000以内", "zh")],
+)
+def test_an_amount_fills_a_budget(text: str, lang: str) -> None:
+    assert [c.head for c in extract(text, lang=lang)] == ["budget"]
+
+
+def test_an_activity_of_budgeting_is_not_the_budget_a_new_amount_replaces() -> None:
+    [activity] = extract("我在做家庭预算", lang="zh")
+    [payment] = extract("现在月供变成5200了", lang="zh")
+    assert conflicts(activity, payment).action == "keep"
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "They're bumping me to $2,320 starting with the next lease.",
+        "The landlord is pushing it to $2,320 from next month.",
+        "They're lowering it to $2,100 from the spring.",
+    ],
+)
+def test_a_verb_of_change_in_its_ing_form_changes_the_value(new: str) -> None:
+    [old] = extract("My rent is $2,150 a month.")
+    [claim] = extract(new)
+    assert claim.change
+    # frames alike enough for a change word to tie them (the resolver's embedder gives about this)
+    assert conflicts(old, claim, frame_similarity=0.55).action == "supersede"
