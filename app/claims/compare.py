@@ -323,7 +323,7 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     embeddings when the caller has an embedder."""
     # a retirement names whose thing it ends ("we stopped Maya's lessons" ends Maya's)
     owner = new.modality == "retired" and old.subject in new.qualifier
-    new = _about(new, old)
+    new, old = _about(new, old), _about(old, new)
     if old.subject != new.subject and not (old.implicit_subject or new.implicit_subject or owner):
         return Verdict("keep", "another subject")
     if _speaker_and_another(old, new) or _speaker_and_another(new, old):

@@ -132,10 +132,24 @@ def legs_apart(old: Claim, new: Claim) -> bool:
     return back[0] != back[1] and (out[0] if back[1] else out[1])
 
 
+# Verbs that open a span of time and verbs that close one: when a thing starts and when it ends are two
+# attributes ("the gym opens at 6", "the gym closes at 10"; 会议9点开始, 会议11点结束)
+_STARTS = "open start begin depart launch commence 开门 开始 出发 起飞 上班 开业"
+_ENDS = "close shut end finish arrive land conclude 关门 结束 到达 降落 下班 打烊"
+_SPAN_SIDES = {**dict.fromkeys(_STARTS.split(), "start"), **dict.fromkeys(_ENDS.split(), "end")}
+
+
+def ends_apart(old: Claim, new: Claim) -> bool:
+    """Whether one claim's verb opens a span and the other's closes it."""
+    sides = {_SPAN_SIDES.get(old.verb), _SPAN_SIDES.get(new.verb)}
+    return sides == {"start", "end"}
+
+
 def modified_apart(old: Claim, new: Claim, zh: bool) -> bool:
     """Whether the two claims modify a noun they share with different nouns, neither of which the other
-    claim says at all: "the kitchen renovation" and "the bathroom renovation", 北京办公室 and 上海办公室."""
-    if zh and legs_apart(old, new):
+    claim says at all: "the kitchen renovation" and "the bathroom renovation", 北京办公室 and 上海办公室;
+    or one says where a span starts and the other where it ends."""
+    if (zh and legs_apart(old, new)) or ends_apart(old, new):
         return True
     a, b = modifiers(old, zh), modifiers(new, zh)
     if not a or not b:

@@ -1,5 +1,7 @@
 """Mechanisms of the thirteenth session (invented statements): a relation's value must be of the type
-its slot holds (words are no budget), and a verb of change is one in every form ("bumping", "pushing")."""
+its slot holds (words are no budget), a verb of change is one in every form ("bumping", "pushing"), where a
+span starts and where it ends are two attributes, and a name opening a sentence may be a thing, not a
+person, whichever claim it opens."""
 
 from __future__ import annotations
 
@@ -49,3 +51,23 @@ def test_a_verb_of_change_in_its_ing_form_changes_the_value(new: str) -> None:
     assert claim.change
     # frames alike enough for a change word to tie them (the resolver's embedder gives about this)
     assert conflicts(old, claim, frame_similarity=0.55).action == "supersede"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The gym opens at 6.", "The gym closes at 10."),
+        ("The meeting starts at 9.", "The meeting ends at 11."),
+        ("Our flight departs at 7:40.", "Our flight lands at 11:20."),
+    ],
+)
+def test_where_a_span_starts_and_where_it_ends_are_two_attributes(old: str, new: str) -> None:
+    # (the embedder scores such frames as near as one attribute reworded)
+    [before], [after] = extract(old), extract(new)
+    assert conflicts(before, after, frame_similarity=0.92).action == "keep"
+
+
+def test_a_name_opening_a_sentence_is_the_thing_the_other_claim_is_narrowed_by() -> None:
+    # "Standup" opens the first sentence as if it named someone; the second says it of the speaker's
+    [old], [new] = extract("Standup starts at 9:15."), extract("Standup now starts at 9:45.")
+    assert conflicts(old, new, frame_similarity=0.95).action == "supersede"
