@@ -13,7 +13,7 @@ import numpy as np
 from cachetools import LRUCache
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.claims import Claim, compatible, retired_object
+from app.claims import Claim, compatible, conflicts, retired_object
 from app.claims import stored as unit_claims
 from app.claims.values import free
 from app.db.models import MemoryUnit
@@ -56,32 +56,39 @@ async def _frame_similarity(
     embedder: Embedder, new: list[Claim], candidates: list[tuple[Any, list[Claim]]]
 ) -> dict[tuple[str, str], float]:
     """Cosine of the value-masked frames of each pair that could conflict (same subject, values of a
-    compatible type), in one call of the embedder; nothing when the claims carry no frames."""
+    compatible type), of the values of the pairs `rc.decide` may weigh by them, and of a retirement's
+    object; nothing when the claims carry no frames."""
+    olds = [o for _, claims in candidates for o in claims]
     pairs = {
-        (o.frame, n.frame)
-        for _, olds in candidates
-        for o in olds
-        for n in new
-        if o.frame and n.frame and compatible(o.value, n.value)
-    }
-    # two free values of a weak tie: the nearer in kind is the one replaced ("vegan" ends "vegetarian")
-    pairs |= {
-        (o.value.text, n.value.text)
-        for _, olds in candidates
-        for o in olds
-        for n in new
-        if free(o.value) and free(n.value) and o.value.text and n.value.text
+        (o.frame, n.frame) for o in olds for n in new if o.frame and n.frame and compatible(o.value, n.value)
     }
     # a retirement's object beside each candidate claim's value and frame (`rc.decide`'s last resort)
     pairs |= {
         (thing, text)
         for n in new
         if (thing := retired_object(n))
-        for _, olds in candidates
         for o in olds
         for text in (o.value.text, o.frame or o.text)
         if text
     }
+    found = await _cosines(embedder, pairs)
+    # two free values of a weak tie: the nearer in kind is the one replaced ("vegan" ends "vegetarian");
+    # their values embedded only for the pairs whose verdict is such a tie (most pairs are kept)
+    ties = {
+        (o.value.text, n.value.text)
+        for o in olds
+        for n in new
+        if free(o.value) and free(n.value) and o.value.text and n.value.text and _weak_tie(o, n, found)
+    }
+    return found | await _cosines(embedder, ties - found.keys())
+
+
+def _weak_tie(old: Claim, new: Claim, frames: dict[tuple[str, str], float]) -> bool:
+    verdict = conflicts(old, new, frame_similarity=frames.get((old.frame, new.frame)))
+    return verdict.action != "keep" and not verdict.strong
+
+
+async def _cosines(embedder: Embedder, pairs: set[tuple[str, str]]) -> dict[tuple[str, str], float]:
     if not pairs:
         return {}
     vectors = await _frame_vectors(embedder, sorted({t for pair in pairs for t in pair}))
