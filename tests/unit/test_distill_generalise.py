@@ -606,3 +606,21 @@ def test_a_short_attribute_after_the_thing_it_belongs_to_stays_with_it(text: str
 def test_an_acronym_opening_a_reported_sentence_keeps_its_capitals() -> None:
     [unit] = said("IT moved our mailboxes to the new server.")
     assert "IT moved" in unit.content, unit.content
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please keep me posted by text, not email.",
+        "Keep me posted via WhatsApp, I never check my inbox.",
+        "Let me know over Slack when it's merged.",
+    ],
+)
+def test_a_pleasantry_naming_the_channel_to_use_is_a_contact_preference(text: str) -> None:
+    # "keep me posted" alone is small talk; by a channel it says how the user wants to be reached
+    assert "preference" in kinds(said(text))
+
+
+@pytest.mark.parametrize("text", ["Keep me posted!", "Let me know!"])
+def test_a_pleasantry_alone_stays_small_talk(text: str) -> None:
+    assert said(text) == []

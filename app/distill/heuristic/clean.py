@@ -36,6 +36,7 @@ from app.distill.heuristic.noise import (
     WRAPPING_ZH,
     ZH_NAMED_THING,
 )
+from app.distill.heuristic.served import BY_CHANNEL_EN
 from app.distill.heuristic.tuning import ECHO_OVERLAP
 from app.entities.types import EntityOut
 from app.text import FILLER_EN, FILLER_ZH, STOPWORDS_EN, has_cjk, iter_pos_words, pos_words
@@ -135,7 +136,7 @@ def _small_talk(sentence: str, names: frozenset[str]) -> bool:
     # (what the user tells an assistant it may or need do is an instruction: "You can drop the summaries")
     instructed = _INSTRUCTED.match(opened) is not None
     reaction = REACTION_EN.search(sentence) or (ENCOURAGEMENT_EN.search(opened) and not instructed)
-    if reaction and not has_specifics(sentence, names):
+    if reaction and not has_specifics(sentence, names) and not BY_CHANNEL_EN.search(sentence):
         return True
     words = content_words(DEFERRAL_EN.sub(" ", sentence), names)
     return all(w in SMALL_TALK_EN or w in FILLER_EN for w in words)

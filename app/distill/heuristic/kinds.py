@@ -284,7 +284,10 @@ def _wants_to_act(text: str) -> bool:
 def _imperative(text: str) -> bool:
     """ "Book it", "Keep it short", "Go slowly please": a clause opening with a verb and no subject."""
     words = re.findall(r"[a-z']+", text.lower())
-    return IMPERATIVE_EN.match(text) is not None or (words[-1:] == ["please"] and base_verb(words[0]))
+    if IMPERATIVE_EN.match(text) is not None or (words[-1:] == ["please"] and base_verb(words[0])):
+        return True
+    # a verb in its base form and the listener's object after it ("Ping me on Slack", "Let us know")
+    return len(words) > 2 and words[1] in ("me", "us") and base_verb(words[0])
 
 
 def _zh(text: str, role: str) -> str:

@@ -22,6 +22,13 @@ MANNER_ZH = re.compile(
     r"简洁|简短|详细|快|尽快|马上|立刻|直接|邮箱|邮件|电话|短信|微信|语气|格式|中文|英文|正式|口语|而不是|就行|就好|"
     r"别打|不要打"
 )
+# A channel said as the way a thing reaches the user ("keep me posted by text", "updates via WhatsApp"):
+# how to be served, never small talk, whatever pleasantry carries it
+BY_CHANNEL_EN = re.compile(
+    r"\b(?:by|via|over|through|on)\s+(?:text|e-?mail|phone|sms|whatsapp|slack|teams|signal|telegram|"
+    r"wechat|messenger|voicemail|post|letter)\b",
+    _EN,
+)
 # What a statement about serving the speaker names: replies, updates, the way or time to reach them
 # ("Replies need to be fast", "mornings are the best time to call me", "回复要快")
 ACT_OF_A_CHANNEL_EN = re.compile(r"\bto\s+(?:call|phone|text|e-?mail|message)\b", re.IGNORECASE)
