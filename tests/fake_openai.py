@@ -199,7 +199,8 @@ async def mirror(body: dict[str, Any]) -> str:
     words, said by its speaker), the judge "does not replace", the task stage "no task"."""
     schema = (body.get("response_format") or {}).get("json_schema") or {}
     if schema.get("name") == "conflict_verdict":
-        return json.dumps({"replaces": False, "reason": "both can be true"})
+        answer = {"same_subject": True, "same_attribute": False, "current": "both"}
+        return json.dumps({**answer, "reason": "both can be true"})
     if schema.get("name") == "memory_units":
         units = [
             {

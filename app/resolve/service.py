@@ -157,7 +157,9 @@ async def _resolve_one(
             if (names_attribute(claims) and names_attribute(theirs)) or hedged_over_firm(claims, theirs):
                 continue  # an attribute on both sides: the claims' verdict stands
             if SIMILAR <= c.similarity < config.dedupe_threshold and key_tag(c.unit) == key_tag(unit):
-                verdict = await judge.judge(_judged(c.unit), _judged(unit), model=config.llm_model("judge"))
+                verdict = await judge.judge(
+                    _judged(c.unit, theirs), _judged(unit, claims), model=config.llm_model("judge")
+                )
                 if verdict.replaces:
                     return await replace(
                         db,
@@ -235,8 +237,13 @@ async def _retire_details(
             await webhooks.memory_superseded(db, sibling.bank_id, sibling.id, new.id, reason)
 
 
-def _judged(unit: MemoryUnit) -> JudgedUnit:
-    return JudgedUnit(content=unit.content, tags=list(unit.tags), said_at=unit.valid_from)
+def _judged(unit: MemoryUnit, claims: list[Claim]) -> JudgedUnit:
+    """The unit as the judge reads it: its words, tags, time and claims."""
+    read = tuple(
+        {"subject": c.subject, "attribute": c.attribute, "value": c.value.text, "modality": c.modality}
+        for c in claims
+    )
+    return JudgedUnit(content=unit.content, tags=list(unit.tags), said_at=unit.valid_from, claims=read)
 
 
 async def replace(

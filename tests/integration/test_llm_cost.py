@@ -26,7 +26,7 @@ from tests.conftest import (
 )
 from tests.conftest import wait_for as wait_until
 from tests.factories import Receiver, create_hook, events, finished_job, make_bank, ok, settled, units
-from tests.fake_openai import ChatStep, chat_bodies, create_fake_openai, mirror, reply, serve
+from tests.fake_openai import ChatStep, chat_bodies, create_fake_openai, fenced, mirror, reply, serve
 
 MODELS = {
     "llm_model": "default-model",
@@ -241,6 +241,11 @@ async def test_the_judge_is_asked_on_its_model_charged_to_the_bank_and_skipped_o
 
     bank, models = await judged()
     assert models == ["judge-model"]
+    # asked what the claims ask, with each unit's claims beside its words
+    [asked] = [fenced(b, "units") for b in chat_bodies(fake) if schema_of(b) == "conflict_verdict"]
+    assert asked["newer"]["content"] == AMBIGUOUS[1]
+    assert [(c["subject"], c["value"]) for c in asked["newer"]["claims"]] == [("user", "Alps")]
+    assert [(c["subject"], c["value"]) for c in asked["older"]["claims"]] == [("user", "hiking")]
     [judge] = (await usage(admin, f"/v1/banks/{bank}/usage", group_by="operation"))["groups"]
     assert (judge["key"], judge["calls"], judge["total_tokens"]) == ("judge", 1, fake.state.usage_sent_last)
     [row] = await sql("SELECT job_id, model FROM llm_calls WHERE bank_id = :bank", bank=bank)
