@@ -1,7 +1,7 @@
 """Mechanisms of the thirteenth session (invented statements): a relation's value must be of the type
 its slot holds (words are no budget), a verb of change is one in every form ("bumping", "pushing"), where a
-span starts and where it ends are two attributes, and a name opening a sentence may be a thing, not a
-person, whichever claim it opens."""
+span starts and where it ends are two attributes, a name opening a sentence may be a thing, not a person,
+whichever claim it opens, and a taste said as what suits the speaker puts its value first."""
 
 from __future__ import annotations
 
@@ -71,3 +71,26 @@ def test_a_name_opening_a_sentence_is_the_thing_the_other_claim_is_narrowed_by()
     # "Standup" opens the first sentence as if it named someone; the second says it of the speaker's
     [old], [new] = extract("Standup starts at 9:15."), extract("Standup now starts at 9:45.")
     assert conflicts(old, new, frame_similarity=0.95).action == "supersede"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("A window seat suits me.", "window seat"),
+        ("Light theme on all my devices suits me these days.", "Light theme on all my devices"),
+        ("Mornings work best for me.", "Mornings"),
+        ("Oat milk is my go-to.", "Oat milk"),
+    ],
+)
+def test_an_evaluation_relative_to_the_speaker_states_the_taste_it_puts_first(text: str, value: str) -> None:
+    [claim] = extract(text)
+    assert (claim.subject, claim.value.type, claim.value.text) == ("user", "text", value)
+
+
+def test_two_tastes_said_alike_are_two_tastes_unless_a_change_ties_them() -> None:
+    # the frame "⟨text⟩ suits me" names no attribute: another taste may suit too
+    [seats], [flights] = extract("Window seats suit me."), extract("Morning flights suit me.")
+    assert conflicts(seats, flights, frame_similarity=1.0).action == "keep"
+    [window] = extract("A window seat suits me.")
+    [aisle] = extract("An aisle seat suits me better these days.")
+    assert conflicts(window, aisle, frame_similarity=0.95).action == "supersede"
