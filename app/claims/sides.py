@@ -20,9 +20,11 @@ def named_part(text: str) -> Value | None:
 
 
 # An evaluation relative to the speaker puts its value first ("Light mode suits me", "Oat milk is my go-to")
+_SPEAKER = r"(?:me|us|them|the\s+user)"  # as said, or as a distilled unit says it ("suits them")
 EN_SUITS = re.compile(
-    r"^(?P<value>.+?)\s+(?P<rest>(?:suits?|works?\s+(?:best|better|well)\s+for|(?:is|are)\s+(?:best|ideal|"
-    r"perfect|easiest)\s+for)\s+(?:me|us)\b.*|(?:is|are)\s+(?:my|our)\s+(?:go-to|favou?rites?)\b.*)",
+    rf"^(?P<value>.+?)\s+(?P<rest>(?:suits?|works?\s+(?:best|better|well)\s+for|(?:is|are)\s+(?:best|ideal|"
+    rf"perfect|easiest)\s+for)\s+{_SPEAKER}\b.*|(?:is|are)\s+(?:my|our|their|the\s+user's)\s+"
+    r"(?:go-to|favou?rites?)\b.*)",
     re.IGNORECASE,
 )
 

@@ -94,3 +94,9 @@ def test_two_tastes_said_alike_are_two_tastes_unless_a_change_ties_them() -> Non
     [window] = extract("A window seat suits me.")
     [aisle] = extract("An aisle seat suits me better these days.")
     assert conflicts(window, aisle, frame_similarity=0.95).action == "supersede"
+
+
+def test_a_distilled_unit_states_the_taste_as_the_speaker_said_it() -> None:
+    # the distiller writes the speaker as "the user" / "them"
+    [claim] = extract("Light theme on all the user's devices suits them these days.")
+    assert claim.value.text == "Light theme on all the user's devices"
