@@ -26,7 +26,7 @@ _ZH_CLAUSE = re.compile(_THOUSANDS + r"|:(?!(?<=\d:)\d{2}(?!\d))|[;，；：]|�
 
 def clauses(sentence: str, zh: bool) -> list[str]:
     """The clauses of a sentence, in order."""
-    parts = [p for p in (_ZH_CLAUSE if zh else _EN_CLAUSE).split(sentence) if p and p.strip()]
+    parts = [p for p in _split(_ZH_CLAUSE if zh else _EN_CLAUSE, sentence) if p and p.strip()]
     parts = [c for p in parts for c in objects(p, zh)]
     out: list[str] = []
     for part in parts:
@@ -42,12 +42,24 @@ def clauses(sentence: str, zh: bool) -> list[str]:
             continue
         part = _drop_condition(part)
         # "30 second timeout and retries 3 times": two statements when each side holds a value
-        pieces = _EN_AND.split(part)
+        pieces = _split(_EN_AND, part)
         if len(pieces) > 1 and all(find_values(p) or NAME.search(p[1:]) for p in pieces):
             out += pieces
         elif part.strip():
             out += _verb_phrases(part)
     return out
+
+
+def _split(pattern: re.Pattern[str], text: str) -> list[str]:
+    """`text` cut where `pattern` matches outside a value ("Tuesdays and Thursdays", "Mon, Wed" are one)."""
+    inside = [(s.start, s.end) for s in find_values(text) if s.value.type == "weekday"]
+    pieces, start = [], 0
+    for match in pattern.finditer(text):
+        within = any(a <= match.start() and match.end() <= b for a, b in inside)
+        if match.end() > match.start() and not within:
+            pieces.append(text[start : match.start()])
+            start = match.end()
+    return [*pieces, text[start:]]
 
 
 _AND_WORDS = re.compile(r"\s+and\s+(?=([a-z]+)\s+([a-z]+))", re.IGNORECASE)

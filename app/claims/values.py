@@ -108,6 +108,7 @@ _CUR_ALT = "|".join(
 )
 _MONTH_ALT = "|".join(sorted(MONTHS_EN, key=len, reverse=True))
 _WEEKDAY_ALT = "|".join(WEEKDAYS_EN)
+_DAY_JOIN = r"(?:\s*,\s*(?:and\s+)?|\s+(?:and|&)\s+)"  # between the days of one set
 _MONTHS_CAPITALISED = "|".join(
     sorted((m.capitalize() for m in MONTHS_EN if len(m) > 3), key=len, reverse=True)
 )
@@ -167,10 +168,11 @@ _PATTERNS = [
         rf"(?:{_ZH_NUM}月)?{_ZH_NUM}[号日](?![本院楼线床位门室栋座])|{_ZH_NUM}月(?:初[一二三四五六七八九十]|[一二三]?十[一二三四五六七八九]?"
         rf"|[一二三四五六七八九](?![十百千万]))(?![个天年月周点分])|{_ZH_NUM}月(?:份|底|初)?",
     ),
-    ("weekday", rf"\b(?:{_WEEKDAY_ALT})s?\b"),
+    # a day of the week, or several joined as one set ("Tuesdays and Thursdays", "Mon, Wed and Fri")
+    ("weekday", rf"\b(?:{_WEEKDAY_ALT})s?\b(?:{_DAY_JOIN}(?:{_WEEKDAY_ALT})s?\b)*"),
     # a month alone, capitalised ("due in March"; "may" is mostly a verb)
     ("date", rf"(?-i:\b(?:{_MONTHS_CAPITALISED})\b)"),
-    ("weekday", r"(?:周|星期|礼拜)[一二三四五六日天]"),
+    ("weekday", r"(?:周|星期|礼拜)[一二三四五六日天](?:[和、跟及]\s*(?:周|星期|礼拜)?[一二三四五六日天])*"),
     (
         "version",
         # never a share ("at 4.2%")
@@ -265,11 +267,10 @@ def _typed(kind: str, text: str) -> Value:
         number = _number(text)
         return Value("quantity", text, None if number is None else number * factor, dim)
     if kind == "weekday":
-        if low[:1].isalpha() and low[0].isascii():
-            index = next(i for name, i in WEEKDAYS_EN.items() if low.startswith(name))
-        else:
-            index = WEEKDAYS_ZH[low[-1]]
-        return Value("weekday", text, float(index), "", str(index))
+        days = sorted(set(_weekdays(low)))
+        if len(days) > 1:  # a set of days: the same set in any order, its number none
+            return Value("weekday", text, None, "", "|".join(map(str, days)))
+        return Value("weekday", text, float(days[0]), "", str(days[0]))
     if kind == "date":
         return Value("date", text, None, "", _date_key(low))
     if kind == "time":
@@ -380,3 +381,13 @@ def fold(text: str, keep_space: bool = False) -> str:
     if keep_space:
         return re.sub(r"[^\w\s]+|_", "", text.lower())
     return re.sub(r"[\s\W_]+", "", text.lower()).removesuffix("s")
+
+
+def _weekdays(low: str) -> list[int]:
+    """The days of the week a weekday value names, in order (Monday 0)."""
+    if low[:1].isascii():
+        names = re.findall(r"[a-z]+", low)
+        return [i for word in names for name, i in WEEKDAYS_EN.items() if word.startswith(name)][: len(names)]
+    return [WEEKDAYS_ZH[ch] for ch in re.findall(r"(?<=[周期拜和、跟及])\s*([一二三四五六日天])", low)] or [
+        WEEKDAYS_ZH[low[-1]]
+    ]

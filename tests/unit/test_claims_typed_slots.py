@@ -1,7 +1,8 @@
 """Mechanisms of the thirteenth session (invented statements): a relation's value must be of the type
 its slot holds (words are no budget), a verb of change is one in every form ("bumping", "pushing"), where a
 span starts and where it ends are two attributes, a name opening a sentence may be a thing, not a person,
-whichever claim it opens, and a taste said as what suits the speaker puts its value first."""
+whichever claim it opens, a taste said as what suits the speaker puts its value first, and days of the
+week said together are one set."""
 
 from __future__ import annotations
 
@@ -100,3 +101,31 @@ def test_a_distilled_unit_states_the_taste_as_the_speaker_said_it() -> None:
     # the distiller writes the speaker as "the user" / "them"
     [claim] = extract("Light theme on all the user's devices suits them these days.")
     assert claim.value.text == "Light theme on all the user's devices"
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("Deploys go out Tuesdays and Thursdays.", "1|3"),
+        ("Deploys go out Thursdays, Tuesdays.", "1|3"),
+        ("I swim on Mondays, Wednesdays and Fridays.", "0|2|4"),
+        ("我们周二和周四发版", "1|3"),
+        ("我们周二、四发版", "1|3"),
+    ],
+)
+def test_days_of_the_week_said_together_are_one_set(text: str, days: str) -> None:
+    [claim] = extract(text)
+    assert (claim.value.type, claim.value.key) == ("weekday", days)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "action"),
+    [
+        ("Deploys go out Tuesdays and Thursdays.", "Deploys are Mondays and Wednesdays now.", "supersede"),
+        ("Deploys go out Tuesdays and Thursdays.", "Deploys now go out Thursdays and Tuesdays.", "keep"),
+        ("Deploys go out Tuesdays and Thursdays.", "Deploys go out on Tuesdays now.", "supersede"),
+    ],
+)
+def test_a_set_of_days_changes_when_its_days_do(old: str, new: str, action: str) -> None:
+    [before], [after] = extract(old), extract(new)
+    assert conflicts(before, after, frame_similarity=0.8).action == action
