@@ -128,14 +128,15 @@ EN_RETIRE = re.compile(
     r"cleared\s+out|handed\s+back|shut\s+down|retired|dropped(?!\s+(?:to|by|from)\b)|sold|gave\s+away|unsubscribed|scrapped|ditched|"
     r"(?:turned|switched)\s+off|passed\s+away|died|uninstalled|deleted|left|(?:is|are|'s)\s+gone|"
     r"moved\s+out|decommissioned|step(?:ped|s)?\s+down|resign(?:ed|s)?|withdr[ae]w|pulled\s+out|opted\s+out|giv(?:en|ing)\s+up|abandoned|terminated|wound\s+down|phased\s+out|"
-    r"(?:is|are|was|were)\s+over|let\s+(?:[\w']+\s+){1,3}go|gave\s+(?:[\w']+\s+){1,3}away|"
+    r"(?:is|are|was|were)\s+over|let\s+(?:[\w']+\s+){1,3}(?:go|expire|lapse)|gave\s+(?:[\w']+\s+){1,3}away|"
+    r"giv(?:en|ing)\s+(?:[\w']+\s+){0,3}away|sunset(?:ted)?\s+(?:the|our|my)|returned\s+(?:the|my|our|it|them)\b|"
+    r"(?:fizzled|petered)\s+out|parted\s+ways|(?:'m|am|'re|are|is|'s)\s+off\s+(?:the|my|our|his|her|their)\b|"
     # a thing passed on to someone, as 送给…了 ("we gave the cat to my neighbour")
     r"gave\s+(?:the|my|our|his|her|their)\s+(?:[\w'-]+\s+){1,2}to(?=\s+(?:a|an|the|my|our|his|her|their|[A-Z]))|"
     r"paid\s+(?:it\s+|them\s+)?off|"
     r"(?:made|paid)\s+the\s+(?:final|last)\s+(?:payment|instal?l?ment)|killed|axed|nixed|binned|dumped|"
     r"(?:you\s+can|please|just)\s+(?:drop|skip|scrap|ditch)|"
-    # a thing lost or passed on ("the bike got stolen", "we rehomed the dog", "written off"), or a
-    # medicine stopped ("took me off the statins", "came off the pill")
+    # lost or passed on ("got stolen", "rehomed", "written off"), a medicine stopped ("came off the pill")
     r"stolen|rehomed|re-homed|written\s+off|totall?ed|"
     r"(?:took|taken|takes|came|come|coming)\s+(?:(?:me|us|him|her|them)\s+off|off\s+(?:the|my|our|his|her|its|their))\b)\b",
     re.IGNORECASE,
@@ -200,7 +201,7 @@ ZH_RETIRE = re.compile(
     r"不再|没再|不.{0,12}了[。！!]*$|没.{0,3}了[。！!]*$|到期了|关了[。！!]*$|吊销|辞了|"
     r"退订|停用|不续|没续|已经停|停了|停掉|取消了|作废|注销|关掉|关闭了|"
     r"戒.{0,6}了|没有了|不用了|退掉|退了|退出|销户|下线|搬出去|搬走了|放弃|停办|废弃|解约|退租|"
-    r"卖掉了|结束了|黄了|砍掉|卸任|辞去|辞掉|退掉|退订|下线了|停掉了|拆掉|撤掉|撤销|"
+    r"卖掉了|结束了|黄了|砍掉|卸任|辞去|辞掉|退掉|退订|下线了|停掉了|拆掉|撤掉|撤销|换掉|下掉|终止|退货|散了[。！!]*$|"
     # giving a thing up: sold, given away, passed on, thrown out
     r"卖了[。！!]*$|送人了?|转手了|转卖了|扔了|扔掉|处理掉了|捐掉|捐了[。！!]*$|"
     # passed on to someone, lost, stolen or written off (送给亲戚了, 被偷了, 弄丢了, 报废了)

@@ -1,8 +1,8 @@
 """Mechanisms of the thirteenth session (invented statements): a relation's value must be of the type
 its slot holds (words are no budget), a verb of change is one in every form ("bumping", "pushing"), where a
 span starts and where it ends are two attributes, a name opening a sentence may be a thing, not a person,
-whichever claim it opens, a taste said as what suits the speaker puts its value first, and days of the
-week said together are one set."""
+whichever claim it opens, a taste said as what suits the speaker puts its value first, days of the
+week said together are one set, and endings said in other words are retirements."""
 
 from __future__ import annotations
 
@@ -129,3 +129,30 @@ def test_days_of_the_week_said_together_are_one_set(text: str, days: str) -> Non
 def test_a_set_of_days_changes_when_its_days_do(old: str, new: str, action: str) -> None:
     [before], [after] = extract(old), extract(new)
     assert conflicts(before, after, frame_similarity=0.8).action == action
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("I'm off the blood thinners now.", "en"),
+        ("I let the domain expire.", "en"),
+        ("We've sunset the legacy API.", "en"),
+        ("I returned the headphones.", "en"),
+        ("The book club fizzled out.", "en"),
+        ("We parted ways with the agency.", "en"),
+        ("I've given away the piano.", "en"),
+        ("我们把钉钉换掉了。", "zh"),
+        ("测试集群已经下掉了。", "zh"),
+        ("仓库的租约终止了。", "zh"),
+        ("耳机我退货了。", "zh"),
+        ("读书会散了。", "zh"),
+    ],
+)
+def test_an_ending_said_in_other_words_is_a_retirement(text: str, lang: str) -> None:
+    # the class of ending words completed on phrasings written for this test (each was read as a state)
+    assert any(c.modality == "retired" for c in extract(text, lang=lang))
+
+
+@pytest.mark.parametrize("text", ["I returned from Lisbon on Sunday.", "We watched the sunset from a pier."])
+def test_a_word_of_ending_in_another_sense_ends_nothing(text: str) -> None:
+    assert all(c.modality != "retired" for c in extract(text))
