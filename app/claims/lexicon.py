@@ -46,9 +46,9 @@ EN_CHANGE = re.compile(
     r"hiked\s+(?:it|them|that|up)\b|hiked\s+(?:the|our|my)\s+(?:price|rent|fee|rate|cost|premium|bill)s?\b|"
     r"delay(?:ed|ing)?|stretch(?:ed|ing)?|migrat(?:ed|ing)|replac(?:ed|ing)|mov(?:e)|became|become|swapp(?:ed|ing)|"
     r"shift(?:ed|ing)?|relocat(?:ed|ing)|transferr(?:ed|ing)|rebook(?:ed|ing)?|reassign(?:ed|ing)?|"
-    r"rerout(?:ed|ing)|renam(?:ed|ing)|(?:doubl|halv|tripl|quadrupl)(?:ed|ing)|"
+    r"rerout(?:ed|ing)|renam(?:ed|ing)|(?:doubl|halv|tripl|quadrupl|downsiz|upsiz)(?:ed|ing)|"
     # a phrase of time that starts a new state ("going forward", "from now on", "as of Monday")
-    r"going\s+forward|from\s+(?:now|here|today|this\s+\w+)\s+on|henceforth|"
+    r"going\s+forward|from\s+(?:(?:now|here|today|this\s+\w+)\s+on|next\s+\w+|tomorrow)\b|henceforth|"
     r"(?:as\s+of|starting|effective)\s+(?:today|now|immediately|this|next|tomorrow|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday)|"
     # "went" and "gone" move a value ("went up to 9000", "went to 55ms"), not a person ("went to Boston")
@@ -59,7 +59,7 @@ EN_CHANGE = re.compile(
     r"(?:down|back)\s+to(?=\s+[\d$€£¥])|"
     # a verb of a quantity's change before its new amount ("grew to 9", "the fee rose to £40")
     r"(?:grew|grown|rose|risen|fell|fallen|dropped|climbed|jumped|shrank|shrunk|slipped|dipped)\s+"
-    r"(?:(?:up|down|back)\s+)?to(?=\s+[\d$€£¥]|\s+(?:a|an|about|around|roughly|just)\s)|"
+    r"(?:(?:up|down|back)\s+)?to(?=\s+[\d$€£¥]|\s+(?:a|an|the|about|around|roughly|just)\s)|"
     # a phrasal verb of change, its object between ("put the rent up to …", "knocked the price down to …")
     r"(?:put|puts|bring|brings|brought|knock(?:ed|s)?|turn(?:ed|s)?)\s+(?:[\w']+\s+){0,3}(?:up|down)\s+to|"
     + _MOVED_IT
@@ -190,7 +190,7 @@ ZH_CHANGE = re.compile(
     r"改(?=[坐乘搭骑吃喝])|"
     r"[改换变调转升降涨加减增缩扩挪推延续迁]了?(?:成|为|至)(?!为止)|[改换调转升降涨加减增缩扩挪推延续瘦胖跌迁]了?到|"
     # precisely speaking (准确地说是…): what follows corrects what was said
-    r"(?:准确|确切|严格)(?:地|来)说"
+    r"(?:准确|确切|严格)(?:地|来)说|减半|翻倍|加倍|以后(?=每|都|就|改|统一)|(?:周|月|年|天|号|日)起(?![来床身])"
 )
 ZH_HEDGE = re.compile(
     r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定|打算|计划|希望|争取|将来|有望|"

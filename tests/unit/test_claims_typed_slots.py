@@ -156,3 +156,33 @@ def test_an_ending_said_in_other_words_is_a_retirement(text: str, lang: str) -> 
 @pytest.mark.parametrize("text", ["I returned from Lisbon on Sunday.", "We watched the sunset from a pier."])
 def test_a_word_of_ending_in_another_sense_ends_nothing(text: str) -> None:
     assert all(c.modality != "retired" for c in extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("From next month the fee goes up to 30 euros.", "en"),
+        ("The deadline slipped to the 14th.", "en"),
+        ("We downsized to a two-bed flat.", "en"),
+        ("以后每周五交周报。", "zh"),
+        ("健身房下周起6点开门。", "zh"),
+        ("配额减半到500。", "zh"),
+        ("下个月起我向李娜汇报。", "zh"),
+    ],
+)
+def test_a_change_said_in_other_words_is_a_change(text: str, lang: str) -> None:
+    # the class of change words completed on phrasings written for this test (each was read as a state)
+    assert any(c.change for c in extract(text, lang=lang))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我们一起去吃饭，人均200。",
+        "我们一起租的房子，月租5000。",
+        "从明天起我不喝咖啡",
+    ],
+)
+def test_a_start_said_with_qi_changes_only_after_a_time(text: str) -> None:
+    # 起 after a day or month starts a new state (下周起); in 一起 it starts nothing
+    assert any(c.change for c in extract(text, lang="zh")) == text.startswith("从明天起")
