@@ -9,6 +9,7 @@ import re
 from app.claims import lexicon as lx
 from app.claims.clause_value import strip
 from app.claims.model import Value
+from app.claims.values import find_values
 
 
 def named_part(text: str) -> Value | None:
@@ -44,7 +45,7 @@ def change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
     if cleft:
         return "", cleft.group("value"), f"{cleft.group('value')} {cleft.group('rest')}"
     match = lx.EN_FROM_TO.search(clause) or lx.EN_SWAP.search(clause)
-    if match:
+    if match and not _span(clause, match):
         return match.group("old"), match.group("new"), clause[: match.start()]
     moved = lx.EN_CHANGE_TO.search(clause)
     if moved:  # "after the outage we lowered the timeout to 12 s": the value is what it moved to
@@ -58,3 +59,18 @@ def change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
             kept = clause[: found.start()] + clause[found.end() :]
             return found.group("old"), kept, kept
     return "", clause, clause
+
+
+_MOMENTS = frozenset({"weekday", "date", "time"})
+
+
+def _span(clause: str, match: re.Match[str]) -> bool:
+    """Whether "from A to B" is a span of time, not a change: both sides moments ("open from 9am to 5pm",
+    "I work from Monday to Friday") and no other word of change in the clause ("moved from Tuesdays to
+    Wednesdays" changes)."""
+    if "old" not in match.groupdict():
+        return False
+    sides = [find_values(match.group(side))[:1] for side in ("old", "new")]
+    moments = all(found and found[0].value.type in _MOMENTS for found in sides)
+    before = clause[: match.start()]
+    return moments and not lx.EN_CHANGE.search(before) and not lx.EN_CHANGE_TO.search(before)

@@ -1,8 +1,9 @@
 """Mechanisms of the thirteenth session (invented statements): a relation's value must be of the type
 its slot holds (words are no budget), a verb of change is one in every form ("bumping", "pushing"), where a
 span starts and where it ends are two attributes, a name opening a sentence may be a thing, not a person,
-whichever claim it opens, a taste said as what suits the speaker puts its value first, days of the
-week said together are one set, and endings said in other words are retirements."""
+whichever claim it opens, a taste said as what suits the speaker puts its value first, days of the week said
+together are one set, endings and changes said in other words are retirements and changes, and from one
+moment to another is a span unless a verb changes it."""
 
 from __future__ import annotations
 
@@ -186,3 +187,20 @@ def test_a_change_said_in_other_words_is_a_change(text: str, lang: str) -> None:
 def test_a_start_said_with_qi_changes_only_after_a_time(text: str) -> None:
     # 起 after a day or month starts a new state (下周起); in 一起 it starts nothing
     assert any(c.change for c in extract(text, lang="zh")) == text.startswith("从明天起")
+
+
+@pytest.mark.parametrize(
+    ("text", "old"),
+    [
+        ("I work from Monday to Friday.", None),
+        ("Standup is from 9:30 to 9:45.", None),
+        ("The sale runs from June 1 to June 15.", None),
+        ("Releases moved from Tuesdays to Wednesdays.", "Tuesdays"),
+        ("The meeting got pushed from 2pm to 4pm.", "2pm"),
+        ("We switched from Jira to Linear.", "Jira"),
+    ],
+)
+def test_from_one_moment_to_another_is_a_span_unless_a_verb_changes_it(text: str, old: str | None) -> None:
+    [claim] = extract(text)
+    assert (claim.old_value.text if claim.old_value else None) == old
+    assert claim.change == (old is not None)
