@@ -51,7 +51,7 @@ def clauses(sentence: str, zh: bool) -> list[str]:
 
 
 def _split(pattern: re.Pattern[str], text: str) -> list[str]:
-    """`text` cut where `pattern` matches outside a value ("Tuesdays and Thursdays", "Mon, Wed" are one)."""
+    """`text` cut where `pattern` matches outside a set of days ("Tuesdays and Thursdays" is one value)."""
     inside = [(s.start, s.end) for s in find_values(text) if s.value.type == "weekday"]
     pieces, start = [], 0
     for match in pattern.finditer(text):

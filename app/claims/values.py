@@ -168,7 +168,7 @@ _PATTERNS = [
         rf"(?:{_ZH_NUM}月)?{_ZH_NUM}[号日](?![本院楼线床位门室栋座])|{_ZH_NUM}月(?:初[一二三四五六七八九十]|[一二三]?十[一二三四五六七八九]?"
         rf"|[一二三四五六七八九](?![十百千万]))(?![个天年月周点分])|{_ZH_NUM}月(?:份|底|初)?",
     ),
-    # a day of the week, or several joined as one set ("Tuesdays and Thursdays", "Mon, Wed and Fri")
+    # a day of the week, or several said as one set ("Tuesdays and Thursdays", "Mondays, Fridays")
     ("weekday", rf"\b(?:{_WEEKDAY_ALT})s?\b(?:{_DAY_JOIN}(?:{_WEEKDAY_ALT})s?\b)*"),
     # a month alone, capitalised ("due in March"; "may" is mostly a verb)
     ("date", rf"(?-i:\b(?:{_MONTHS_CAPITALISED})\b)"),
