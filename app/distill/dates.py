@@ -60,7 +60,8 @@ _PAST_EN = re.compile(
     r"spent|won|quit|cut|shut|hurt|split|(?<!\b(?:be|is) )(?<!\bare )\w{2,}(?<!e)ed)\b",
     re.I,
 )
-_PAST_ZH = re.compile(r"[了过]|昨|前天|上(?:周|个|星期|礼拜)")
+# (过 of going over, 过来/过去/过年, and 了 of 为了/除了/了解 are no past)
+_PAST_ZH = re.compile(r"(?<![为除])了(?!解)|(?<![不超经])过(?![去来年节生])|昨|前天|上(?:周|个|星期|礼拜)")
 # A plan or a deadline in the date's own clause: the date is ahead ("should arrive Thursday" in a turn
 # that also says "shipped"; "by November 28"; "周六要去")
 # A change moves a value to a day ahead ("moved to Tuesday", "改到周五了"), whatever tense says it.

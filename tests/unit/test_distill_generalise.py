@@ -246,6 +246,10 @@ def test_a_correction_reads_as_the_corrected_fact(text: str, value: str, gone: t
         ("发布窗口挪到周四晚上了。", False, "2026-06-04"),
         ("我约了周五上午复诊。", False, "2026-06-05"),  # the 了 is the booking's: the day is ahead
         ("上周五我去复诊了。", False, "2026-05-29"),
+        # 过 of going over and 了 of 为了 say no past; 过 after a verb does
+        ("我们周六上午过去。", False, "2026-06-06"),
+        ("为了赶车，周五早点出门。", False, "2026-06-05"),
+        ("周六我去过那家店了。", False, "2026-05-30"),
     ],
 )
 def test_a_date_in_a_plan_or_a_deadline_resolves_forward(text: str, plan: bool, day: str) -> None:
@@ -624,3 +628,8 @@ def test_a_pleasantry_naming_the_channel_to_use_is_a_contact_preference(text: st
 @pytest.mark.parametrize("text", ["Keep me posted!", "Let me know!"])
 def test_a_pleasantry_alone_stays_small_talk(text: str) -> None:
     assert said(text) == []
+
+
+@pytest.mark.parametrize("text", ["您方便的话发一下身份证号。", "可以的，您方便的话提供一下订单号。"])
+def test_an_assistant_asking_for_what_it_needs_states_nothing(text: str) -> None:
+    assert said(text, role="assistant") == []

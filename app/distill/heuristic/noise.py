@@ -205,7 +205,8 @@ PROMISE = re.compile(
     r"|(?:会|将)[^，。]{0,8}(?:通知|联系|告知|回复|答复)(?:您|你)|^(?:下次|以后|之后)?(?:会|将)(?:优先|尽快|及时)?(?:安排|处理)"
     # the listener asked to wait, tell or rate: the conversation's own business ("Please hold", "Please
     # share the reference", "请稍等", "请您提供订单号")
-    r"|(?:^|[，；,;]\s*)(?:请|麻烦)(?:您|你)?(?:先|再)?(?:稍等|稍候|耐心|等待|等一下|提供|告诉|发一下|确认一下|打分|评价)"
+    r"|(?:^|[，；,;]\s*)(?:请|麻烦|(?:您|你)?(?:如果)?方便的话[，,]?)(?:您|你)?(?:先|再)?"
+    r"(?:稍等|稍候|耐心|等待|等一下|提供|告诉|发一下|确认一下|打分|评价)"
     r"|(?:^|[,;]\s*)(?:please|kindly)\s+(?:hold|wait|bear with|provide|give me|send me|share|confirm|rate|"
     r"tell me|let me know)\b",
     re.IGNORECASE,
