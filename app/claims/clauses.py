@@ -52,9 +52,12 @@ def clauses(sentence: str, zh: bool) -> list[str]:
 
 def _split(pattern: re.Pattern[str], text: str) -> list[str]:
     """`text` cut where `pattern` matches outside a set of days ("Tuesdays and Thursdays" is one value)."""
+    matches = list(pattern.finditer(text))
+    if not matches:
+        return [text]  # (nothing to cut: no values read)
     inside = [(s.start, s.end) for s in find_values(text) if s.value.type == "weekday"]
     pieces, start = [], 0
-    for match in pattern.finditer(text):
+    for match in matches:
         within = any(a <= match.start() and match.end() <= b for a, b in inside)
         if match.end() > match.start() and not within:
             pieces.append(text[start : match.start()])

@@ -17,7 +17,7 @@ from app.claims.denial import carried, denied
 from app.claims.frames import mask
 from app.claims.modality import retirement, says_cleft, says_hedged, says_past
 from app.claims.model import Claim, Modality, Value
-from app.claims.sides import EN_SUITS, change_parts, named_part
+from app.claims.sides import EN_SUITS, change_parts, named_part, without_article
 from app.claims.subjects import THIRD_PERSON, subject_of, subject_words
 from app.claims.topic import ends_a_doing, main_verb, retired_words, topic
 from app.claims.values import find_values, free
@@ -274,11 +274,11 @@ def _clause(
         # 从下个月起加到2500, and this is not reached)
         value = named_part(value_text)
         old = old or named_part(old_text)
-    if not zh and lx.EN_CLEFT.match(clause) and value is None:
+    if value is None and not zh and lx.EN_CLEFT.match(clause):
         value = named_part(value_text)  # "An oat milk flat white is what I order": the thing it puts first
     if not zh and EN_SUITS.match(clause) and (value is None or value.type in ("name", "text")):
         # "Window seats suit me": a taste, free text (its frame names no attribute: another taste suits too)
-        value = Value("text", strip(re.sub(r"^\s*(?:the|a|an|my|our)\s+", "", value_text, flags=re.I)))
+        value = Value("text", without_article(value_text))
     if value is None and not zh and not old_text and lx.EN_CHANGE_TO.search(clause):
         # "switched my seat to an aisle": a verb of change moving a thing to an untyped side, its words
         value = named_part(_ADJUNCT_EN.split(value_text, maxsplit=1)[0])

@@ -12,9 +12,14 @@ from app.claims.model import Value
 from app.claims.values import find_values
 
 
+def without_article(text: str) -> str:
+    """A phrase's words without the article or possessive it opens with ("the old plan" → "old plan")."""
+    return strip(re.sub(r"^\s*(?:the|a|an|my|our)\s+", "", text, flags=re.IGNORECASE))
+
+
 def named_part(text: str) -> Value | None:
     """A side of a change said as free text ("violin", "the old plan"): its words, without articles."""
-    words = strip(re.sub(r"^\s*(?:the|a|an|my|our)\s+", "", text, flags=re.IGNORECASE))
+    words = without_article(text)
     if words[:1].isupper():  # "to Linear": a name
         return Value("name", words, key=words.lower())
     return Value("text", words) if words else None
@@ -68,8 +73,6 @@ def _span(clause: str, match: re.Match[str]) -> bool:
     """Whether "from A to B" is a span of time, not a change: both sides moments ("open from 9am to 5pm",
     "I work from Monday to Friday") and no other word of change in the clause ("moved from Tuesdays to
     Wednesdays" changes)."""
-    if "old" not in match.groupdict():
-        return False
     sides = [find_values(match.group(side))[:1] for side in ("old", "new")]
     moments = all(found and found[0].value.type in _MOMENTS for found in sides)
     before = clause[: match.start()]

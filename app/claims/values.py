@@ -387,7 +387,7 @@ def _weekdays(low: str) -> list[int]:
     """The days of the week a weekday value names, in order (Monday 0)."""
     if low[:1].isascii():
         names = re.findall(r"[a-z]+", low)
-        return [i for word in names for name, i in WEEKDAYS_EN.items() if word.startswith(name)][: len(names)]
+        return [i for word in names for name, i in WEEKDAYS_EN.items() if word.startswith(name)]
     return [WEEKDAYS_ZH[ch] for ch in re.findall(r"(?<=[周期拜和、跟及])\s*([一二三四五六日天])", low)] or [
         WEEKDAYS_ZH[low[-1]]
     ]
