@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from app.claims import heads
 from app.claims import lexicon as lx
 from app.claims.frames import en_nouns, stem, zh_words
 from app.claims.subjects import moves_a_thing
@@ -54,8 +55,8 @@ def scene_words(clause: str, zh: bool) -> list[str]:
 def head_of(clause: str, frame: list[str], zh: bool) -> tuple[str, list[str]]:
     """The attribute's head (a relation of the closed class) and the words narrowing it; no relation, no
     head: every other attribute noun is compared by the frames it stands in."""
-    for pattern, key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
+    for pattern, key in heads.RELATIONS_ZH if zh else heads.RELATIONS_EN:
         match = pattern.search(clause)
         if match and not (key == "address.home" and moves_a_thing(clause, zh)):
-            return key, [w for w in frame if w not in lx.RELATION_WORDS]
+            return key, [w for w in frame if w not in heads.RELATION_WORDS]
     return "", frame

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from app.claims import heads
 from app.claims import lexicon as lx
 from app.claims.frames import zh_words
 from app.claims.model import Value
@@ -18,7 +19,7 @@ _ZH_PIVOT = re.compile(r"是|用|成|为|变成|换成")
 # "'s" is the copula after a pronoun ("it's", "she's", "that's"); after a noun a possessive ("the user's GP")
 _COPULA_S = "|".join(rf"(?<=\b{p})" for p in "it he she that what there here who where this".split())
 # a role one works in is said after "as" ("I work as a pharmacist", "hired as an intern")
-_AS_ROLE = "|".join(rf"(?<=\b{v}\s)" for v in lx.ROLE_VERBS_EN)
+_AS_ROLE = "|".join(rf"(?<=\b{v}\s)" for v in heads.ROLE_VERBS_EN)
 _EN_PIVOT = re.compile(
     rf"\b(?:is|are|was|were|am|'m|'re|(?:{_COPULA_S})'s|be|became|become|gone|turned|to|into|with|meant|mean|"
     rf"(?:{_AS_ROLE})as)\b",
@@ -38,8 +39,8 @@ def main_value(text: str, zh: bool, opens_sentence: bool = True) -> Value | None
         found = [m for m in found if words.get(m.start()) == m.group()]
     if not zh:
         typed = " ".join(s.value.text for s in values)
-        for pattern, key in lx.RELATIONS_EN:
-            found_relation = pattern.search(text) if key in lx.NAMED_OBJECTS else None
+        for pattern, key in heads.RELATIONS_EN:
+            found_relation = pattern.search(text) if key in heads.NAMED_OBJECTS else None
             named_after = (
                 _names(text[found_relation.end() :], zh, opens_sentence=False) if found_relation else []
             )
@@ -58,7 +59,7 @@ def main_value(text: str, zh: bool, opens_sentence: bool = True) -> Value | None
         if model:  # "a 2018 Civic": the model year is the product's, the value the thing
             return Value("name", model.group(), key=model.group().lower())
         return first.value
-    for pattern, _key in lx.RELATIONS_ZH if zh else lx.RELATIONS_EN:
+    for pattern, _key in heads.RELATIONS_ZH if zh else heads.RELATIONS_EN:
         match = pattern.search(text)
         named = (match.groupdict().get("v") or match.groupdict().get("v2")) if match else None
         named = strip(_TRAILING_ZH.sub("", named)).lstrip("了") if named else None  # 搬到了苏州

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
+from app.claims import heads
 from app.claims import lexicon as lx
 from app.claims.clause_value import one_product
 from app.claims.frames import overlap, stem, tokens
@@ -207,7 +208,7 @@ def same_attribute(
     if one_product(old.value, new.value):
         return "same"  # the version of one product ("Postgres 14", "upgraded Postgres to 16")
     if old.head and old.head == new.head:
-        return "weak" if old.head in lx.MULTI_VALUED_HEADS else "same"
+        return "weak" if old.head in heads.MULTI_VALUED_HEADS else "same"
     if _one_count(old, new):
         return "same"
     words = overlap(tokens(old.frame, zh), tokens(new.frame, zh))

@@ -8,6 +8,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import replace
 
+from app.claims import heads
 from app.claims import lexicon as lx
 from app.claims.attribute import CHANGE_NOUNS, WORD, frame_words, head_of, scene_words
 from app.claims.clause_value import asked_for, main_value, product_of, strip, versioned_change
@@ -82,11 +83,11 @@ def _slotted(claim: Claim, tags: Iterable[str]) -> Claim:
     whose slot holds a type of value the claim's is not names no attribute of it: words are no budget
     ("putting my budget together", 我在做家庭预算: what is being done, not how much); a retirement's
     value is what it ends, of any type."""
-    slot = lx.TAG_HEAD_VALUES.get(claim.head)
+    slot = heads.TAG_HEAD_VALUES.get(claim.head)
     if slot and claim.modality != "retired" and claim.value.type not in slot:
         claim = replace(claim, head="", attribute="_".join(sorted(claim.qualifier)))
-    head = next((lx.TAG_HEADS[t] for t in tags if t in lx.TAG_HEADS), "")
-    if claim.head or not head or claim.value.type not in lx.TAG_HEAD_VALUES.get(head, ()):
+    head = next((heads.TAG_HEADS[t] for t in tags if t in heads.TAG_HEADS), "")
+    if claim.head or not head or claim.value.type not in heads.TAG_HEAD_VALUES.get(head, ()):
         return claim
     attribute = head + ("." + "_".join(sorted(claim.qualifier)) if claim.qualifier else "")
     return replace(claim, head=head, attribute=attribute)
@@ -131,7 +132,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool, scene: li
         if (
             claim is not None
             and claim.head
-            and claim.head not in lx.PERSONAL_HEADS
+            and claim.head not in heads.PERSONAL_HEADS
             and not claim.qualifier
             and scene
         ):
@@ -229,7 +230,7 @@ def _has_predicate_en(clause: str) -> bool:
 
 def _fills_head(last: Claim, claim: Claim) -> bool:
     """Whether `claim` gives the typed value of the head the claim before named with no value of its type."""
-    types = lx.TAG_HEAD_VALUES.get(last.head, ())
+    types = heads.TAG_HEAD_VALUES.get(last.head, ())
     return not claim.head and claim.value.type in types and last.value.type not in types
 
 
@@ -316,10 +317,10 @@ def _clause(
     # a relation is read with the value it left out ("moved from Leeds to Bristol" → "moved to Bristol")
     said_as = f"{clause[: from_to.start()]}to {from_to.group('new')}" if from_to and not zh else clause
     head, qualifier = head_of(said_as, words, zh)
-    if head in lx.NAME_HEADS and value.type not in ("name", "text"):
+    if head in heads.NAME_HEADS and value.type not in ("name", "text"):
         head, qualifier = "", words
-    if head and head not in lx.PERSONAL_HEADS and not qualifier:
-        qualifier = [w for w in context if w not in lx.RELATION_WORDS]
+    if head and head not in heads.PERSONAL_HEADS and not qualifier:
+        qualifier = [w for w in context if w not in heads.RELATION_WORDS]
     # what a retirement ends narrows it ("cancelled my FitZone membership"); a doing alone ("stopped barking")
     if retire:
         ended = retired_words(clause, zh)
@@ -344,7 +345,7 @@ def _clause(
         frame=mask(clause, [value, *([old] if old else []), *mentions], zh, head),
         implicit_subject=not said,
         topic=topic(
-            [w for w in qualifier if w not in lx.RELATION_WORDS],
+            [w for w in qualifier if w not in heads.RELATION_WORDS],
             _AGENT_ZH.sub(" ", clause, count=1) if zh else clause,
             value.text,
             zh,
