@@ -229,7 +229,7 @@ def same_attribute(
     return "weak" if close >= WEAK_FRAME else "different"
 
 
-def _said_in(word: str, text: str) -> bool:
+def said_in(word: str, text: str) -> bool:
     """Whether a word of a retirement is said in the old clause: itself, or for a short Chinese word
     all its characters (养猫 in 养了一只猫, 踢球 in 踢足球, 信用卡 in 招商银行的信用卡)."""
     if len(word) < 2:
@@ -252,7 +252,7 @@ _TOPIC_OPENING_ZH = re.compile(r"^(?:我们|我)?把?(?:那|这)?[个只辆条�
 @lru_cache(maxsize=1024)
 def _topic_noun(retirement: str) -> str:
     """The one-character noun a Chinese retirement opens with as its topic (猫, 车, 狗, 房), else "": one
-    character names no compound for `_said_in`, but as the clause's topic it is the thing (cached: a
+    character names no compound for `said_in`, but as the clause's topic it is the thing (cached: a
     retirement meets every claim of every candidate)."""
     if not has_cjk(retirement):
         return ""
@@ -322,6 +322,8 @@ def _speaker_and_another(a: Claim, b: Claim) -> bool:
 def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) -> Verdict:
     """What `new` (said later) does to `old`; `frame_similarity` is the cosine of the two frames'
     embeddings when the caller has an embedder."""
+    if old.unchanged or new.unchanged:
+        return Verdict("keep", "says its thing is unchanged")
     # a retirement names whose thing it ends ("we stopped Maya's lessons" ends Maya's)
     owner = new.modality == "retired" and old.subject in new.qualifier
     new, old = _about(new, old), _about(old, new)
@@ -356,7 +358,7 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     if new.modality == "retired":
         # a retirement names what it ends ("the Visa", 滴答清单): a word of it in the old clause
         topic = _topic_noun(new.text)
-        named = any(_said_in(w, old.text) for w in new.qualifier) or bool(topic and topic in old.text)
+        named = any(said_in(w, old.text) for w in new.qualifier) or bool(topic and topic in old.text)
         if attribute == "same" or named or (attribute == "weak" and _overlap(old.qualifier, new.qualifier)):
             return Verdict("retire", "retires what the old claim is about")
         if _stops_doing(old, new):

@@ -142,6 +142,15 @@ EN_RETIRE = re.compile(
     re.IGNORECASE,
 )
 EN_ADDITIVE = re.compile(r"\b(?:also|too|as\s+well|in\s+addition|another|additionally)\b", re.I)
+# Saying a thing keeps its value ("parking hasn't changed", "the rest is unchanged", "same dentist as
+# before", "stays as it was", 酒店不变, 周末照旧): what it names is still true, whatever its sibling
+# clauses change
+EN_UNCHANGED = re.compile(
+    r"\b(?:unchanged|untouched|(?:has|have|had|did|does|do|is|are)(?:n't|\s+not)\s+(?:chang|mov)\w*|"
+    r"(?:stays?|stayed|remains?|remained|is|are|'s)\s+(?:still\s+)?(?:the\s+same|as\s+(?:is|it\s+was|they\s+were"
+    r"|before))|same\s+(?P<thing>(?:[\w-]+\s+){0,2})as\s+(?:before|always|ever)|still\s+(?:on|at|in|with)\s+the\s+same)\b",
+    re.IGNORECASE,
+)
 # people a statement may be about other than the speaker ("my sister's city", "my son is allergic")
 EN_PEOPLE = frozenset(
     """wife husband partner son daughter kid kids child children mother mom mum father dad parents
@@ -210,6 +219,9 @@ ZH_RETIRE = re.compile(
     # died, uninstalled or deleted, broke up, taken off the market
     r"离职|辞职|退休|退学|毕业了|还清|还完了|付清|结清|搬出|搬离|去世|过世|死了|卸载|删了|删掉|删除了|"
     r"分手|离婚|停产|停运|关停|下架"
+)
+ZH_UNCHANGED = re.compile(
+    r"不变|没变|没有变|没改|没有改|不改|照旧|照常|老样子|原样|(?:跟|和|与)(?:原来|以前|之前)一样|没动"
 )
 ZH_ADDITIVE = re.compile(r"^(?:我|我们)?(?:还(?!是)|也|另外|此外|又)|还会|也在|还有|也有|另外")
 ZH_GENERIC_VERBS = frozenset(

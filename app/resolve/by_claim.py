@@ -140,7 +140,17 @@ async def decide(
     happenings = frozenset(c.id for c in candidates if rc.is_happening(c.tags, olds[c.id])) | (
         frozenset([None]) if rc.is_happening(unit.tags, new) else frozenset()
     )
-    return rc.decide(new, judged, lambda a, b: similarity.get((a, b)), happenings), olds
+    decision = rc.decide(new, judged, lambda a, b: similarity.get((a, b)), happenings)
+    if decision is not None:
+        # a unit said with this one may say what stays as it was ("…; the hotel stays as it is"): what
+        # it names is no claim this one ends
+        beside = [
+            c for stored in await claims_repo.unchanged_beside(db, unit) for c in unit_claims.load_all(stored)
+        ]
+        kept = [c for c in beside if c.unchanged]
+        if kept:
+            decision = rc.decide([*new, *kept], judged, lambda a, b: similarity.get((a, b)), happenings)
+    return decision, olds
 
 
 async def split_off(

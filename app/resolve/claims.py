@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.claims import Claim, Verdict, conflicts, names_old, retired_object
-from app.claims.compare import RETIRED_MARGIN, RETIRED_OBJECT
+from app.claims.compare import RETIRED_MARGIN, RETIRED_OBJECT, said_in
 from app.claims.subjects import THIRD_PERSON
 from app.claims.values import fold, free
 from app.resolve.tuning import DETAIL_WORDS
@@ -62,6 +62,23 @@ class ClaimDecision:
     action: str
     reason: str
     hit: frozenset[int]
+    kept: frozenset[int] = frozenset()
+
+
+def kept_by(new: list[Claim], olds: list[Claim]) -> frozenset[int]:
+    """The old claims a new clause says are unchanged ("parking hasn't changed", 住的地方没变): the first
+    word of what it names and half its words said in them ("the wake-up time" keeps no bedtime)."""
+
+    def said(word: str, text: str) -> bool:  # (a Chinese one-character verb too: 住 in 我住在杭州)
+        return said_in(word, text) or (len(word) == 1 and not word.isascii() and word in text)
+
+    def keeps(kept: Claim, old: Claim) -> bool:
+        named = [w for w in kept.qualifier if said(w, old.text)]
+        return kept.topic <= set(named) and 2 * len(named) >= len(kept.qualifier)
+
+    return frozenset(
+        i for i, old in enumerate(olds) if any(c.unchanged and c.topic and keeps(c, old) for c in new)
+    )
 
 
 FrameSimilarity = Callable[[str, str], float | None]
@@ -90,7 +107,10 @@ def decide(
         strong_hits: dict[int, Verdict] = {}
         weak_hits: dict[int, tuple[float, Verdict]] = {}
         explicit_only = candidate_id in happenings or (None in happenings and not announced)
+        kept = kept_by(new, olds)
         for i, old in enumerate(olds):
+            if i in kept:
+                continue
             for claim in new:
                 similarity = frame_similarity(old.frame, claim.frame)
                 v = conflicts(old, claim, frame_similarity=similarity)
@@ -116,7 +136,7 @@ def decide(
             # "uses B, no longer A": the value it retires by name is the one its other clause replaces
             replaced = replaced or [w for i, (_, w) in sorted(weak_hits.items()) if i in strong_hits]
             first = replaced[0] if replaced else strong_hits[min(strong_hits)]
-            found = ClaimDecision(candidate_id, first.action, first.reason, frozenset(strong_hits))
+            found = ClaimDecision(candidate_id, first.action, first.reason, frozenset(strong_hits), kept)
             if replaced and any(_of_its_relation(olds[i], new) for i in strong_hits):
                 return found
             if replaced:
@@ -135,7 +155,7 @@ def decide(
             if weak is None or closeness > weak[0]:
                 weak = (
                     closeness,
-                    ClaimDecision(candidate_id, verdict.action, verdict.reason, frozenset([best])),
+                    ClaimDecision(candidate_id, verdict.action, verdict.reason, frozenset([best]), kept),
                 )
     decided = named or retired or (weak[1] if weak else None)
     return decided or _closest_retired(new, candidates, frame_similarity, happenings)
@@ -158,9 +178,12 @@ def _closest_retired(
         for candidate_id, olds in candidates:
             if candidate_id in happenings:
                 continue
+            kept = kept_by(new, olds)
             for i, old in enumerate(olds):
-                if old.modality == "retired" or not (
-                    old.subject == claim.subject or old.implicit_subject or claim.implicit_subject
+                if (
+                    i in kept
+                    or old.modality == "retired"
+                    or not (old.subject == claim.subject or old.implicit_subject or claim.implicit_subject)
                 ):
                     continue
                 near = [frame_similarity(thing, t) for t in (old.value.text, old.frame or old.text)]
@@ -172,7 +195,8 @@ def _closest_retired(
     runner_up = scored[1][0] if len(scored) > 1 else 0.0
     if best < RETIRED_OBJECT or best - runner_up < RETIRED_MARGIN:
         return None
-    return ClaimDecision(candidate_id, "retire", "retires the closest thing it names", frozenset([i]))
+    kept = kept_by(new, next(olds for c, olds in candidates if c == candidate_id))
+    return ClaimDecision(candidate_id, "retire", "retires the closest thing it names", frozenset([i]), kept)
 
 
 def _of_its_relation(old: Claim, new: list[Claim]) -> bool:
@@ -180,12 +204,15 @@ def _of_its_relation(old: Claim, new: list[Claim]) -> bool:
     return any(not old.head or not c.head or old.head == c.head for c in new)
 
 
-def residue(olds: list[Claim], hit: frozenset[int], retired: bool = False) -> list[Claim]:
+def residue(
+    olds: list[Claim], hit: frozenset[int], retired: bool = False, kept: frozenset[int] = frozenset()
+) -> list[Claim]:
     """The claims of a compound unit still true once `hit` end: those about another subject, of another
     known attribute (a head), with a typed value, or of free text ("I want to buy a laptop" stays when
     the budget beside it changes: the question for the budget asks for an amount, and the units stating
     one lead its answer). `retired`: what ends has no successor, and its details (a clause naming
-    nothing of its own, or free text naming what ended) end with it."""
+    nothing of its own, or free text naming what ended) end with it. `kept`: the claims the new
+    statement says are unchanged, true whatever else ends."""
     ended = [olds[i] for i in hit]
     subjects = {c.subject for c in ended}
     attributes = {c.attribute for c in ended}
@@ -194,6 +221,8 @@ def residue(olds: list[Claim], hit: frozenset[int], retired: bool = False) -> li
     first = min(hit, default=len(olds))
 
     def still_true(i: int, c: Claim) -> bool:
+        if i in kept:
+            return True
         # ("she" after what ends may be it: "a cat called Pepper, she is 4")
         if c.subject not in subjects and not (c.subject == THIRD_PERSON and i > first):
             return True

@@ -122,12 +122,14 @@ def run_case(case: Case, mode: str) -> Result:
     for claims, tags in news:
         candidates = [(u, units[u]) for u in reversed(range(len(units))) if units[u] and u not in decided]
         happening = {None} if is_happening(tags, claims) else set()
-        decision = decide(claims, candidates, _cosine, frozenset(happenings | happening))
+        # (what a unit said with this one says is unchanged, read beside it as `unchanged_beside` does)
+        kept = [c for others, _ in news if others is not claims for c in others if c.unchanged]
+        decision = decide([*claims, *kept], candidates, _cosine, frozenset(happenings | happening))
         if decision is None:
             continue
         decided.add(decision.candidate_id)
         olds = units[decision.candidate_id]
-        still_true = residue(olds, decision.hit, retired=decision.action == "retire")
+        still_true = residue(olds, decision.hit, decision.action == "retire", decision.kept)
         first = unit_of.index(decision.candidate_id)
         for j, claim in enumerate(olds):
             if claim not in still_true:

@@ -84,6 +84,22 @@ async def holding(
     return set((await db.scalars(stmt)).all())
 
 
+async def unchanged_beside(db: AsyncSession, unit: MemoryUnit) -> list[Any]:
+    """The stored claims of the units said together with `unit` (its session's same turns, pending or
+    active) that hold a claim saying a thing is unchanged ("…; the hotel stays as it is")."""
+    if unit.session_id is None or not unit.source_seqs:
+        return []
+    stmt = select(MemoryUnit.claims).where(
+        MemoryUnit.bank_id == unit.bank_id,
+        MemoryUnit.session_id == unit.session_id,
+        MemoryUnit.source_seqs == unit.source_seqs,
+        MemoryUnit.id != unit.id,
+        MemoryUnit.status.in_(("pending", "active")),
+        MemoryUnit.claims.contains([{"unchanged": True}]),
+    )
+    return list((await db.scalars(stmt)).all())
+
+
 @lru_cache(maxsize=512)
 def _holders_statement(keys: int, attributes: int, values: int) -> Select[uuid.UUID, float]:
     """`active_holders`' statement for so many keys, attributes and values, built once (building it
