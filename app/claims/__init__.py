@@ -1,7 +1,8 @@
 """Claims: what a statement asserts (subject, attribute, typed value, modality), and whether a newer one
 ends an older one. Pure functions: no I/O, no database, no model."""
 
-from app.claims.compare import Verdict, conflicts, names_old, retired_object, same_attribute
+from app.claims.compare import Verdict, conflicts, names_old, same_attribute
+from app.claims.ending import retired_object
 from app.claims.extract import extract
 from app.claims.frames import mask, overlap, tokens
 from app.claims.model import Claim, Modality, Value

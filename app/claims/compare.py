@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Literal
 
 from app.claims import heads
 from app.claims import lexicon as lx
 from app.claims.clause_value import one_product
+from app.claims.ending import said_in, stops_doing, topic_noun
 from app.claims.frames import overlap, stem, tokens
-from app.claims.modality import retirement
-from app.claims.model import Claim
+from app.claims.model import Claim, Value
 from app.claims.modifiers import modified_apart
 from app.claims.periods import periods
 from app.claims.subjects import THIRD_PERSON
 from app.claims.values import compatible, fold, free, same
-from app.text import MONTHS_EN, WEEKDAYS_EN, has_cjk, pos_words
+from app.text import MONTHS_EN, WEEKDAYS_EN, has_cjk
 
 Action = Literal["supersede", "retire", "keep"]
 
@@ -80,24 +79,6 @@ SAME_FRAME = {"en": 0.75, "zh": 0.9}
 WEAK_FRAME = 0.35
 REWORDED_FRAME = 0.5
 SAME_WORDS = 0.5
-
-
-# A retirement naming nothing any candidate says ("I cancelled the streaming service", "gave away the
-# bike") ends the claim whose value or frame is closest to what it ends (a streaming service ~ a Hulu
-# plan, the bike ~ a Brompton) when that one is at least this close and ahead of every other claim by
-# RETIRED_MARGIN. English only: the English-centric embedder scores any two Chinese phrases close (咖啡 ~
-# 绿茶). Chosen on the dev half.
-RETIRED_OBJECT = 0.3
-RETIRED_MARGIN = 0.1
-
-
-def retired_object(claim: Claim) -> str:
-    """What an English retirement ends, in its own words (its nouns; else the value it names), for the
-    embedder to compare: "" for a claim that retires nothing, and for a Chinese one."""
-    if claim.modality != "retired" or not claim.text.isascii():
-        return ""
-    words = sorted(claim.topic or {w for w in claim.qualifier if not retirement(w, has_cjk(w))})
-    return " ".join(words) or (claim.old_value.text if claim.old_value else "")
 
 
 def similarity(old: Claim, new: Claim, frame_similarity: float | None = None) -> float:
@@ -229,38 +210,6 @@ def same_attribute(
     return "weak" if close >= WEAK_FRAME else "different"
 
 
-def said_in(word: str, text: str) -> bool:
-    """Whether a word of a retirement is said in the old clause: itself, or for a short Chinese word
-    all its characters (养猫 in 养了一只猫, 踢球 in 踢足球, 信用卡 in 招商银行的信用卡)."""
-    if len(word) < 2:
-        return False
-    if word in fold(text):
-        return True
-    if word.isascii():  # a stem ("potteri") said as its word ("pottery")
-        return any(stem(w) == word for w in re.findall(r"[A-Za-z]+", text))
-    text = fold(text)
-    # a Chinese word of three or more characters by a two-character part (健身卡 ~ 健身房的年卡)
-    return (2 <= len(word) <= 4 and all(ch in text for ch in word)) or (
-        len(word) >= 3 and any(word[i : i + 2] in text for i in range(len(word) - 1))
-    )
-
-
-# What opens a Chinese clause before its topic: the speaker, 把, a demonstrative and its measure word
-_TOPIC_OPENING_ZH = re.compile(r"^(?:我们|我)?把?(?:那|这)?[个只辆条张台间套部件份头匹]?")
-
-
-@lru_cache(maxsize=1024)
-def _topic_noun(retirement: str) -> str:
-    """The one-character noun a Chinese retirement opens with as its topic (猫, 车, 狗, 房), else "": one
-    character names no compound for `said_in`, but as the clause's topic it is the thing (cached: a
-    retirement meets every claim of every candidate)."""
-    if not has_cjk(retirement):
-        return ""
-    words = pos_words(_TOPIC_OPENING_ZH.sub("", retirement, count=1))[:1]
-    single = bool(words) and len(words[0][0]) == 1 and words[0][1].startswith("n")
-    return words[0][0] if single else ""
-
-
 # An identifier: letters joined to three or more digits (an order, a ticket, a badge number). Two
 # clauses about different identifiers are about two things, whatever else they share.
 _IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,8}-?[0-9]{3,}(?![0-9])")
@@ -299,19 +248,18 @@ def _about(claim: Claim, other: Claim) -> Claim:
     )
 
 
-def _stops_doing(old: Claim, new: Claim) -> bool:
-    """A Chinese retirement naming nothing but its negated verb (我现在不吃了, 不订了) stops what the old
-    claim's verb did (每天吃一粒维生素D): its object dropped, as Chinese drops a known one."""
-    negated = _NEGATED_VERB_ZH.search(new.text)
-    named = {w for w in new.qualifier if not _NEGATED_VERB_ZH.fullmatch(w)}
-    return negated is not None and not named and negated.group(1) in old.text
-
-
-# a verb negated at the end of a Chinese clause (不喝了, 不再去了, 没吃了)
-_NEGATED_VERB_ZH = re.compile(r"(?:不再|不|没再|没|别)([\u4e00-\u9fff])了?[。！!]?$")
-
-
 _PARTS_OF_A_MOMENT = frozenset({"weekday", "time", "date"})
+
+
+def _other_part(old: Claim, new: Claim) -> tuple[Value, Value] | None:
+    """The part of a moment (its day, date or hour) each claim says beside one value, when they differ."""
+    if old.value.type not in _PARTS_OF_A_MOMENT:
+        return None
+    for part in sorted(_PARTS_OF_A_MOMENT - {old.value.type}):
+        said = [[m for m in c.mentions if m.type == part] for c in (old, new)]
+        if all(len(s) == 1 for s in said) and not same(said[0][0], said[1][0]):
+            return said[0][0], said[1][0]
+    return None
 
 
 def _speaker_and_another(a: Claim, b: Claim) -> bool:
@@ -357,11 +305,11 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     attribute = same_attribute(old, new, frame_similarity)
     if new.modality == "retired":
         # a retirement names what it ends ("the Visa", 滴答清单): a word of it in the old clause
-        topic = _topic_noun(new.text)
+        topic = topic_noun(new.text)
         named = any(said_in(w, old.text) for w in new.qualifier) or bool(topic and topic in old.text)
         if attribute == "same" or named or (attribute == "weak" and _overlap(old.qualifier, new.qualifier)):
             return Verdict("retire", "retires what the old claim is about")
-        if _stops_doing(old, new):
+        if stops_doing(old, new):
             return Verdict("retire", "stops what the old claim does", strong=False)
         return Verdict("keep", "a retirement of something else")
     if attribute == "different":
@@ -373,7 +321,11 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
             return Verdict("keep", "values of different types")
         old = replace(old, value=alike[0])
     if same(old.value, new.value):
-        return Verdict("keep", "the same value")
+        # one moment said again with another part ("周二下午三点" → "周二下午四点半"): that part changed
+        moved = _other_part(old, new)
+        if moved is None:
+            return Verdict("keep", "the same value")
+        old, new = replace(old, value=moved[0]), replace(new, value=moved[1])
     if attribute == "weak":
         if new.old_value is not None:
             # it says which value it replaces ("…, not by phone"), and this one is not it

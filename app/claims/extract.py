@@ -15,7 +15,8 @@ from app.claims.clause_value import asked_for, main_value, product_of, strip, ve
 from app.claims.clauses import asserted, possessed_first
 from app.claims.clauses import clauses as split_clauses
 from app.claims.denial import carried, denied
-from app.claims.frames import mask, zh_words
+from app.claims.frames import mask
+from app.claims.kept import kept_apart, unchanged
 from app.claims.modality import retirement, says_cleft, says_hedged, says_past
 from app.claims.model import Claim, Modality, Value
 from app.claims.sides import EN_SUITS, change_parts, named_part, without_article
@@ -97,7 +98,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool, scene: li
     zh = lang.startswith("zh") or has_cjk(sentence)
     # a hedge holds for its whole sentence ("Friends rave about Dr Ruiz, and I might register with her")
     hedged = says_hedged(sentence, zh)
-    clauses = [part for clause in split_clauses(sentence, zh) for part in _kept_apart(clause, zh)]
+    clauses = [part for clause in split_clauses(sentence, zh) for part in kept_apart(clause, zh)]
     said = " ".join(clauses)  # a change word inside a dropped condition ("要是内存能加到32G") is no change
     change_words = lx.ZH_CHANGE if zh else lx.EN_CHANGE
     changed = (
@@ -119,7 +120,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool, scene: li
         clause, topic_said = carried(lx.REPORTED.sub("", clause, count=1), topic_said)
         clause = possessed_first(clause, zh)
         if (lx.ZH_UNCHANGED if zh else lx.EN_UNCHANGED).search(clause):
-            claims.append(_unchanged(clause, zh, speaker))
+            claims.append(unchanged(clause, zh, speaker))
             continue
         if not zh and claims and _APPOSITION_EN.match(clause) and not _has_predicate_en(clause):
             # a name or prepositional phrase after a comma ("my therapist, Dr Lowe, on Mondays") is more of
@@ -254,40 +255,6 @@ def _clause_of(clause: str, zh: bool, speaker: str) -> Claim:
         text=clause.strip(),
         frame=mask(clause, [value], zh),
         verb=main_verb(rest, zh),
-    )
-
-
-def _kept_apart(clause: str, zh: bool) -> list[str]:
-    """A clause cut before what it says is unchanged ("换成途观了, 酒店那边不变"): two claims."""
-    said = (lx.ZH_UNCHANGED if zh else lx.EN_UNCHANGED).search(clause)
-    cut = max(clause.rfind(mark, 0, said.start()) for mark in ",，;；") if said else -1
-    return [clause[:cut], clause[cut + 1 :]] if cut > 0 and clause[:cut].strip() else [clause]
-
-
-def _unchanged(clause: str, zh: bool, speaker: str) -> Claim:
-    """A clause saying the thing it names keeps its value ("parking hasn't changed", 住的地方没变): the
-    thing's words narrow it, the first of them (its modifier: "*loan* period", *起床*时间) its topic, and
-    its value is the thing itself."""
-    thing = strip(
-        (lx.ZH_UNCHANGED if zh else lx.EN_UNCHANGED).sub(
-            lambda m: f" {m.groupdict().get('thing') or ''} ", clause
-        ),
-    )
-    words = frame_words(thing, zh)
-    if zh:  # (in the order said, a one-character verb too: 住的地方, 来的日子)
-        words = [w for w, flag in zh_words(thing) if w in words or (len(w) == 1 and flag[:1] == "v")]
-    subject, said = subject_of(clause, zh, speaker)
-    value = Value("text", thing or strip(clause))
-    return Claim(
-        subject=subject,
-        attribute="",
-        value=value,
-        qualifier=frozenset(words),
-        topic=frozenset(words[:1]),
-        text=clause.strip(),
-        frame=mask(clause, [value], zh),
-        implicit_subject=not said,
-        unchanged=True,
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.claims import Claim, Verdict, conflicts, names_old, retired_object
-from app.claims.compare import RETIRED_MARGIN, RETIRED_OBJECT, said_in
+from app.claims.ending import RETIRED_MARGIN, RETIRED_OBJECT, said_in
 from app.claims.subjects import THIRD_PERSON
 from app.claims.values import fold, free
 from app.resolve.tuning import DETAIL_WORDS

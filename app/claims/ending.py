@@ -1,0 +1,75 @@
+"""What a retirement names and ends: the thing it names said in an old clause, the one-character topic
+a Chinese retirement opens with, a negated verb that stops what an old clause does, and what an English
+one ends in its own words for the embedder to compare."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from app.claims.frames import stem
+from app.claims.modality import retirement
+from app.claims.model import Claim
+from app.claims.values import fold
+from app.text import has_cjk, pos_words
+
+# A retirement naming nothing any candidate says ("I cancelled the streaming service", "gave away the
+# bike") ends the claim whose value or frame is closest to what it ends (a streaming service ~ a Hulu
+# plan, the bike ~ a Brompton) when that one is at least this close and ahead of every other claim by
+# RETIRED_MARGIN. English only: the English-centric embedder scores any two Chinese phrases close (咖啡 ~
+# 绿茶). Chosen on the dev half.
+RETIRED_OBJECT = 0.3
+RETIRED_MARGIN = 0.1
+
+
+def retired_object(claim: Claim) -> str:
+    """What an English retirement ends, in its own words (its nouns; else the value it names), for the
+    embedder to compare: "" for a claim that retires nothing, and for a Chinese one."""
+    if claim.modality != "retired" or not claim.text.isascii():
+        return ""
+    words = sorted(claim.topic or {w for w in claim.qualifier if not retirement(w, has_cjk(w))})
+    return " ".join(words) or (claim.old_value.text if claim.old_value else "")
+
+
+def said_in(word: str, text: str) -> bool:
+    """Whether a word of a retirement is said in the old clause: itself, or for a short Chinese word
+    all its characters (养猫 in 养了一只猫, 踢球 in 踢足球, 信用卡 in 招商银行的信用卡)."""
+    if len(word) < 2:
+        return False
+    if word in fold(text):
+        return True
+    if word.isascii():  # a stem ("potteri") said as its word ("pottery")
+        return any(stem(w) == word for w in re.findall(r"[A-Za-z]+", text))
+    text = fold(text)
+    # a Chinese word of three or more characters by a two-character part (健身卡 ~ 健身房的年卡)
+    return (2 <= len(word) <= 4 and all(ch in text for ch in word)) or (
+        len(word) >= 3 and any(word[i : i + 2] in text for i in range(len(word) - 1))
+    )
+
+
+# What opens a Chinese clause before its topic: the speaker, 把, a demonstrative and its measure word
+_TOPIC_OPENING_ZH = re.compile(r"^(?:我们|我)?把?(?:那|这)?[个只辆条张台间套部件份头匹]?")
+
+
+@lru_cache(maxsize=1024)
+def topic_noun(retirement: str) -> str:
+    """The one-character noun a Chinese retirement opens with as its topic (猫, 车, 狗, 房), else "": one
+    character names no compound for `said_in`, but as the clause's topic it is the thing (cached: a
+    retirement meets every claim of every candidate)."""
+    if not has_cjk(retirement):
+        return ""
+    words = pos_words(_TOPIC_OPENING_ZH.sub("", retirement, count=1))[:1]
+    single = bool(words) and len(words[0][0]) == 1 and words[0][1].startswith("n")
+    return words[0][0] if single else ""
+
+
+def stops_doing(old: Claim, new: Claim) -> bool:
+    """A Chinese retirement naming nothing but its negated verb (我现在不吃了, 不订了) stops what the old
+    claim's verb did (每天吃一粒维生素D): its object dropped, as Chinese drops a known one."""
+    negated = _NEGATED_VERB_ZH.search(new.text)
+    named = {w for w in new.qualifier if not _NEGATED_VERB_ZH.fullmatch(w)}
+    return negated is not None and not named and negated.group(1) in old.text
+
+
+# a verb negated at the end of a Chinese clause (不喝了, 不再去了, 没吃了)
+_NEGATED_VERB_ZH = re.compile(r"(?:不再|不|没再|没|别)([\u4e00-\u9fff])了?[。！!]?$")

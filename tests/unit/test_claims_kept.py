@@ -1,0 +1,102 @@
+"""Mechanisms of the fourteenth session (invented statements): a clause saying its thing is unchanged keeps
+what it names whatever its sibling clauses change, and one moment said again with another part (its hour,
+its day) is a change of that part."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.claims import conflicts, extract
+from app.claims.kept import kept_apart
+from app.resolve.claims import decide, residue
+
+
+def related_frames(a: str, b: str) -> float | None:
+    return 0.5
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Production is unchanged.", "en"),
+        ("Her email hasn't changed.", "en"),
+        ("Same dentist as before.", "en"),
+        ("The Friday slot stays as it was.", "en"),
+        ("酒店不变。", "zh"),
+        ("游泳课照旧。", "zh"),
+        ("车贷还是老样子。", "zh"),
+    ],
+)
+def test_saying_a_thing_is_unchanged_replaces_nothing(text: str, lang: str) -> None:
+    [kept] = extract(text, lang=lang)
+    assert kept.unchanged
+    assert kept.qualifier
+    [old] = extract("My plan is the basic one at $20.", lang="en")
+    assert conflicts(old, kept, frame_similarity=0.9).action == "keep"
+
+
+def test_a_clause_is_cut_before_what_it_says_is_unchanged() -> None:
+    assert kept_apart("给我换成大众途观了，酒店那边不变", True) == ["给我换成大众途观了", "酒店那边不变"]
+    assert kept_apart("酒店那边不变", True) == ["酒店那边不变"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "ended", "kept"),
+    [
+        (
+            "Our staging database runs Postgres 13 and production runs Postgres 15.",
+            "Staging was upgraded to Postgres 16 last night; production is unchanged.",
+            "13",
+            "15",
+        ),
+        ("孩子周二上钢琴课，周四上游泳课。", "钢琴课改到周三了，游泳课照旧。", "周二", "周四"),
+        (
+            "房贷每月还6800，车贷每月还2100。",
+            "房贷利率降了，现在每月还6300，车贷还是老样子。",
+            "6800",
+            "2100",
+        ),
+        (
+            "I work from the office on Mondays and from home on Fridays.",
+            "Office day moved to Wednesdays. Fridays at home stay as they were.",
+            "Monday",
+            "Friday",
+        ),
+    ],
+)
+def test_what_a_statement_says_is_unchanged_stays_true_beside_what_it_changes(
+    old: str, new: str, ended: str, kept: str
+) -> None:
+    olds = extract(old)
+    decision = decide(extract(new), [("old", olds)], related_frames)
+    assert decision is not None
+    assert decision.action == "supersede"
+    assert all(ended in olds[i].text for i in decision.hit)
+    still = residue(olds, decision.hit, False, decision.kept)
+    assert any(kept in c.text for c in still)
+
+
+def test_a_generic_word_of_what_is_unchanged_keeps_no_other_thing() -> None:
+    # "起床时间没变" names the wake-up time: the bedtime beside it is what changed
+    olds = extract("我一般晚上11点上床，早上7点起床。")
+    decision = decide(extract("我现在调成10点半上床了，起床时间没变。"), [("old", olds)], related_frames)
+    assert decision is not None
+    assert [olds[i].value.text for i in decision.hit] == ["晚上11点"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("每周例会定在周二下午三点", "例会改到周二下午四点半了"),
+        ("The review is on Friday at 2pm.", "The review moved to Friday at 4pm."),
+    ],
+)
+def test_one_moment_said_again_with_another_hour_changes_its_hour(old: str, new: str) -> None:
+    [before], [after] = extract(old), extract(new)
+    assert before.value.text == after.value.text  # the day is the main value of both
+    assert conflicts(before, after, frame_similarity=0.9).action == "supersede"
+
+
+def test_one_moment_said_again_whole_is_the_same_value() -> None:
+    [before], [again] = extract("例会在周二下午三点"), extract("例会还是周二下午三点")
+    assert conflicts(before, again, frame_similarity=0.9).action == "keep"
