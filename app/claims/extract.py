@@ -262,6 +262,8 @@ def _clause(
     clause: str, zh: bool, speaker: str, hedged: bool, change: tuple[bool, bool], context: list[str]
 ) -> Claim | None:
     changed, shifted = change
+    if strip(clause).lower() in lx.EN_INTERJECTIONS:
+        return None
     error = lx.ZH_ERROR if zh else lx.EN_ERROR
     owned = error.sub(" ", clause)
     if error.search(clause) and not frame_words(owned, zh) and not find_values(owned):

@@ -178,6 +178,12 @@ EN_NOISE = frozenset(
     aren't wasn't he's she's they're they've he'd she'd they'd you're you've""".split()
 )
 
+# Interjections: a clause of one of them alone ("Ha, …", "Welp, …") states nothing, and is no name
+EN_INTERJECTIONS = frozenset(
+    """ha haha hah heh hehe lol lmao hmm hm huh yeah yep yup yea nope nah welp phew whoa wow ugh oops meh
+    ah aha oh ooh aw aww ok okay uh um umm er erm eh argh yikes gosh jeez""".split()
+)
+
 # --- Chinese -----------------------------------------------------------------------------------------
 # (the old side is a value: a short phrase of one clause, no 的 — "从成都回来的航班改到…" names no old value)
 ZH_FROM_TO = re.compile(

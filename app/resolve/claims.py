@@ -248,9 +248,16 @@ def residue(
 _SPEAKER_OPENS = re.compile(r"\s*(?:(?:i|we|my|our)\b|我|咱)", re.IGNORECASE)
 
 
+# A clause opening with a verb of naming, no subject of its own ("…, called Pepper", "叫redis-legacy")
+_NAMES_IT = re.compile(r"\s*(?:(?:is\s+|was\s+)?(?:called|named|nicknamed)\b|名叫|叫做|叫)", re.IGNORECASE)
+
+
 def is_detail(claim: Claim) -> bool:
     """A clause with no verb or known attribute of its own, its value and at most a word beside it ("£85
-    a month", "编号是A-1024", "月费99元"): a detail of the clause it follows."""
+    a month", "编号是A-1024", "月费99元"), or the name it gives the thing before it ("叫redis-legacy"): a
+    detail of the clause it follows."""
+    if _NAMES_IT.match(claim.text) and not free(claim.value):
+        return True
     if claim.verb or claim.head or free(claim.value) or _SPEAKER_OPENS.match(claim.text):
         return False  # (opening with the speaker, "I'm 34", "我今年34岁", it is about the speaker)
     rest = fold(claim.text.replace(claim.value.text, " "), keep_space=True)

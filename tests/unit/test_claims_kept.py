@@ -100,3 +100,24 @@ def test_one_moment_said_again_with_another_hour_changes_its_hour(old: str, new:
 def test_one_moment_said_again_whole_is_the_same_value() -> None:
     [before], [again] = extract("例会在周二下午三点"), extract("例会还是周二下午三点")
     assert conflicts(before, again, frame_similarity=0.9).action == "keep"
+
+
+@pytest.mark.parametrize("interjection", ["Ha", "Welp", "Yeah", "Hmm"])
+def test_an_interjection_alone_is_no_value(interjection: str) -> None:
+    claims = extract(f"{interjection}, we'll need them, the district changed her pickup to 7:05.")
+    assert [c.value.text for c in claims] == ["7:05"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("我们还留着一个测试用的Redis集群，叫redis-legacy。", "那个测试集群昨天下线了"),
+        ("We keep a staging box, called hx-stage-2.", "We decommissioned the staging box."),
+    ],
+)
+def test_a_retired_thing_takes_its_name_with_it(old: str, new: str) -> None:
+    olds = extract(old)
+    decision = decide(extract(new), [("old", olds)], related_frames)
+    assert decision is not None
+    assert decision.action == "retire"
+    assert residue(olds, decision.hit, True, decision.kept) == []
