@@ -104,7 +104,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool, scene: li
     changed = (
         corrected or lx.owns_error(said, zh) or change_words.search(said) is not None or says_cleft(said, zh)
     )
-    untimed = (lx.ZH_TEMPORAL if zh else lx.EN_TEMPORAL).sub(" ", said)
+    untimed = _TEMPORAL[zh].sub(" ", said)
     shifted = corrected or lx.owns_error(said, zh) or change_words.search(untimed) is not None
     claims: list[Claim] = []
     context: list[str] = []  # a value-less clause ("For the laptop") narrows the next one
@@ -132,7 +132,10 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool, scene: li
                 mentions = (*last.mentions, *(s.value for s in find_values(clause)))
                 claims[-1] = replace(last, text=f"{last.text}, {clause.strip()}", mentions=mentions)
             continue
-        claim = _clause(clause, zh, speaker, hedged, (changed, shifted), context)
+        # (a clause changing a value by a verb of change, hedging nothing itself, says it firmly: "目的地最后
+        # 定成大理了" beside "就打算去骑这个")
+        firm = change_words.search(_TEMPORAL[zh].sub(" ", clause)) and not says_hedged(clause, zh)
+        claim = _clause(clause, zh, speaker, hedged and not firm, (changed, shifted), context)
         if (
             claim is not None
             and claim.head
@@ -217,6 +220,9 @@ _OF_THAT_EN = re.compile(r"\b(?:of|for|on|with|about|from)\s+(?:that|it|this|tho
 _ANAPHORA_EN = frozenset(
     "other one ones previous former old earlier first last same before what i said told wrote typed".split()
 )
+
+
+_TEMPORAL = {True: lx.ZH_TEMPORAL, False: lx.EN_TEMPORAL}
 
 
 def _anaphoric(text: str, zh: bool) -> bool:

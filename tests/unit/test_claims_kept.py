@@ -121,3 +121,16 @@ def test_a_retired_thing_takes_its_name_with_it(old: str, new: str) -> None:
     assert decision is not None
     assert decision.action == "retire"
     assert residue(olds, decision.hit, True, decision.kept) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "changed"),
+    [
+        ("那正好，国庆那几天的目的地最后改成大理了，就打算去骑这个。", "大理"),
+        ("We moved the offsite to Porto, and I might fly in a day early.", "Porto"),
+    ],
+)
+def test_a_clause_changing_a_value_says_it_firmly_beside_a_hedged_one(text: str, changed: str) -> None:
+    claims = {c.value.text: c.modality for c in extract(text)}
+    assert claims[changed] == "firm"
+    assert "hedged" in claims.values()
