@@ -46,8 +46,33 @@ def clauses(sentence: str, zh: bool) -> list[str]:
         if len(pieces) > 1 and all(find_values(p) or NAME.search(p[1:]) for p in pieces):
             out += pieces
         elif part.strip():
-            out += _verb_phrases(part)
+            out += [phrase for piece in _with_a_value(part) for phrase in _verb_phrases(piece)]
     return out
+
+
+# "with" opening a number, "at" a price, after the clause's own value ("runs on GitHub Actions with a
+# 30-minute job timeout", "32 hours a week at 85 euros an hour"): a second value, of a noun of its own
+_WITH_VALUE = re.compile(r"\s+(?=(?:with|at)\s+(?:an?\s+)?[$€£¥]?\d)", re.IGNORECASE)
+
+
+def _with_a_value(clause: str) -> list[str]:
+    """A clause cut before a phrase giving a second value, when a value stands before it (the phrase is
+    read as more of the clause unless it names a noun of its own)."""
+    cut = _WITH_VALUE.search(clause)
+    if cut is None:
+        return [clause]
+    before, rest = clause[: cut.start()], clause[cut.end() :]
+    said = find_values(rest)
+    if rest[:2].lower() == "at" and not (said and said[0].value.type == "amount"):
+        return [clause]  # "at" opens a second value only as a price ("… at 85 euros an hour"), not "at 7:40"
+    values = [s.start for s in find_values(before)] + [m.start() + 1 for m in NAME.finditer(before[1:])]
+    # (a value before the verb is the subject's: "my one-on-one with Karen is at 3:30" is one clause)
+    if not values or _COPULA.search(before, min(values)):
+        return [clause]
+    return [before, rest]
+
+
+_COPULA = re.compile(r"\b(?:is|are|was|were|be|been|am)\b|'s\b", re.IGNORECASE)
 
 
 def _split(pattern: re.Pattern[str], text: str) -> list[str]:

@@ -134,3 +134,33 @@ def test_a_clause_changing_a_value_says_it_firmly_beside_a_hedged_one(text: str,
     claims = {c.value.text: c.modality for c in extract(text)}
     assert claims[changed] == "firm"
     assert "hedged" in claims.values()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kept"),
+    [
+        (
+            "Our CI runs on GitHub Actions with a 30-minute job timeout.",
+            "We raised the job timeout to 45 minutes.",
+            "GitHub Actions",
+        ),
+        (
+            "My contract is 32 hours a week at 85 euros an hour.",
+            "From May I'm billing 95 euros an hour.",
+            "32",
+        ),
+    ],
+)
+def test_a_second_value_said_with_its_own_noun_changes_alone(old: str, new: str, kept: str) -> None:
+    olds = extract(old)
+    decision = decide(extract(new), [("old", olds)], related_frames)
+    assert decision is not None
+    assert decision.action == "supersede"
+    assert any(kept in c.text for c in residue(olds, decision.hit, False, decision.kept))
+
+
+@pytest.mark.parametrize(
+    "text", ["My one-on-one with Karen is at 3:30 on Thursdays.", "Our train to Leeds departs at 07:40."]
+)
+def test_a_value_after_the_verb_is_no_second_value(text: str) -> None:
+    assert len(extract(text)) == 1
