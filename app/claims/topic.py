@@ -106,7 +106,10 @@ def retired_words(clause: str, zh: bool) -> list[str]:
             for w, flag in zh_words(said)
             if not flag.startswith(_ZH_FUNCTION) and w not in lx.ZH_NOISE and not lx.ZH_RETIRE.search(w)
         ]
-        return [w for w in _compounds(content, said) if len(w) >= 2]
+        words = [w for w in _compounds(content, said) if len(w) >= 2]
+        # a topic said before the speaker ("定投我已经停了"), whole however it was cut (定/投)
+        fronted = _FRONTED_ZH.match(said)
+        return words if not fronted or any(w in fronted[1] for w in words) else [fronted[1], *words]
     ends = retirement(clause, False)
     doing = _GERUND.match(clause, ends.end()) if ends else None
     if doing:  # "I stopped taking the pills", "the dogs stopped barking": the doing ends, not who did it
@@ -118,6 +121,9 @@ def retired_words(clause: str, zh: bool) -> list[str]:
         # an adverb of ending before its verb ("I no longer have the cat"): what follows the verb ends
         words = [w.lower() for w in _WORD.findall(clause[ends.end() :])][1:]
     return _nouns(words)
+
+
+_FRONTED_ZH = re.compile(r"\s*([\u4e00-\u9fff]{2,6}?)(?:我们|我|咱们)")
 
 
 # what follows an object: when, why or the next clause

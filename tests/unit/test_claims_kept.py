@@ -164,3 +164,10 @@ def test_a_second_value_said_with_its_own_noun_changes_alone(old: str, new: str,
 )
 def test_a_value_after_the_verb_is_no_second_value(text: str) -> None:
     assert len(extract(text)) == 1
+
+
+def test_a_chinese_retirement_ends_the_topic_said_before_the_speaker() -> None:
+    [old] = extract("我每个月定投500块指数基金。")
+    [ended] = extract("定投我已经停了")
+    assert "定投" in ended.qualifier
+    assert conflicts(old, ended).action == "retire"
