@@ -15,7 +15,7 @@ _NAMED_EN = re.compile(
     r"^\s*(?:(?:and|but|so|while)\s+)?(?!(?:The|A|An|This|That|These|Those|Our|My|Its)\b)"
     r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?:'s\s+|is|was|lives|lived|"
     r"works|worked|has|had|moved|reports|studies|goes|plays|drives|uses|likes|loves|prefers|takes|"
-    r"flies|is\s+flying|starts|started|joined|leads|manages)\b"
+    r"flies|is\s+flying|starts|started|joined|leads|manages|got|gets|became|becomes|went|left|quit)\b"
 )
 # A person's name owning what the clause speaks of, at its start ("Sarah's dentist"; Chinese names
 # before 的 are left: jieba's person tags took a changed value's owner for a person too often)

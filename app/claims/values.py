@@ -131,6 +131,12 @@ _STREET = (
     r"Terrace|Square|Sq|Gardens|Grove|Row|Walk|Way|Parkway|Highway|Hwy)"
 )
 # One alternation, most specific first; each pattern names its kind.
+# what follows an ordinal that counts a noun ("the 7th floor"), not a day: a lower-case word that is no
+# preposition, conjunction or word of time ("the 4th of May", "the 2nd to the 4th", "the 14th, so …")
+_OF_A_NOUN = (
+    r"\s+(?!(?:of|to|and|or|at|in|on|for|through|thru|till|until|so|but|because|instead|now|this|next|"
+    r"then|from|by|as|is|was|when|if|with|please|again|works?|instead)\b)[a-z]"
+)
 _PATTERNS = [
     # a street address: a number and a street's name (18 Elm Road), 望京街18号 (号 is no day here)
     (
@@ -160,7 +166,7 @@ _PATTERNS = [
     (
         "date",
         rf"\b(?:{_MONTH_ALT})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+of\s+"
-        rf"(?:{_MONTH_ALT})\b|\b(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b",
+        rf"(?:{_MONTH_ALT})\b|\b(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b(?!{_OF_A_NOUN})",
     ),
     # a day said without 号 after its month (十月十五, 农历十月初八)
     (
@@ -192,6 +198,8 @@ _PATTERNS = [
     # ...of digits or of numerals, never both ("3000一个月" is 3000 a month, not 3000 months)
     ("quantity", rf"(?<![A-Za-z0-9{_NUMERALS}])(?:\d+|[{_NUMERALS}]+)\s?(?:{_UNIT_ALT})(?![A-Za-z])"),
     ("number", rf"{_NUM}\s?(?:万|千|k\b|K\b)|(?<![0-9A-Za-z.]){_NUM}(?!\.?\d|[0-9A-Za-z])|{_ZH_LEAD_NUM}万"),
+    # an ordinal of a noun ("the 7th floor", "2nd grade"): a number of its order, no day of a month
+    ("number", r"\b(?:the\s+)?\d{1,3}(?:st|nd|rd|th)\b"),
     # a magnitude in Chinese numerals ("七千", "两千五"): a numeral before 百 or 千, never 千万 ("don't")
     ("number", rf"{_ZH_LEAD_NUM}[百千][零一二两三四五六七八九十]*"),
 ]

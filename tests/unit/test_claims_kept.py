@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.claims import conflicts, extract
+from app.claims import conflicts, extract, find_values
 from app.claims.kept import kept_apart
 from app.resolve.claims import decide, residue
 
@@ -171,3 +171,25 @@ def test_a_chinese_retirement_ends_the_topic_said_before_the_speaker() -> None:
     [ended] = extract("定投我已经停了")
     assert "定投" in ended.qualifier
     assert conflicts(old, ended).action == "retire"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("My desk is on the 7th floor.", "number"),
+        ("She is in 2nd grade.", "number"),
+        ("The meeting is on the 7th.", "date"),
+        ("The flight moved from the 2nd to the 4th.", "date"),
+    ],
+)
+def test_an_ordinal_of_a_noun_is_a_number_and_of_a_month_a_date(text: str, kind: str) -> None:
+    assert {v.value.type for v in find_values(text)} == {kind}
+
+
+def test_a_named_person_getting_moved_is_no_change_of_the_speaker() -> None:
+    [mine], [theirs] = (
+        extract("My desk is on the 7th floor."),
+        extract("Jonas got moved up to the 11th floor."),
+    )
+    assert theirs.subject == "jonas"
+    assert conflicts(mine, theirs, frame_similarity=0.9).action == "keep"
