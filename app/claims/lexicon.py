@@ -178,6 +178,12 @@ EN_NOISE = frozenset(
     aren't wasn't he's she's they're they've he'd she'd they'd you're you've""".split()
 )
 
+# The words after an ordinal that leave it a day of a month ("the 4th of May", "the 2nd to the 4th", "the
+# 14th, so …", "the 3rd works"); any other lower-case word after it makes it count a noun ("the 7th floor")
+AFTER_A_DAY_EN = frozenset(
+    """of to and or at in on for through till until so but because instead now this next then from by as is
+    was when if with please again work works""".split()
+)
 # Interjections: a clause of one of them alone ("Ha, …", "Welp, …") states nothing, and is no name
 EN_INTERJECTIONS = frozenset(
     """ha haha hah heh hehe lol lmao hmm hm huh yeah yep yup yea nope nah welp phew whoa wow ugh oops meh

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from app.claims.counts import counted, units_agree
+from app.claims.lexicon import AFTER_A_DAY_EN
 from app.claims.model import Value
 from app.text import MONTHS_EN, WEEKDAYS_EN, WEEKDAYS_ZH, zh_number
 
@@ -131,12 +132,8 @@ _STREET = (
     r"Terrace|Square|Sq|Gardens|Grove|Row|Walk|Way|Parkway|Highway|Hwy)"
 )
 # One alternation, most specific first; each pattern names its kind.
-# what follows an ordinal that counts a noun ("the 7th floor"), not a day: a lower-case word that is no
-# preposition, conjunction or word of time ("the 4th of May", "the 2nd to the 4th", "the 14th, so …")
-_OF_A_NOUN = (
-    r"\s+(?!(?:of|to|and|or|at|in|on|for|through|thru|till|until|so|but|because|instead|now|this|next|"
-    r"then|from|by|as|is|was|when|if|with|please|again|works?|instead)\b)[a-z]"
-)
+# an ordinal before a lower-case word but these counts a noun ("the 7th floor"), not a day of a month
+_OF_A_NOUN = rf"\s+(?!(?:{'|'.join(sorted(AFTER_A_DAY_EN))})\b)[a-z]"
 _PATTERNS = [
     # a street address: a number and a street's name (18 Elm Road), 望京街18号 (号 is no day here)
     (
