@@ -131,8 +131,8 @@ def en_nouns(words: list[str]) -> list[bool]:
             before = "i" if words[max(0, i - 2) : i] == ["the", "user"] else words[i - 1] if i else ""
             if before in _BEFORE_VERB or (not before and after in _OPENS_OBJECT):
                 noun = False  # "I pay …"; "Stop the digest", "Send me …" (an imperative)
-            elif before in _BEFORE_NOUN or before in _AFTER_VERB or not before:
-                noun = True  # "my pay", "of RAM"
+            elif before in _BEFORE_NOUN or before in _AFTER_VERB or not before or before.endswith("'s"):
+                noun = True  # "my pay", "of RAM", "the user's mentor"
             elif flags and flags[-1]:
                 noun = not (after in _AFTER_VERB or after[:1].isdigit() or not after)
         flags.append(noun)

@@ -193,3 +193,8 @@ def test_a_named_person_getting_moved_is_no_change_of_the_speaker() -> None:
     )
     assert theirs.subject == "jonas"
     assert conflicts(mine, theirs, frame_similarity=0.9).action == "keep"
+
+
+def test_a_noun_after_a_possessive_names_the_attribute() -> None:
+    [claim] = extract("The user's mentor in the rotation program is Priyanka Rao.")
+    assert "mentor" in claim.qualifier
