@@ -134,6 +134,9 @@ EN_RETIRE = re.compile(
     # a thing passed on to someone, as 送给…了 ("we gave the cat to my neighbour")
     r"gave\s+(?:the|my|our|his|her|their)\s+(?:[\w'-]+\s+){1,2}to(?=\s+(?:a|an|the|my|our|his|her|their|[A-Z]))|"
     r"paid\s+(?:it\s+|them\s+)?off|"
+    # a phrasal verb of ending around its object ("shut the old build box down", "phased the v1 API out")
+    r"(?:shut|switched|turned|wound|phased|closed|tore|torn)\s+(?:the|my|our|that|this|those|these|it|them)\b"
+    r"(?:\s+[\w'-]+){0,3}?\s+(?:down|off|out)\b|"
     r"(?:made|paid)\s+the\s+(?:final|last)\s+(?:payment|instal?l?ment)|killed|axed|nixed|binned|dumped|"
     r"(?:you\s+can|please|just)\s+(?:drop|skip|scrap|ditch)|"
     # lost or passed on ("got stolen", "rehomed", "written off"), a medicine stopped ("came off the pill")

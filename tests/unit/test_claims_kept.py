@@ -198,3 +198,10 @@ def test_a_named_person_getting_moved_is_no_change_of_the_speaker() -> None:
 def test_a_noun_after_a_possessive_names_the_attribute() -> None:
     [claim] = extract("The user's mentor in the rotation program is Priyanka Rao.")
     assert "mentor" in claim.qualifier
+
+
+@pytest.mark.parametrize(
+    "text", ["We shut the old build box down on Friday.", "We phased the v1 API out last month."]
+)
+def test_a_phrasal_verb_of_ending_around_its_object_retires(text: str) -> None:
+    assert [c.modality for c in extract(text)] == ["retired"]
