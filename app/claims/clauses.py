@@ -51,8 +51,12 @@ def clauses(sentence: str, zh: bool) -> list[str]:
 
 
 # "with" opening a number, "at" a price, after the clause's own value ("runs on GitHub Actions with a
-# 30-minute job timeout", "32 hours a week at 85 euros an hour"): a second value, of a noun of its own
-_WITH_VALUE = re.compile(r"\s+(?=(?:with|at)\s+(?:an?\s+)?[$€£¥]?\d)", re.IGNORECASE)
+# 30-minute job timeout", "32 hours a week at 85 euros an hour"): a second value, of a noun of its own;
+# "with" a person or thing by name ("lessons on Tuesdays with a tutor named Ana"): a claim of its own
+_WITH_VALUE = re.compile(
+    r"\s+(?=(?:with|at)\s+(?:an?\s+)?[$€£¥]?\d)|\s+with\s+(?=(?:an?|my|our)\s+[\w-]+\s+(?:named|called)\s+[A-Z])",
+    re.IGNORECASE,
+)
 
 
 def _with_a_value(clause: str) -> list[str]:

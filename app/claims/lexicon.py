@@ -69,6 +69,8 @@ EN_CHANGE = re.compile(
     # the new phone is …" is no change)
     rf"(?:^\s*|[,;]\s*){_MY_NEW}|"
     r"mixed\s+(?:it\s+)?up|"
+    # a successor said by its anaphor ("my tutor quit, got a new one called …", "a different one")
+    r"(?:a|the)\s+(?:new|different|replacement)\s+one|"
     r"no\s+wait|oops|sorry|ugh|updated?|set|configured|"
     r"(?:can|could|will|'ll)\s+(?:go|stretch|do)\s+(?:up\s+)?to)\b",
     re.IGNORECASE,
@@ -172,7 +174,7 @@ EN_NOISE = frozenset(
     just really actually now currently these days nowadays anymore also too well still already yet very
     new old current latest usual usually monthly weekly daily yearly annual nightly white black red blue
     green yellow grey gray silver fully totally pretty quite every each per a.m. p.m. everything everyone
-    everybody everything's all both
+    everybody everything's all both one ones
     around about approximately roughly
     maybe might perhaps probably possibly if not no yes big news oh ugh oops sorry wait meant mean please
     okay ok think guess firm most least max maximum minimum up down over under again since ago last next

@@ -205,3 +205,14 @@ def test_a_noun_after_a_possessive_names_the_attribute() -> None:
 )
 def test_a_phrasal_verb_of_ending_around_its_object_retires(text: str) -> None:
     assert [c.modality for c in extract(text)] == ["retired"]
+
+
+def test_a_successor_said_by_its_anaphor_replaces_what_ended_beside_it() -> None:
+    olds = extract("I have violin lessons on Monday evenings with a teacher named Ines.")
+    assert [c.value.text for c in olds] == ["Monday", "Ines"]
+    decision = decide(
+        extract("My teacher moved away, so I got a new one called Pavel."), [("old", olds)], related_frames
+    )
+    assert decision is not None
+    assert decision.action == "supersede"
+    assert [c.value.text for c in residue(olds, decision.hit, False, decision.kept)] == ["Monday"]
