@@ -166,7 +166,9 @@ def same_attribute(
     zh = has_cjk(old.frame + new.frame)
     if _qualifiers_differ(old.qualifier, new.qualifier) or _qualifiers_differ(old.topic, new.topic):
         # other words, but a verb of change said of a frame this close: one attribute reworded
-        reworded = new.shift and old.value.type == new.value.type and not free(new.value)
+        # (or by a word of time: "现在穿M码" after "我穿L码的衣服", "I'm on 600 now")
+        now = new.change and (lx.ZH_TEMPORAL if zh else lx.EN_TEMPORAL).search(new.text) is not None
+        reworded = (new.shift or now) and old.value.type == new.value.type and not free(new.value)
         # (Chinese frames are compared by a character their narrowing words share: 手机号 ~ 号码)
         near = (
             _share_a_character(old.qualifier, new.qualifier)

@@ -216,3 +216,11 @@ def test_a_successor_said_by_its_anaphor_replaces_what_ended_beside_it() -> None
     assert decision is not None
     assert decision.action == "supersede"
     assert [c.value.text for c in residue(olds, decision.hit, False, decision.kept)] == ["Monday"]
+
+
+def test_a_value_said_in_other_words_with_a_word_of_time_may_replace_one_of_its_type() -> None:
+    [old], [new] = extract("I swim laps on Saturdays."), extract("Swimming is on Sundays these days.")
+    assert conflicts(old, new, frame_similarity=0.6).action == "supersede"
+    # a cleft alone ("排的是…") is no word of time: another project's date stays
+    [other], [later] = extract("支付项目的上线时间定在6月15号"), extract("对账系统那边排的是7月1号上线")
+    assert conflicts(other, later, frame_similarity=0.8).action == "keep"
