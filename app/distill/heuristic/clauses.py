@@ -245,6 +245,13 @@ def _matches_a_rule(text: str, zh: bool) -> bool:
     return any(rule.pattern.search(text) for rule in (ZH_RULES if zh else EN_RULES) if not rule.loose)
 
 
+_DENIES_BACK = re.compile(
+    r"\s*(?:(?:and|but)\s+)?not\s+(?:what\s+|the\s+\w+\s+)?(?:i|we)\s+(?:said|told|wrote|gave|typed|mentioned)\b|"
+    r"\s*(?:而)?不是(?:我)?(?:之前|刚才|上次|原来|以前)?(?:说|写|讲|给|发)的",
+    re.IGNORECASE,
+)
+
+
 def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
     """The sentence's clauses, in order, each from its predicate's subject to the next connective.
     `answer`: the sentence opens an answer to a question, whose leading value is a claim of its own
@@ -277,6 +284,10 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
         bare = not zh and _opens_with_verb_en(text, imperative=bool(re.search(r"[,;]", joiner)))
         # a condition or a time after its clause ("…, since I moved", "…，如果可以的话") modifies it
         subordinate = _subordinate(text)
+        if spans and _DENIES_BACK.match(text):
+            # "…, not what I said before", "…，不是我之前说的": the clause before corrects; this says no more
+            corrected = True
+            continue
         if spans and (
             not (has_predicate(text) or second_value(spans[-1][2], said))
             or (zh and _COPULA_ZH.match(text))

@@ -41,7 +41,7 @@ from app.distill.heuristic.person import first_person_to_speaker
 from app.distill.heuristic.relations import with_relations
 from app.distill.heuristic.rules import QUESTION_EN, QUESTION_ZH
 from app.distill.heuristic.scene import budgets_with_their_thing
-from app.distill.heuristic.sizes import has_content, is_filler, is_short, states_claims
+from app.distill.heuristic.sizes import has_content, is_filler, is_short, only_owns_error, states_claims
 from app.distill.heuristic.slots import Slot
 from app.distill.heuristic.task_detector import detect_task
 from app.distill.heuristic.tuning import (
@@ -149,6 +149,9 @@ class HeuristicDistiller:
         for number, sentence in enumerate(sentences):
             language = language_of(sentence)
             if is_filler(sentence, language):
+                continue
+            if only_owns_error(sentence, language):
+                owned_error = True  # "Sorry, I typed my size wrong.": states nothing, the next corrects
                 continue
             clauses = split_clauses(sentence, answer=service and number == 0 and asked is not None)
             if owned_error:

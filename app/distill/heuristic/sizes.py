@@ -1,8 +1,14 @@
-"""How much a turn or a sentence says: filler only, too short to keep, short enough to state claims (a
-turn said to an assistant) rather than tell a story, enough content for an episode."""
+"""How much a turn or a sentence says: filler only, an error owned and nothing else, too short to keep,
+short enough to state claims (a turn said to an assistant) rather than tell a story, enough content for
+an episode."""
 
 from __future__ import annotations
 
+import re
+
+from app.claims import find_values
+from app.claims import lexicon as lx
+from app.claims.frames import lemmas
 from app.distill.dates import EN_PATTERN as DATE_EN
 from app.distill.heuristic.candidates import language_of
 from app.distill.heuristic.person import WORD
@@ -21,6 +27,36 @@ def is_filler(sentence: str, language: str) -> bool:
         rest = FILLER_ZH.sub("", sentence)
         return len(rest) < 2 and not any(c.isdigit() for c in rest)
     return all(w.lower() in FILLER_EN for w in WORD.findall(sentence))
+
+
+# what an error is owned with: saying, writing, noticing, and when ("just realized I typed my size wrong")
+_TELLING_EN = frozenset(
+    "said say told tell typed type wrote write gave give put entered got realized realised noticed checked "
+    "looked just earlier before previously hold on".split()
+)
+
+
+# the words of owning an error that go on to give the right value ("Sorry, I meant amoxicillin")
+_GIVES_VALUE = re.compile(r"\b(?:i\s+meant|correction)\b|应该是|更正为|改为", re.IGNORECASE)
+_COPULA_EN = re.compile(r"\b(?:is|are|was|were|am)\b|'(?:s|re|m)\b", re.IGNORECASE)
+
+
+def only_owns_error(sentence: str, language: str) -> bool:
+    """An error owned and at most the nouns of what was wrong ("Sorry, I typed my shoe size wrong.", "I
+    misspoke earlier.", 我刚才说错了): the sentence states nothing; the next one corrects."""
+    zh = language == "zh"
+    if not lx.owns_error(sentence, zh) or find_values(sentence) or _GIVES_VALUE.search(sentence):
+        return False
+    rest = (lx.ZH_ERROR if zh else lx.EN_ERROR).sub(" ", sentence)
+    if not zh and _COPULA_EN.search(rest):
+        return False  # "Scratch that, it's amoxicillin": what follows states the right value
+    if zh:
+        return len(FILLER_ZH.sub("", re.sub(r"[\s，。,.!！?？了我刚才之前的]", "", rest))) <= 3
+    words = [w.lower() for w in WORD.findall(rest)]
+    said = lx.EN_NOISE | lx.EN_INTERJECTIONS | _TELLING_EN | FILLER_EN
+    named = [w for w in words if w not in said]
+    # (what was wrong is named by nouns: a verb says something more, "the meeting moved")
+    return len(named) <= 2 and all("NOUN" in lemmas(w) or not lemmas(w) for w in named)
 
 
 def is_short(sentence: str, language: str) -> bool:
