@@ -181,6 +181,23 @@ _RECURRING = re.compile(r"\b(?:every|each)(?:\s+(?:other|second|third|single))?\
 
 
 _YEAR_AFTER = re.compile(r",?\s+(?:19|20)\d{2}\b")
+# A day naming a thing it recurs on ("the Saturday job", "my Tuesday class", 周六那个兼职, 周二的课): a
+# label, no date
+_LABEL_BEFORE_EN = re.compile(r"\b(?:the|my|our|his|her|their|your)\s+$", re.I)
+_LABEL_AFTER_EN = re.compile(r"\s+(?!(?:after|before|of|morning|afternoon|evening|night)\b)[a-z][\w-]*")
+_LABEL_AFTER_ZH = re.compile(r"(?:那个|那份|那节|那场|这个|的)(?=[\u4e00-\u9fff])")
+
+
+def _label(text: str, match: re.Match[str], zh: bool) -> bool:
+    if zh:
+        return bool(match.groupdict().get("bare")) and _LABEL_AFTER_ZH.match(text, match.end()) is not None
+    day = match.group().lower() in WEEKDAYS_EN
+    before = text[max(0, match.start() - 8) : match.start()]
+    return (
+        day
+        and _LABEL_BEFORE_EN.search(before) is not None
+        and _LABEL_AFTER_EN.match(text, match.end()) is not None
+    )
 
 
 def find_dates(text: str, anchor: datetime, plan: bool = False) -> list[ResolvedDate]:
@@ -198,6 +215,8 @@ def find_dates(text: str, anchor: datetime, plan: bool = False) -> list[Resolved
                 continue  # "every Thursday", "每周四": a recurrence is no date
             if _YEAR_AFTER.match(text, match.end()):
                 continue  # "in June 2028", "March 3, 2027": its year said, the date needs no reading
+            if _label(text, match, language == "zh"):
+                continue
             clause = _around(text, match.start(), match.end())
             if future.search(clause):
                 prefer = "future"
