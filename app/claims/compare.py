@@ -12,6 +12,7 @@ from app.claims import lexicon as lx
 from app.claims.clause_value import one_product
 from app.claims.ending import said_in, stops_doing, topic_noun
 from app.claims.frames import overlap, stem, tokens
+from app.claims.modality import retirement
 from app.claims.model import Claim, Value
 from app.claims.modifiers import modified_apart
 from app.claims.periods import periods
@@ -288,7 +289,11 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
         return Verdict("keep", "a state of the past")
     if new.modality == "hedged" and old.modality != "hedged":
         return Verdict("keep", "a hedged statement never replaces a firm one")
-    if names_old(old, new):
+    # (a retirement naming a value and a thing, "quit the Saturday job", ends the claim holding both)
+    thing = [w for w in new.qualifier if w not in heads.RELATION_WORDS and not retirement(w, has_cjk(w))]
+    if names_old(old, new) and not (
+        new.modality == "retired" and thing and not any(said_in(w, old.text) for w in thing)
+    ):
         if new.modality == "retired":
             return Verdict("retire", "retires the value it names")
         if same(old.value, new.value):

@@ -224,3 +224,11 @@ def test_a_value_said_in_other_words_with_a_word_of_time_may_replace_one_of_its_
     # a cleft alone ("排的是…") is no word of time: another project's date stays
     [other], [later] = extract("支付项目的上线时间定在6月15号"), extract("对账系统那边排的是7月1号上线")
     assert conflicts(other, later, frame_similarity=0.8).action == "keep"
+
+
+def test_a_retirement_naming_a_day_and_a_thing_ends_the_claim_holding_both() -> None:
+    job = extract("我每周六上午在少年宫兼职教书法")
+    slot = extract("周六上午给我空出来")
+    decision = decide(extract("周六那个兼职我已经辞了"), [("slot", slot), ("job", job)], related_frames)
+    assert decision is not None
+    assert (decision.candidate_id, decision.action) == ("job", "retire")
