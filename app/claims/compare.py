@@ -91,6 +91,14 @@ def similarity(old: Claim, new: Claim, frame_similarity: float | None = None) ->
     return overlap(tokens(old.frame, zh), tokens(new.frame, zh))
 
 
+_CONTACTS = frozenset({"phone", "email"})
+# the words that name a contact of any kind ("my number", "her email", 电话号码)
+_CONTACT_WORDS = frozenset(
+    "phone number contact email e-mail mail address mobil cell".split()
+    + "电话 号码 电话号码 联系方式 邮箱 号 手机 手机号".split()
+)
+
+
 def _qualifiers_differ(a: frozenset[str], b: frozenset[str]) -> bool:
     """Whether both sides are narrowed by nouns and share none (an invoice archive, an audit log): two
     attributes, however alike their frames. (Also telling apart "the invoice archive" from "the audit
@@ -165,6 +173,11 @@ def same_attribute(
     if old.head and old.head == new.head and _unresolved(old, new):
         return "weak"  # "…, for those I'd spend 150": which thing "those" are, the clause does not say
     zh = has_cjk(old.frame + new.frame)
+    kinds = [c.qualifier - _CONTACT_WORDS for c in (old, new)]
+    if new.value.unit in _CONTACTS and old.value.unit == new.value.unit and kinds[0] == kinds[1]:
+        # two phone numbers (two email addresses) of one person narrowed alike ("my mum's mobile", "her
+        # number"): one contact; narrowed apart ("my number", "my work phone"), as any other claims
+        return "same"
     if _qualifiers_differ(old.qualifier, new.qualifier) or _qualifiers_differ(old.topic, new.topic):
         # other words, but a verb of change said of a frame this close: one attribute reworded
         # (or by a word of time: "现在穿M码" after "我穿L码的衣服", "I'm on 600 now")
@@ -251,6 +264,8 @@ def _about(claim: Claim, other: Claim) -> Claim:
     )
 
 
+# a negated verb (不用, 没去) is what a retirement does, never the thing it names
+_NOT = re.compile(r"[不没别]").match
 _PARTS_OF_A_MOMENT = frozenset({"weekday", "time", "date"})
 
 
@@ -289,11 +304,10 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
         return Verdict("keep", "a state of the past")
     if new.modality == "hedged" and old.modality != "hedged":
         return Verdict("keep", "a hedged statement never replaces a firm one")
-    # (a retirement naming a value and a thing, "quit the Saturday job", ends the claim holding both)
-    thing = [w for w in new.qualifier if w not in heads.RELATION_WORDS and not retirement(w, has_cjk(w))]
-    if names_old(old, new) and not (
-        new.modality == "retired" and thing and not any(said_in(w, old.text) for w in thing)
-    ):
+    # (a retirement naming a day and a thing, "quit the Saturday job", ends the claim holding both)
+    thing = [w for w in new.qualifier - heads.RELATION_WORDS if not (retirement(w, has_cjk(w)) or _NOT(w))]
+    labelled = new.modality == "retired" and new.value.type in _PARTS_OF_A_MOMENT and bool(thing)
+    if names_old(old, new) and not (labelled and not any(said_in(w, old.text) for w in thing)):
         if new.modality == "retired":
             return Verdict("retire", "retires the value it names")
         if same(old.value, new.value):

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from app.claims.counts import counted, units_agree
 from app.claims.lexicon import AFTER_A_DAY_EN
 from app.claims.model import Value
-from app.text import MONTHS_EN, WEEKDAYS_EN, WEEKDAYS_ZH, zh_number
+from app.claims.moments import date_key, minutes, weekdays
+from app.text import MONTHS_EN, WEEKDAYS_EN, zh_number
 
 # English number words ("two approvals", "three weeks"): "one" is left out, it is mostly a pronoun
 NUMBER_WORDS = {
@@ -150,9 +151,9 @@ _PATTERNS = [
         "id",
         # an e-mail's parts are Latin (\w would take the Chinese before it: 邮箱是wang@…)
         r"(?<![A-Za-z0-9_.+-])[A-Za-z0-9_.+-]{1,64}@[A-Za-z0-9-]+\.[A-Za-z0-9.-]+|(?<![\d.])(?:\+\d{1,3}[\s-]?)?\d{3,4}-\d{4}(?:-\d{2,4})?(?!\d)|"
-        # a phone number in groups: +44 20 7946 0958, (020) 7946 0958, 07911 123456, 555 123 4567
+        # a phone number in groups: +44 20 7946 0958, (020) 7946 0958, 07911 123456, 020 7946 0958
         r"(?<![\d.])(?:\+\d{1,3}(?:[\s-]\d{2,5}){2,4}|\(\d{2,5}\)\s?\d{3,4}[\s-]?\d{3,4}|0\d{3,4}\s\d{5,7}"
-        r"|\d{3}[\s.]\d{3}[\s.]\d{4})(?!\.?\d)|"
+        r"|0\d{2,4}[\s-]\d{3,4}[\s-]\d{4}|\d{3}[\s.]\d{3}[\s.]\d{4})(?!\.?\d)|"
         r"(?<![\d.])1\d{10}(?!\d)|(?<![A-Za-z0-9.-])[A-Za-z]{1,8}-?\d{3,}(?![\d.])|"
         # a code of words and a number joined by hyphens: a region, a host, a node (eu-west-3, db-prod-02)
         r"(?<![A-Za-z0-9_.-])[A-Za-z]{1,10}(?:-[A-Za-z]{1,10})*-\d{1,4}[a-z]?(?![\w-]|\.\w)|"
@@ -272,53 +273,26 @@ def _typed(kind: str, text: str) -> Value:
         number = _number(text)
         return Value("quantity", text, None if number is None else number * factor, dim)
     if kind == "weekday":
-        days = sorted(set(_weekdays(low)))
+        days = sorted(set(weekdays(low)))
         if len(days) > 1:  # a set of days: the same set in any order, its number none
             return Value("weekday", text, None, "", "|".join(map(str, days)))
         return Value("weekday", text, float(days[0]), "", str(days[0]))
     if kind == "date":
-        return Value("date", text, None, "", _date_key(low))
+        return Value("date", text, None, "", date_key(low))
     if kind == "time":
-        return Value("time", text, _minutes(low), "", "")
+        return Value("time", text, minutes(low), "", "")
     if kind == "size":
         return Value("text", text, None, "size", re.sub(r"码|号|size|\s", "", low))
-    if kind == "id":
-        return Value("id", text, None, "", re.sub(r"[\s-]", "", low))
+    if kind == "id":  # a contact's kind is its unit: a phone number never replaces an email address
+        low = low.rstrip(".")
+        phone = len(re.sub(r"\D", "", low)) >= 7 and re.fullmatch(r"[\d\s+().-]+", low) is not None
+        unit = "email" if "@" in low else "phone" if phone else ""
+        return Value("id", text.rstrip("."), None, unit, re.sub(r"[\s-]", "", low))
     if kind == "address":
         return Value("name", text.rstrip("."), None, "", re.sub(r"[\s,.]", "", low))
     if kind == "version":
         return Value("version", text, None, "", low.lstrip("v"))
     return Value("number", text, _number(text), "", "")
-
-
-def _date_key(low: str) -> str:
-    month = next((m for name, m in MONTHS_EN.items() if re.search(rf"\b{name}\b", low)), 0)
-    zh = re.match(rf"(?:({_ZH_NUM})月)?(?:初?({_ZH_NUM})[号日]?)?", low)
-    if zh and (zh.group(1) or zh.group(2)):
-        month = zh_number(zh.group(1)) if zh.group(1) else 0
-        day = zh_number(zh.group(2)) if zh.group(2) else 0
-        return f"{month}-{day}"
-    digits = re.search(r"\d{1,2}", low)
-    return f"{month}-{int(digits.group(0)) if digits else 0}"
-
-
-def _minutes(low: str) -> float | None:
-    colon = re.search(r"(\d{1,2}):(\d{2})", low)
-    if colon:
-        hour, minute = int(colon.group(1)), int(colon.group(2))
-    else:
-        zh = re.search(rf"({_ZH_NUM})点(半|({_ZH_NUM})分?)?", low)
-        en = re.search(r"(\d{1,2})\s?[ap]", low)
-        if zh:
-            hour = zh_number(zh.group(1))
-            minute = 30 if zh.group(2) == "半" else (zh_number(zh.group(3)) if zh.group(3) else 0)
-        elif en:
-            hour, minute = int(en.group(1)), 0
-        else:
-            return None
-    if ("pm" in low.replace(".", "") or low.startswith(("下午", "晚上", "傍晚"))) and hour < 12:
-        hour += 12
-    return float(hour * 60 + minute)
 
 
 def find_values(text: str) -> list[Span]:
@@ -386,13 +360,3 @@ def fold(text: str, keep_space: bool = False) -> str:
     if keep_space:
         return re.sub(r"[^\w\s]+|_", "", text.lower())
     return re.sub(r"[\s\W_]+", "", text.lower()).removesuffix("s")
-
-
-def _weekdays(low: str) -> list[int]:
-    """The days of the week a weekday value names, in order (Monday 0)."""
-    if low[:1].isascii():
-        names = re.findall(r"[a-z]+", low)
-        return [i for word in names for name, i in WEEKDAYS_EN.items() if word.startswith(name)]
-    return [WEEKDAYS_ZH[ch] for ch in re.findall(r"(?<=[周期拜和、跟及])\s*([一二三四五六日天])", low)] or [
-        WEEKDAYS_ZH[low[-1]]
-    ]

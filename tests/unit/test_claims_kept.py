@@ -232,3 +232,18 @@ def test_a_retirement_naming_a_day_and_a_thing_ends_the_claim_holding_both() -> 
     decision = decide(extract("周六那个兼职我已经辞了"), [("slot", slot), ("job", job)], related_frames)
     assert decision is not None
     assert (decision.candidate_id, decision.action) == ("job", "retire")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "action"),
+    [
+        ("My mum's mobile is 07700 900123.", "Mum got a new phone, the number is 07700 900456.", "supersede"),
+        ("我的手机号是13812345678", "我换号了，新号码是13987654321", "supersede"),
+        ("My phone number is 07700 900123.", "My email is kim@example.org.", "keep"),  # another kind
+        ("My work phone is 020 7946 0958.", "My home phone is 020 7946 0111.", "keep"),  # narrowed apart
+    ],
+)
+def test_a_contact_is_typed_by_its_kind(old: str, new: str, action: str) -> None:
+    before, after = extract(old)[-1], extract(new)[-1]
+    assert {before.value.unit, after.value.unit} <= {"phone", "email"}
+    assert conflicts(before, after, frame_similarity=0.5).action == action
