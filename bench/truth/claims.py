@@ -123,8 +123,8 @@ def run_case(case: Case, mode: str) -> Result:
         candidates = [(u, units[u]) for u in reversed(range(len(units))) if units[u] and u not in decided]
         happening = {None} if is_happening(tags, claims) else set()
         # (what a unit said with this one says is unchanged, read beside it as `unchanged_beside` does)
-        kept = [c for others, _ in news if others is not claims for c in others if c.unchanged]
-        decision = decide([*claims, *kept], candidates, _cosine, frozenset(happenings | happening))
+        beside = [c for others, _ in news if others is not claims for c in others if c.unchanged]
+        decision = decide([*claims, *beside], candidates, _cosine, frozenset(happenings | happening))
         if decision is None:
             continue
         decided.add(decision.candidate_id)
