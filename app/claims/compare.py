@@ -269,6 +269,15 @@ _NOT = re.compile(r"[不没别]").match
 _PARTS_OF_A_MOMENT = frozenset({"weekday", "time", "date"})
 
 
+def unit_beside(old: Claim, new: Claim) -> Value | None:
+    """The one value of the new value's own unit (a size, a currency) the old claim says beside its main
+    value of another: the value the new one changes."""
+    if not new.value.unit or old.value.unit == new.value.unit:
+        return None
+    said = [m for m in old.mentions if m.type == new.value.type and m.unit == new.value.unit]
+    return said[0] if len(said) == 1 else None
+
+
 def _other_part(old: Claim, new: Claim) -> tuple[Value, Value] | None:
     """The part of a moment (its day, date or hour) each claim says beside one value, when they differ."""
     if old.value.type not in _PARTS_OF_A_MOMENT:
@@ -335,6 +344,9 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
         return Verdict("keep", "a retirement of something else")
     if attribute == "different":
         return Verdict("keep", "another attribute")
+    beside = unit_beside(old, new)
+    if beside is not None:  # "the Nano Puff in navy, size M" → "it's actually size L": the size changed
+        old = replace(old, value=beside)
     if not compatible(old.value, new.value):
         # a moment said as a day and an hour ("Wednesdays at 4pm", 周三下午四点): a new hour changes its hour
         alike = [m for m in old.mentions if m.type == new.value.type and m.type in _PARTS_OF_A_MOMENT]

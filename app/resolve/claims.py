@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.claims import Claim, Verdict, conflicts, names_old, retired_object
+from app.claims.compare import unit_beside
 from app.claims.ending import RETIRED_MARGIN, RETIRED_OBJECT, said_in
 from app.claims.subjects import THIRD_PERSON
 from app.claims.values import fold, free
@@ -124,11 +125,13 @@ def decide(
                         strong_hits[i] = v
                 else:
                     # a typed pair ties closer than any pair of free text, values of one type (two
-                    # times) closer than of compatible ones (a name and free text)
-                    closeness = (similarity or 0.0) + (0.0 if free(old.value) or free(claim.value) else 1.0)
-                    closeness += 0.5 if old.value.type == claim.value.type else 0.0
-                    if free(old.value) and free(claim.value):  # two free values, the nearer in kind
-                        closeness += 0.5 * (frame_similarity(old.value.text, claim.value.text) or 0.0)
+                    # times) closer than of compatible ones (a name and free text); an old value of
+                    # the new one's unit said beside another (", size M") is the one compared
+                    value = unit_beside(old, claim) or old.value
+                    closeness = (similarity or 0.0) + (0.0 if free(value) or free(claim.value) else 1.0)
+                    closeness += 0.5 if value.type == claim.value.type else 0.0
+                    if free(value) and free(claim.value):  # two free values, the nearer in kind
+                        closeness += 0.5 * (frame_similarity(value.text, claim.value.text) or 0.0)
                     if closeness > weak_hits.get(i, (-1.0, v))[0]:
                         weak_hits[i] = (closeness, v)
         if strong_hits:

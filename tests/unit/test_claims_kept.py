@@ -247,3 +247,13 @@ def test_a_contact_is_typed_by_its_kind(old: str, new: str, action: str) -> None
     before, after = extract(old)[-1], extract(new)[-1]
     assert {before.value.unit, after.value.unit} <= {"phone", "email"}
     assert conflicts(before, after, frame_similarity=0.5).action == action
+
+
+def test_a_value_of_its_own_unit_changes_the_one_said_beside_another() -> None:
+    olds = extract("I ordered the rain jacket in olive, size M, last week.")
+    plan = extract("Remind me in 25 days maybe.")
+    fixed = extract("Wait, I told you medium but it's actually size L.")
+    decision = decide(fixed, [("plan", plan), ("order", olds)], related_frames)
+    assert decision is not None
+    assert decision.candidate_id == "order"
+    assert decision.action == "supersede"
