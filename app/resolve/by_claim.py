@@ -144,10 +144,8 @@ async def decide(
     if decision is not None:
         # a unit said with this one may say what stays as it was ("…; the hotel stays as it is"): what
         # it names is no claim this one ends
-        beside = [
-            c for stored in await claims_repo.unchanged_beside(db, unit) for c in unit_claims.load_all(stored)
-        ]
-        kept = [c for c in beside if c.unchanged]
+        beside = await claims_repo.unchanged_beside(db, unit)
+        kept = [c for stored in beside for c in unit_claims.load_all(stored) if c.unchanged]
         if kept:
             decision = rc.decide([*new, *kept], judged, lambda a, b: similarity.get((a, b)), happenings)
     return decision, olds

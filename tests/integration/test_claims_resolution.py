@@ -1,7 +1,8 @@
 """Resolution by claims on the real stack (issue 31): the seeds' budget sequence with a turn between,
 near-miss budgets that never replace each other, a partial update that leaves the still-true half
-active, a hedged statement beside a firm one, a retirement, PATCH re-reading the claim, and the claim
-carried by export and import — each told as a conversation and written directly where it applies."""
+active (and what a statement says is unchanged beside what it changes), a hedged statement beside a
+firm one, a retirement, PATCH re-reading the claim, and the claim carried by export and import — each
+told as a conversation and written directly where it applies."""
 
 from __future__ import annotations
 
@@ -89,6 +90,27 @@ async def test_a_partial_update_keeps_the_still_true_half_active(
     assert holding(active, "Oslo"), active
     assert holding(active, "Contoso"), active
     assert not holding(active, "Lisbon"), active
+
+
+@pytest.mark.parametrize("mode", ["conversation", "direct"])
+async def test_what_a_statement_says_is_unchanged_stays_active_beside_what_it_changes(
+    client: httpx.AsyncClient, worker: Any, mode: str
+) -> None:
+    bank = await make_bank(client)
+    await tell(
+        client, bank, mode, "Our staging database runs Postgres 13 and production runs Postgres 15.", ["fact"]
+    )
+    await tell(
+        client,
+        bank,
+        mode,
+        "Staging was upgraded to Postgres 16 last night; production is unchanged.",
+        ["fact"],
+    )
+    active = await memories(client, bank, status="active")
+    assert holding(active, "Postgres 16"), active
+    assert holding(active, "Postgres 15"), active
+    assert not holding(active, "Postgres 13"), active
 
 
 async def test_a_compound_unit_leaves_a_residual_unit_with_its_sources_and_claim(
