@@ -25,14 +25,6 @@ class Value:
     unit: str = ""
     key: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type, "text": self.text}
-        if self.number is not None:
-            out["number"] = self.number
-        if self.unit:
-            out["unit"] = self.unit
-        return out
-
 
 @dataclass(frozen=True)
 class Claim:
