@@ -173,8 +173,8 @@ def same_attribute(
     if old.head and old.head == new.head and _unresolved(old, new):
         return "weak"  # "…, for those I'd spend 150": which thing "those" are, the clause does not say
     zh = has_cjk(old.frame + new.frame)
-    kinds = [c.qualifier - _CONTACT_WORDS for c in (old, new)]
-    if new.value.unit in _CONTACTS and old.value.unit == new.value.unit and kinds[0] == kinds[1]:
+    contacts = new.value.unit in _CONTACTS and old.value.unit == new.value.unit
+    if contacts and old.qualifier - _CONTACT_WORDS == new.qualifier - _CONTACT_WORDS:
         # two phone numbers (two email addresses) of one person narrowed alike ("my mum's mobile", "her
         # number"): one contact; narrowed apart ("my number", "my work phone"), as any other claims
         return "same"
@@ -289,6 +289,15 @@ def _other_part(old: Claim, new: Claim) -> tuple[Value, Value] | None:
     return None
 
 
+def _labelled_elsewhere(old: Claim, new: Claim) -> bool:
+    """Whether a retirement naming a day and a thing ("quit the Saturday job", 周六那个兼职我已经辞了) names
+    a thing the old claim does not say: the day alone is no claim it ends."""
+    if new.modality != "retired" or new.value.type not in _PARTS_OF_A_MOMENT:
+        return False
+    thing = [w for w in new.qualifier - heads.RELATION_WORDS if not (retirement(w, has_cjk(w)) or _NOT(w))]
+    return bool(thing) and not any(said_in(w, old.text) for w in thing)
+
+
 def _speaker_and_another(a: Claim, b: Claim) -> bool:
     """Whether `a` is said of a third person ("she …", 她…) and `b` of the speaker, by name or pronoun."""
     return a.subject == THIRD_PERSON and b.subject == "user" and not b.implicit_subject
@@ -313,10 +322,7 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
         return Verdict("keep", "a state of the past")
     if new.modality == "hedged" and old.modality != "hedged":
         return Verdict("keep", "a hedged statement never replaces a firm one")
-    # (a retirement naming a day and a thing, "quit the Saturday job", ends the claim holding both)
-    thing = [w for w in new.qualifier - heads.RELATION_WORDS if not (retirement(w, has_cjk(w)) or _NOT(w))]
-    labelled = new.modality == "retired" and new.value.type in _PARTS_OF_A_MOMENT and bool(thing)
-    if names_old(old, new) and not (labelled and not any(said_in(w, old.text) for w in thing)):
+    if names_old(old, new) and not _labelled_elsewhere(old, new):
         if new.modality == "retired":
             return Verdict("retire", "retires the value it names")
         if same(old.value, new.value):

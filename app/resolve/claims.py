@@ -69,17 +69,18 @@ class ClaimDecision:
 def kept_by(new: list[Claim], olds: list[Claim]) -> frozenset[int]:
     """The old claims a new clause says are unchanged ("parking hasn't changed", 住的地方没变): the first
     word of what it names and half its words said in them ("the wake-up time" keeps no bedtime)."""
+    kept = [c for c in new if c.unchanged and c.topic]
+    if not kept:
+        return frozenset()
 
     def said(word: str, text: str) -> bool:  # (a Chinese one-character verb too: 住 in 我住在杭州)
         return said_in(word, text) or (len(word) == 1 and not word.isascii() and word in text)
 
-    def keeps(kept: Claim, old: Claim) -> bool:
-        named = [w for w in kept.qualifier if said(w, old.text)]
-        return kept.topic <= set(named) and 2 * len(named) >= len(kept.qualifier)
+    def keeps(claim: Claim, old: Claim) -> bool:
+        named = [w for w in claim.qualifier if said(w, old.text)]
+        return claim.topic <= set(named) and 2 * len(named) >= len(claim.qualifier)
 
-    return frozenset(
-        i for i, old in enumerate(olds) if any(c.unchanged and c.topic and keeps(c, old) for c in new)
-    )
+    return frozenset(i for i, old in enumerate(olds) if any(keeps(c, old) for c in kept))
 
 
 FrameSimilarity = Callable[[str, str], float | None]
