@@ -10,6 +10,7 @@ from typing import Literal
 from app.claims import heads
 from app.claims import lexicon as lx
 from app.claims.clause_value import one_product
+from app.claims.counts import one_count
 from app.claims.ending import said_in, stops_doing, topic_noun
 from app.claims.frames import overlap, stem, tokens
 from app.claims.modality import retirement
@@ -119,19 +120,17 @@ def _share_a_character(a: frozenset[str], b: frozenset[str]) -> bool:
     )
 
 
-def _one_count(old: Claim, new: Claim) -> bool:
-    """Counts of one kind of thing by one verb ("住三晚", "得住四晚了"; "we need 3 licences", "we
-    need 5 licences now"), or the count a verb of change moves ("runs 6 replicas", "scaled it out to 10
-    replicas"): the count is the attribute."""
-    a, b = old.value, new.value
-    counted = a.unit.startswith("count:") and a.unit == b.unit
-    return counted and (new.shift or _counts_by(old, new.verb) or _counts_by(new, old.verb))
-
-
-def _counts_by(claim: Claim, verb: str) -> bool:
-    """Whether `verb` (another clause's) is said before this claim's value, or neither says one."""
-    before = claim.text[: max(claim.text.find(claim.value.text), 0)].lower()
-    return not verb or not claim.verb or verb in before
+def _carried(said: Claim, carrier: Claim) -> bool:
+    """Whether `carrier` holds `said`'s attribute carried from the clause before it, saying none of its
+    nouns itself ("my gym membership went up, it's 55 euros now"), with a value of the same type: it
+    cannot be narrowed apart, so it is one attribute."""
+    words = {stem(w) for w in re.findall(r"[^\W\d_]+", carrier.text.lower())}
+    return (
+        bool(said.qualifier)
+        and said.qualifier == carrier.qualifier
+        and said.value.type == carrier.value.type
+        and not any(q in words or q in carrier.text for q in carrier.qualifier)
+    )
 
 
 def _subject_noun(claim: Claim) -> bool:
@@ -206,7 +205,9 @@ def same_attribute(
         return "same"  # the version of one product ("Postgres 14", "upgraded Postgres to 16")
     if old.head and old.head == new.head:
         return "weak" if old.head in heads.MULTI_VALUED_HEADS else "same"
-    if _one_count(old, new):
+    if _carried(old, new) or _carried(new, old):
+        return "same"
+    if one_count(old, new):
         return "same"
     words = overlap(tokens(old.frame, zh), tokens(new.frame, zh))
     close = similarity(old, new, frame_similarity)

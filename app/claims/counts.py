@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from app.claims.model import Value
+from app.claims.model import Claim, Value
 from app.text import STOPWORDS_EN
 
 _COUNTED_EN = re.compile(r"\s+([a-z]{3,})\b")
@@ -34,3 +34,18 @@ def units_agree(a: str, b: str) -> bool:
     """Units of one dimension: equal, one unsaid, or a count beside a count of named things."""
     counts = {a.split(":")[0], b.split(":")[0]} == {"count"}
     return not (a and b) or a == b or (counts and "count" in (a, b))
+
+
+def one_count(old: Claim, new: Claim) -> bool:
+    """Counts of one kind of thing by one verb ("住三晚", "得住四晚了"; "we need 3 licences", "we
+    need 5 licences now"), or the count a verb of change moves ("runs 6 replicas", "scaled it out to 10
+    replicas"): the count is the attribute."""
+    a, b = old.value, new.value
+    counted = a.unit.startswith("count:") and a.unit == b.unit
+    return counted and (new.shift or _counts_by(old, new.verb) or _counts_by(new, old.verb))
+
+
+def _counts_by(claim: Claim, verb: str) -> bool:
+    """Whether `verb` (another clause's) is said before this claim's value, or neither says one."""
+    before = claim.text[: max(claim.text.find(claim.value.text), 0)].lower()
+    return not verb or not claim.verb or verb in before

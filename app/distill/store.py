@@ -109,6 +109,7 @@ async def store_units(
                 supersedes=c.supersedes,
                 identity=identity(session_id, distiller.version, c),
                 details={"job_id": str(job.id), "session_id": session_id, "seqs": seqs},
+                claims=c.claims,
             )
         )
     writer = Writer(distiller.version, f"distiller:{distiller.version}", salt=salt)

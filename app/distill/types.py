@@ -88,6 +88,9 @@ class Candidate(BaseModel):
     # Stored as the unit's `metadata` (a task episode's `{task, steps, outcome}`); set by the service's
     # own code, never asked of a model (not in the reply schema; the LLM distiller clears it).
     metadata: SkipJsonSchema[dict[str, Any]] = Field(default_factory=dict, exclude=True)
+    # The unit's stored claims when the distiller read them (from its turn whole); None: read from the
+    # content when resolution first takes the unit. Set by the service's own code, never asked of a model.
+    claims: SkipJsonSchema[list[dict[str, Any]] | None] = Field(default=None, exclude=True)
 
     @property
     def kind(self) -> str:

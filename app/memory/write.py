@@ -59,6 +59,7 @@ class UnitWrite:
     # None: every write is a unit of its own.
     identity: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    claims: list[dict[str, Any]] | None = None  # read already (a distiller's, from its turn): stored as given
 
 
 @dataclass(frozen=True)
@@ -136,8 +137,13 @@ def claim_columns_of(
     return claim_columns(claims)
 
 
-def _claims(writes: list[UnitWrite]) -> list[dict[str, Any]]:
-    return [claim_columns_of(w.content, w.tags) for w in writes]
+def _claims(writes: list[UnitWrite], read: bool) -> list[dict[str, Any]]:
+    """Each write's claim columns: the claims it carries, else (`read`) those of its content, else none
+    yet (a distilled unit's are read when resolution first takes it)."""
+    return [
+        claim_columns_of(w.content, w.tags, w.claims) if read or w.claims is not None else UNCLAIMED
+        for w in writes
+    ]
 
 
 async def write_units(
@@ -160,9 +166,7 @@ async def write_units(
         return []
     stored_writes = [w for _, w in batch]
     searched = await asyncio.to_thread(search_texts, [w.content for w in stored_writes])
-    claims = (
-        await asyncio.to_thread(_claims, stored_writes) if writer.reads_claims else [UNCLAIMED] * len(batch)
-    )
+    claims = await asyncio.to_thread(_claims, stored_writes, writer.reads_claims)
     rows = [
         {
             "id": uuid.uuid4(),

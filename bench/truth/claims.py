@@ -22,10 +22,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from app.claims import Claim, conflicts, extract
+from app.claims.stored import load_all
 from app.resolve.claims import decide, is_happening, residue
 from bench.truth.suite import SUITE, Case, holds, load, select
 
@@ -51,7 +53,8 @@ class Result:
     why: str  # a failure's kind (a verdict's reason, or what is missing): counted, never the text
 
 
-Said = list[tuple[str, list[str]]]
+# each unit said: its content, tags, and the claims its distiller read (None: read from the content)
+Said = list[tuple[str, list[str], list[dict[str, Any]] | None]]
 
 
 def _statements(case: Case, mode: str) -> tuple[Said, Said]:
@@ -59,7 +62,7 @@ def _statements(case: Case, mode: str) -> tuple[Said, Said]:
     conversation through the heuristic distiller in process (its units; those citing the last user
     turn are the new statement's)."""
     if mode == "direct":
-        said = [(w.content, w.tags) for w in case.writes]
+        said: Said = [(w.content, w.tags, None) for w in case.writes]
         return said[:-1], said[-1:]
     return asyncio.run(_distilled(case))
 
@@ -79,16 +82,17 @@ async def _distilled(case: Case) -> tuple[Said, Said]:
     context = DistillContext("truth-proxy", case.id, turns, UTC, [], bank_taxonomy(config.tags))
     result = await HeuristicDistiller().distill(context)
     units = [c for c in result.candidates if c.confidence >= config.min_confidence]
-    earlier = [(c.content, list(c.tags)) for c in units if last not in c.source_seqs]
-    new = [(c.content, list(c.tags)) for c in units if last in c.source_seqs]
+    earlier = [(c.content, list(c.tags), c.claims) for c in units if last not in c.source_seqs]
+    new = [(c.content, list(c.tags), c.claims) for c in units if last in c.source_seqs]
     return earlier, new
 
 
 _T0 = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
 
 
-def _claims(text: str, tags: list[str], lang: str) -> list[Claim]:
-    return extract(text, lang=lang, tags=tags)
+def _claims(text: str, tags: list[str], lang: str, given: list[dict[str, Any]] | None) -> list[Claim]:
+    """The unit's claims as the service stores them: those its distiller read, else its content's."""
+    return load_all(given) if given is not None else extract(text, lang=lang, tags=tags)
 
 
 def _cosine(a: str, b: str) -> float:
@@ -105,10 +109,10 @@ def run_case(case: Case, mode: str) -> Result:
     the earlier statements' units still active, decided as the resolver decides
     (`app.resolve.claims.decide`: one unit ended at most, its still-true clauses kept)."""
     said, latest = _statements(case, mode)
-    units = [_claims(text, tags, case.lang) for text, tags in said]
-    news = [(_claims(text, tags, case.lang), tags) for text, tags in latest]
+    units = [_claims(text, tags, case.lang, given) for text, tags, given in said]
+    news = [(_claims(text, tags, case.lang, given), tags) for text, tags, given in latest]
     new = [c for claims, _ in news for c in claims]
-    happenings: set[int | None] = {u for u, (_, tags) in enumerate(said) if is_happening(tags, units[u])}
+    happenings: set[int | None] = {u for u, (_, tags, _) in enumerate(said) if is_happening(tags, units[u])}
     earlier = [c for claims in units for c in claims]
     unit_of = [u for u, claims in enumerate(units) for _ in claims]
     ended: dict[int, str] = {}

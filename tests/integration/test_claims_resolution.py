@@ -113,6 +113,24 @@ async def test_what_a_statement_says_is_unchanged_stays_active_beside_what_it_ch
     assert not holding(active, "Postgres 13"), active
 
 
+@pytest.mark.parametrize("mode", ["conversation", "direct"])
+async def test_a_value_whose_clause_leans_on_its_turn_replaces_the_value_of_that_thing(
+    client: httpx.AsyncClient, worker: Any, mode: str
+) -> None:
+    """ "…, it's 55 euros now" names no membership itself: read in its turn, it is the membership's new
+    fee, not a change of the phone plan said just before (distilled, the clause is a unit of its own)."""
+    bank = await make_bank(client)
+    await tell(client, bank, mode, "My gym membership is 40 euros a month.", ["fact"])
+    await tell(client, bank, mode, "My phone plan is 25 euros a month.", ["fact"])
+    await tell(client, bank, mode, "My gym membership went up, it's 55 euros a month now.", ["fact"])
+    active = await memories(client, bank, status="active")
+    assert holding(active, "55 euros"), active
+    assert holding(active, "25 euros"), active
+    assert not holding(active, "40 euros"), active
+    [fee] = holding(active, "55 euros")
+    assert fee["claim"]["attribute"] == "gym_membership", fee
+
+
 async def test_a_compound_unit_leaves_a_residual_unit_with_its_sources_and_claim(
     client: httpx.AsyncClient,
 ) -> None:
