@@ -4,10 +4,13 @@ canonical head noun)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import replace
 
 from app.claims import heads
 from app.claims import lexicon as lx
 from app.claims.frames import en_nouns, stem, zh_words
+from app.claims.model import Claim
 from app.claims.subjects import moves_a_thing
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+")
@@ -60,3 +63,20 @@ def head_of(clause: str, frame: list[str], zh: bool) -> tuple[str, list[str]]:
         if match and not (key == "address.home" and moves_a_thing(clause, zh)):
             return key, [w for w in frame if w not in heads.RELATION_WORDS]
     return "", frame
+
+
+def slotted(claim: Claim, tags: Iterable[str]) -> Claim:
+    """A claim with no head takes the one its unit's tag names ("如果配置能升级的话，可以到8000" tagged
+    a budget is a budget): the tag slot is a hint about the attribute, never more than its head. A head
+    whose slot holds a type of value the claim's is not names no attribute of it: words are no budget
+    ("putting my budget together", 我在做家庭预算: what is being done, not how much); a retirement's
+    value is what it ends, of any type."""
+    slot = heads.TAG_HEAD_VALUES.get(claim.head)
+    if slot and claim.modality != "retired" and claim.value.type not in slot:
+        claim = replace(claim, head="", attribute="_".join(sorted(claim.qualifier)))
+    head = next((heads.TAG_HEADS[t] for t in tags if t in heads.TAG_HEADS), "")
+    if claim.head or not head or claim.value.type not in heads.TAG_HEAD_VALUES.get(head, ()):
+        return claim
+    qualifier = claim.qualifier - heads.RELATION_WORDS  # ("钱的话可以到…": money is the budget's own word)
+    attribute = head + ("." + "_".join(sorted(qualifier)) if qualifier else "")
+    return replace(claim, head=head, attribute=attribute, qualifier=qualifier)

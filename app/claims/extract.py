@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from app.claims import heads
 from app.claims import lexicon as lx
-from app.claims.attribute import CHANGE_NOUNS, WORD, frame_words, head_of, scene_words
+from app.claims.attribute import CHANGE_NOUNS, WORD, frame_words, head_of, scene_words, slotted
 from app.claims.clause_value import asked_for, main_value, product_of, strip, versioned_change
 from app.claims.clauses import asserted, possessed_first
 from app.claims.clauses import clauses as split_clauses
@@ -68,30 +68,15 @@ def extract(
         scene = _things(claims[-1], has_cjk(sentence)) if claims and not claims[-1].head else []
         said = sentence[heading.end() :] if heading else sentence
         claims += _sentence(said, lang, subject, corrected or prefixed, scene)
-    return [_slotted(c, tags) for c in claims]
+    return [slotted(c, tags) for c in claims]
 
 
 def _things(claim: Claim, zh: bool) -> list[str]:
-    """What a claim is about, for the clause after it: the object a free value names (笔记本 in
-    我想买台笔记本, "laptop" in "I want to buy a laptop"), else the words narrowing it."""
-    named = frame_words(claim.value.text, zh, nouns=True) if free(claim.value) else []
+    """What a claim is about, for the clause after it: the object a free or named value names (笔记本 in
+    我想买台笔记本, "laptop" in "I want to buy a laptop", "a MacBook"), else the words narrowing it."""
+    thing = free(claim.value) or claim.value.type == "name"
+    named = frame_words(claim.value.text, zh, nouns=True) if thing else []
     return sorted(w for w in (named or claim.qualifier) if w not in CHANGE_NOUNS)
-
-
-def _slotted(claim: Claim, tags: Iterable[str]) -> Claim:
-    """A claim with no head takes the one its unit's tag names ("如果配置能升级的话，可以到8000" tagged
-    a budget is a budget): the tag slot is a hint about the attribute, never more than its head. A head
-    whose slot holds a type of value the claim's is not names no attribute of it: words are no budget
-    ("putting my budget together", 我在做家庭预算: what is being done, not how much); a retirement's
-    value is what it ends, of any type."""
-    slot = heads.TAG_HEAD_VALUES.get(claim.head)
-    if slot and claim.modality != "retired" and claim.value.type not in slot:
-        claim = replace(claim, head="", attribute="_".join(sorted(claim.qualifier)))
-    head = next((heads.TAG_HEADS[t] for t in tags if t in heads.TAG_HEADS), "")
-    if claim.head or not head or claim.value.type not in heads.TAG_HEAD_VALUES.get(head, ()):
-        return claim
-    attribute = head + ("." + "_".join(sorted(claim.qualifier)) if claim.qualifier else "")
-    return replace(claim, head=head, attribute=attribute)
 
 
 def _sentence(sentence: str, lang: str, speaker: str, corrected: bool, scene: list[str]) -> list[Claim]:

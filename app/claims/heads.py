@@ -125,7 +125,7 @@ MULTI_VALUED_HEADS = frozenset(
 # words of the relation table that name the relation, not its object (left out of the qualifier)
 RELATION_WORDS = frozenset(
     """work employ employer report manag boss live resid move allerg allergi budget asid earmark spend use run
-    built own belong depend bug issu problem name call occup profess
+    built own belong depend bug issu problem name call occup profess money cash
     名字 名叫 叫做 叫 工作 上班 任职 就职 入职 跳槽 加入 领导 上司 汇报 住 家住
-    搬 家 过敏 预算 使用 在用 属于 负责 依赖""".split()
+    搬 家 过敏 预算 钱 使用 在用 属于 负责 依赖""".split()
 )

@@ -1,6 +1,6 @@
 """A user turn's claims read once, whole, and given to the units the heuristic distiller cuts from it
 (app/distill/heuristic/turn_claims.py), and a claim holding an attribute carried from the clause before it
-compared as that attribute (invented statements)."""
+compared as that attribute; a budget narrowed by the thing named before it (invented statements)."""
 
 from __future__ import annotations
 
@@ -77,3 +77,13 @@ def test_a_carried_attribute_is_the_attribute_it_was_carried_from() -> None:
     [annual] = extract("I get 18 days of annual leave this year.")
     [volunteering] = extract("There are 5 days of paid volunteering leave I can take.")
     assert conflicts(annual, volunteering, frame_similarity=0.6).action == "keep"
+
+
+def test_a_budget_is_narrowed_by_the_thing_named_before_it_and_not_by_a_word_for_money() -> None:
+    # the thing bought, named (a product, 扫地机), narrows the budget said after it; not the verb buying it
+    assert [c.attribute for c in extract("想买台扫地机，预算2000以内。")][-1] == "budget.扫地机"
+    [_, budget] = extract("I want to buy a MacBook, my budget is 2000.")
+    assert budget.attribute == "budget.macbook"
+    # money is the budget's own word: "钱的话可以提到4500了" tagged a budget is the budget
+    [raised] = extract("钱的话可以提到4500了。", tags=("constraint.budget",))
+    assert raised.attribute == "budget"
