@@ -17,7 +17,7 @@ from app.claims.modality import retirement
 from app.claims.model import Claim, Value
 from app.claims.modifiers import modified_apart
 from app.claims.periods import periods
-from app.claims.subjects import THIRD_PERSON
+from app.claims.subjects import one_person, speaker_and_another
 from app.claims.values import compatible, fold, free, same
 from app.text import MONTHS_EN, WEEKDAYS_EN, has_cjk
 
@@ -299,11 +299,6 @@ def _labelled_elsewhere(old: Claim, new: Claim) -> bool:
     return bool(thing) and not any(said_in(w, old.text) for w in thing)
 
 
-def _speaker_and_another(a: Claim, b: Claim) -> bool:
-    """Whether `a` is said of a third person ("she …", 她…) and `b` of the speaker, by name or pronoun."""
-    return a.subject == THIRD_PERSON and b.subject == "user" and not b.implicit_subject
-
-
 def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) -> Verdict:
     """What `new` (said later) does to `old`; `frame_similarity` is the cosine of the two frames'
     embeddings when the caller has an embedder."""
@@ -312,9 +307,11 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     # a retirement names whose thing it ends ("we stopped Maya's lessons" ends Maya's)
     owner = new.modality == "retired" and old.subject in new.qualifier
     new, old = _about(new, old), _about(old, new)
-    if old.subject != new.subject and not (old.implicit_subject or new.implicit_subject or owner):
+    if not one_person(old.subject, new.subject) and not (
+        old.implicit_subject or new.implicit_subject or owner
+    ):
         return Verdict("keep", "another subject")
-    if _speaker_and_another(old, new) or _speaker_and_another(new, old):
+    if speaker_and_another(old, new) or speaker_and_another(new, old):
         return Verdict("keep", "another subject")
     if new.past:
         # "I used to live in Leeds" ends living there; "I used to live in York" is history, no change

@@ -8,6 +8,7 @@ import re
 
 from app.claims import lexicon as lx
 from app.claims.frames import lemmas, nounish, stem, zh_words
+from app.claims.model import Claim
 from app.text import MONTHS_EN, WEEKDAYS_EN
 
 # A person's name opening an English clause before a verb ("Anna lives in Oslo", "Priya is on call").
@@ -140,3 +141,22 @@ def moves_a_thing(clause: str, zh: bool) -> bool:
     if not words or named or words[-1] in lx.EN_SELF | lx.EN_PEOPLE | _HOMES | lx.EN_NOISE:
         return False  # a pronoun, a person, a name, a household
     return nounish(words[-1])
+
+
+# A word for a kind of relative names any one of its kinds ("my kid" is the son said before, 孩子 the 女儿)
+_KINDS_OF = {
+    "kid": {"son", "daughter"},
+    "child": {"son", "daughter"},
+    "孩子": {"儿子", "女儿"},
+    "小孩": {"儿子", "女儿"},
+}
+
+
+def one_person(a: str, b: str) -> bool:
+    """Whether two subjects may be one person: one name, or a kind of relative and one of its kinds."""
+    return a == b or a in _KINDS_OF.get(b, ()) or b in _KINDS_OF.get(a, ())
+
+
+def speaker_and_another(a: Claim, b: Claim) -> bool:
+    """Whether `a` is said of a third person ("she …", 她…) and `b` of the speaker, by name or pronoun."""
+    return a.subject == THIRD_PERSON and b.subject == "user" and not b.implicit_subject

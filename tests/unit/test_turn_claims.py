@@ -87,3 +87,13 @@ def test_a_budget_is_narrowed_by_the_thing_named_before_it_and_not_by_a_word_for
     # money is the budget's own word: "钱的话可以提到4500了" tagged a budget is the budget
     [raised] = extract("钱的话可以提到4500了。", tags=("constraint.budget",))
     assert raised.attribute == "budget"
+
+
+def test_a_word_for_a_kind_of_relative_names_the_one_said_before() -> None:
+    [school] = extract("我女儿在阳光小学上二年级。")
+    [moved] = extract("孩子这学期转学了，换成了离家近的育英小学。")[-1:]
+    assert (school.subject, moved.subject) == ("女儿", "孩子")
+    assert conflicts(school, moved, frame_similarity=0.9).reason != "another subject"
+    [sister] = extract("My sister's school is Hillcrest.")
+    [kid] = extract("My kid's school is Oakridge now.")
+    assert conflicts(sister, kid, frame_similarity=0.9).reason == "another subject"
