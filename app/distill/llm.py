@@ -249,6 +249,7 @@ def post_filter(candidates: list[Candidate], context: DistillContext) -> list[Ca
                 "entities": entities,
                 "supersedes": supersedes,
                 "metadata": {},  # the service's to set, never the model's
+                "claims": None,  # read from the content when resolution takes the unit
             }
         )
     return list(kept.values())

@@ -238,7 +238,12 @@ async def test_post_filter_drops_unknown_supersedes_foreign_seqs_and_duplicates(
                     source_seqs=[1, 99],
                 ),
                 unit(content="Alice's budget is 8000 dollars.", source_seqs=[2]),  # a duplicate
-                unit(content="Alice lives in Paris.", tags=["fact"], supersedes=str(uuid.uuid4())),
+                unit(
+                    content="Alice lives in Paris.",
+                    tags=["fact"],
+                    supersedes=str(uuid.uuid4()),
+                    claims=[{"subject": "user", "attribute": "address.home"}],  # the service's to read
+                ),
                 unit(content="Invented from nowhere.", tags=["episode"], source_seqs=[42]),
                 unit(content="Alice works at Acme.", tags=["employer", "fact"], entities=[{"name": "Acme"}]),
             )
@@ -256,6 +261,7 @@ async def test_post_filter_drops_unknown_supersedes_foreign_seqs_and_duplicates(
     assert budget.supersedes == BUDGET_ID  # a listed unit: kept
     assert budget.source_seqs == [1, 2]  # 99 dropped; the duplicate's seq merged in
     assert by_content["Alice lives in Paris."].supersedes is None  # not a listed unit: dropped
+    assert all(c.claims is None for c in result.candidates)  # a model's claims are never taken
     acme = by_content["Alice works at Acme."]
     assert acme.tags == ["fact", "employer"]  # the core kind first
     assert [(e.name, e.type) for e in acme.entities] == [("Acme", "other")]

@@ -147,7 +147,6 @@ class HeuristicDistiller:
         service = any(t.role != "user" for t in turns)
         claims_turn = states_claims(turn.content, sentences, service)
         owned_error = False  # a sentence owning an error ("不对，我记错了。"): the next ones correct
-        clause_of: dict[int, str] = {}  # each clause unit's clause, as the turn says it
         for number, sentence in enumerate(sentences):
             language = language_of(sentence)
             if is_filler(sentence, language):
@@ -168,14 +167,15 @@ class HeuristicDistiller:
                 whole = Clause(sentence, 0, len(sentence), clauses[0].correction, clauses[0].hedged)
                 cut = self._sentence_parts(turn, number, [whole], language, local_time, context)
             parts += cut
-            clause_of.update({id(u): text for u, _, text, _ in cut if u is not None})
             owned_error = not made and lx.owns_error(sentence, language == "zh")
         if any(unit is None for unit, *_ in parts) and not (claims_turn and service):
             # a mention in a turn that says more stays in the turn's episode, in its place
             parts = [(None, False, t, w) if u and loose else (u, loose, t, w) for u, loose, t, w in parts]
-        units = [unit for unit, _, _, _ in parts if unit is not None]
-        if turn.role == "user":
-            units = [_with_turn_claims(u, turn.content, clause_of.get(id(u))) for u in units]
+        units = [  # (a user's unit with the claims of its clause read in the turn whole: turn_claims.py)
+            _with_turn_claims(unit, turn.content, clause) if turn.role == "user" else unit
+            for unit, _, clause, _ in parts
+            if unit is not None
+        ]
         leftover = [clean.strip_wrapping(text) for text in episode_text(parts, sentences)]
         questions = sum(1 for unit, question, text, _ in parts if unit is None and question)
         question_only = bool(leftover) and questions == sum(1 for unit, *_ in parts if unit is None)
@@ -379,7 +379,7 @@ def _generic(unit: Candidate) -> bool:
     return unit.tags[0] in ("fact", "episode")
 
 
-def _with_turn_claims(unit: Candidate, turn: str, clause: str | None) -> Candidate:
+def _with_turn_claims(unit: Candidate, turn: str, clause: str) -> Candidate:
     """The clause's unit with the claims its turn, read whole, says in that clause (turn_claims.py)."""
-    claims = None if clause is None else claims_from_turn(turn, clause, unit.content, unit.tags)
+    claims = claims_from_turn(turn, clause, unit.content, unit.tags)
     return unit if claims is None else unit.model_copy(update={"claims": claims})
