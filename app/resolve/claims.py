@@ -37,9 +37,12 @@ def is_happening(tags: list[str], claims: list[Claim]) -> bool:
     return first == "episode" or first.startswith(("fact.event", "episode."))
 
 
-def names_attribute(claims: list[Claim]) -> bool:
-    """Whether one of the claims says which attribute its value is of."""
-    return any(c.attribute for c in claims)
+def one_attribute(new: list[Claim], old: list[Claim]) -> bool:
+    """Whether the two units' claims name one attribute of one subject: their verdict on it stands. Claims
+    naming other attributes ("my gym membership costs …", "my fitness club fee is …") may still be one
+    said in other words: the judge's question."""
+    named = {(c.subject, c.attribute) for c in old if c.attribute}
+    return any((c.subject, c.attribute) in named for c in new if c.attribute)
 
 
 def hedged_over_firm(new: list[Claim], old: list[Claim]) -> bool:

@@ -31,7 +31,7 @@ from app.providers.embeddings import Embedder
 from app.resolve import by_claim
 from app.resolve.authors import authors
 from app.resolve.candidates import find_candidates
-from app.resolve.claims import ClaimDecision, hedged_over_firm, is_detail, names_attribute, residue
+from app.resolve.claims import ClaimDecision, hedged_over_firm, is_detail, one_attribute, residue
 from app.resolve.conflicts import (
     conflict_reason,
     key_tag,
@@ -154,8 +154,8 @@ async def _resolve_one(
     if judge is not None:
         for c in others:
             theirs = olds.get(c.unit.id, [])
-            if (names_attribute(claims) and names_attribute(theirs)) or hedged_over_firm(claims, theirs):
-                continue  # an attribute on both sides: the claims' verdict stands
+            if one_attribute(claims, theirs) or hedged_over_firm(claims, theirs):
+                continue  # one attribute on both sides: the claims' verdict stands
             if SIMILAR <= c.similarity < config.dedupe_threshold and key_tag(c.unit) == key_tag(unit):
                 verdict = await judge.judge(
                     _judged(c.unit, theirs), _judged(unit, claims), model=config.llm_model("judge")

@@ -261,6 +261,29 @@ async def test_the_judge_is_asked_on_its_model_charged_to_the_bank_and_skipped_o
     assert noted["budget"] == "bank"
 
 
+async def test_the_judge_is_asked_whether_two_attributes_named_in_other_words_are_one(
+    admin: httpx.AsyncClient, llm: tuple[FastAPI, str], sql: Any
+) -> None:
+    """The claims name two attributes (`gym_membership`, `club_fee_fit`) where a reader sees one fee said
+    in other words: the claims alone keep both, so the judge is asked, and its "same attribute, the newer
+    is current" supersedes the older."""
+    fake, _ = llm
+    bank = await make_bank(admin)
+    said = ("My gym membership costs 40 euros a month.", "My fitness club fee is 45 euros a month.")
+    fake.state.requests.clear()
+    verdict = {"same_subject": True, "same_attribute": True, "current": "newer", "reason": "one fee, raised"}
+    fake.state.chat_script = [reply(json.dumps(verdict))]
+    for content in said:
+        body = {"content": content, "tags": ["fact"]}
+        ok(await admin.post(f"/v1/banks/{bank}/memories", params={"wait": "true"}, json=body), 201)
+    asked = [fenced(b, "units") for b in chat_bodies(fake) if schema_of(b) == "conflict_verdict"]
+    assert [a["newer"]["content"] for a in asked] == [said[1]]
+    assert {u["content"]: u["status"] for u in await units(sql, bank)} == {
+        said[0]: "superseded",
+        said[1]: "active",
+    }
+
+
 async def test_the_merge_summary_asks_the_service_wide_summarise_model(
     admin: httpx.AsyncClient, llm: tuple[FastAPI, str], llm_worker: Any, sql: Any
 ) -> None:
