@@ -124,13 +124,10 @@ def _carried(said: Claim, carrier: Claim) -> bool:
     """Whether `carrier` holds `said`'s attribute carried from the clause before it, saying none of its
     nouns itself ("my gym membership went up, it's 55 euros now"), with a value of the same type: it
     cannot be narrowed apart, so it is one attribute."""
+    if not said.qualifier or said.qualifier != carrier.qualifier or said.value.type != carrier.value.type:
+        return False
     words = {stem(w) for w in re.findall(r"[^\W\d_]+", carrier.text.lower())}
-    return (
-        bool(said.qualifier)
-        and said.qualifier == carrier.qualifier
-        and said.value.type == carrier.value.type
-        and not any(q in words or q in carrier.text for q in carrier.qualifier)
-    )
+    return not any(q in words or q in carrier.text for q in carrier.qualifier)
 
 
 def _subject_noun(claim: Claim) -> bool:
@@ -205,9 +202,7 @@ def same_attribute(
         return "same"  # the version of one product ("Postgres 14", "upgraded Postgres to 16")
     if old.head and old.head == new.head:
         return "weak" if old.head in heads.MULTI_VALUED_HEADS else "same"
-    if _carried(old, new) or _carried(new, old):
-        return "same"
-    if one_count(old, new):
+    if _carried(old, new) or _carried(new, old) or one_count(old, new):
         return "same"
     words = overlap(tokens(old.frame, zh), tokens(new.frame, zh))
     close = similarity(old, new, frame_similarity)
