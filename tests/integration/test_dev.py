@@ -72,6 +72,16 @@ def _memories_of_a_new_session(url: str, headers: dict[str, str], bank: str) -> 
         time.sleep(0.5)
 
 
+def _said(data_dir: Path, line: str, within: float = 30.0) -> str:
+    """The dev console's output once it says `line` (or as it is when `within` seconds have passed)."""
+    deadline = time.monotonic() + within
+    output = dev_output(data_dir).read_text()
+    while line not in output and time.monotonic() < deadline:
+        time.sleep(0.2)
+        output = dev_output(data_dir).read_text()
+    return output
+
+
 def test_dev_restarts_a_killed_worker_and_redis_and_stops_only_when_asked(tmp_path: Path) -> None:
     """kill -9 of a worker or of Redis is a restart, said so on the console, never a stop."""
     data_dir = tmp_path / "hindsight"
@@ -83,7 +93,9 @@ def test_dev_restarts_a_killed_worker_and_redis_and_stops_only_when_asked(tmp_pa
             victim.wait(10)
             _replaced(proc, command, victim, data_dir)
             wait_dev_ready(proc, data_dir)  # database, Redis and a worker heartbeat again
-            output = dev_output(data_dir).read_text()
+            # (the supervisor says "restarted" once its launch returns, which may be after the new process
+            # is up and ready: the line is waited for)
+            output = _said(data_dir, f"{name} restarted (pid ")
             assert f"{name} exited with code -9; restarting in" in output
             assert f"{name} restarted (pid " in output
             # The restarted stack distils and resolves: the broker, the worker and the API all work.
