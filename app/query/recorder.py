@@ -36,6 +36,9 @@ class ReadRecorder:
         self._interval = interval_seconds
         self._reads: list[Read] = []
         self._task: asyncio.Task[None] | None = None
+        # one flush at a time: a flush returns only once the reads buffered before it are written, even
+        # those the periodic flush took a moment earlier
+        self._flushing = asyncio.Lock()
         self.dropped = 0
 
     def record(
@@ -47,17 +50,18 @@ class ReadRecorder:
         self._reads.append(Read(bank_id, query, params, result_ids, took_ms, datetime.now(UTC)))
 
     async def flush(self) -> None:
-        reads, self._reads = self._reads, []
-        if not reads:
-            return
-        counts = Counter(memory_id for read in reads for memory_id in read.result_ids)
-        last = max(read.at for read in reads)
-        try:
-            async with self._sessionmaker() as db, db.begin():
-                await repo.log_queries(db, [read.__dict__ for read in reads])
-                await repo.bump_access(db, counts, last)
-        except Exception as exc:  # statistics must never break reads
-            log.warning("could not record %d reads: %r", len(reads), exc)
+        async with self._flushing:
+            reads, self._reads = self._reads, []
+            if not reads:
+                return
+            counts = Counter(memory_id for read in reads for memory_id in read.result_ids)
+            last = max(read.at for read in reads)
+            try:
+                async with self._sessionmaker() as db, db.begin():
+                    await repo.log_queries(db, [read.__dict__ for read in reads])
+                    await repo.bump_access(db, counts, last)
+            except Exception as exc:  # statistics must never break reads
+                log.warning("could not record %d reads: %r", len(reads), exc)
 
     async def _loop(self) -> None:
         while True:
