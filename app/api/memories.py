@@ -225,7 +225,14 @@ async def accept_memory(
     rules, as if written at this moment, and returned as resolved; 409 unless it is `proposed`."""
     principal = acting.acting_as(body.agent_id if body else None)
     unit = await review.accept(
-        db, embedder, settings, bank, memory_id, actor(principal), agent_id=principal.agent_id
+        db,
+        embedder,
+        settings,
+        bank,
+        memory_id,
+        actor(principal),
+        agent_id=principal.agent_id,
+        reason=body.reason if body else None,
     )
     return await reads.read_model(db, unit)
 

@@ -53,6 +53,7 @@ async def memory_review(s: Services, principal: Principal, args: ReviewArguments
                 args.memory_id,
                 actor(principal),
                 agent_id=principal.agent_id,
+                reason=args.reason,
             )
         else:
             unit = await reviews.reject(

@@ -54,25 +54,14 @@ log = logging.getLogger(__name__)
 # --- results ---------------------------------------------------------------------------------------------
 
 
+# A unit as the tools show it: its identity, content, chain and claim, and the agent that wrote it
+_UNIT_FIELDS = set(
+    "id content tags status confidence importance supersedes superseded_by merged_into created_at".split()
+) | {"claim", "agent_id"}
+
+
 def _unit(model: MemoryRead) -> dict[str, Any]:
-    data = model.model_dump(
-        mode="json",
-        include={
-            "id",
-            "content",
-            "tags",
-            "status",
-            "confidence",
-            "importance",
-            "supersedes",
-            "superseded_by",
-            "merged_into",
-            "created_at",
-            "claim",
-            "agent_id",
-        },
-    )
-    return data
+    return model.model_dump(mode="json", include=_UNIT_FIELDS)
 
 
 def _query_result(result: QueryResult) -> CallToolResult:

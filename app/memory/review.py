@@ -39,15 +39,15 @@ async def accept(
     actor: str,
     *,
     agent_id: str | None = None,
+    reason: str | None = None,
 ) -> MemoryUnit:
     """Accept a proposal: it becomes `pending` and is resolved in this transaction by the bank's usual
     rules, as if written now (a proposal that named no time holds from now). A proposed update
     supersedes its unit when that is still the active head; otherwise it is resolved like a write."""
     unit = await _proposal(db, bank, memory_id)
     await units_repo.stamp_valid_from(db, unit)
-    details = {"proposed_by": unit.agent_id} if unit.agent_id else {}
     await history_repo.transition_unit(
-        db, unit, "pending", action="accepted", actor=actor, details=details, agent_id=agent_id
+        db, unit, "pending", action="accepted", actor=actor, details=_details(unit, reason), agent_id=agent_id
     )
     await db.refresh(unit)
     target = await _update_target(db, unit)
@@ -89,11 +89,22 @@ async def reject(
 ) -> MemoryUnit:
     """Refuse a proposal: `rejected` for good (never retrieved, never resolved); its history stays."""
     unit = await _proposal(db, bank, memory_id)
-    details = {"proposed_by": unit.agent_id} if unit.agent_id else {}
-    if reason:
-        details["reason"] = reason
     await history_repo.transition_unit(
-        db, unit, "rejected", action="rejected", actor=actor, details=details, agent_id=agent_id
+        db,
+        unit,
+        "rejected",
+        action="rejected",
+        actor=actor,
+        details=_details(unit, reason),
+        agent_id=agent_id,
     )
     await db.refresh(unit)
     return unit
+
+
+def _details(unit: MemoryUnit, reason: str | None) -> dict[str, str]:
+    """Record who proposed the unit and why the review decided as it did."""
+    details = {"proposed_by": unit.agent_id} if unit.agent_id else {}
+    if reason:
+        details["reason"] = reason
+    return details

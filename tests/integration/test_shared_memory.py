@@ -157,6 +157,23 @@ async def test_a_rejected_proposal_stays_out_with_its_history(app: Any, client: 
     assert [m["id"] for m in await memories(client, bank, status="rejected")] == [proposal["id"]]
 
 
+async def test_an_acceptance_keeps_the_reason_given_in_the_history(
+    app: Any, client: httpx.AsyncClient
+) -> None:
+    bank = await make_bank(client)
+    proposer = await key(client, bank, ["propose"], "intern")
+    reviewer = await key(client, bank, ["review"])
+    proposal = await write_as(app, proposer, bank, "Ana's favourite colour is teal.", ["preference.color"])
+    async with make_client(app, reviewer) as c:
+        accept = f"/v1/banks/{bank}/memories/{proposal['id']}/accept"
+        ok(await c.post(accept, json={"reason": "Ana said so herself"}))
+    accepted = action(await history(client, bank, proposal["id"]), "accepted")
+    assert (accepted["details"]["proposed_by"], accepted["details"]["reason"]) == (
+        "intern",
+        "Ana said so herself",
+    )
+
+
 async def test_a_proposed_update_supersedes_its_unit_only_once_accepted(
     app: Any, client: httpx.AsyncClient
 ) -> None:

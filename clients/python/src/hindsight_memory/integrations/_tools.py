@@ -121,17 +121,8 @@ def flat_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 # --- results (the text the model reads, as the MCP tools write it) ---------------------------------------
 
-UNIT_FIELDS = (
-    "id",
-    "content",
-    "tags",
-    "status",
-    "confidence",
-    "importance",
-    "supersedes",
-    "superseded_by",
-    "merged_into",
-    "created_at",
+UNIT_FIELDS = tuple(
+    "id content tags status confidence importance supersedes superseded_by merged_into created_at".split()
 )
 
 
