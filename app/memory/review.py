@@ -16,9 +16,11 @@ from app.db.repositories import units as units_repo
 from app.errors import Conflict
 from app.memory.reads import get
 from app.providers.embeddings import Embedder
+from app.providers.metering import charging
 from app.resolve.judge import judge_for
 from app.resolve.lock import lock_bank
 from app.resolve.service import resolve_pending, supersede
+from app.usage.ledger import Ledger
 
 
 async def _proposal(db: AsyncSession, bank: ConfiguredBank, memory_id: uuid.UUID) -> MemoryUnit:
@@ -54,16 +56,17 @@ async def accept(
     if target is not None:
         await supersede(db, target, unit, reason="update", actor=actor, action="updated", agent_id=agent_id)
     else:
-        async with judge_for(settings) as judge:
-            await resolve_pending(
-                db,
-                bank.id,
-                embedder=embedder,
-                judge=judge,
-                only=[unit.id],
-                config=bank.config,
-                actor_details={"accepted_by": agent_id or actor},
-            )
+        async with judge_for(settings, Ledger.beside(db)) as judge:
+            with charging(bank.id):  # the judge's calls go on the bank's bill, as a waited write's do
+                await resolve_pending(
+                    db,
+                    bank.id,
+                    embedder=embedder,
+                    judge=judge,
+                    only=[unit.id],
+                    config=bank.config,
+                    actor_details={"accepted_by": agent_id or actor},
+                )
     await db.refresh(unit)
     return unit
 

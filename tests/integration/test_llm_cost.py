@@ -284,6 +284,32 @@ async def test_the_judge_is_asked_whether_two_attributes_named_in_other_words_ar
     }
 
 
+async def test_the_judge_asked_by_an_acceptance_is_on_the_banks_bill(
+    admin: httpx.AsyncClient, cost_app: Any, llm: tuple[FastAPI, str]
+) -> None:
+    """An accepted proposal is resolved as a waited write is: the judge's call goes on the bank's bill."""
+    fake, _ = llm
+    bank = await make_bank(admin)
+    standing = {"content": "My gym membership costs 40 euros a month.", "tags": ["fact"]}
+    ok(await admin.post(f"/v1/banks/{bank}/memories", params={"wait": "true"}, json=standing), 201)
+    keys = [
+        ok(await admin.post(f"/v1/banks/{bank}/keys", json={"scopes": [scope]}), 201)["key"]
+        for scope in ("propose", "review")
+    ]
+    proposed = {"content": "My fitness club fee is 45 euros a month.", "tags": ["fact"]}
+    async with make_client(cost_app, keys[0]) as proposer:
+        written = await proposer.post(f"/v1/banks/{bank}/memories", params={"wait": "true"}, json=proposed)
+        unit = ok(written, 201)["memory"]
+    fake.state.requests.clear()
+    verdict = {"same_subject": True, "same_attribute": True, "current": "newer", "reason": "one fee, raised"}
+    fake.state.chat_script = [reply(json.dumps(verdict))]
+    async with make_client(cost_app, keys[1]) as reviewer:
+        ok(await reviewer.post(f"/v1/banks/{bank}/memories/{unit['id']}/accept"))
+    assert [schema_of(b) for b in chat_bodies(fake)] == ["conflict_verdict"]
+    groups = (await usage(admin, f"/v1/banks/{bank}/usage", group_by="operation"))["groups"]
+    assert {g["key"]: g["calls"] for g in groups} == {"judge": 1}
+
+
 async def test_the_merge_summary_asks_the_service_wide_summarise_model(
     admin: httpx.AsyncClient, llm: tuple[FastAPI, str], llm_worker: Any, sql: Any
 ) -> None:
