@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from app.schemas.common import TAG_PATTERN, Slug
+from app.schemas.common import TAG_PATTERN, SafeText, Slug
 from app.schemas.memories import Content, Score
 
 
@@ -48,7 +48,9 @@ class WriteArguments(ToolArguments):
 
 
 class QueryArguments(ToolArguments):
-    query: str = Field(min_length=1, max_length=2000, description="What you want to know, in plain words.")
+    query: SafeText = Field(
+        min_length=1, max_length=2000, description="What you want to know, in plain words."
+    )
     top_k: int | None = Field(
         default=None, ge=1, le=100, description="At most this many memories; default 10."
     )
@@ -89,7 +91,7 @@ class ReflectArguments(ToolArguments):
 
 
 class ProfileArguments(ToolArguments):
-    entity: str | None = Field(
+    entity: SafeText | None = Field(
         default=None,
         min_length=1,
         max_length=256,
@@ -106,7 +108,7 @@ class ProposalsArguments(ToolArguments):
 class ReviewArguments(ToolArguments):
     memory_id: uuid.UUID = Field(description="The id of a proposed memory, from memory_proposals.")
     decision: Literal["accept", "reject"] = Field(description="accept or reject.")
-    reason: str | None = Field(
+    reason: SafeText | None = Field(
         default=None, min_length=1, max_length=1000, description="Why; kept in the memory's history."
     )
     bank_id: Slug | None = Field(default=None, description=BANK_HELP)

@@ -479,6 +479,13 @@ async def test_malformed_arguments_are_tool_errors(service: str, client: httpx.A
             ("memory_query", {"query": "x", "top_k": "2.5"}, "top_k"),
             ("memory_query", {"query": "   "}, "query"),
             ("memory_query", {"query": {"nested": True}}, "query"),
+            ("memory_query", {"query": "x\u0000y"}, "query"),
+            ("memory_profile", {"entity": "A\u0000"}, "entity"),
+            (
+                "memory_review",
+                {"memory_id": str(uuid.uuid4()), "decision": "reject", "reason": "x\u0000y"},
+                "reason",
+            ),
             ("memory_update", {"memory_id": "not-a-uuid", "content": "x"}, "memory_id"),
             ("memory_update", {"memory_id": str(uuid.uuid4())}, "at least one"),
             ("memory_update", {"memory_id": str(uuid.uuid4()), "content": "x"}, "Not Found (404)"),
