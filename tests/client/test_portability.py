@@ -57,6 +57,14 @@ def test_export_and_import_sync(hs: hc.Hindsight, worker: Any, tmp_path: Path) -
         hs.banks.import_(copy, path)
     with pytest.raises(hc.NotFoundError):
         hs.banks.export(f"client-none-{uuid.uuid4().hex[:8]}", io.BytesIO())
+    # A failed export leaves the file at the path as it was, and no partial file beside it.
+    with pytest.raises(hc.NotFoundError):
+        hs.banks.export(f"client-none-{uuid.uuid4().hex[:8]}", path)
+    assert [json.loads(line) for line in path.read_text().splitlines()] == lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bank.ndjson"]
+    # An empty list of sessions is refused, never read as every session of the bank.
+    with pytest.raises(hc.UnprocessableEntityError):
+        hs.redistill(bank_id, [], dry_run=False)
     broken = io.BytesIO(path.read_bytes().replace(b'"type":"memory"', b'"type":"memroy"', 1))
     with pytest.raises(hc.UnprocessableEntityError) as refused:
         hs.banks.import_(f"client-bad-{uuid.uuid4().hex[:8]}", broken)

@@ -4,10 +4,10 @@ response models, written once for both clients. The signatures and docstrings ar
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -161,12 +161,20 @@ class Operations:
         return self._call(Request("GET", "/v1/admin/usage", params=params, idempotent=True), Usage)
 
     def export_bank(self, bank_id: str, path_or_file: PathOrFile) -> Plan[None]:
-        """Stream the bank's NDJSON export into a file (a path, or a binary file object)."""
-        target = path_or_file
-        with ExitStack() as stack:
-            file = target if not isinstance(target, str | Path) else stack.enter_context(open(target, "wb"))
-            request = Request("GET", f"/v1/banks/{seg(bank_id)}/export", download=file)
-            yield from send(request, self.retries)
+        """Stream the bank's NDJSON export into a file (a path, or a binary file object). A path is written
+        whole or not at all: the export goes to a `.part` file beside it, renamed over it once complete."""
+        path = f"/v1/banks/{seg(bank_id)}/export"
+        if not isinstance(path_or_file, str | Path):
+            yield from send(Request("GET", path, download=path_or_file), self.retries)
+            return
+        target = Path(path_or_file)
+        partial = target.with_name(target.name + ".part")
+        try:
+            with open(partial, "wb") as file:
+                yield from send(Request("GET", path, download=file), self.retries)
+            os.replace(partial, target)
+        finally:
+            partial.unlink(missing_ok=True)
 
     def import_bank(self, bank_id: str, path_or_file: PathOrFile) -> Plan[BankImport]:
         """Create `bank_id` from an NDJSON export (a path, or a binary file object)."""
@@ -240,7 +248,10 @@ class Operations:
         self, bank_id: str, session_ids: Sequence[str] | None = None, dry_run: bool = True
     ) -> Plan[Job]:
         """Replay distillation over the raw events; the job's result is the diff."""
-        body = jsonable({"session_ids": list(session_ids) if session_ids else None, "dry_run": dry_run})
+        # (an empty list is sent as given, and refused: left out, it would mean every session of the bank)
+        body = jsonable(
+            {"session_ids": None if session_ids is None else list(session_ids), "dry_run": dry_run}
+        )
         request = Request("POST", f"/v1/banks/{seg(bank_id)}/redistill", json=body)
         response = yield from send(request, self.retries)
         return (yield from self.get_job(response.json()["job_id"]))
