@@ -24,7 +24,7 @@ from app.distill.entry import statement_graph
 from app.errors import BadRequest, Invalid
 from app.memory import reads, review, service
 from app.memory.write import Writer
-from app.schemas.common import AwareTimestamp, Limit, SafeText, Slug, decode_cursor
+from app.schemas.common import Limit, SafeText, Slug, Timestamp, decode_cursor
 from app.schemas.memories import (
     MemoryAccepted,
     MemoryCreate,
@@ -112,11 +112,11 @@ async def list_memories(
     ] = None,
     entity: Annotated[SafeText | None, Query(max_length=256, description="An entity name")] = None,
     session_id: Slug | None = None,
-    since: Annotated[AwareTimestamp | None, Query(description="Created at or after")] = None,
-    until: Annotated[AwareTimestamp | None, Query(description="Created before")] = None,
+    since: Annotated[Timestamp | None, Query(description="Created at or after")] = None,
+    until: Annotated[Timestamp | None, Query(description="Created before")] = None,
     agent_id: Annotated[Slug | None, Query(description="Only units this agent wrote")] = None,
     as_of: Annotated[
-        AwareTimestamp | None, Query(description="Only units that were active at this instant")
+        Timestamp | None, Query(description="Only units that were active at this instant")
     ] = None,
     limit: Limit = 100,
     cursor: str | None = None,

@@ -19,7 +19,7 @@ from app.db.repositories import units as units_repo
 from app.db.repositories.units import UnitFilters
 from app.errors import NotFound
 from app.memory.why import explain
-from app.schemas.common import cursor_after
+from app.schemas.common import as_aware, cursor_after
 from app.schemas.memories import (
     EntityRef,
     HistoryAction,
@@ -88,7 +88,12 @@ async def list_page(
     after: tuple[datetime, uuid.UUID] | None = None,
     **filters: Unpack[UnitFilters],
 ) -> MemoryPage:
-    """List the bank's units, newest first, filtered, a page at a time."""
+    """List the bank's units, newest first, filtered, a page at a time; a time without an offset is read
+    in the bank's timezone."""
+    for key in ("since", "until", "as_of"):
+        at = filters.get(key)
+        if isinstance(at, datetime):
+            filters[key] = as_aware(at, bank.timezone)
     units = await units_repo.list_units(db, bank.id, after=after, limit=limit, **filters)
     return MemoryPage(
         memories=await read_models(db, units),

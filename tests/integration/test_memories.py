@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 from typing import Any
 
 import httpx
@@ -282,6 +283,16 @@ async def test_as_of_answers_what_was_active_then(client: httpx.AsyncClient) -> 
     now = await memories(client, bank, as_of=datetime.now(UTC).isoformat())
     assert [m["id"] for m in then] == [first["id"]]
     assert [m["id"] for m in now] == [patched.json()["id"]]
+
+
+async def test_list_times_without_an_offset_are_read_in_the_banks_timezone(client: httpx.AsyncClient) -> None:
+    bank = await make_bank(client, timezone="Asia/Tokyo")
+    unit = await write(client, bank, "The user lives in Osaka.", ["fact.location"])
+    tokyo = datetime.now(ZoneInfo("Asia/Tokyo")).replace(tzinfo=None)
+    ahead, behind = (f"{(tokyo + timedelta(minutes=m)).isoformat()}" for m in (10, -10))
+    assert [m["id"] for m in await memories(client, bank, since=behind)] == [unit["id"]]
+    assert [m["id"] for m in await memories(client, bank, until=ahead, as_of=ahead)] == [unit["id"]]
+    assert await memories(client, bank, since=ahead) == []
 
 
 async def test_list_filters_and_pagination(client: httpx.AsyncClient) -> None:
