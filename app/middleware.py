@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -37,20 +38,28 @@ class MetricsMiddleware:
             HTTP_LATENCY.labels(scope["method"], path).observe(time.perf_counter() - start)
 
 
+# The one route whose body is a stream of another format, bounded by its own reader: a bank import
+# (matched whole: a bank may be named "import", and its own routes take JSON)
+_IMPORT = re.compile(r"/v1/banks/[^/]+/import")
+
+
+def _streams_its_body(scope: Scope) -> bool:
+    return scope["method"] == "POST" and _IMPORT.fullmatch(str(scope.get("path", ""))) is not None
+
+
 class BodySizeLimitMiddleware:
     """Refuse bodies over `max_bytes` with 413, whether or not Content-Length is declared. Routes that
-    stream their body and bound it themselves (a bank import) are listed by path suffix in `streamed`."""
+    stream their body and bound it themselves (a bank import) are spared (`_streams_its_body`)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int, streamed: tuple[str, ...] = ("/import",)) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
-        self.streamed = streamed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
             scope["type"] != "http"
             or scope["method"] in ("GET", "HEAD", "OPTIONS", "DELETE")
-            or str(scope.get("path", "")).endswith(self.streamed)
+            or _streams_its_body(scope)
         ):
             await self.app(scope, receive, send)
             return
@@ -96,12 +105,11 @@ def _is_json(content_type: bytes | None) -> bool:
 
 class JsonBodyMiddleware:
     """A body sent to a JSON route must say it is JSON: 415 problem+json that says what to send,
-    instead of a validation error about a "dictionary". Routes that take another format (NDJSON
-    streams) are listed by path suffix in `other_formats`; bodiless requests pass."""
+    instead of a validation error about a "dictionary". A route that takes another format (a bank
+    import's NDJSON stream, `_streams_its_body`) and bodiless requests pass."""
 
-    def __init__(self, app: ASGIApp, other_formats: tuple[str, ...] = ("/import",)) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.other_formats = other_formats
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope.get("path", "")
@@ -109,7 +117,7 @@ class JsonBodyMiddleware:
             scope["type"] != "http"
             or scope["method"] not in ("POST", "PUT", "PATCH")
             or not path.startswith("/v1/")
-            or path.endswith(self.other_formats)
+            or _streams_its_body(scope)
             or _is_json(dict(scope["headers"]).get(b"content-type"))
         ):
             await self.app(scope, receive, send)

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from tests.conftest import assert_problem
+from tests.factories import ok
 
 SQL = "'; DROP TABLE memory_units; --"
 WILDCARDS = "100% of _all_ \\ back\\slash"
@@ -346,6 +347,18 @@ async def test_oversize_bodies_are_a_413(
         headers={"content-type": "application/json"},
     )
     assert_problem(response, 413)
+
+
+async def test_a_bank_named_import_has_its_json_routes_bounded_and_typed(client: httpx.AsyncClient) -> None:
+    """Only a bank's import route streams another format; a bank named "import" is not that route."""
+    ok(await client.post("/v1/banks", json={"bank_id": "import"}), 201)
+    try:
+        huge = json.dumps({"name": "x" * (MAX_BODY + 1)}).encode()
+        headers = {"content-type": "application/json"}
+        assert_problem(await client.patch("/v1/banks/import", content=huge, headers=headers), 413)
+        assert_problem(await client.patch("/v1/banks/import", content=b"name=x"), 415)
+    finally:
+        await client.delete("/v1/banks/import")
 
 
 @pytest.mark.parametrize(
