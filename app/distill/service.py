@@ -19,6 +19,7 @@ from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import events as events_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
+from app.db.repositories import purge as purge_repo
 from app.db.repositories import task_ends as task_ends_repo
 from app.db.repositories import units as units_repo
 from app.distill import budgeted, episodes, quarantine
@@ -240,7 +241,14 @@ async def redistill(distill_runtime: DistillRuntime, job: Job) -> dict[str, Any]
             new_by_sig = {
                 _signature(s.content, s.tags): (s, c) for s, c in zip(stored, candidates, strict=True)
             }
-            added = [pair for sig, pair in new_by_sig.items() if sig not in old_by_sig]
+            # A unit drawn only from turns a purged unit was drawn from is never added again: the purge
+            # erased those words for good, and the replay cannot tell its own rewording of them apart.
+            erased = await purge_repo.purged_turns(db, bank_id, session_id)
+            added = [
+                (s, c)
+                for sig, (s, c) in new_by_sig.items()
+                if sig not in old_by_sig and not set(c.source_seqs) <= erased
+            ]
             removed = [
                 u for sig, u in old_by_sig.items() if sig not in new_by_sig and u.status in LIVE_STATUSES
             ]

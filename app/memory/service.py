@@ -14,6 +14,7 @@ from app.db.models import Job, MemoryUnit
 from app.db.repositories import graph as graph_repo
 from app.db.repositories import history as history_repo
 from app.db.repositories import jobs as jobs_repo
+from app.db.repositories import purge as purge_repo
 from app.db.repositories import units as units_repo
 from app.entities.types import EntityOut
 from app.errors import Conflict
@@ -254,7 +255,7 @@ async def purge(
     await lock_bank(db, bank.id)
     unit = await get(db, bank, memory_id, for_update=True)
     await jobs_repo.scrub_results(db, bank.id, unit.content)  # a redistill diff lists unit contents
-    await units_repo.erase(db, unit)
+    await purge_repo.erase(db, unit)
     await history_repo.transition_unit(
         db,
         unit,

@@ -297,6 +297,12 @@ async def test_a_purged_unit_leaves_nothing_in_any_column(
         ids=[u["id"] for u in units],
     )
 
+    # A replay of the session never draws the purged words from its turns again.
+    replay = await client.post(f"/v1/banks/{bank}/redistill", json={"dry_run": False})
+    replayed = await finished_job(client, replay.json()["job_id"])
+    assert (replayed["status"], replayed["result"]["counts"]["added"]) == ("succeeded", 0)
+    assert await scan(sql, NEEDLE) == ["events.content", "events.metadata"]
+
     # A bank purge erases the log too, and the session's Redis working memory.
     await append(client, bank, [f"{NEEDLE} again"], session="later")
     buffer = aioredis.Redis.from_url(stack.redis_url)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypedDict, Unpack
 
 from sqlalchemy import ColumnElement, any_, bindparam, delete, func, select, text, tuple_, update
@@ -11,7 +11,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, UUID, aggregate_order_by, inse
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 
-from app.db.models import Entity, MemoryEmbedding, MemoryEntity, MemoryHistory, MemoryUnit, Relation
+from app.db.models import Entity, MemoryEmbedding, MemoryEntity, MemoryHistory, MemoryUnit
 from app.db.models.base import table_of
 from app.db.repositories.embeddings import insert_embeddings
 from app.db.repositories.graph import canonical
@@ -295,40 +295,6 @@ async def undo_downweight(db: AsyncSession, unit: MemoryUnit) -> None:
     importance = float(metadata.pop("downweighted_from"))
     await db.execute(
         update(MemoryUnit).where(MemoryUnit.id == unit.id).values(importance=importance, metadata_=metadata)
-    )
-
-
-async def erase(db: AsyncSession, unit: MemoryUnit) -> None:
-    """Purge: the unit's text, claims, vectors, entity links and relations are gone for good, and so are the
-    entities only it named (their names are its words); the identity key, a digest of its content, too."""
-    await db.execute(delete(MemoryEmbedding).where(MemoryEmbedding.memory_id == unit.id))
-    linked = (
-        await db.scalars(
-            delete(MemoryEntity).where(MemoryEntity.memory_id == unit.id).returning(MemoryEntity.entity_id)
-        )
-    ).all()
-    await db.execute(delete(Relation).where(Relation.memory_id == unit.id))
-    if linked:
-        await db.execute(
-            text(
-                "DELETE FROM entities e WHERE e.id = ANY(:ids)"
-                " AND NOT EXISTS (SELECT 1 FROM memory_entities m WHERE m.entity_id = e.id)"
-                " AND NOT EXISTS (SELECT 1 FROM relations r WHERE e.id IN (r.subject_id, r.object_id))"
-            ),
-            {"ids": list(linked)},
-        )
-    await db.execute(
-        update(MemoryUnit)
-        .where(MemoryUnit.id == unit.id)
-        .values(
-            content="",
-            search_text="",
-            identity_key=None,
-            claims=[],  # a claim holds the unit's words (its value, its clause)
-            claim_subject=None,
-            claim_attribute=None,
-            metadata_={"purged_at": datetime.now(UTC).isoformat()},
-        )
     )
 
 
