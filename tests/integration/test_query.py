@@ -262,6 +262,23 @@ async def test_reads_are_logged_and_counted(client: httpx.AsyncClient, app: Any,
     assert counted["last_accessed_at"] is not None
 
 
+async def test_a_bank_deleted_before_the_flush_takes_only_its_own_reads(
+    client: httpx.AsyncClient, app: Any, sql: Any
+) -> None:
+    kept, gone = await make_bank(client), await make_bank(client)
+    units = {
+        bank: await write(client, bank, "The user's dentist is Dr. Alvarez.", ["fact"])
+        for bank in (kept, gone)
+    }
+    for bank in (kept, gone):
+        await ask(client, bank, "who is my dentist?", min_score=0)
+    assert (await client.delete(f"/v1/banks/{gone}")).status_code == 204
+    await app.state.recorder.flush()
+    assert len(await sql("SELECT 1 FROM query_log WHERE bank_id = :bank", bank=kept)) == 1
+    counted = (await client.get(f"/v1/banks/{kept}/memories/{units[kept]['id']}")).json()
+    assert counted["access_count"] == 1
+
+
 async def test_isolation_empty_banks_and_bad_input(client: httpx.AsyncClient) -> None:
     bank = await make_bank(client)
     other = await make_bank(client)

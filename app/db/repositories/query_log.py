@@ -7,13 +7,19 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, text
+from sqlalchemy import insert, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import QueryLog
+from app.db.models import Bank, QueryLog
 
 
 async def log_queries(db: AsyncSession, reads: list[dict[str, Any]]) -> None:
+    """Log the reads of the banks that still exist: a bank deleted since takes only its own reads along."""
+    asked = {r["bank_id"] for r in reads}
+    existing = set((await db.scalars(select(Bank.id).where(Bank.id.in_(asked)))).all())
+    kept = [r for r in reads if r["bank_id"] in existing]
+    if not kept:
+        return
     await db.execute(
         insert(QueryLog),
         [
@@ -25,7 +31,7 @@ async def log_queries(db: AsyncSession, reads: list[dict[str, Any]]) -> None:
                 "took_ms": r["took_ms"],
                 "created_at": r["at"],
             }
-            for r in reads
+            for r in kept
         ],
     )
 
