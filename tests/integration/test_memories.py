@@ -285,6 +285,19 @@ async def test_as_of_answers_what_was_active_then(client: httpx.AsyncClient) -> 
     assert [m["id"] for m in now] == [patched.json()["id"]]
 
 
+async def test_no_instant_before_a_purge_brings_the_unit_back(client: httpx.AsyncClient) -> None:
+    bank = await make_bank(client)
+    unit = await write(client, bank, "The user's budget is 5000 dollars.", ["constraint.budget"])
+    then = datetime.now(UTC).isoformat()
+    assert [m["id"] for m in await memories(client, bank, as_of=then)] == [unit["id"]]
+    purged = await client.delete(f"/v1/banks/{bank}/memories/{unit['id']}", params={"purge": "true"})
+    assert purged.status_code == 200, purged.text
+    assert await memories(client, bank, as_of=then) == []
+    asked = {"query": "what is my budget?", "as_of": then, "min_score": 0}
+    answer = ok(await client.post(f"/v1/banks/{bank}/query", json=asked))
+    assert unit["id"] not in [m["id"] for m in answer["memories"]]
+
+
 async def test_list_times_without_an_offset_are_read_in_the_banks_timezone(client: httpx.AsyncClient) -> None:
     bank = await make_bank(client, timezone="Asia/Tokyo")
     unit = await write(client, bank, "The user lives in Osaka.", ["fact.location"])

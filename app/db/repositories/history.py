@@ -137,13 +137,16 @@ async def history_of(db: AsyncSession, ids: list[uuid.UUID]) -> list[MemoryHisto
 def active_as_of_sql(bank: str, at: str) -> str:
     """SQL for the ids (`id`) of the bank's units that were active at an instant (system time), read
     from their history: each unit's last transition at or before it says what it was then (every
-    transition's details carry `to`). `bank` and `at` name the bind parameters."""
+    transition's details carry `to`). A unit purged since is none of them: its words are gone for good,
+    and no earlier instant brings its row back. `bank` and `at` name the bind parameters."""
     return f"""SELECT memory_id AS id FROM (
             SELECT DISTINCT ON (memory_id) memory_id, details->>'to' AS status
             FROM memory_history
             WHERE bank_id = :{bank} AND at <= :{at} AND details ? 'to'
             ORDER BY memory_id, at DESC, id DESC
-        ) last WHERE status = 'active'"""
+        ) last WHERE status = 'active' AND memory_id NOT IN (
+            SELECT memory_id FROM memory_history WHERE bank_id = :{bank} AND action = 'purged'
+        )"""
 
 
 def active_as_of(bank_id: str, at: datetime) -> TextualSelect:
