@@ -9,6 +9,9 @@ import uuid
 from dataclasses import dataclass, field
 
 from app.claims import lexicon as lx
+from app.claims import stored as unit_claims
+from app.claims.stored import read_claims
+from app.claims.subjects import one_person
 from app.db.models import MemoryUnit
 from app.resolve.claims import is_happening
 from app.resolve.tuning import CONDITIONAL_MARGIN, SAME_SUBJECT_SIMILARITY
@@ -52,10 +55,34 @@ def _same_subject(a: Facts, b: Facts) -> bool:
 
 
 def same_statement(a: MemoryUnit, b: MemoryUnit) -> bool:
-    """Near-identical vectors can still differ in the one thing that matters: a number or a 'not'."""
-    return set(_NUMBER.findall(a.content)) == set(_NUMBER.findall(b.content)) and bool(
-        _NEGATION.search(a.content)
-    ) == bool(_NEGATION.search(b.content))
+    """Near-identical vectors can still differ in the one thing that matters: a number, a 'not', or whom
+    it is said of ("the user is allergic to peanuts", "the user's son is allergic to peanuts")."""
+    return (
+        set(_NUMBER.findall(a.content)) == set(_NUMBER.findall(b.content))
+        and bool(_NEGATION.search(a.content)) == bool(_NEGATION.search(b.content))
+        and _one_people(_subjects(a), _subjects(b))
+    )
+
+
+def _subjects(unit: MemoryUnit) -> set[str]:
+    """Whom the unit's claims are said of (stored, else read from its text)."""
+    claims = (
+        unit_claims.load_all(unit.claims) if unit.claims is not None else read_claims(unit.content, unit.tags)
+    )
+    return {c.subject for c in claims}
+
+
+def _one_people(a: set[str], b: set[str]) -> bool:
+    """Whether each subject of one side may be one of the other's (a side without claims: no evidence).
+    Merging two units is the step that loses one: when in doubt, they stay two."""
+    return (
+        not a
+        or not b
+        or (
+            all(any(one_person(x, y) for y in b) for x in a)
+            and all(any(one_person(y, x) for x in a) for y in b)
+        )
+    )
 
 
 def _relation_conflict(new: Facts, old: Facts, relations: frozenset[str]) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -216,6 +217,32 @@ async def test_merge_collapses_near_duplicates(client: httpx.AsyncClient, worker
     assert survivor["content"] == variants[2]  # the most complete member
     assert sorted(survivor["merged_from"]) == sorted(u["id"] for u in units[:2])
     assert (await maintain(client, "merge", bank))["result"]["banks"] == {}
+
+
+async def test_a_clock_without_an_offset_is_read_in_the_banks_timezone(
+    client: httpx.AsyncClient, worker: Any, sql: Any
+) -> None:
+    bank = await make_bank(client, timezone="Asia/Shanghai")
+    body = {"bank_id": bank, "now": "2026-01-04T03:10:00"}
+    response = await client.post("/v1/admin/maintenance/expire", json=body)
+    assert response.status_code == 202, response.text
+    [job] = await sql("SELECT params FROM jobs WHERE id = :id", id=uuid.UUID(response.json()["job_id"]))
+    assert datetime.fromisoformat(job["params"]["now"]) == datetime.fromisoformat("2026-01-04T03:10:00+08:00")
+    assert (await finished_job(client, response.json()["job_id"]))["status"] == "succeeded"
+
+
+async def test_merge_keeps_alike_statements_about_two_people(client: httpx.AsyncClient, worker: Any) -> None:
+    """Alike words (cosine above the merge's floor, the same numbers, no 'not') said of two people are two
+    facts: the user's allergy is not merged into the son's."""
+    bank = await make_bank(client)
+    said = [
+        "The user is allergic to peanuts, tree nuts and sesame.",
+        "The user's son is allergic to peanuts, tree nuts and sesame.",
+    ]
+    units = [await put(client, bank, s, ["fact"], ago(days=3)) for s in said]
+    job = await maintain(client, "merge", bank)
+    assert job["result"]["banks"] == {}
+    assert {m["id"] for m in await memories(client, bank, status="active")} == {u["id"] for u in units}
 
 
 @pytest.mark.parametrize(
