@@ -1,14 +1,17 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC
 from typing import Literal
 
 from fastapi import APIRouter, status
 
 from app.api.deps import AdminDep, PrincipalDep, SessionDep
+from app.banks.service import configured_bank
 from app.jobs import service as jobs
 from app.jobs.kinds import JobKind
 from app.jobs.schedule import run_maintenance_now
+from app.schemas.common import as_aware
 from app.schemas.jobs import JobAccepted, JobRead, MaintenanceRequest
 from app.schemas.problems import ADMIN_ONLY, AUTHENTICATED, WITH_BODY, problem_responses
 
@@ -38,7 +41,11 @@ async def run_maintenance(
     body: MaintenanceRequest | None = None,
 ) -> JobAccepted:
     """Run a maintenance task now (admin key); Celery beat runs the same tasks on its schedule.
-    Optional body: `bank_id` (one bank only), `now` (the clock the task reads: tests, backfills)."""
+    Optional body: `bank_id` (one bank only), `now` (the clock the task reads: tests, backfills; without
+    an offset, read in that bank's timezone, or in UTC for every bank)."""
+    if body is not None and body.now is not None:
+        bank = await configured_bank(db, body.bank_id) if body.bank_id else None
+        body = body.model_copy(update={"now": as_aware(body.now, bank.timezone if bank else UTC)})
     params = body.model_dump(mode="json", exclude_none=True) if body else {}
     job = await run_maintenance_now(db, JobKind(f"maintenance.{task}"), params)
     return JobAccepted(job_id=job.id)

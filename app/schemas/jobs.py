@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from app.schemas.common import AwareTimestamp, ReadSchema, Schema, Slug
+from app.schemas.common import ReadSchema, Schema, Slug, Timestamp
 
 
 class JobRead(ReadSchema):
@@ -56,8 +56,10 @@ class RedistillRequest(Schema):
 
 class MaintenanceRequest(Schema):
     bank_id: Slug | None = Field(default=None, description="Only this bank (merge then runs at once).")
-    now: AwareTimestamp | None = Field(
-        default=None, description="The time the task works with (default: now)."
+    now: Timestamp | None = Field(
+        default=None,
+        description="The time the task works with (default: now); without an offset, read in the bank's "
+        "timezone (UTC for every bank).",
     )
     force: bool = Field(
         default=False,
