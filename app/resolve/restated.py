@@ -18,6 +18,7 @@ from app.db.models import MemoryUnit
 from app.db.repositories import embeddings as embeddings_repo
 from app.db.repositories import history as history_repo
 from app.resolve.tuning import RESTATING_NEIGHBOURS, RESTATING_SIMILARITY
+from app.webhooks import emit as webhooks
 
 RESTATING_KINDS = ("episode",)  # typed units have their own chains; life events are not restatements
 VALUE_KINDS = ("constraint",)  # the values a restatement can carry: budgets, quantities, limits
@@ -104,17 +105,17 @@ async def _link(
     actor: str,
     details: dict[str, Any],
 ) -> set[uuid.UUID]:
+    reason = f"restates the value {old.id} held"
     moved = await history_repo.transition(
         db,
         head.bank_id,
         [(u.id, u.status, "superseded") for u in units],
         action="superseded",
         actor=actor,
-        details={
-            u.id: {**details, "superseded_by": str(head.id), "reason": f"restates the value {old.id} held"}
-            for u in units
-        },
+        details={u.id: {**details, "superseded_by": str(head.id), "reason": reason} for u in units},
     )
     # only those still active when locked: one another transaction changed meanwhile keeps its status
     await history_repo.link_restatements(db, sorted(moved), head.id)
+    for unit_id in sorted(moved):
+        await webhooks.memory_superseded(db, head.bank_id, unit_id, head.id, reason)
     return moved

@@ -25,6 +25,7 @@ from tests.factories import (
     finished_job,
     make_bank,
     memories,
+    ok,
     say,
     settled,
     verified,
@@ -82,6 +83,33 @@ async def test_the_seed_scenario_tells_a_receiver_of_each_budget_signed(
     assert {(d["status"], d["attempts"], d["response_code"]) for d in listed} == {("succeeded", 1, 204)}
     assert all(d["latency_ms"] is not None and d["latency_ms"] >= 0 for d in listed)
     assert [d["id"] for d in listed] == [r.headers["webhook-id"] for r in reversed(receiver.received)]
+
+
+async def test_an_episode_that_follows_a_replaced_value_out_is_told_superseded(
+    client: httpx.AsyncClient, worker: Any, receiver: Receiver
+) -> None:
+    """The assistant's recommendation "for 5000", once 8000 replaces 5000, leaves the active set (linked
+    to the new budget): a receiver that was told it was created is told it was superseded."""
+    bank = await make_bank(client, distill_every_n_turns=1000)
+    hook = await create_hook(client, bank, receiver.url(), ["memory.superseded"])
+    said = [
+        ("user", "I want to buy a laptop, my budget is 5000."),
+        ("assistant", "For 5000, I recommend the Lenovo IdeaPad 5 with 16 GB of memory."),
+        ("user", "Actually, if the configuration can be upgraded, I can go up to 8000."),
+    ]
+    ok(await client.post(f"/v1/banks/{bank}/sessions/s/events", json={"events": events(said)}), 202)
+    job = ok(await client.post(f"/v1/banks/{bank}/sessions/s/distill"), 202)["job_id"]
+    assert (await finished_job(client, job))["status"] == "succeeded"
+    await wait_for(lambda: settled(client, bank))
+    superseded = {m["id"]: m for m in await memories(client, bank, status="superseded")}
+    [episode] = [m for m in superseded.values() if m["source"]["seqs"] == [2]]
+
+    async def told() -> set[str]:
+        done = all(d["status"] == "succeeded" for d in await deliveries(client, bank, hook["id"]))
+        ids = {e["data"]["memory_id"] for e in receiver.events() if e["type"] == "memory.superseded"}
+        return ids if done and set(superseded) <= ids else set()
+
+    assert episode["id"] in await wait_for(told)
 
 
 async def test_a_receiver_down_for_a_while_gets_every_event_in_order_once_back(
