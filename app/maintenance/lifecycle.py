@@ -95,7 +95,8 @@ class MaintenanceRun:
             except Exception as exc:
                 if not bank_failure(exc):
                     raise
-                self.fail(str(progress["bank_id"]), exc)
+                # (a step over every bank, the re-embedding, is recorded under its task)
+                self.fail(str(progress.get("bank_id", progress.get("task", self.job.kind))), exc)
                 return total
             if not changed:  # a short batch may only mean rows locked by others: look again
                 return total

@@ -21,7 +21,7 @@ from app.maintenance.tuning import MERGE_NEIGHBOURS, MERGE_SIMILARITY
 from app.providers.embeddings import Embedder
 from app.providers.metering import charging
 from app.resolve.conflicts import same_statement
-from app.resolve.lock import lock_bank
+from app.resolve.lock import BankBusy, lock_bank
 from app.resolve.service import merge as merge_into
 from app.schemas.banks import BankConfig
 from app.text import search_text
@@ -59,7 +59,9 @@ async def merge(
             with charging(bank_id, run.job.id):
                 await _merge_bank(run, bank_id, config, counts, embedder, summarizer)
         except Exception as exc:
-            if not bank_failure(exc):
+            # one bank busy past the lock's wait (a long resolution) is recorded, as a bank's bad data
+            # is: the banks after it in the run still merge
+            if not (bank_failure(exc) or isinstance(exc, BankBusy)):
                 raise
             run.fail(bank_id, exc)
     return run.summary(per_bank)
