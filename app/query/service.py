@@ -90,15 +90,16 @@ def keywords(query: str) -> list[str]:
 
 
 def entity_candidates(query: str, named: list[str] | None) -> list[str]:
-    """Names the query might mention: its 1–3-word spans (canonical form) and Chinese words."""
+    """Names the query might mention: the names the request gives, then its 1–3-word spans (canonical
+    form) and Chinese words, the longest first, as many as fit (a long query cuts only its own)."""
     latin = [w.lower() for w in _LATIN_WORD.findall(query)]
     spans = {" ".join(latin[i : i + n]) for n in (1, 2, 3) for i in range(len(latin) - n + 1)}
     spans |= {s.removesuffix("'s") for s in spans}
     if has_cjk(query):
         spans |= {w for w in segment(query) if has_cjk(w) and w not in STOPWORDS_ZH}
-    spans |= {graph_repo.canonical(n) for n in named or []}
-    spans = {s for s in spans if s and s not in STOPWORDS_EN}
-    return sorted(spans, key=len, reverse=True)[:MAX_NAME_CANDIDATES]
+    given = sorted({graph_repo.canonical(n) for n in named or []} - {""}, key=len, reverse=True)
+    spans = {s for s in spans if s and s not in STOPWORDS_EN} - set(given)
+    return [*given, *sorted(spans, key=len, reverse=True)][:MAX_NAME_CANDIDATES]
 
 
 def walked_names(query: str) -> list[str]:
@@ -337,7 +338,9 @@ async def query(db: AsyncSession, deps: QueryDeps, bank: ConfiguredBank, req: Qu
     reranked = await rerank_pool(deps.rerank, stage, req.query, pool, texts)
     order = reranked.pool
     if plan.answer_types and not reranked.scores:  # a reranker read the texts: its order stands
-        order = answered_first(order, len(wanted), texts, plan.answer_types)
+        # (among the fused top k, as without a reranker: one planned but past its budget or failing
+        # changes nothing of which units come back)
+        order = answered_first(order, req.top_k, texts, plan.answer_types)
     ranked = order[: req.top_k]
     kept_ids = {r.memory_id for r in ranked}
     kept_units = [u for u in units if u.id in kept_ids]

@@ -142,6 +142,25 @@ async def test_past_the_budget_the_fused_order_stands(client: httpx.AsyncClient,
     assert len(reranker.state.requests) == 1  # it was asked, and not waited for
 
 
+async def test_past_the_budget_a_question_for_a_value_gets_what_it_gets_without_a_reranker(
+    client: httpx.AsyncClient, reranker: FastAPI
+) -> None:
+    """A question for a time puts the units stating one first among its top k, the same k whether or not
+    a reranker was planned and missed its budget (its top N is wider than k)."""
+    bank = await make_bank(client, **(ROOMY | {"rerank": {"budget_ms": 50}}))
+    for line in (
+        "Everyone keeps asking when the standup is.",
+        "The standup is when the team talks about blockers.",
+        "Standup is at 9:30 in the small room.",
+    ):
+        await write(client, bank, line, ["fact"])
+    unranked = await ask(client, bank, "When is the standup?", top_k=1, rerank=False)
+    reranker.state.delay = 5.0  # a hundred times the budget
+    answer = await ask(client, bank, "When is the standup?", top_k=1)
+    assert answer["rerank"] == "skipped (budget)"
+    assert ids(answer) == ids(unranked)
+
+
 @pytest.mark.parametrize("failure", ["status", "garbage"])
 async def test_a_failing_reranker_leaves_the_fused_order(
     client: httpx.AsyncClient, reranker: FastAPI, failure: str

@@ -104,6 +104,11 @@ def test_entity_candidates_are_spans_of_the_query() -> None:
     assert "上海" in entity_candidates("张伟住在上海吗", None)
 
 
+def test_a_name_the_request_gives_is_never_cut_by_a_long_query() -> None:
+    long = " ".join(f"topic{i} detail{i}" for i in range(20)) + " and what about everything else?"
+    assert "bob" in entity_candidates(long, ["Bob"])
+
+
 @pytest.mark.parametrize(
     ("query", "tag"),
     [
