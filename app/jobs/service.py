@@ -112,6 +112,13 @@ async def wait_searchable(db: AsyncSession, job: Job, within: float) -> tuple[Jo
         pause = min(pause * 2, POLL_MAX)
 
 
+class _LostClaim(Exception):
+    """The runner's attempt no longer holds its job when it is done (its deadline passed meanwhile)."""
+
+    def __init__(self, job: Job) -> None:
+        super().__init__(f"job {job.id} attempt {job.attempts} no longer holds it")
+
+
 async def run(work: UnitOfWork, job_id: uuid.UUID, handler: JobHandler, *, deadline: timedelta) -> str:
     """Claim, run and finish one job (see `run_in_session`); the handler opens its own transactions."""
     return await run_in_session(work, job_id, lambda _db, job: handler(job), deadline=deadline)
@@ -131,7 +138,18 @@ async def run_in_session(
         with charging(job.bank_id, job.id):  # the LLM calls the job makes go on its bank's bill
             async with work.session() as db:
                 result = await handler(db, job)
-                await repo.finish(db, job.id, status="succeeded", result=result or {})
+                if not await repo.finish(
+                    db, job.id, status="succeeded", result=result or {}, attempt=job.attempts
+                ):
+                    raise _LostClaim(job)  # its work rolls back: the job is another attempt's now
+    except _LostClaim:
+        log.warning(
+            "job %s (%s) attempt %d outlived its deadline: its work is dropped",
+            job.id,
+            job.kind,
+            job.attempts,
+        )
+        return "skipped"
     except Exception as exc:
         retry = isinstance(exc, RetryableError) and job.attempts < job.max_attempts
         log.warning(
@@ -142,12 +160,16 @@ async def run_in_session(
             exc,
             exc_info=not isinstance(exc, RetryableError),
         )
+        error = f"{type(exc).__name__}: {exc}"
         async with work.session() as db:
             if retry:
-                await repo.release_for_retry(db, job.id, f"{type(exc).__name__}: {exc}")
+                held = await repo.release_for_retry(db, job.id, error, attempt=job.attempts)
             else:
-                await repo.finish(db, job.id, status="failed", error=f"{type(exc).__name__}: {exc}")
-                await webhooks.job_failed(db, job, f"{type(exc).__name__}: {exc}")
+                held = await repo.finish(db, job.id, status="failed", error=error, attempt=job.attempts)
+                if held:
+                    await webhooks.job_failed(db, job, error)
+        if not held:  # the sweep gave up on this attempt meanwhile: the job's state is not this runner's
+            return "skipped"
         status = "queued" if retry else "failed"
         JOBS_FINISHED.labels(job.kind, status).inc()
         return status

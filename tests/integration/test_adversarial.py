@@ -128,6 +128,44 @@ async def test_a_long_job_finishes_when_it_ends_not_when_its_transaction_began(a
     assert done.finished_at - done.started_at >= timedelta(seconds=0.5)
 
 
+async def test_a_runner_outlived_by_its_deadline_changes_nothing_when_it_ends(app: Any) -> None:
+    """The sweep failed the job for good while its runner still worked: the runner's late success neither
+    marks it succeeded nor keeps its work."""
+    import asyncio
+
+    from sqlalchemy import update
+
+    from app.db.models import Job
+    from app.db.repositories import jobs as jobs_repo
+    from app.jobs import service as jobs
+
+    working, go_on = asyncio.Event(), asyncio.Event()
+    made: list[Any] = []
+
+    async def slow(db: Any, job: Any) -> dict[str, Any]:
+        made.append((await jobs.create(db, "maintenance.sweep", dedupe_key=None))[0].id)  # its work
+        working.set()
+        await go_on.wait()
+        return {"done": True}
+
+    async with app.state.sessionmaker() as db, db.begin():
+        job, _ = await jobs.create(db, "maintenance.sweep", dedupe_key=None)
+    run = asyncio.create_task(
+        jobs.run_in_session(app.state.work, job.id, slow, deadline=timedelta(seconds=30))
+    )
+    await working.wait()
+    async with app.state.sessionmaker() as db, db.begin():  # as the sweep does past the last attempt
+        await db.execute(update(Job).where(Job.id == job.id).values(deadline_at=None))
+        await jobs_repo.finish(db, job.id, status="failed", error="deadline exceeded after 3 attempts")
+    go_on.set()
+    assert await run == "skipped"
+    async with app.state.sessionmaker() as db:
+        done = await jobs_repo.get_job(db, job.id)
+        assert done is not None
+        assert (done.status, done.result) == ("failed", None)
+        assert await jobs_repo.get_job(db, made[0]) is None  # rolled back
+
+
 # --- 3: a bank's config cannot break maintenance for every bank --------------------------------------------
 
 

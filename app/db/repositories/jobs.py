@@ -141,6 +141,13 @@ async def claim(db: AsyncSession, job_id: uuid.UUID, deadline: timedelta) -> Job
     return (await db.scalars(stmt)).first()
 
 
+def _held(job_id: uuid.UUID, attempt: int | None) -> list[Any]:
+    """The job's row, and with `attempt` only while that attempt still runs it: a runner the sweep gave
+    up on (requeued, failed, or claimed by another runner since) changes nothing."""
+    held = [Job.id == job_id]
+    return held if attempt is None else [*held, Job.status == "running", Job.attempts == attempt]
+
+
 async def finish(
     db: AsyncSession,
     job_id: uuid.UUID,
@@ -148,20 +155,27 @@ async def finish(
     status: str,
     result: dict[str, Any] | None = None,
     error: str | None = None,
-) -> None:
-    await db.execute(
+    attempt: int | None = None,
+) -> bool:
+    """Mark the job done; False when `attempt` no longer holds it (see `_held`)."""
+    done = await db.execute(
         update(Job)
-        .where(Job.id == job_id)
+        .where(*_held(job_id, attempt))
         .values(
             status=status, result=result, error=error, finished_at=func.clock_timestamp(), deadline_at=None
         )
     )
+    return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
-async def release_for_retry(db: AsyncSession, job_id: uuid.UUID, error: str) -> None:
-    await db.execute(
-        update(Job).where(Job.id == job_id).values(status="queued", error=error, deadline_at=None)
+async def release_for_retry(
+    db: AsyncSession, job_id: uuid.UUID, error: str, attempt: int | None = None
+) -> bool:
+    """Queue the job again; False when `attempt` no longer holds it (see `_held`)."""
+    done = await db.execute(
+        update(Job).where(*_held(job_id, attempt)).values(status="queued", error=error, deadline_at=None)
     )
+    return bool(done.rowcount)  # type: ignore[attr-defined]
 
 
 async def overdue_running(db: AsyncSession, limit: int) -> list[Job]:
