@@ -55,13 +55,13 @@ log = logging.getLogger(__name__)
 
 
 # A unit as the tools show it: its identity, content, chain and claim, and the agent that wrote it
-_UNIT_FIELDS = set(
+UNIT_FIELDS = set(
     "id content tags status confidence importance supersedes superseded_by merged_into created_at".split()
 ) | {"claim", "agent_id"}
 
 
 def _unit(model: MemoryRead) -> dict[str, Any]:
-    return model.model_dump(mode="json", include=_UNIT_FIELDS)
+    return model.model_dump(mode="json", include=UNIT_FIELDS)
 
 
 def _query_result(result: QueryResult) -> CallToolResult:

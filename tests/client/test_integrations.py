@@ -17,6 +17,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from openai import AsyncOpenAI
 
+from app.mcp.tools import UNIT_FIELDS
 from tests.client.conftest import new_bank
 from tests.conftest import ADMIN_KEY
 from tests.fake_openai import chat_bodies, reply, script, tool_call
@@ -127,6 +128,7 @@ def test_langchain_tools_through_a_tool_node(hs: Hindsight, worker: Any) -> None
         node.invoke(calls(("memory_write", {"content": "Bo drinks tea.", "tags": "preference.food"})))
     )
     unit_id = json.loads(written)["id"]
+    assert set(json.loads(written)) == UNIT_FIELDS  # the unit as the MCP tools show it
     [found] = tool_messages(node.invoke(calls(("memory_query", {"query": "What does Bo drink?"}))))
     assert f"- {unit_id}: Bo drinks tea." in found
     [updated] = tool_messages(

@@ -104,12 +104,7 @@ export class Transport {
       headers["content-type"] = "application/json";
       body = JSON.stringify(request.json);
     }
-    const init: RequestInit & { duplex?: "half" } = {
-      method: request.method,
-      headers,
-      body,
-      signal: AbortSignal.timeout(this.timeout),
-    };
+    const init: RequestInit & { duplex?: "half" } = { method: request.method, headers, body };
     if (body instanceof ReadableStream) init.duplex = "half"; // a streamed upload (an import)
     return init;
   }
@@ -119,17 +114,30 @@ export class Transport {
     for (let attempt = 0; ; attempt++) {
       let response: Response | null = null;
       let retry: boolean;
+      // The timeout bounds the wait for the answer's headers, not the reading of its body: an export
+      // streams for as long as the bank takes (as the Python client's read timeout allows).
+      const answered = new AbortController();
+      const timer = setTimeout(
+        () => answered.abort(new DOMException("no answer in time", "TimeoutError")),
+        this.timeout,
+      );
       try {
-        response = await this.fetchFn(this.url(request.path, request.query), this.init(request));
+        const init = { ...this.init(request), signal: answered.signal };
+        response = await this.fetchFn(this.url(request.path, request.query), init);
       } catch (error) {
         const notSent = NOT_SENT.has(errorCode(error));
         retry = (request.idempotent === true || notSent) && !(request.body instanceof ReadableStream);
         if (!retry || attempt >= this.maxRetries) throw transportError(error, this.baseURL);
         await this.sleep(backoff(attempt, null));
         continue;
+      } finally {
+        clearTimeout(timer);
       }
       if (response.ok) return response;
-      retry = response.status === 429 || (response.status === 503 && request.idempotent === true);
+      // (a streamed body is read by its first sending: never sent again, whatever the answer)
+      retry =
+        (response.status === 429 || (response.status === 503 && request.idempotent === true)) &&
+        !(request.body instanceof ReadableStream);
       if (!retry || attempt >= this.maxRetries) throw await errorFromResponse(response);
       await response.body?.cancel();
       await this.sleep(backoff(attempt, response.headers));

@@ -92,6 +92,11 @@ export class MemorySession {
     }
   }
 
+  /** `await using mem = hs.memorySession(…)` (where the runtime has the syntax): closed as the block ends. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   /** After a 404 for the session: fine when no turn was ever sent, as long as the bank exists. */
   private async unrecorded(error: unknown): Promise<null> {
     if (!(error instanceof NotFoundError) || this.sent) throw error;

@@ -16,8 +16,10 @@ export interface MemoryToolSpec {
   run: (hs: Hindsight, bankId: string, args: Record<string, unknown>) => Promise<string>;
 }
 
-const UNIT_FIELDS =
-  "id content tags status confidence importance supersedes superseded_by merged_into created_at".split(" ");
+const UNIT_FIELDS = (
+  "id content tags status confidence importance supersedes superseded_by merged_into created_at " +
+  "claim agent_id"
+).split(" ");
 
 /** A unit as the tools show it: its identity, content and place in its chain, as JSON. */
 export function unitText(memory: Memory): string {

@@ -197,3 +197,37 @@ test("without retries left, a 429 is a RateLimitError carrying Retry-After", asy
     proxy.server.close();
   }
 });
+
+test("a streamed import answered 429 is a RateLimitError: its body is never sent again", async () => {
+  const proxy = await flakyProxy([{ status: 429, retryAfter: 0 }]);
+  try {
+    const flaky = client({ baseURL: proxy.url, sleep: async () => {} });
+    const body = new Blob(['{"type":"bank"}\n']).stream();
+    await assert.rejects(flaky.banks.import("any-bank", body), RateLimitError);
+    assert.equal(proxy.seen.length, 1);
+  } finally {
+    proxy.server.close();
+  }
+});
+
+test("the timeout bounds the wait for an answer, not the reading of a streamed export", async () => {
+  const server = createServer((req, res) => {
+    res.writeHead(200, { "content-type": "application/x-ndjson" });
+    let sent = 0;
+    const tick = setInterval(() => {
+      res.write(`{"line":${sent}}\n`);
+      if (++sent === 6) {
+        clearInterval(tick);
+        res.end();
+      }
+    }, 100);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const hs = client({ baseURL: `http://127.0.0.1:${server.address().port}`, timeout: 250 });
+    const text = await new Response(await hs.banks.export("any-bank")).text();
+    assert.equal(text.trim().split("\n").length, 6); // 600 ms of body after an answer within 250 ms
+  } finally {
+    server.close();
+  }
+});

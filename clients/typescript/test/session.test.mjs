@@ -43,3 +43,14 @@ test("a session with no turn reflects and closes to nothing; a missing bank is s
   assert.equal(await mem.close(), null);
   await assert.rejects(hs.memorySession("no-such-bank", "s").reflect(), NotFoundError);
 });
+
+test("disposing of the session (what leaving an `await using` block does) closes it", async () => {
+  const hs = client();
+  const bankId = await newBank(hs, { distill_every_n_turns: 100 });
+  const mem = hs.memorySession(bankId, "chat-3", { bufferSize: 10 });
+  await mem.record("user", "My sister lives in Porto.");
+  await mem[Symbol.asyncDispose](); // (Node 20 has the symbol, not yet the `await using` syntax)
+  const session = await hs.sessions.get(bankId, "chat-3");
+  assert.equal(session.status, "closed");
+  assert.equal((await collect(hs.events.list(bankId, "chat-3"))).length, 1);
+});

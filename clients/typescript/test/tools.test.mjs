@@ -108,6 +108,21 @@ test("LangChain.js tools run against the live service", async () => {
     await tools.memory_write.invoke({ content: "Carl works at Globex.", tags: ["fact.work"] }),
   );
   assert.equal(written.status, "active");
+  // the unit as the MCP tools show it (app/mcp/tools.py UNIT_FIELDS)
+  assert.deepEqual(Object.keys(written).sort(), [
+    "agent_id",
+    "claim",
+    "confidence",
+    "content",
+    "created_at",
+    "id",
+    "importance",
+    "merged_into",
+    "status",
+    "superseded_by",
+    "supersedes",
+    "tags",
+  ]);
   const answer = await tools.memory_query.invoke({ query: "Where does Carl work?" });
   assert.match(answer, /Carl works at Globex\./);
   const forgotten = JSON.parse(await tools.memory_forget.invoke({ memory_id: written.id }));

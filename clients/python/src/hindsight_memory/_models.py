@@ -15,6 +15,7 @@ __all__ = [
     "AppendResult",
     "Bank",
     "BankStats",
+    "Claim",
     "ClosedSession",
     "Entity",
     "EntityDetail",
@@ -216,6 +217,16 @@ class Source(Model):
     events: list[SourceEvent] | None = None
 
 
+class Claim(Model):
+    """What a typed unit states: `value` of `subject`'s `attribute`; `modality` firm, hedged, retired, …"""
+
+    subject: str
+    attribute: str
+    value: str
+    value_type: str
+    modality: str
+
+
 class Memory(Model):
     id: str
     bank_id: str
@@ -241,6 +252,7 @@ class Memory(Model):
     distiller: str | None = None
     embedding_model: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    claim: Claim | None = None  # the one claim a typed unit states
     why: str | None = None  # why it is remembered (query results and single reads)
     agent_id: str | None = None  # the agent that wrote it
     proposed_update_of: str | None = None  # a proposed update: the unit it supersedes once accepted

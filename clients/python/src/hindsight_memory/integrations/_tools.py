@@ -121,8 +121,10 @@ def flat_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 # --- results (the text the model reads, as the MCP tools write it) ---------------------------------------
 
+# (as the MCP tools show a unit)
 UNIT_FIELDS = tuple(
-    "id content tags status confidence importance supersedes superseded_by merged_into created_at".split()
+    "id content tags status confidence importance supersedes superseded_by merged_into created_at "
+    "claim agent_id".split()
 )
 
 
