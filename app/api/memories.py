@@ -223,17 +223,8 @@ async def accept_memory(
 ) -> MemoryRead:
     """Accept a proposed unit (a key with the `review` scope): it is resolved now by the bank's claim
     rules, as if written at this moment, and returned as resolved; 409 unless it is `proposed`."""
-    principal = acting.acting_as(body.agent_id if body else None)
-    unit = await review.accept(
-        db,
-        embedder,
-        settings,
-        bank,
-        memory_id,
-        actor(principal),
-        agent_id=principal.agent_id,
-        reason=body.reason if body else None,
-    )
+    who, agent_id, reason = _reviewer(acting, body)
+    unit = await review.accept(db, embedder, settings, bank, memory_id, who, agent_id=agent_id, reason=reason)
     return await reads.read_model(db, unit)
 
 
@@ -247,13 +238,12 @@ async def reject_memory(
 ) -> MemoryRead:
     """Reject a proposed unit (a key with the `review` scope): `rejected`, never retrieved, its
     history kept (with the `reason` given); 409 unless it is `proposed`."""
-    principal = acting.acting_as(body.agent_id if body else None)
-    unit = await review.reject(
-        db,
-        bank,
-        memory_id,
-        actor(principal),
-        agent_id=principal.agent_id,
-        reason=body.reason if body else None,
-    )
+    who, agent_id, reason = _reviewer(acting, body)
+    unit = await review.reject(db, bank, memory_id, who, agent_id=agent_id, reason=reason)
     return await reads.read_model(db, unit)
+
+
+def _reviewer(acting: Principal, body: ReviewDecision | None) -> tuple[str, str | None, str | None]:
+    """Who decides (the actor and the agent it acts as) and the reason the review gives."""
+    principal = acting.acting_as(body.agent_id if body else None)
+    return actor(principal), principal.agent_id, body.reason if body else None
