@@ -1,5 +1,6 @@
 """A maintenance run: a step failing on one bank's data is recorded, whether or not the step is one bank's
 (the re-embedding runs over every bank); a bank busy past the lock's wait stops no other bank's merge."""
+
 from __future__ import annotations
 
 import uuid
