@@ -134,6 +134,22 @@ async def test_a_month_without_its_year_is_the_latest_one_the_bank_remembers(
     assert [m["id"] for m in again["memories"]] == [later]
 
 
+async def test_a_month_without_its_year_counts_what_maintenance_archived_of_it(
+    client: httpx.AsyncClient, sql: Any
+) -> None:
+    """A past window also reaches its archived units: a June whose only unit was archived is still the
+    June the bank remembers, not an earlier one."""
+    bank = await make_bank(client)
+    await write_at(client, bank, "The user went sailing off Crete.", ["episode"], "2024-06-12T10:00:00Z")
+    archived = await write_at(
+        client, bank, "The user went rowing on the Thames.", ["episode"], "2026-06-20T10:00:00Z"
+    )
+    await sql("UPDATE memory_units SET status = 'archived' WHERE id = :id", id=uuid.UUID(archived))
+    answer = await ask(client, bank, "What did I do in June?", now=NOW, timezone="UTC", min_score=0)
+    assert answer["time_filter"]["from"].startswith("2026-06-01")
+    assert [(m["id"], m["status"]) for m in answer["memories"]] == [(archived, "archived")]
+
+
 @pytest.mark.parametrize(
     ("fact", "question"),
     [

@@ -20,10 +20,9 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models.memory import MEMORY_STATUSES
 from app.db.repositories.embeddings import check_model_name
 from app.db.repositories.history import active_as_of_sql
-from app.db.repositories.query import ChannelInputs, ChannelLimits, Filters
+from app.db.repositories.query import ChannelInputs, ChannelLimits, Filters, status_sql
 from app.db.repositories.units import tag_prefix_sql
 
 # Date entities whose span of days (`entities.date_span`, see the schema) meets the time filter: their
@@ -37,18 +36,6 @@ _DATE_ENTITIES = """
     ),"""
 
 
-def _status(f: Filters, params: dict[str, Any], alias: str) -> str:
-    # Literals (the statuses are the schema's enum), so that generic plans can still use the partial
-    # indexes: `status = 'active'`, and `status IN ('active', 'archived')` for a past window.
-    statuses = sorted(set(f.statuses))
-    if not set(statuses) <= set(MEMORY_STATUSES):
-        params["statuses"] = statuses
-        return f"{alias}.status = ANY(CAST(:statuses AS text[]))"
-    if len(statuses) == 1:
-        return f"{alias}.status = '{statuses[0]}'"
-    return f"{alias}.status IN ({', '.join(repr(s) for s in statuses)})"
-
-
 def _where(f: Filters, params: dict[str, Any], alias: str = "m", *, window: bool = True) -> str:
     """The request's filters on `memory_units` aliased `alias` (the time window unless `window` is
     off). A small window is the set of its units, which drives the channel (a semi-join); a larger one
@@ -59,7 +46,7 @@ def _where(f: Filters, params: dict[str, Any], alias: str = "m", *, window: bool
         params["as_of"] = f.as_of
         clauses.append(f"{alias}.created_at <= :as_of AND {alias}.id IN (SELECT id FROM as_of_active)")
     else:
-        clauses.append(_status(f, params, alias))
+        clauses.append(status_sql(f, params, alias))
     if f.tags:
         sql, tag_params = tag_prefix_sql(alias, "tags", f.tags)
         params.update(tag_params)
@@ -95,7 +82,7 @@ def _prelude(f: Filters, params: dict[str, Any]) -> list[str]:
     ),""")
     if f.window:
         params["time_from"], params["time_to"] = f.time_from, f.time_to
-        status = "TRUE" if f.as_of is not None else _status(f, params, "tm")
+        status = "TRUE" if f.as_of is not None else status_sql(f, params, "tm")
         ctes.append(_DATE_ENTITIES)
         ctes.append(
             """
@@ -267,7 +254,7 @@ def _entity(f: Filters, c: ChannelInputs, params: dict[str, Any], where: str) ->
     params["entity_names"] = c.entity_names
     params["entity_wanted"] = c.entity_wanted
     params["entity_walked"] = c.entity_walked
-    status = "rm.id IN (SELECT id FROM as_of_active)" if f.as_of is not None else _status(f, params, "rm")
+    status = "rm.id IN (SELECT id FROM as_of_active)" if f.as_of is not None else status_sql(f, params, "rm")
     rare_seed = _rare("ne.id", c.limits)
     return f"""
     seeds AS MATERIALIZED (

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models.memory import MEMORY_STATUSES
 
 
 @dataclass
@@ -88,16 +91,32 @@ async def common_entities(db: AsyncSession, bank_id: str, names: list[str], limi
     return {name: bool(common) for name, common in rows}
 
 
+def status_sql(f: Filters, params: dict[str, Any], alias: str) -> str:
+    """The filters' statuses as a condition on `alias`."""
+    # Literals (the statuses are the schema's enum), so that generic plans can still use the partial
+    # indexes: `status = 'active'`, and `status IN ('active', 'archived')` for a past window.
+    statuses = sorted(set(f.statuses))
+    if not set(statuses) <= set(MEMORY_STATUSES):
+        params["statuses"] = statuses
+        return f"{alias}.status = ANY(CAST(:statuses AS text[]))"
+    if len(statuses) == 1:
+        return f"{alias}.status = '{statuses[0]}'"
+    return f"{alias}.status IN ({', '.join(repr(s) for s in statuses)})"
+
+
 async def count_window(db: AsyncSession, f: Filters, limit: int) -> int:
-    """Count the active units said in the filters' window, up to `limit` (on the valid_from index)."""
+    """Count the units of the statuses asked for (a past window's archived ones too) said in the filters'
+    window, up to `limit` (on the valid_from index)."""
+    params: dict[str, Any] = {"bank": f.bank_id, "time_from": f.time_from, "time_to": f.time_to}
+    status = status_sql(f, params, "m")
     count = await db.scalar(
         text(f"""
             SELECT count(*) FROM (
                 SELECT 1 FROM memory_units m
-                WHERE m.bank_id = :bank AND m.status = 'active'
+                WHERE m.bank_id = :bank AND {status}
                   AND m.valid_from >= :time_from AND m.valid_from < :time_to
                 LIMIT {limit}) c
         """),
-        {"bank": f.bank_id, "time_from": f.time_from, "time_to": f.time_to},
+        params,
     )
     return int(count or 0)
