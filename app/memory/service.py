@@ -244,6 +244,7 @@ async def restore(
             )
     else:
         raise Conflict(f"Memory {memory_id} is {unit.status}, not deleted.")
+    await units_repo.confirm(db, unit.id)
     await db.refresh(unit)
     return unit
 

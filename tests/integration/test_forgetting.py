@@ -3,6 +3,7 @@ against a run that would erase a bank (the clock injected as `now`, never slept)
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -202,3 +203,26 @@ async def test_life_events_accumulate_and_never_replace_each_other(client: httpx
         units.append(response.json()["memory"])
     for unit in units:  # same tag, same person, another place: still two events, not an update
         assert (await client.get(f"/v1/banks/{bank}/memories/{unit['id']}")).json()["status"] == "active"
+
+
+async def test_a_restored_unit_ages_from_its_restoration(
+    client: httpx.AsyncClient, worker: Any, sql: Any
+) -> None:
+    """Restoring an episode the bank learned 100 days ago (its kind expires after 90) confirms it: the next
+    expiry leaves it in force."""
+    bank = await make_bank(client)
+    response = await client.post(
+        f"/v1/banks/{bank}/memories",
+        params={"wait": "true"},
+        json={"content": "The user went kayaking on the lake.", "tags": ["episode"]},
+    )
+    unit = response.json()["memory"]
+    await sql(
+        "UPDATE memory_units SET created_at = now() - interval '100 days' WHERE id = :id",
+        id=uuid.UUID(unit["id"]),
+    )
+    assert (await client.delete(f"/v1/banks/{bank}/memories/{unit['id']}")).status_code == 200
+    restored = await client.post(f"/v1/banks/{bank}/memories/{unit['id']}/restore")
+    assert restored.json()["status"] == "active", restored.text
+    await maintain(client, "expire", bank, datetime.now(UTC))
+    assert (await client.get(f"/v1/banks/{bank}/memories/{unit['id']}")).json()["status"] == "active"

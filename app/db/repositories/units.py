@@ -290,6 +290,11 @@ async def downweight(db: AsyncSession, unit: MemoryUnit, factor: float) -> None:
     )
 
 
+async def confirm(db: AsyncSession, unit_id: uuid.UUID) -> None:
+    """A user brought the unit back: the bank's clock of forgetting starts over, as when it is said again."""
+    await db.execute(update(MemoryUnit).where(MemoryUnit.id == unit_id).values(confirmed_at=func.now()))
+
+
 async def undo_downweight(db: AsyncSession, unit: MemoryUnit) -> None:
     metadata = dict(unit.metadata_)
     importance = float(metadata.pop("downweighted_from"))
