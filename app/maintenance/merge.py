@@ -31,9 +31,12 @@ LOCAL_WEEKDAY, LOCAL_HOUR = 6, 3  # Sunday, 03:00–04:00 in the bank's time zon
 
 
 def _due(run: MaintenanceRun, timezone: str) -> bool:
+    """Whether the bank's local Sunday 03:00 hour is the one the run was scheduled in (its `now` when
+    set): a run that starts late or is retried still merges the banks that were due."""
     if run.job.params.get("bank_id") or run.job.params.get("force"):
         return True
-    local = run.now.astimezone(ZoneInfo(timezone))
+    scheduled = run.now if run.job.params.get("now") or run.job.created_at is None else run.job.created_at
+    local = scheduled.astimezone(ZoneInfo(timezone))
     return local.weekday() == LOCAL_WEEKDAY and local.hour == LOCAL_HOUR
 
 

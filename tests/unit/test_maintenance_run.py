@@ -1,5 +1,6 @@
 """A maintenance run: a step failing on one bank's data is recorded, whether or not the step is one bank's
-(the re-embedding runs over every bank); a bank busy past the lock's wait stops no other bank's merge."""
+(the re-embedding runs over every bank); a bank busy past the lock's wait stops no other bank's merge; the
+weekly merge's hour is the one it was scheduled in."""
 
 from __future__ import annotations
 
@@ -63,3 +64,15 @@ async def test_a_bank_busy_past_the_locks_wait_is_recorded_and_the_merge_goes_on
     result = await merge.merge(Run(_sessions, job, datetime.now(UTC)), embedder=None)  # type: ignore[arg-type]
     assert result["banks"] == {"a": {"merged": 1}, "c": {"merged": 1}}
     assert list(result["failed_banks"]) == ["b"]
+
+
+def test_a_weekly_merge_that_starts_late_still_merges_the_banks_due_when_it_was_scheduled() -> None:
+    from app.maintenance.merge import _due
+
+    scheduled = datetime(2026, 12, 6, 3, 47, tzinfo=UTC)  # a Sunday, 03:47 UTC
+    job = Job(id=uuid.uuid4(), kind="maintenance.merge", params={}, created_at=scheduled)
+    late = MaintenanceRun(_sessions, job, datetime(2026, 12, 6, 4, 5, tzinfo=UTC))  # type: ignore[arg-type]
+    assert _due(late, "UTC")
+    assert not _due(late, "Asia/Tokyo")  # 12:47 there
+    job.params = {"now": "2026-12-06T04:05:00+00:00"}  # a clock set by an admin is the clock
+    assert not _due(late, "UTC")
