@@ -97,3 +97,13 @@ def test_a_word_for_a_kind_of_relative_names_the_one_said_before() -> None:
     [sister] = extract("My sister's school is Hillcrest.")
     [kid] = extract("My kid's school is Oakridge now.")
     assert conflicts(sister, kid, frame_similarity=0.9).reason == "another subject"
+
+
+def test_a_turn_longer_than_a_conversational_one_is_read_unit_by_unit() -> None:
+    """A pasted document is not read whole (its cost grows with its length): its units read their own text."""
+    from app.distill.heuristic.turn_claims import READ_WHOLE_CHARS, claims_from_turn
+
+    clause = "My budget is 5000."
+    turn = clause + " " + "The weather was fine that day. " * (READ_WHOLE_CHARS // 30)
+    assert claims_from_turn(clause, clause, "The user's budget is 5000.", ["constraint.budget"]) is not None
+    assert claims_from_turn(turn, clause, "The user's budget is 5000.", ["constraint.budget"]) is None
