@@ -191,3 +191,12 @@ async def test_the_global_budget_counts_every_bank_and_is_told_once_per_bank(
     )
     assert [t["payload"]["data"]["budget"] for t in told] == ["global"]
     assert [t["payload"]["data"]["operation"] for t in told] == ["judge"]
+    # Deleting the bank that spent refunds nothing: the ledger outlives it, and a bank created again under
+    # its name starts the day with what it spent.
+    assert (await admin.delete(f"/v1/banks/{spender}")).status_code == 204
+    async with cost_app.state.sessionmaker() as db, db.begin():
+        assert await budget.exhausted(db, other, config, "judge") is not None
+    ok(await admin.post("/v1/banks", json={"bank_id": spender}), 201)
+    async with cost_app.state.sessionmaker() as db, db.begin():
+        again = await budget.status(db, spender, BankConfig())
+    assert again.bank.tokens == 1000

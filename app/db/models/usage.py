@@ -10,12 +10,13 @@ from app.db.models.base import Base, created_at_column
 
 
 class LLMCallRecord(Base):
-    """The ledger: one row per request to the LLM, whoever made it (app.providers.metering.LLMCall)."""
+    """The ledger: one row per request to the LLM, whoever made it (app.providers.metering.LLMCall). It
+    outlives the bank it charged (no foreign key): deleting a bank refunds nothing against a budget."""
 
     __tablename__ = "llm_calls"
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    bank_id: Mapped[str | None] = mapped_column(String(128), ForeignKey("banks.id", ondelete="CASCADE"))
+    bank_id: Mapped[str | None] = mapped_column(String(128))
     job_id: Mapped[uuid.UUID | None]
     operation: Mapped[str] = mapped_column(Text)
     model: Mapped[str] = mapped_column(Text)
