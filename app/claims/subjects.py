@@ -14,7 +14,7 @@ from app.text import MONTHS_EN, WEEKDAYS_EN
 # A person's name opening an English clause before a verb ("Anna lives in Oslo", "Priya is on call").
 _NAMED_EN = re.compile(
     r"^\s*(?:(?:and|but|so|while)\s+)?(?!(?:The|A|An|This|That|These|Those|Our|My|Its)\b)"
-    r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?:'s\s+|is|was|lives|lived|"
+    r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?P<verb>'s\s+|is|was|lives|lived|"
     r"works|worked|has|had|moved|reports|studies|goes|plays|drives|uses|likes|loves|prefers|takes|"
     r"flies|is\s+flying|starts|started|joined|leads|manages|got|gets|became|becomes|went|left|quit)\b"
 )
@@ -72,7 +72,8 @@ def subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
 
 def subject_words(subject: str) -> set[str]:
     """The words that name the subject in a clause (the attribute is never one): its other names too."""
-    said = {subject, *(word for word, one in _SAME_PERSON.items() if one == subject)}
+    people = {subject, *subject.split("'s ")}  # a relative's relative: both ("ana's sister")
+    said = {*people, *(word for word, one in _SAME_PERSON.items() if one in people)}
     return said | {stem(w) for w in said if w.isascii()}
 
 
@@ -95,21 +96,44 @@ def _subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
                 return person, True
         return speaker, _SELF_ZH.search(clause) is not None
     owner = _OWNER_EN.match(clause)  # "Sarah's dentist is …": Sarah's, not the speaker's
-    # (a day or a month owns no thing: "Monday's meeting")
-    if owner and not any(
-        lemmas(w) or w.lower() in {*WEEKDAYS_EN, *MONTHS_EN} for w in owner.group("name").split()
-    ):
-        return owner.group("name").lower(), True
-    words = [w.lower().removesuffix("'s").rstrip("'") for w in clause.split()[:6]]
+    if owner:
+        name, kin = owner.group("name"), _kin_after(clause[owner.end("name") :])
+        # (a day or a month owns no thing: "Monday's meeting"; a name that is also a word, "Tom", owns
+        # a relative: "Tom's wife")
+        if kin or not any(lemmas(w) or w.lower() in {*WEEKDAYS_EN, *MONTHS_EN} for w in name.split()):
+            return _owned(name.lower(), kin), True
+    said = clause.split()[:6]
+    words = [w.lower().removesuffix("'s").rstrip("'") for w in said]
     for i, word in enumerate(words):
         if word in _COPULA_EN:
             break  # a person after the copula is the value ("my emergency contact is my brother")
         if word in lx.EN_PEOPLE and (i == 0 or words[i - 1] in lx.EN_SELF | {"the", "his", "her"}):
-            return word, True
+            # (a relative's relative is another person: "my brother's wife")
+            return _owned(_SAME_PERSON.get(word, word), _kin_after(" ".join(said[i:])[len(word) :])), True
     named = _NAMED_EN.match(clause)
-    if named and not any(lemmas(w) for w in named.group("name").split()):
+    # (a name that is also a word, "Tom", "Grace", is a name before a verb said of people only)
+    if named and (
+        not any(lemmas(w) for w in named.group("name").split()) or named.group("verb") in _OF_PEOPLE_EN
+    ):
         return named.group("name").lower(), True
     return speaker, _SELF_EN.search(clause) is not None
+
+
+# verbs said of people only ("Grace works at …"), never of a thing a clause opens with ("Parking is free")
+_OF_PEOPLE_EN = frozenset("lives lived works worked reports studies joined quit manages leads".split())
+_KIN_AFTER_EN = re.compile(r"^'s\s+(?P<kin>[a-z-]+)\b")
+
+
+def _kin_after(rest: str) -> str:
+    """The relative a possessive names ("'s sister" after "Ana"), by one name for each, else ""."""
+    kin = _KIN_AFTER_EN.match(rest)
+    word = kin.group("kin") if kin else ""
+    return _SAME_PERSON.get(word, word) if word in lx.EN_PEOPLE else ""
+
+
+def _owned(owner: str, kin: str) -> str:
+    """One subject for a person or a person's relative ("ana's sister", "brother's wife")."""
+    return f"{owner}'s {kin}" if kin else owner
 
 
 # A verb of moving house ("moved to", "relocated to", 搬到, 搬去), and the words that may stand between

@@ -191,6 +191,11 @@ def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
         ("My laptop budget is 900 euros.", "My monitor budget is 300 euros."),
         ("I live in Tromso.", "My sister's city is Bergen."),
         ("I live in Tromso.", "My sister lives in Bergen."),
+        # a relative's relative is another person ("Ana's sister", "my brother's wife"); a name that is
+        # also a word ("Tom") names a person before a verb said of people only
+        ("Ana lives in Lisbon.", "Ana's sister lives in Porto."),
+        ("My brother lives in Berlin.", "My brother's wife lives in Munich."),
+        ("Tom works at Acme.", "Tom's wife works at Globex."),
         ("The API timeout is 30 seconds.", "The DB timeout is 5 seconds."),
         ("我买相机的预算是4000元。", "镜头的预算是2000元。"),
         ("我住在大连。", "我妹妹住在青岛。"),
@@ -765,6 +770,12 @@ def test_a_named_person_s_thing_is_theirs() -> None:
     assert new.subject == "sarah"
     assert conflicts(old, new).action == "keep"
     assert one("Monday's meeting moved to 3pm.").subject == "user"  # a day is no person
+    # a relative's relative is their own subject, and says the same again of the same person
+    assert one("Ana's sister lives in Porto.").subject == "ana's sister"
+    assert one("My brother's wife lives in Munich.").subject == "brother's wife"
+    assert conflicts(one("Ana's sister lives in Porto."), one("Ana's sister moved to Faro.")).action == (
+        "supersede"
+    )
 
 
 @pytest.mark.parametrize(
