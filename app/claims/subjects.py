@@ -97,11 +97,11 @@ def _subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
         return speaker, _SELF_ZH.search(clause) is not None
     owner = _OWNER_EN.match(clause)  # "Sarah's dentist is …": Sarah's, not the speaker's
     if owner:
-        name, kin = owner.group("name"), _kin_after(clause[owner.end("name") :])
+        name, relative = owner.group("name"), _kin_after(clause[owner.end("name") :])
         # (a day or a month owns no thing: "Monday's meeting"; a name that is also a word, "Tom", owns
         # a relative: "Tom's wife")
-        if kin or not any(lemmas(w) or w.lower() in {*WEEKDAYS_EN, *MONTHS_EN} for w in name.split()):
-            return _owned(name.lower(), kin), True
+        if relative or not any(lemmas(w) or w.lower() in {*WEEKDAYS_EN, *MONTHS_EN} for w in name.split()):
+            return _owned(name.lower(), relative), True
     said = clause.split()[:6]
     words = [w.lower().removesuffix("'s").rstrip("'") for w in said]
     for i, word in enumerate(words):

@@ -39,6 +39,12 @@ def units(text: str, role: str = "user") -> list[Candidate]:
         ("我喜欢看纪录片，不爱看综艺。", ["我喜欢看纪录片", "我不爱看综艺。"]),
         # a leading value with words of its own, then a predicate of its own
         ("每月最多80块，别给我开任何增值业务。", ["每月最多80块", "别给我开任何增值业务。"]),
+        # a negated imperative is a clause of its own, and no question
+        (
+            "Archive the old tickets but do not delete them.",
+            ["Archive the old tickets", "Do not delete them."],
+        ),
+        ("Rotate the keys and never email them.", ["Rotate the keys", "Never email them."]),
         # a base verb after "and" is the subject's second predicate, never an imperative
         (
             "I run on Mondays and do spin classes on Fridays.",
@@ -173,6 +179,12 @@ def test_the_parts_of_one_turn_keep_the_value_that_links_them() -> None:
         ("tickets.reassign: TK-4410 moved to the network queue", "tool", "task_state"),  # a call that writes
         ("tickets.search: TK-4410 open, network queue", "tool", "fact"),  # a call that reads
         ("工单变更：TK-4410 转到网络组", "tool", "task_state"),
+        # a prohibition is a limit; one on how to be served, a preference; an imperative, a step
+        ("Do not restart the database.", "user", "constraint"),
+        ("Don't merge the release branch.", "user", "constraint"),
+        ("Never phone me at work.", "user", "preference"),
+        ("Check the backups for me.", "user", "task_state"),
+        ("Love the new layout.", "user", "episode"),  # an attitude, its subject dropped: no step
     ],
 )
 def test_the_kind_is_what_the_clause_is(text: str, role: str, kind: str) -> None:

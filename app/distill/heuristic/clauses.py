@@ -40,6 +40,7 @@ from app.distill.heuristic.verbs_en import (
     finite_at,
     inflected_verb,
     lemmas,
+    negated_imperative,
     pronoun_opens,
 )
 from app.text import has_cjk, pos_words
@@ -145,6 +146,8 @@ def _has_predicate_en(text: str) -> bool:
     first = words[0].lower()
     if first in ("no", "please") or pronoun_opens(first):
         return True  # "…, no balloon payment" (an elliptic negation), "…, please call first"
+    if negated_imperative(text):
+        return True  # "…, but don't restart it", "…and never call before 9"
     if can_be_verb(words[0]) and not inflected_verb(first) and words[1].lower() in OBJECT_START:
         return True
     if base_verb(first) and words[-1].lower() == "please":

@@ -48,7 +48,7 @@ from app.distill.heuristic.steps import (
     UNDER_WAY_EN,
     UNDER_WAY_ZH,
 )
-from app.distill.heuristic.verbs_en import base_verb, is_past, perfective
+from app.distill.heuristic.verbs_en import AUX, base_verb, is_past, negated_imperative, perfective
 from app.text import STOPWORDS_EN
 
 _EN = re.IGNORECASE
@@ -224,8 +224,10 @@ def _en(text: str, role: str) -> str:
         if REQUEST_EN.search(text) or _imperative(text):
             # a channel said as the act asked for ("remind me to call the plumber") is no manner
             acted = ACT_OF_A_CHANNEL_EN.sub(" ", text)
-            if LIMIT_EN.search(text):
-                return "constraint"  # a bound, however asked ("keep the drive under 40 minutes")
+            if LIMIT_EN.search(text) or (negated_imperative(text) and not MANNER_EN.search(acted)):
+                # a bound, however asked ("keep the drive under 40 minutes"), or a prohibition ("don't
+                # restart the node"; "never call before 9" is how to be served)
+                return "constraint"
             return "preference" if MANNER_EN.search(acted) else "task_state"
         if WANT_EN.search(text):
             return "task_state" if _wants_to_act(text) else "preference"
@@ -284,10 +286,21 @@ def _wants_to_act(text: str) -> bool:
 def _imperative(text: str) -> bool:
     """ "Book it", "Keep it short", "Go slowly please": a clause opening with a verb and no subject."""
     words = re.findall(r"[a-z']+", text.lower())
-    if IMPERATIVE_EN.match(text) is not None or (words[-1:] == ["please"] and base_verb(words[0])):
+    if IMPERATIVE_EN.match(text) is not None or negated_imperative(text):
         return True
-    # a verb in its base form and the listener's object after it ("Ping me on Slack", "Let us know")
-    return len(words) > 2 and words[1] in ("me", "us") and base_verb(words[0])
+    # a verb in its base form with "please", or before its object ("Ping me on Slack", "Clear the logs")
+    return (
+        len(words) > 1
+        and base_verb(words[0])
+        and words[0] not in _ATTITUDES | AUX  # ("can the price be …", a question)
+        and (words[-1] == "please" or words[1] in _OBJECT_OPENS)
+    )
+
+
+# what opens an imperative's object: the listener, a determiner, a pronoun
+_OBJECT_OPENS = frozenset("me us the a an my our this that these those it them all".split())
+# verbs of an attitude, whose subject a short remark drops ("Love the new design"): no imperative
+_ATTITUDES = frozenset("love like hate enjoy prefer miss want need adore appreciate dislike".split())
 
 
 def _zh(text: str, role: str) -> str:

@@ -54,9 +54,11 @@ HEDGE_EN = re.compile(
 )
 HEDGE_ZH = re.compile(r"如果|假如|要是|的话|可能|也许|大概|或许|不确定|看情况|说不定|考虑一下|差不多")
 
+# (an auxiliary before "not" opens a negated imperative or a subjectless statement, "Do not restart it",
+# not a question; one with a "?" is asked all the same)
 QUESTION_EN = re.compile(
     r"\?\s*$|^(?:can|could|would|will|is|are|am|do|does|did|what|when|where|who|whom|why|how|should|shall|"
-    r"have|has|which|any idea)\b",
+    r"have|has|which|any idea)\b(?!\s+not\b)",
     re.IGNORECASE,
 )
 QUESTION_ZH = re.compile(r"[吗呢么][？?。！!]?$|[？?]\s*$|^(?:请问|能不能|可不可以|是否|能否)")

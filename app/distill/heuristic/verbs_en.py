@@ -90,6 +90,13 @@ def base_verb(word: str) -> bool:
     return word in readings.get("VERB", ()) and not {"ADJ", "ADV", "ADP"} & set(readings)
 
 
+def negated_imperative(text: str) -> bool:
+    """Whether `text` opens with a negated imperative: "don't restart it", "do not call", "never book"."""
+    words = [w.lower() for w in WORD.findall(text)[:3]]
+    skip = 2 if words[:2] == ["do", "not"] else int(words[:1] in (["don't"], ["never"]))
+    return bool(skip) and len(words) > skip and base_verb(words[skip])
+
+
 @lru_cache(maxsize=8192)
 def inflected_verb(word: str) -> bool:
     from lemminflect import getAllLemmas
