@@ -79,6 +79,17 @@ _ABBREVIATION = re.compile(
 )
 
 
+# A space between two Chinese characters is a pause typed for a comma, as in chat apps ("嗯 师傅后天来"):
+# a clause boundary, never a word of the text
+CJK_PAUSE = r"(?<=[\u4e00-\u9fff])[ \t\u3000]+(?=[\u4e00-\u9fff])"
+_CJK_PAUSE = re.compile(CJK_PAUSE)
+
+
+def with_commas(text: str) -> str:
+    """`text` with the spaces between Chinese characters written as the commas they stand for."""
+    return _CJK_PAUSE.sub("，", text)
+
+
 def split_sentences(text: str) -> list[str]:
     pieces = [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
     sentences: list[str] = []

@@ -10,6 +10,7 @@ from app.claims import lexicon as lx
 from app.claims.clause_value import NAME
 from app.claims.frames import OBJECT_OPENERS, lemmas
 from app.claims.values import find_values
+from app.text import CJK_PAUSE
 
 # A comma between digits is a thousands separator ("$8,000"), a colon between digits a time of day
 # ("9:45"): neither ends a clause.
@@ -21,7 +22,8 @@ _EN_CLAUSE = re.compile(
     re.IGNORECASE,
 )
 _EN_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
-_ZH_CLAUSE = re.compile(_THOUSANDS + r"|:(?!(?<=\d:)\d{2}(?!\d))|[;，；：]|但是|不过|而且|并且")
+# (a space between Chinese characters is a comma typed as a pause)
+_ZH_CLAUSE = re.compile(_THOUSANDS + r"|:(?!(?<=\d:)\d{2}(?!\d))|[;，；：]|但是|不过|而且|并且|" + CJK_PAUSE)
 
 
 def clauses(sentence: str, zh: bool) -> list[str]:

@@ -214,3 +214,9 @@ def test_a_speakers_verb_and_its_thing_say_enough(text: str, kept: bool) -> None
     service = [Turn(1, 1, "assistant", "How can I help?", None, T0), Turn(2, 2, "user", text, None, T0)]
     made = DISTILLER.distill_turn(service[1], T0, recent=service[:1])
     assert bool(made) is kept, [u.content for u in made]
+
+
+def test_a_space_between_chinese_words_is_a_pause_typed_for_a_comma() -> None:
+    """Chat apps' Chinese often leaves the commas out: the space cuts the clauses and frees the opening."""
+    made = units("嗯 我下周二去体检 前一天晚上不能吃东西")
+    assert [u.content for u in made] == ["用户下周二（2026-06-09）去体检", "用户说前一天晚上不能吃东西"]

@@ -55,7 +55,7 @@ from app.distill.heuristic.tuning import (
 from app.distill.heuristic.turn_claims import claims_from_turn
 from app.distill.types import Candidate, DistillContext, DistillResult, TaskResult, Turn
 from app.entities.types import EntityOut
-from app.text import split_sentences, strip_invisible
+from app.text import split_sentences, strip_invisible, with_commas
 
 _ASSISTANT_SELF = re.compile(r"^(?:I|I'm|I am|I'd|me too|我(?!们))(?:\b|(?=[\u4e00-\u9fff]))", re.IGNORECASE)
 
@@ -141,7 +141,7 @@ class HeuristicDistiller:
         heard = turns[:index] if turn.role != "user" and RECAP.search(turn.content) else recent[-ECHO_WINDOW:]
         said = " ".join(t.content for t in heard if t.role != turn.role and "user" in (t.role, turn.role))
         slot = open_slot(recent, turn)
-        sentences = made_whole_all(split_sentences(turn.content), turn, recent)
+        sentences = made_whole_all(split_sentences(with_commas(turn.content)), turn, recent)
         # said to an assistant (one answers in the conversation), a short turn states claims to remember;
         # between people, talk is a story told, and only a one-sentence turn's clauses are claims
         service = any(t.role != "user" for t in turns)
