@@ -185,6 +185,9 @@ def test_the_parts_of_one_turn_keep_the_value_that_links_them() -> None:
         ("Never phone me at work.", "user", "preference"),
         ("Check the backups for me.", "user", "task_state"),
         ("Love the new layout.", "user", "episode"),  # an attitude, its subject dropped: no step
+        # a request after its topic, or told to the listener with a suggestion's 吧
+        ("飞机餐帮我备注一下。", "user", "task_state"),
+        ("你先把测试修好吧。", "user", "task_state"),
     ],
 )
 def test_the_kind_is_what_the_clause_is(text: str, role: str, kind: str) -> None:
@@ -193,6 +196,10 @@ def test_the_kind_is_what_the_clause_is(text: str, role: str, kind: str) -> None
     assert made[0].tags[0].split(".")[0] == kind, [(u.tags, u.content) for u in made]
     if role == "assistant":
         assert made[0].content.startswith("The assistant") or made[0].content.startswith("助手")
+
+
+def test_a_chinese_wish_after_its_topic_is_a_preference() -> None:
+    assert clause_kind("座位尽量靠窗。", "zh", "user", stated=True) == "preference"
 
 
 def test_chinese_hui_is_the_future_only_with_a_time_ahead() -> None:
@@ -220,3 +227,5 @@ def test_a_space_between_chinese_words_is_a_pause_typed_for_a_comma() -> None:
     """Chat apps' Chinese often leaves the commas out: the space cuts the clauses and frees the opening."""
     made = units("嗯 我下周二去体检 前一天晚上不能吃东西")
     assert [u.content for u in made] == ["用户下周二（2026-06-09）去体检", "用户说前一天晚上不能吃东西"]
+    # so is an ellipsis; a hum typed without one is no part of the claim
+    assert [u.content for u in units("嗯我想想…就要蓝色的吧")] == ["用户说就要蓝色的吧。"]

@@ -77,7 +77,7 @@ _BOUNDARY_EN = re.compile(
 _CARRY_EN = re.compile(r",?\s+(?:and|but)\s+(?:also\s+)?(?=[a-z])")
 
 # Chinese: commas and semicolons cut; a connective opening the part goes
-_BOUNDARY_ZH = re.compile(r"[，,；;]\s*")
+_BOUNDARY_ZH = re.compile(r"(?:[，,；;]|…+)\s*")
 _JOINER_ZH = re.compile(r"^(?:另外|而且|还有|并且|此外|同时|但是|不过|可是|所以|因为|然后|以及)[，,]?")
 _PRONOUN_ZH = re.compile(r"^(?:我们|我|咱们|他们|她们|他|她|它|你们|你|您)")
 # A part that opens with an adverb or a verb has no subject of its own; a request to the listener
@@ -175,7 +175,10 @@ def states_something(text: str) -> bool:
 
 # Words that make a Chinese predicate whatever jieba tags the word beside them: an adverb of aspect or
 # negation before it ("又卡纸了", "也用不了"), a modal ("8点可以"), an aspect particle after it ("卡纸了")
-_PREDICATE_MARK_ZH = re.compile(r"又|也|还|都|不|没|已经|正在|可以|能|会|要|得|了$|了[，。！？,.!?]|过[，。]")
+# (a suggestion's 吧 at the end stands for its verb: "就这个吧", "开吧")
+_PREDICATE_MARK_ZH = re.compile(
+    r"又|也|还|都|不|没|已经|正在|可以|能|会|要|得|了$|了[，。！？,.!?]|过[，。]|吧[。！!]?$"
+)
 
 
 def _has_predicate_zh(text: str) -> bool:

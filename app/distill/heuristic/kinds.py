@@ -62,6 +62,9 @@ REQUEST_EN = re.compile(
 REQUEST_ZH = re.compile(
     r"^(?:请|麻烦|帮我|帮忙|能不能|可不可以|可以帮|给我|记得|替我)|请[^，。]{0,6}(?:发|寄|送|回复|联系)"
     rf"|提醒我(?=[{VERB_OF_A_STEP_ZH}])"
+    # the thing first, then the request ("复诊帮我约晚上的号", "飞机餐帮我备注一下"); the listener told what
+    # to do, a suggestion's 吧 at the end ("你直接改成新的吧")
+    r"|^[^，。！？我你他她]{1,6}(?:帮我|替我|麻烦你)|^你(?:就|先|再|直接|帮我)?[^，。！？]*吧[。！!]?$"
 )
 # what the user does not want done, an adverb before it or not ("也不要用感叹号"), or a manner asked for
 # by degree ("语气正式一点", "回复简短些"): how they want to be served
@@ -131,7 +134,7 @@ TASTE_ZH = re.compile(
 )
 # A way the user likes things done, in Chinese ("最好周六上午", "发邮件比较好", "简单点就行")
 PREFER_ZH = re.compile(
-    r"最好|比较好|更好|为好|就行|就好|更喜欢|偏向|^尽量|(?:一般|通常|平时|总是|习惯)都?(?:选|挑|点|买|要|用|坐|订)"
+    r"最好|比较好|更好|为好|就行|就好|更喜欢|偏向|^[^，。我你他她]{0,6}尽量|(?:一般|通常|平时|总是|习惯)都?(?:选|挑|点|买|要|用|坐|订)"
 )
 # "I need financing", "we need a van": a requirement (a limit); "I need to renew …": a step to do
 NEED_EN = re.compile(r"^(?:I|we)(?: really| still| also| just)? need(?:s)?\b(?! you\b)", _EN)

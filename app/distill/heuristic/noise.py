@@ -50,7 +50,9 @@ WRAPPING_ZH = re.compile(
     r"顺便说一下|顺便|另外|此外|而且|并且|不过|但是)"
     r"[，,。！!、：:\s]*"
     r"|(?:嗯+|哦+|噢|喔|呃|额|哎|唉|诶|欸|啊|好的|好吧|好了|还有|然后|所以|那个|更正|喂|是的|对|明白了?|了解了?|收到|"
-    r"没问题|好)[，,。！!、：:]+)"
+    r"没问题|好)[，,。！!、：:…]+"
+    # a hum that is never a word's first character, typed without a pause ("嗯我想想")
+    r"|(?:嗯+|呃+)(?=[\u4e00-\u9fff]))"
 )
 CORRECTION_OPENING_ZH = re.compile(
     # (an interjection may stand before it unpunctuated: 哦我说错了; the verbs of owning an error as the
@@ -63,7 +65,7 @@ CORRECTION_OPENING_ZH = re.compile(
     r"(?:其实|实际上)(?=[^。！？]*?(?:更|而不是|不是|才是))|"
     r"不好意思[，,]?(?=是|应该))[，,。！!、：:\s]*"
 )
-HEDGE_OPENING_ZH = re.compile(r"(?:可能|也许|大概|好像|我觉得|我想想|估计|或许)[，,]?")
+HEDGE_OPENING_ZH = re.compile(r"(?:可能|也许|大概|好像|我觉得|我想想|估计|或许)[，,…]*")
 # Pleasantries, offers, apologies and closings (either role): no unit.
 PLEASANTRY_EN = re.compile(
     r"^(?:go ahead|hold on|one moment|just a (?:moment|sec(?:ond)?|minute)|let me (?:think|check)|"
