@@ -174,7 +174,7 @@ EN_NOISE = frozenset(
     just really actually now currently these days nowadays anymore also too well still already yet very
     new old current latest usual usually monthly weekly daily yearly annual nightly white black red blue
     green yellow grey gray silver fully totally pretty quite every each per a.m. p.m. everything everyone
-    everybody everything's all both one ones
+    everybody everything's all both one ones who whom whose which where what
     around about approximately roughly
     maybe might perhaps probably possibly if not no yes big news oh ugh oops sorry wait meant mean please
     okay ok think guess firm most least max maximum minimum up down over under again since ago last next

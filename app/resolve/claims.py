@@ -235,8 +235,17 @@ def residue(
             return True
         if retired and c.implicit_subject and not (c.head or c.qualifier or c.topic):
             return False  # "I have a visa, it renews next year": what is retired takes its details
-        if retired and i > first and is_detail(c):
-            return False  # "a storage unit …, £85 a month", "有一台测试机，编号是…": its details
+        if (
+            retired
+            and i == first + 1
+            and _PIVOT_ZH.search(olds[first].text)
+            and not _NAMES_WHO_ZH.match(c.text)
+        ):
+            return False  # "请了个阿姨，每周二来做饭": who was taken on is who comes
+        if retired and i > first and (is_detail(c) or _RELATIVE.match(c.text)):
+            # "a storage unit …, £85 a month", "有一台测试机，编号是…", "a cleaner, who comes on Fridays":
+            # its details
+            return False
         if c.attribute in attributes and c.attribute:
             return False
         if c.head or not free(c.value):
@@ -257,6 +266,14 @@ _SPEAKER_OPENS = re.compile(r"\s*(?:(?:i|we|my|our)\b|我|咱)", re.IGNORECASE)
 
 # A clause opening with a verb of naming, no subject of its own ("…, called Pepper", "叫redis-legacy")
 _NAMES_IT = re.compile(r"\s*(?:(?:is\s+|was\s+)?(?:called|named|nicknamed)\b|名叫|叫做|叫)", re.IGNORECASE)
+
+
+# a Chinese clause taking someone or something on (请了个阿姨, 养了一只猫, 报了个班): the bare predicate
+# after it is said of them
+_PIVOT_ZH = re.compile(r"[请雇找养报办开租买订][了过]?[一个只位名家份套辆台张]+[\u4e00-\u9fff]+$")
+_NAMES_WHO_ZH = re.compile(r"\s*(?:我|咱|你|您|他|她|它)")
+# a relative clause, said of the thing the clause before names ("…, who comes on Fridays")
+_RELATIVE = re.compile(r"^\s*(?:who|which|whose|where)\b", re.IGNORECASE)
 
 
 def is_detail(claim: Claim) -> bool:

@@ -113,6 +113,9 @@ def test_an_interjection_alone_is_no_value(interjection: str) -> None:
     [
         ("我们还留着一个测试用的Redis集群，叫redis-legacy。", "那个测试集群昨天下线了"),
         ("We keep a staging box, called hx-stage-2.", "We decommissioned the staging box."),
+        # what a relative clause says of it, and what the one taken on does
+        ("We have a gardener, Tomas, who comes every other Monday.", "We let Tomas go."),
+        ("我们请了个钟点工，每周四来打扫。", "钟点工我们辞了。"),
     ],
 )
 def test_a_retired_thing_takes_its_name_with_it(old: str, new: str) -> None:
