@@ -235,16 +235,7 @@ def residue(
             return True
         if retired and c.implicit_subject and not (c.head or c.qualifier or c.topic):
             return False  # "I have a visa, it renews next year": what is retired takes its details
-        if (
-            retired
-            and i == first + 1
-            and _PIVOT_ZH.search(olds[first].text)
-            and not _NAMES_WHO_ZH.match(c.text)
-        ):
-            return False  # "请了个阿姨，每周二来做饭": who was taken on is who comes
-        if retired and i > first and (is_detail(c) or _RELATIVE.match(c.text)):
-            # "a storage unit …, £85 a month", "有一台测试机，编号是…", "a cleaner, who comes on Fridays":
-            # its details
+        if retired and i > first and detail_of(c, olds[i - 1]):
             return False
         if c.attribute in attributes and c.attribute:
             return False
@@ -259,6 +250,25 @@ def residue(
         return not (retired and named)
 
     return [c for i, c in enumerate(olds) if i not in hit and still_true(i, c)]
+
+
+def detail_of(claim: Claim, before: Claim) -> bool:
+    """Whether `claim`, said right after `before` of a thing that is retired, says a detail of that thing
+    and goes with it: a verbless value ("a storage unit …, £85 a month", "有一台测试机，编号是…"), a
+    relative clause ("a cleaner, who comes on Fridays"), the bare predicate after a Chinese pivot
+    ("请了个阿姨，每周二来做饭": who was taken on is who comes)."""
+    if is_detail(claim) or _RELATIVE.match(claim.text):
+        return True
+    return _PIVOT_ZH.search(before.text) is not None and not _NAMES_WHO_ZH.match(claim.text)
+
+
+def details_of(claims: list[Claim], retired: list[Claim]) -> bool:
+    """Whether a unit split from the turn of a retired unit (its claims `retired`) states only details of
+    it, said of its subjects or of no one named."""
+    subjects = {c.subject for c in retired}
+    return bool(claims and retired) and all(
+        detail_of(c, retired[-1]) and (c.subject in subjects or c.implicit_subject) for c in claims
+    )
 
 
 _SPEAKER_OPENS = re.compile(r"\s*(?:(?:i|we|my|our)\b|我|咱)", re.IGNORECASE)

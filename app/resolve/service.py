@@ -31,7 +31,7 @@ from app.providers.embeddings import Embedder
 from app.resolve import by_claim
 from app.resolve.authors import authors
 from app.resolve.candidates import find_candidates
-from app.resolve.claims import ClaimDecision, hedged_over_firm, is_detail, one_attribute, residue
+from app.resolve.claims import ClaimDecision, details_of, hedged_over_firm, one_attribute, residue
 from app.resolve.conflicts import (
     conflict_reason,
     key_tag,
@@ -213,25 +213,20 @@ async def _end_claim(
         action=action,
     )
     if action == "retired" and outcome == "superseded":
-        await _retire_details(db, old, {c.subject for c in old_claims}, new, details)
+        await _retire_details(db, old, old_claims, new, details)
     return outcome
 
 
 async def _retire_details(
-    db: AsyncSession, old: MemoryUnit, subjects: set[str], new: MemoryUnit, details: dict[str, Any]
+    db: AsyncSession, old: MemoryUnit, old_claims: list[Claim], new: MemoryUnit, details: dict[str, Any]
 ) -> None:
-    """The active units split from the turn of the retired `old` (whose claims are about `subjects`) that
-    state only details of it (a verbless value, "月费99元" beside "我办了一张游泳卡"): retired with it,
-    linked to `new`."""
+    """The active units split from the turn of the retired `old` that state only details of it
+    (`details_of`: "月费99元" beside "我办了一张游泳卡"): retired with it, linked to `new`."""
     reason = "claim: a detail of what was retired"
     for sibling in await units_repo.turn_siblings(db, old):
         if sibling.id == new.id:
             continue
-        claims = await by_claim.ensure_claims(db, sibling)
-        only_details = bool(claims) and all(
-            is_detail(c) and (c.subject in subjects or c.implicit_subject) for c in claims
-        )
-        if not only_details:
+        if not details_of(await by_claim.ensure_claims(db, sibling), old_claims):
             continue
         if await _end(db, sibling, new, action="retired", actor="resolver", reason=reason, details=details):
             await webhooks.memory_superseded(db, sibling.bank_id, sibling.id, new.id, reason)

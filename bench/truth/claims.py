@@ -28,7 +28,7 @@ import numpy as np
 
 from app.claims import Claim, conflicts, extract
 from app.claims.stored import load_all
-from app.resolve.claims import decide, is_happening, residue
+from app.resolve.claims import decide, details_of, is_happening, residue
 from bench.truth.suite import SUITE, Case, holds, load, select
 
 _vectors: dict[str, np.ndarray] = {}
@@ -53,8 +53,9 @@ class Result:
     why: str  # a failure's kind (a verdict's reason, or what is missing): counted, never the text
 
 
-# each unit said: its content, tags, and the claims its distiller read (None: read from the content)
-Said = list[tuple[str, list[str], list[dict[str, Any]] | None]]
+# each unit said: its content, tags, the claims its distiller read (None: read from the content), and the
+# turn it was distilled from (its last source turn; a direct write's own index)
+Said = list[tuple[str, list[str], list[dict[str, Any]] | None, int]]
 
 
 def _statements(case: Case, mode: str) -> tuple[Said, Said]:
@@ -62,7 +63,7 @@ def _statements(case: Case, mode: str) -> tuple[Said, Said]:
     conversation through the heuristic distiller in process (its units; those citing the last user
     turn are the new statement's)."""
     if mode == "direct":
-        said: Said = [(w.content, w.tags, None) for w in case.writes]
+        said: Said = [(w.content, w.tags, None, i) for i, w in enumerate(case.writes)]
         return said[:-1], said[-1:]
     return asyncio.run(_distilled(case))
 
@@ -82,8 +83,10 @@ async def _distilled(case: Case) -> tuple[Said, Said]:
     context = DistillContext("truth-proxy", case.id, turns, UTC, [], bank_taxonomy(config.tags))
     result = await HeuristicDistiller().distill(context)
     units = [c for c in result.candidates if c.confidence >= config.min_confidence]
-    earlier = [(c.content, list(c.tags), c.claims) for c in units if last not in c.source_seqs]
-    new = [(c.content, list(c.tags), c.claims) for c in units if last in c.source_seqs]
+    earlier = [
+        (c.content, list(c.tags), c.claims, max(c.source_seqs)) for c in units if last not in c.source_seqs
+    ]
+    new = [(c.content, list(c.tags), c.claims, last) for c in units if last in c.source_seqs]
     return earlier, new
 
 
@@ -109,10 +112,10 @@ def run_case(case: Case, mode: str) -> Result:
     the earlier statements' units still active, decided as the resolver decides
     (`app.resolve.claims.decide`: one unit ended at most, its still-true clauses kept)."""
     said, latest = _statements(case, mode)
-    units = [_claims(text, tags, case.lang, given) for text, tags, given in said]
-    news = [(_claims(text, tags, case.lang, given), tags) for text, tags, given in latest]
+    units = [_claims(text, tags, case.lang, given) for text, tags, given, _ in said]
+    news = [(_claims(text, tags, case.lang, given), tags) for text, tags, given, _ in latest]
     new = [c for claims, _ in news for c in claims]
-    happenings: set[int | None] = {u for u, (_, tags, _) in enumerate(said) if is_happening(tags, units[u])}
+    happenings: set[int | None] = {u for u, (_, tags, *_) in enumerate(said) if is_happening(tags, units[u])}
     earlier = [c for claims in units for c in claims]
     unit_of = [u for u, claims in enumerate(units) for _ in claims]
     ended: dict[int, str] = {}
@@ -138,6 +141,15 @@ def run_case(case: Case, mode: str) -> Result:
         for j, claim in enumerate(olds):
             if claim not in still_true:
                 ended[first + j] = decision.action
+        if decision.action == "retire":
+            # the units split from its turn that state only its details go with it (_retire_details)
+            turn = said[decision.candidate_id][3]
+            for u, (*_, source) in enumerate(said):
+                if source == turn and u not in decided and units[u] and details_of(units[u], olds):
+                    decided.add(u)
+                    ended.update(
+                        dict.fromkeys(range(unit_of.index(u), unit_of.index(u) + len(units[u])), "retire")
+                    )
     want = "retire" if case.kind == "retirement" else "supersede"
     stale = [i for i, c in enumerate(earlier) if any(holds(c.text, v) for v in case.stale)]
     kept = [i for i, c in enumerate(earlier) if any(holds(c.text, v) for v in case.keep)]

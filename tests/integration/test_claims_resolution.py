@@ -178,19 +178,53 @@ async def test_a_retirement_ends_the_old_claim(client: httpx.AsyncClient, worker
 
 
 @pytest.mark.parametrize("mode", ["conversation", "direct"])
+@pytest.mark.parametrize(
+    ("greeting", "told", "retired", "thing", "detail"),
+    [
+        # told to an assistant the turn becomes two units, the card and its fee; written, one unit
+        (
+            "您好，请问有什么可以帮您？",
+            "我办了一张健身卡，年费1800元。",
+            "健身卡我已经退了。",
+            "办了一张健身卡",
+            "1800",
+        ),
+        # what a relative clause says of the thing, and what the one taken on does
+        (
+            "Hi, how can I help?",
+            "We have a gardener, Tomas, who comes every other Monday.",
+            "We let Tomas go.",
+            "gardener",
+            "every other Monday",
+        ),
+        (
+            "您好，请问有什么可以帮您？",
+            "家里请了个钟点工，每周四来打扫。",
+            "钟点工我们辞了。",
+            "请了个钟点工",
+            "周四",
+        ),
+    ],
+)
 async def test_a_retirement_takes_the_details_of_its_thing(
-    client: httpx.AsyncClient, worker: Any, mode: str
+    client: httpx.AsyncClient,
+    worker: Any,
+    mode: str,
+    greeting: str,
+    told: str,
+    retired: str,
+    thing: str,
+    detail: str,
 ) -> None:
-    # told to an assistant the turn becomes two units, the card and its fee; written, one unit
     bank = await make_bank(client)
-    greeting = {"events": [{"role": "assistant", "content": "您好，请问有什么可以帮您？"}]}
-    await client.post(f"/v1/banks/{bank}/sessions/s/events", json=greeting)
-    await tell(client, bank, mode, "我办了一张健身卡，年费1800元。", ["fact"])
-    await tell(client, bank, mode, "健身卡我已经退了。", ["fact"])
+    opening = {"events": [{"role": "assistant", "content": greeting}]}
+    await client.post(f"/v1/banks/{bank}/sessions/s/events", json=opening)
+    await tell(client, bank, mode, told, ["fact"])
+    await tell(client, bank, mode, retired, ["fact"])
     active = await memories(client, bank, status="active")
-    assert not holding(active, "1800"), active
-    assert not holding(active, "办了一张健身卡"), active
-    for old in holding(await memories(client, bank, status="superseded"), "1800"):
+    assert not holding(active, detail), active
+    assert not holding(active, thing), active
+    for old in holding(await memories(client, bank, status="superseded"), detail):
         assert "retired" in await history_actions(client, bank, old["id"])
 
 

@@ -39,6 +39,11 @@ def units(text: str, role: str = "user") -> list[Candidate]:
         ("我喜欢看纪录片，不爱看综艺。", ["我喜欢看纪录片", "我不爱看综艺。"]),
         # a leading value with words of its own, then a predicate of its own
         ("每月最多80块，别给我开任何增值业务。", ["每月最多80块", "别给我开任何增值业务。"]),
+        # a relative clause stays with the thing it is said of
+        (
+            "I use Notion, which syncs across my devices, and my laptop is a ThinkPad.",
+            ["I use Notion, which syncs across my devices", "My laptop is a ThinkPad."],
+        ),
         # a negated imperative is a clause of its own, and no question
         (
             "Archive the old tickets but do not delete them.",

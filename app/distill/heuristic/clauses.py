@@ -20,6 +20,7 @@ from app.distill.heuristic.kinds import clause_kind, is_remark
 from app.distill.heuristic.life_events import is_life_event
 from app.distill.heuristic.noise import REFERS_BACK_EN, REFERS_BACK_ZH
 from app.distill.heuristic.openings import opening
+from app.distill.heuristic.predicates import has_predicate_en, has_predicate_zh, opens_with_verb_en
 from app.distill.heuristic.rules_en import EN_RULES
 from app.distill.heuristic.rules_zh import ZH_RULES
 from app.distill.heuristic.value_parts import (
@@ -29,19 +30,11 @@ from app.distill.heuristic.value_parts import (
     value_with_words,
 )
 from app.distill.heuristic.verbs_en import (
-    AUX,
-    OBJECT_START,
     PLAIN_SUBJECTS,
     WORD,
     base_verb,
-    can_be_verb,
     carried_subject,
     coordinated_request,
-    finite_at,
-    inflected_verb,
-    lemmas,
-    negated_imperative,
-    pronoun_opens,
 )
 from app.text import has_cjk, pos_words
 
@@ -79,7 +72,6 @@ _CARRY_EN = re.compile(r",?\s+(?:and|but)\s+(?:also\s+)?(?=[a-z])")
 # Chinese: commas and semicolons cut; a connective opening the part goes
 _BOUNDARY_ZH = re.compile(r"(?:[，,；;]|…+)\s*")
 _JOINER_ZH = re.compile(r"^(?:另外|而且|还有|并且|此外|同时|但是|不过|可是|所以|因为|然后|以及)[，,]?")
-_PRONOUN_ZH = re.compile(r"^(?:我们|我|咱们|他们|她们|他|她|它|你们|你|您)")
 # A part that opens with an adverb or a verb has no subject of its own; a request to the listener
 # ("请…", "不要…", "别…") needs none
 _BARE_PREDICATE_ZH = re.compile(
@@ -106,87 +98,6 @@ _NAMED_ZH = re.compile(r"^(?:名字)?(?:叫|名叫|叫做|名为)")
 _LEAD_SUBJECT_ZH = re.compile(
     rf"^((?:(?:我们|我)的?)?(?:{'|'.join(lx.ZH_PEOPLE_LONGEST_FIRST)})|我们|我|咱们|他们|她们|他|她)(?=[\u4e00-\u9fff])"
 )
-
-
-def _opens_with_verb_en(text: str, imperative: bool) -> bool:
-    """Whether the part opens with a verb of no subject of its own: a form of it ("loved", "getting"),
-    or a base form before its object ("make us …"), which is an imperative where `imperative` allows."""
-    words = WORD.findall(text)
-    if not words or pronoun_opens(words[0]) or words[0].lower() in ("no", "please"):
-        return False
-    first = words[0].lower()
-    readings = lemmas(first)
-    if "VERB" not in readings:
-        return False
-    gerund = first.endswith("ing") and first not in readings["VERB"]  # "getting", not "bring"
-    if gerund and any(finite_at(words, i) for i in range(1, min(len(words), 3))):
-        return False  # a gerund subject and its verb: "boarding closes at 7", "parking is free"
-    if gerund or inflected_verb(first):
-        later = any(finite_at(words, i) for i in range(1, len(words)))
-        return "NOUN" not in readings or not later  # "prices went up": a noun, then its verb
-    return len(words) > 1 and words[1].lower() in OBJECT_START and not imperative
-
-
-# A time or place said before a clause's subject ("on Thursdays I swim", "at home we cook"): not its subject
-_FRONTED_EN = re.compile(
-    r"^(?:(?:at|on|in|for|during|after|before|by|from|since|until)(?:\s+[\w'-]+){1,3}?|"
-    r"(?:every|last|next|this)\s+[\w'-]+),?\s+(?=(?:i|we|he|she|they|my|our|his|her|their)\b)",
-    re.IGNORECASE,
-)
-
-
-def _has_predicate_en(text: str) -> bool:
-    """A clause of its own: a pronoun subject and more, a request or imperative, or a finite verb after
-    its subject. Two words without a pronoun are a fragment ("flights included", "6 and 9")."""
-    words = WORD.findall(_FRONTED_EN.sub("", text, count=1))
-    if words and "'" in words[0] and pronoun_opens(words[0]) and re.search(r"\w", text[len(words[0]) :]):
-        return True  # a contracted copula and its complement: "…, I'm 34", "…, it's 0770 900123"
-    if len(words) < 2:
-        return False
-    first = words[0].lower()
-    if first in ("no", "please") or pronoun_opens(first):
-        return True  # "…, no balloon payment" (an elliptic negation), "…, please call first"
-    if negated_imperative(text):
-        return True  # "…, but don't restart it", "…and never call before 9"
-    if can_be_verb(words[0]) and not inflected_verb(first) and words[1].lower() in OBJECT_START:
-        return True
-    if base_verb(first) and words[-1].lower() == "please":
-        return True  # an imperative with its "please": "…, so go slowly please"
-    return len(words) > 2 and any(finite_at(words, i) for i in range(1, len(words)))
-
-
-def states_something(text: str) -> bool:
-    """Whether a clause no rule recognised has a predicate: "Quick question about billing", "IT小助手",
-    "Ready for another session?" have none. English: an auxiliary, a pronoun subject or an inflected
-    verb (not a gerund); Chinese: a verb or an adjective."""
-    if has_cjk(text):
-        return _has_predicate_zh(text)
-    words = WORD.findall(text)
-    if not words:
-        return False
-    if words[0].lower() == "no" and len(words) >= 2:
-        return True  # an elliptic negation: "…, no balloon payment"
-    if pronoun_opens(words[0]):
-        return True
-    return any(w.lower() in AUX or inflected_verb(w) for w in words) or any(
-        finite_at(words, i) for i in range(1, len(words))
-    )
-
-
-# Words that make a Chinese predicate whatever jieba tags the word beside them: an adverb of aspect or
-# negation before it ("又卡纸了", "也用不了"), a modal ("8点可以"), an aspect particle after it ("卡纸了")
-# (a suggestion's 吧 at the end stands for its verb: "就这个吧", "开吧")
-_PREDICATE_MARK_ZH = re.compile(
-    r"又|也|还|都|不|没|已经|正在|可以|能|会|要|得|了$|了[，。！？,.!?]|过[，。]|吧[。！!]?$"
-)
-
-
-def _has_predicate_zh(text: str) -> bool:
-    if _PRONOUN_ZH.match(text) or _PREDICATE_MARK_ZH.search(text):
-        return True
-    from app.text import pos_words
-
-    return any(flag[:1] in ("v", "a", "p") or flag == "zg" for _, flag in pos_words(text))
 
 
 def _cut(text: str, zh: bool) -> list[tuple[int, int, int]]:
@@ -218,6 +129,9 @@ def _points_back(text: str, zh: bool) -> bool:
 _SUBORDINATORS_ZH = frozenset("如果 假如 要是 万一 因为 虽然 尽管 既然 只要 除非 等到 一旦".split())
 
 
+_RELATIVE_EN = re.compile(r"(?:who|whom|whose|which)\b(?!\s+(?:is\s+why|means)\b)", re.IGNORECASE)
+
+
 def _subordinate(text: str) -> bool:
     """A condition, a cause or a time ("if it rains", "要是排得上"), in Chinese after a topic or a time
     that may open it ("下季度要是排得上", "我要是有空")."""
@@ -232,7 +146,7 @@ def _own_predicate_zh(text: str) -> bool:
     if _IMPERATIVE_ZH.match(text):
         return True
     words = pos_words(text)[:1]
-    return bool(words) and words[0][1][:1] in ("r", "n") and _has_predicate_zh(text)
+    return bool(words) and words[0][1][:1] in ("r", "n") and has_predicate_zh(text)
 
 
 # What follows from an ending and names nothing new ("…, so that course is over", "…，以后别再提醒我续费",
@@ -265,7 +179,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
     zh = has_cjk(sentence)
     offset, corrected, hedged = opening(sentence)
     body = sentence[offset:]
-    has_predicate = _has_predicate_zh if zh else _has_predicate_en
+    has_predicate = has_predicate_zh if zh else has_predicate_en
     spans: list[tuple[int, int, str]] = []  # start, end (in the sentence), text
     hedged_at: set[int] = set()  # the starts of parts whose hedge was taken off ("…, probably 60 by Q3")
     previous_end = 0
@@ -287,9 +201,10 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
         remark = is_remark(text, "zh" if zh else "en") and not _matches_a_rule(text, zh)
         # "…and loved it", "…, getting others involved": a verb with no subject of its own continues the
         # clause before (an imperative after a comma or semicolon is a clause: "…, send me the invoice")
-        bare = not zh and _opens_with_verb_en(text, imperative=bool(re.search(r"[,;]", joiner)))
-        # a condition or a time after its clause ("…, since I moved", "…，如果可以的话") modifies it
-        subordinate = _subordinate(text)
+        bare = not zh and opens_with_verb_en(text, imperative=bool(re.search(r"[,;]", joiner)))
+        # a condition or a time after its clause ("…, since I moved", "…，如果可以的话") modifies it; a
+        # relative clause ("…, who comes on Mondays") says of its thing: cut off, "who" would say nothing
+        subordinate = _subordinate(text) or (not zh and _RELATIVE_EN.match(text) is not None)
         if spans and _DENIES_BACK.match(text):
             # "…, not what I said before", "…，不是我之前说的": the clause before corrects; this says no more
             corrected = True
@@ -368,7 +283,7 @@ def _carried_en(span: tuple[int, int, str]) -> list[tuple[int, int, str]]:
         first, second = text[: match.start()], text[match.end() :]
         request = coordinated_request(first, second)
         carried = second if request else carried_subject(first, second)
-        if carried and _has_predicate_en(first) and (request or _claim_of_its_own(carried)):
+        if carried and has_predicate_en(first) and (request or _claim_of_its_own(carried)):
             cut = start + match.start()
             return [(start, cut, first), *(_carried_en((cut, end, carried)))]
     return [span]

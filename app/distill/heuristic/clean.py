@@ -36,6 +36,7 @@ from app.distill.heuristic.noise import (
     WRAPPING_ZH,
     ZH_NAMED_THING,
 )
+from app.distill.heuristic.predicates import states_something
 from app.distill.heuristic.served import BY_CHANNEL_EN
 from app.distill.heuristic.tuning import ECHO_OVERLAP
 from app.entities.types import EntityOut
@@ -121,8 +122,6 @@ def _small_talk(sentence: str, names: frozenset[str]) -> bool:
     opened = strip_wrapping(sentence)
     greeting = GREETING.match(sentence)
     if greeting and greeting.end() < len(sentence):
-        from app.distill.heuristic.clauses import states_something
-
         rest = sentence[greeting.end() :].strip(" .!?。！？")
         if len(rest) <= 20 and not states_something(rest) and not any(c.isdigit() for c in rest):
             return True

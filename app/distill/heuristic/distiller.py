@@ -17,7 +17,7 @@ from app.distill.heuristic.candidates import (
     speaker_of,
     typed_unit,
 )
-from app.distill.heuristic.clauses import Clause, split_clauses, states_something
+from app.distill.heuristic.clauses import Clause, split_clauses
 from app.distill.heuristic.context import ASIDE, chunks, leans_on_turn, open_slot, question_to
 from app.distill.heuristic.ellipsis import made_whole_all
 from app.distill.heuristic.entities import dedupe_entities, find_entities
@@ -38,6 +38,7 @@ from app.distill.heuristic.parts import (
 )
 from app.distill.heuristic.parts import matches as _matches
 from app.distill.heuristic.person import first_person_to_speaker
+from app.distill.heuristic.predicates import states_something
 from app.distill.heuristic.relations import with_relations
 from app.distill.heuristic.rules import QUESTION_EN, QUESTION_ZH
 from app.distill.heuristic.scene import budgets_with_their_thing

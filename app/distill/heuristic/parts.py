@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 
 from app.distill.heuristic import clean
-from app.distill.heuristic.clauses import Clause, split_clauses, states_something
+from app.distill.heuristic.clauses import Clause, split_clauses
 from app.distill.heuristic.entities import dedupe_entities
 from app.distill.heuristic.kinds import clause_kind
 from app.distill.heuristic.person import WORD
+from app.distill.heuristic.predicates import states_something
 from app.distill.heuristic.rules import EMPTY_OBJECTS, QUESTION_EN, QUESTION_ZH, Rule
 from app.distill.heuristic.rules_en import EN_RULES
 from app.distill.heuristic.rules_zh import ZH_RULES
