@@ -116,6 +116,9 @@ def test_parts_that_lean_on_each_other_stay_one_clause(sentence: str) -> None:
         ("呃，那个，我住在南京。", ("呃", "那个")),
         ("Small update: my train now leaves at 7:10.", ("Small update", "small update")),
         ("Fun fact: I have lived in Bilbao for ten years.", ("Fun fact", "fun fact")),
+        # any few words before a colon and a clause of its own (never a label and its value)
+        ("While I have you: my flat is in Leith.", ("While", "while")),
+        ("还有个事：我下周三要去杭州出差。", ("还有个事",)),
     ],
 )
 def test_no_unit_opens_with_a_marker_filler_or_hedge(text: str, opening: tuple[str, ...]) -> None:

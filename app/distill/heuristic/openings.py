@@ -3,6 +3,8 @@ correction or a hedge), and whether they corrected or hedged it."""
 
 from __future__ import annotations
 
+import re
+
 from app.distill.heuristic.noise import (
     CORRECTION_OPENING_EN,
     CORRECTION_OPENING_ZH,
@@ -11,6 +13,7 @@ from app.distill.heuristic.noise import (
     WRAPPING_EN,
     WRAPPING_ZH,
 )
+from app.distill.heuristic.predicates import PRONOUN_ZH, has_predicate_en
 from app.text import has_cjk
 
 
@@ -38,4 +41,19 @@ def opening(sentence: str) -> tuple[int, bool, bool]:
         corrected = corrected or which == 0
         hedged = hedged or which == 1
         position += end
-    return position, corrected, hedged
+    return position + _lead_in(sentence[position:], zh), corrected, hedged
+
+
+# A few words before a colon ("While I have you:", "Two things:", "还有个事："), then a clause
+_LEAD_IN = re.compile(r"(?:[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,5}|[\u4e00-\u9fff]{2,8})\s*[:：]\s*")
+
+
+def _lead_in(rest: str, zh: bool) -> int:
+    """The length of a heading before a colon that frames the clause after it, a clause of its own; 0 for
+    a label and its value ("Address: 12 Elm St", "地址：学院路17号"), a value in it ("Step 2:", 3点：)."""
+    lead = _LEAD_IN.match(rest)
+    if lead is None or any(ch.isdigit() for ch in lead.group()):
+        return 0
+    after = rest[lead.end() :]
+    # (Chinese: a clause with its subject; a list or a letter after a colon has verbs too)
+    return lead.end() if (PRONOUN_ZH.match(after) if zh else has_predicate_en(after)) else 0

@@ -19,7 +19,7 @@ from app.distill.heuristic.verbs_en import (
 )
 from app.text import has_cjk, pos_words
 
-_PRONOUN_ZH = re.compile(r"^(?:我们|我|咱们|他们|她们|他|她|它|你们|你|您)")
+PRONOUN_ZH = re.compile(r"^(?:我们|我|咱们|他们|她们|他|她|它|你们|你|您)")
 
 
 def opens_with_verb_en(text: str, imperative: bool) -> bool:
@@ -96,6 +96,6 @@ _PREDICATE_MARK_ZH = re.compile(
 
 
 def has_predicate_zh(text: str) -> bool:
-    if _PRONOUN_ZH.match(text) or _PREDICATE_MARK_ZH.search(text):
+    if PRONOUN_ZH.match(text) or _PREDICATE_MARK_ZH.search(text):
         return True
     return any(flag[:1] in ("v", "a", "p") or flag == "zg" for _, flag in pos_words(text))
