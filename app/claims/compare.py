@@ -11,7 +11,7 @@ from app.claims import heads
 from app.claims import lexicon as lx
 from app.claims.clause_value import one_product
 from app.claims.counts import one_count
-from app.claims.ending import said_in, stops_doing, topic_noun
+from app.claims.ending import counted_kind, said_in, stops_doing, topic_noun
 from app.claims.frames import overlap, stem, tokens
 from app.claims.modality import retirement
 from app.claims.model import Claim, Value
@@ -335,7 +335,11 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     if new.modality == "retired":
         # a retirement names what it ends ("the Visa", 滴答清单): a word of it in the old clause
         topic = topic_noun(new.text)
-        named = any(said_in(w, old.text) for w in new.qualifier) or bool(topic and topic in old.text)
+        named = (
+            any(said_in(w, old.text) for w in new.qualifier)
+            or bool(topic and topic in old.text)
+            or counted_kind(new.text, old.text)
+        )
         if attribute == "same" or named or (attribute == "weak" and _overlap(old.qualifier, new.qualifier)):
             return Verdict("retire", "retires what the old claim is about")
         if stops_doing(old, new):

@@ -63,6 +63,37 @@ def topic_noun(retirement: str) -> str:
     return words[0][0] if single else ""
 
 
+# The measure words a kind of thing is counted by (一辆车, 两只猫, 一套房): a Chinese retirement naming the
+# kind ("车上个月卖了", "房子卖掉了") ends what an old clause counted by them ("开那辆白色的思域",
+# "有一套两居室")
+_COUNTED_BY = {
+    "车": "辆台",
+    "猫": "只",
+    "狗": "只条",
+    "鸟": "只",
+    "鱼": "条尾",
+    "兔": "只",
+    "马": "匹",
+    "房": "套间栋",
+    "船": "艘条",
+}
+
+
+def counted_kind(retirement: str, old: str) -> bool:
+    """Whether a Chinese retirement opens with a kind of thing (车, 房子, 狗狗, not 车位 or 猫粮) that the old
+    clause counts one of by its measure word, naming no other kind."""
+    words = pos_words(_TOPIC_OPENING_ZH.sub("", retirement, count=1))[:2]
+    kind = words[0][0][:1] if words else ""
+    # (jieba reads 车上周 as 车上 and 周: a place word, never a compound noun)
+    if kind not in _COUNTED_BY or (words[0][0] not in (kind, f"{kind}子", kind * 2) and words[0][1] != "s"):
+        return False
+    if len(words) > 1 and words[1][1] in ("n", "ng", "nz"):
+        return False  # "猫粮": another thing, of the kind
+    if any(other in old for other in _COUNTED_BY if other != kind):
+        return False  # "两只猫" is no dog
+    return re.search(rf"[一两二三四五六七八九十几这那每][{_COUNTED_BY[kind]}]", old) is not None
+
+
 def stops_doing(old: Claim, new: Claim) -> bool:
     """A Chinese retirement naming nothing but its negated verb (我现在不吃了, 不订了) stops what the old
     claim's verb did (每天吃一粒维生素D): its object dropped, as Chinese drops a known one."""

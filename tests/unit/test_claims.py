@@ -178,6 +178,9 @@ def test_a_hedged_statement_never_supersedes_a_firm_one(old: str, new: str) -> N
         ("我周日会去公园打太极。", "最近没再去打太极了。"),
         ("我在闲鱼上开了个小铺子卖旧书。", "闲鱼铺子关了。"),
         ("我在培训班兼职带少儿编程。", "培训班那份兼职我辞了。"),
+        # the kind named, the thing counted by its measure word (辆 for 车, 套 for 房)
+        ("我上班开一辆银色的卡罗拉。", "车上周卖掉了。"),
+        ("我们在城南还有一套小两居。", "房子今年卖了。"),
     ],
 )
 def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
@@ -196,6 +199,10 @@ def test_a_retirement_ends_the_old_claim(old: str, new: str) -> None:
         ("Ana lives in Lisbon.", "Ana's sister lives in Porto."),
         ("My brother lives in Berlin.", "My brother's wife lives in Munich."),
         ("Tom works at Acme.", "Tom's wife works at Globex."),
+        # another kind counted by the same measure word, or a thing of the kind
+        ("我家有两只猫。", "狗去年送人了。"),
+        ("我家养了两只布偶。", "猫粮不买了。"),
+        ("我上班开一辆银色的卡罗拉。", "车位我退租了。"),
         ("The API timeout is 30 seconds.", "The DB timeout is 5 seconds."),
         ("我买相机的预算是4000元。", "镜头的预算是2000元。"),
         ("我住在大连。", "我妹妹住在青岛。"),
