@@ -72,10 +72,11 @@ class Policy:
             per_bank=settings.webhook_concurrency_per_bank,
         )
 
-    def next_attempt(self, created_at: datetime, attempts: int, now: datetime) -> datetime | None:
+    def next_attempt(self, first_attempt_at: datetime, attempts: int, now: datetime) -> datetime | None:
         """When to try again after `attempts` failed attempts, the last at `now`: base·2^(n-1) later
-        (at most `retry_max` later), and once more at the end of the window; None: past the window."""
-        deadline = created_at + timedelta(seconds=self.retry_window_seconds)
+        (at most `retry_max` later), and once more at the end of the window, which opens at the first
+        attempt (a delivery waiting behind an earlier one of its hook loses none of it); None: past it."""
+        deadline = first_attempt_at + timedelta(seconds=self.retry_window_seconds)
         if now >= deadline:
             return None
         delay = min(self.retry_base_seconds * 2 ** min(attempts - 1, 60), self.retry_max_seconds)
@@ -215,8 +216,10 @@ class DeliveryRun:
         try:
             outcome = await send(self.http, self.policy, hook, delivery, now)
             attempts = delivery.attempts + 1
+            first = delivery.first_attempt_at or now
             values: dict[str, Any] = {
                 "attempts": attempts,
+                "first_attempt_at": first,
                 "last_attempt_at": now,
                 "response_code": outcome.response_code,
                 "latency_ms": outcome.latency_ms,
@@ -227,7 +230,7 @@ class DeliveryRun:
             if outcome.ok:
                 values.update(status="succeeded", finished_at=now)
                 report.counts["succeeded"] += 1
-            elif (retry_at := self.policy.next_attempt(delivery.created_at, attempts, now)) is not None:
+            elif (retry_at := self.policy.next_attempt(first, attempts, now)) is not None:
                 values.update(next_attempt_at=retry_at)
                 report.counts["retrying"] += 1
                 report.retry_at = min(report.retry_at or retry_at, retry_at)

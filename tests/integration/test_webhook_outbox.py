@@ -204,3 +204,33 @@ async def test_an_event_whose_nudge_was_lost_goes_out_on_beats_tick(
     [done] = await wait_for(delivered)
     assert done["attempts"] == 1
     assert [e["data"]["units"] for e in receiver.events()] == [2]
+
+
+async def test_an_event_waiting_behind_one_given_up_on_gets_its_own_day_of_retries(
+    client: httpx.AsyncClient, receiver: Receiver, sessionmaker: Sessions
+) -> None:
+    """A hook's events go out in order, so the second waits while the first is retried for a day; its
+    own window starts at its first attempt, not when it was written (else it gets one or two tries)."""
+    bank = await make_bank(client)
+    hook = await create_hook(client, bank, receiver.url("/down-a-day"), ["session.distilled"])
+    receiver.routes["/down-a-day"] = (503, {})
+    async with sessionmaker() as db, db.begin():
+        await outbox.emit(db, bank, "session.distilled", {"session_id": "first", "units": 1})
+    start = await emit_ahead(sessionmaker, bank, "session.distilled", {"session_id": "second", "units": 1})
+    policy = Policy(allow_private=True)
+    clock = [start]
+    given_up: datetime | None = None
+    while given_up is None or clock[0] < given_up + timedelta(hours=1):
+        report = await deliver_due(sessionmaker, policy, bank_id=bank, clock=lambda: clock[0])
+        second, first = await deliveries(client, bank, hook["id"])  # newest first
+        if given_up is None and first["status"] == "failed":
+            given_up = clock[0]
+        assert report.retry_at is not None, (first, second)
+        clock[0] = report.retry_at
+    assert given_up - start >= timedelta(hours=23)  # the first was retried for its day
+    assert second["status"] == "pending"  # the second, an hour into its own
+    assert second["attempts"] >= 5
+    receiver.routes["/down-a-day"] = (204, {})
+    await deliver_due(sessionmaker, policy, bank_id=bank, clock=lambda: clock[0])
+    second, _ = await deliveries(client, bank, hook["id"])
+    assert second["status"] == "succeeded"

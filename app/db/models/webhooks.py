@@ -38,6 +38,7 @@ class WebhookDelivery(Base):
     status: Mapped[str] = mapped_column(Text, server_default="pending")
     attempts: Mapped[int] = mapped_column(Integer, server_default="0")
     next_attempt_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    first_attempt_at: Mapped[datetime | None]  # its day of retries counts from here
     last_attempt_at: Mapped[datetime | None]
     response_code: Mapped[int | None] = mapped_column(Integer)
     latency_ms: Mapped[float | None] = mapped_column(Float)
