@@ -34,7 +34,7 @@ def _api(args: argparse.Namespace) -> int:
             "app.main:create_app",
             factory=True,
             host=args.host,
-            port=args.port,
+            port=args.port or _env_port("HINDSIGHT_API_PORT", "HINDSIGHT_PORT"),
             workers=workers,
             log_level="info",
             proxy_headers=True,
@@ -101,7 +101,7 @@ def _dev(args: argparse.Namespace) -> int:
     from app.dev import StartError, run_dev
 
     try:
-        return run_dev(port=args.port, data_dir=Path(args.data_dir))
+        return run_dev(port=args.port or _env_port("HINDSIGHT_PORT"), data_dir=Path(args.data_dir))
     except StartError as exc:
         print(f"hindsight dev: {exc}", file=sys.stderr)
     except (RuntimeError, TimeoutError, OSError) as exc:  # PostgreSQL or Redis did not start
@@ -133,12 +133,29 @@ def _eval_locomo(args: argparse.Namespace) -> int:
     return run_cli(args)
 
 
-def _port(variable: str, fallback: str = "8000") -> int:
-    value = os.environ.get(variable, fallback)
+def _port_number(value: str) -> int:
+    """A TCP port, 1–65535 (argparse's type for --port)."""
     try:
-        return int(value)
+        port = int(value)
     except ValueError:
-        raise SystemExit(f"hindsight: {variable}={value!r} is not a port number") from None
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (1-65535)")
+    return port
+
+
+def _env_port(*variables: str) -> int:
+    """The port the first of `variables` set says, else 8000; read by the verb that listens only, so a
+    stray value never stops another verb. A Kubernetes service link (`tcp://10.0.0.7:8000`, set for a
+    Service named hindsight or hindsight-api) names another service's address, not ours: passed over."""
+    for variable in variables:
+        value = os.environ.get(variable, "")
+        if value and "://" not in value:
+            try:
+                return _port_number(value)
+            except argparse.ArgumentTypeError as exc:
+                raise SystemExit(f"hindsight: ${variable}: {exc}") from None
+    return 8000
 
 
 class _Help(argparse.HelpFormatter):
@@ -170,9 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     dev.add_argument(
         "--port",
-        type=int,
-        default=_port("HINDSIGHT_PORT"),
-        help="the API's port (or set $HINDSIGHT_PORT)",
+        type=_port_number,
+        default=None,
+        help="the API's port (default: $HINDSIGHT_PORT, else 8000)",
     )
     dev.add_argument(
         "--data-dir", default=".hindsight", help="where the data, logs, dev key and dev.json are kept"
@@ -210,9 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     api.add_argument(
         "--port",
-        type=int,
-        default=_port("HINDSIGHT_API_PORT", os.environ.get("HINDSIGHT_PORT", "8000")),
-        help="the port ($HINDSIGHT_API_PORT, else $HINDSIGHT_PORT)",
+        type=_port_number,
+        default=None,
+        help="the port (default: $HINDSIGHT_API_PORT, else $HINDSIGHT_PORT, else 8000)",
     )
     api.add_argument(
         "--workers",
