@@ -4,7 +4,7 @@ Starts PostgreSQL and Redis (embedded), migrates, then runs the API, one worker 
 `WORKER_POOLS` (new events never wait behind replays, nor maintenance behind a long replay) and beat
 as child processes; writes `<data-dir>/dev.json` once the API answers. A child that exits afterwards,
 PostgreSQL and Redis included, is restarted on the same port with backoff, and the supervisor says
-so. Only Ctrl-C or SIGTERM stops it: every child, then Redis, then PostgreSQL, leaving nothing behind.
+so. Only Ctrl-C, SIGTERM or SIGHUP stops it: every child, then Redis, then PostgreSQL, leaving nothing behind.
 """
 
 from __future__ import annotations
@@ -97,6 +97,11 @@ def _last_line(log: Path) -> str:
 
 class _Stop(BaseException):  # not an Exception: no `except Exception` on the way may swallow Ctrl-C
     pass
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# connections the embedded stack replaces with its own (the database and Redis are set explicitly)
+_OTHER_CONNECTIONS = frozenset({"HINDSIGHT_BROKER_URL", "HINDSIGHT_READ_DATABASE_URL"})
 
 
 def _raise_stop(signum: int, _: FrameType | None) -> None:
@@ -261,8 +266,8 @@ def run_dev(port: int, data_dir: Path) -> int:
     pid_file = data_dir / "dev.pid"
     pid_file.write_text(str(os.getpid()))
     dev_json.unlink(missing_ok=True)
-    signal.signal(signal.SIGTERM, _raise_stop)
-    signal.signal(signal.SIGINT, _raise_stop)
+    for stop in _STOP_SIGNALS:  # (SIGHUP: the terminal closed, an ssh session dropped)
+        signal.signal(stop, _raise_stop)
 
     pg_port, redis_port = free_port(), free_port()
     children: list[Child] = []
@@ -274,7 +279,8 @@ def run_dev(port: int, data_dir: Path) -> int:
         upgrade(database_url, quiet=True)
         admin_key = _admin_key(data_dir)
         env = {
-            **os.environ,
+            # (a broker or read replica of the shell's would take the embedded stack's work elsewhere)
+            **{k: v for k, v in os.environ.items() if k not in _OTHER_CONNECTIONS},
             "HINDSIGHT_ENV": "dev",
             "HINDSIGHT_DATABASE_URL": database_url,
             "HINDSIGHT_REDIS_URL": broker_url,
@@ -308,8 +314,8 @@ def run_dev(port: int, data_dir: Path) -> int:
     except _Stop:
         return 0
     finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for stop in _STOP_SIGNALS:
+            signal.signal(stop, signal.SIG_IGN)
         for child in reversed(children):  # beat, workers (warm shutdown), the API, Redis, PostgreSQL
             child.stop()
         dev_json.unlink(missing_ok=True)

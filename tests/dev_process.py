@@ -66,11 +66,12 @@ def dev_child(proc: subprocess.Popen[bytes], command: str) -> psutil.Process:
     return child
 
 
-def stop_dev(proc: subprocess.Popen[bytes]) -> list[psutil.Process]:
-    """SIGTERM the supervisor (as Ctrl-C would), expect exit code 0; return the processes it had."""
+def stop_dev(proc: subprocess.Popen[bytes], how: signal.Signals = signal.SIGTERM) -> list[psutil.Process]:
+    """Signal the supervisor (SIGTERM as Ctrl-C would; SIGHUP as a closed terminal), expect exit code 0;
+    return the processes it had."""
     family = psutil.Process(proc.pid).children(recursive=True)
     assert len(family) >= 6  # postgres, redis, api, two workers, beat
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(how)
     assert proc.wait(90) == 0
     return family
 
@@ -80,14 +81,16 @@ def left_behind(family: list[psutil.Process]) -> list[psutil.Process]:
 
 
 @contextmanager
-def running_dev(data_dir: Path, port: int) -> Iterator[tuple[subprocess.Popen[bytes], dict[str, str]]]:
-    """`hindsight dev` started and ready (the process, dev.json); when the block ends it is stopped as
-    Ctrl-C would (exit code 0) and none of its processes is left running; killed if the block failed."""
+def running_dev(
+    data_dir: Path, port: int, stop: signal.Signals = signal.SIGTERM
+) -> Iterator[tuple[subprocess.Popen[bytes], dict[str, str]]]:
+    """`hindsight dev` started and ready (the process, dev.json); when the block ends it is stopped by
+    `stop` (exit code 0) and none of its processes is left running; killed if the block failed."""
     proc = start_dev(data_dir, port)
     try:
         info = wait_dev_ready(proc, data_dir)
         yield proc, info
-        family = stop_dev(proc)
+        family = stop_dev(proc, stop)
     finally:
         if proc.poll() is None:
             proc.kill()

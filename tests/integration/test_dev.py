@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -24,7 +25,8 @@ def test_dev_serves_the_stack_keeps_data_and_stops_cleanly(tmp_path: Path) -> No
         assert created.status_code == 201
     assert not (data_dir / "dev.json").exists()
 
-    with running_dev(data_dir, port) as (_, again):  # data and the dev key persist across restarts
+    # data and the dev key persist across restarts; a closed terminal (SIGHUP) stops it all as cleanly
+    with running_dev(data_dir, port, stop=signal.SIGHUP) as (_, again):
         assert again["api_key"] == info["api_key"]
         bank = httpx.get(
             f"{again['url']}/v1/banks/kept", headers={"Authorization": f"Bearer {again['api_key']}"}
