@@ -206,6 +206,7 @@ async def redistill(distill_runtime: DistillRuntime, job: Job) -> dict[str, Any]
     counts: Counter[str] = Counter()
     usage: Counter[str] = Counter()
     quarantined: list[dict[str, Any]] = []
+    skipped: list[dict[str, str]] = []
     for session_id in session_ids:
         async with distill_runtime.sessionmaker() as db, db.begin():
             bank, session = await locked_session(db, bank_id, session_id)
@@ -216,6 +217,12 @@ async def redistill(distill_runtime: DistillRuntime, job: Job) -> dict[str, Any]
                 db, bank_id, session_id, after_seq=0, limit=max(session.distilled_seq, 1)
             )
             events = [e for e in events if e.seq <= session.distilled_seq]
+            if len(events) < session.distilled_seq:
+                # turns its units came from are not here (a bank imported without its events): a
+                # replay would see none of them and retire those units, so the session is left as it is
+                skipped.append({"session_id": session_id, "reason": "events missing"})
+                counts["skipped"] += 1
+                continue
             candidates: list[Candidate] = []
             for start in range(0, len(events), BATCH_EVENTS):
                 batch = events[start : start + BATCH_EVENTS]
@@ -300,6 +307,8 @@ async def redistill(distill_runtime: DistillRuntime, job: Job) -> dict[str, Any]
     }
     if quarantined:
         result["quarantined"] = quarantined[:DIFF_LIMIT]
+    if skipped:
+        result["skipped"] = skipped[:DIFF_LIMIT]
     if usage:
         result["usage"] = dict(usage)
     return result

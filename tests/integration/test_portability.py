@@ -276,6 +276,14 @@ async def test_without_events_the_units_keep_their_seqs(
     ]
     assert units
     assert all(u["source"]["seqs"] and not u["source"]["event_ids"] for u in units)
+    # A replay sees none of the turns its units came from: the session is left as it is, and said so.
+    replay = await client.post(f"/v1/banks/{target}/redistill", json={})
+    job = await finished_job(client, replay.json()["job_id"])
+    assert job["status"] == "succeeded", job
+    assert {"session_id": "trip", "reason": "events missing"} in job["result"]["skipped"]
+    assert job["result"]["removed"] == []
+    after = (await client.get(f"/v1/banks/{target}/memories", params={"session_id": "trip"})).json()
+    assert {u["id"] for u in after["memories"]} == {u["id"] for u in units}
 
 
 async def test_redacted_content_stays_redacted(client: httpx.AsyncClient) -> None:
