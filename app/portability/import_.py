@@ -125,7 +125,7 @@ class Importer:
     include_events: bool = True
     section: int = -1
     sessions: dict[str, int] = field(default_factory=dict)  # session_id → last_seq
-    last_event: tuple[str, int] | None = None
+    last_seq: dict[str, int] = field(default_factory=dict)  # session_id → the seq of its last event line
     batch: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     sources: list[list[tuple[str, int]]] = field(default_factory=list)  # memory batch: its cited turns
     refs: list[dict[str, Any]] = field(default_factory=list)
@@ -195,12 +195,13 @@ class Importer:
         if not self.include_events:
             raise bad_line(number, "the bank line says the stream holds no events", ("type",))
         self.known_session(number, line.session_id, ("session_id",))
-        position = (line.session_id, line.seq)
-        if self.last_event is not None and position <= self.last_event:
-            raise bad_line(number, "events come in (session_id, seq) order, each once", ("seq",))
+        # (a session's events in seq order, each once; sessions in any order: how a database sorts their
+        # ids depends on its collation)
+        if line.seq <= self.last_seq.get(line.session_id, 0):
+            raise bad_line(number, "a session's events come in seq order, each once", ("seq",))
         if line.seq > self.sessions[line.session_id]:
             raise bad_line(number, "beyond its session's last_seq", ("seq",))
-        self.last_event = position
+        self.last_seq[line.session_id] = line.seq
         self.batch.append((number, line.model_dump(exclude={"type"}) | {"bank_id": self.bank_id}))
 
     async def take_memory(self, number: int, line: MemoryLine) -> None:

@@ -91,7 +91,7 @@ class SessionLine(Schema):
 
 
 class EventLine(Schema):
-    """A raw turn; in (session_id, seq) order, which is also how units cite it."""
+    """A raw turn; a session's in seq order (sessions in any order), which is also how units cite it."""
 
     type: Literal["event"] = "event"
     session_id: Slug

@@ -376,3 +376,26 @@ def test_the_cli_exports_and_imports_over_http(source: tuple[str, str], stack: S
         missing = hindsight("export", "no-such-bank", str(tmp_path / "none.ndjson"))
         assert missing.returncode == 1
         assert "Not Found" in missing.stderr
+
+
+async def test_sessions_may_come_in_any_order_but_a_sessions_events_in_seq_order(
+    client: httpx.AsyncClient, source: tuple[str, str]
+) -> None:
+    """How a database sorts session ids depends on its collation ("alice" before "Bob" or after): an export
+    from any of them imports; a session's events out of order or twice are refused, naming the line."""
+    lines = source[1].splitlines(keepends=True)
+    events = [i for i, line in enumerate(lines) if json.loads(line)["type"] == "event"]
+    by_session: dict[str, list[str]] = {}
+    for i in events:
+        by_session.setdefault(json.loads(lines[i])["session_id"], []).append(lines[i])
+    assert len(by_session) >= 2
+    swapped = [line for block in reversed(by_session.values()) for line in block]
+    reordered = lines[: events[0]] + swapped + lines[events[-1] + 1 :]
+    imported = await import_as(client, f"order-{uuid.uuid4().hex[:8]}", "".join(reordered))
+    assert imported.status_code == 201, imported.text
+    first = next(iter(by_session.values()))
+    assert len(first) >= 2
+    backwards = [*lines[: events[0]], first[1], first[0], *lines[events[0] + 2 :]]
+    refused = await import_as(client, f"order-{uuid.uuid4().hex[:8]}", "".join(backwards))
+    problem = assert_problem(refused, 422)
+    assert "seq order" in json.dumps(problem)

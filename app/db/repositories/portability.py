@@ -70,7 +70,7 @@ def sessions(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[
     stmt = (
         select(*_columns(ChatSession, names))
         .where(ChatSession.bank_id == bank_id)
-        .order_by(ChatSession.session_id)
+        .order_by(ChatSession.session_id.collate("C"))
     )
     return _stream(conn, stmt)
 
@@ -80,7 +80,9 @@ def events(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[An
         "session_id seq role content speaker occurred_at external_id metadata_ agent_id proposed created_at"
     )
     stmt = (
-        select(*_columns(Event, names)).where(Event.bank_id == bank_id).order_by(Event.session_id, Event.seq)
+        select(*_columns(Event, names))
+        .where(Event.bank_id == bank_id)
+        .order_by(Event.session_id.collate("C"), Event.seq)
     )
     return _stream(conn, stmt)
 
