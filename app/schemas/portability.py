@@ -27,6 +27,7 @@ from app.text import strip_invisible
 MemoryStatus = Literal[MEMORY_STATUSES]  # type: ignore[valid-type]
 MemoryLayer = Literal[MEMORY_LAYERS]  # type: ignore[valid-type]
 Seq = Annotated[int, Field(ge=1, le=2**31 - 1)]
+SeqOrNone = Annotated[int, Field(ge=0, le=2**31 - 1)]  # a session's last (0: none yet); events.seq is int4
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 
 # The limits of the routes that write each text, so an import stores nothing a write could not (a
@@ -82,8 +83,8 @@ class SessionLine(Schema):
     type: Literal["session"] = "session"
     session_id: Slug
     status: Literal["open", "closed"]
-    last_seq: NonNegativeInt
-    distilled_seq: NonNegativeInt
+    last_seq: SeqOrNone
+    distilled_seq: SeqOrNone
     metadata: JsonObject = Field(default_factory=dict)
     created_at: AwareTimestamp
     last_event_at: AwareTimestamp | None = None

@@ -186,6 +186,7 @@ def _twice(text: str) -> tuple[str, int]:
         (_twice, None),
         (lambda text: _replace(text, "history", {"memory_id": str(uuid.uuid4())}), "memory_id"),
         (lambda text: _replace(text, "event", {"seq": 10_000}), "seq"),
+        (lambda text: _replace(text, "session", {"last_seq": 2**31}), "last_seq"),  # events.seq is int4
         (
             lambda text: _replace(text, "end", {"counts": {**lines_of(text)[-1]["counts"], "memory": 1}}),
             "counts.memory",
@@ -202,6 +203,7 @@ def _twice(text: str) -> tuple[str, int]:
         "a-memory-twice",
         "history-of-a-missing-unit",
         "seq-beyond-the-session",
+        "last-seq-past-int4",
         "counts-disagree",
     ],
 )
