@@ -444,3 +444,19 @@ async def test_entity_detail_is_404_for_unknown_and_other_banks(
     as_other = {"Authorization": f"Bearer {key}"}
     assert_problem(await client.get(f"/v1/banks/{bank}/entities/{berlin['id']}", headers=as_other), 404)
     assert_problem(await client.get(f"/v1/banks/{bank}/entities", headers=as_other), 404)
+
+
+async def test_a_relation_said_again_after_its_unit_went_follows_the_new_unit(
+    client: httpx.AsyncClient, sql: Any
+) -> None:
+    """One row per (subject, relation, object): a unit that states a triple whose unit is no longer live
+    (forgotten, superseded, retired by a replay) takes it over, or the entity channel would drop it."""
+    from tests.factories import make_bank, write
+
+    bank = await make_bank(client)
+    first = await write(client, bank, "Dana lives in Berlin.", ["fact.location"])
+    query = "SELECT memory_id FROM relations WHERE bank_id = :bank AND relation = 'lives_in'"
+    assert [str(r["memory_id"]) for r in await sql(query, bank=bank)] == [first["id"]]
+    assert (await client.delete(f"/v1/banks/{bank}/memories/{first['id']}")).status_code == 200
+    again = await write(client, bank, "Dana lives in Berlin, near the Spree.", ["fact.location"])
+    assert [str(r["memory_id"]) for r in await sql(query, bank=bank)] == [again["id"]]

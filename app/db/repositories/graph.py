@@ -46,10 +46,25 @@ async def link_entities(db: AsyncSession, bank_id: str, links: list[tuple[uuid.U
 
 
 async def insert_relations(db: AsyncSession, rows: list[dict[str, Any]]) -> None:
-    if rows:
+    """Relations of new units; a triple a unit no longer live stated (superseded, retired by a replay,
+    forgotten) moves to the new unit stating it, else the entity channel would drop it."""
+    # (one row a triple: a statement may update a row once)
+    unique = list({(r["subject_id"], r["relation"], r["object_id"]): r for r in reversed(rows)}.values())
+    if unique:
+        stmt = insert(table_of(Relation))
+        moved = {"memory_id": stmt.excluded.memory_id}
         await db.execute(
-            insert(table_of(Relation)).on_conflict_do_nothing(constraint="uq_relations_triple"), rows
+            stmt.on_conflict_do_update(constraint="uq_relations_triple", set_=moved, where=_OWNER_GONE),
+            unique,
         )
+
+
+# The unit holding a triple is no longer live (written out: SQLAlchemy does not correlate a subquery with
+# the row ON CONFLICT updates, and a statement run for many rows takes no expanding parameter)
+_OWNER_GONE = text(
+    "NOT EXISTS (SELECT 1 FROM memory_units u WHERE u.id = relations.memory_id"
+    " AND u.status IN ('pending', 'active'))"
+)
 
 
 # A unit's and its candidates' facts, read for every unit resolution takes: their entities (id, type) and
