@@ -134,6 +134,7 @@ class InProcessDistill:
     work: Any
     working_memory: Any = None
     budget: Budget = field(default_factory=Budget)  # none: the service's LLM budget is unlimited
+    job_deadline: timedelta = timedelta(minutes=10)
 
     def distiller(self, name: str | None) -> Any:
         return self.only

@@ -270,7 +270,8 @@ async def redistill(distill_runtime: DistillRuntime, job: Job) -> dict[str, Any]
                 ("unchanged", [_unit_summary(u) for u in unchanged]),
             ):
                 diff[name] += items[: max(0, DIFF_LIMIT - len(diff[name]))]
-            await jobs_repo.set_progress(db, job.id, {"sessions_done": counts["sessions"]})
+            progress = {"sessions_done": counts["sessions"]}
+            await jobs_repo.set_progress(db, job.id, progress, lease=distill_runtime.job_deadline)
             if dry_run:
                 continue
             await lock_bank(db, bank_id)  # before any row: retiring units is a status change like a DELETE

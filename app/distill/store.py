@@ -5,7 +5,7 @@ secrets). The session stage (`service`) and the task stage (`episodes`) both wri
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, time, tzinfo
+from datetime import datetime, time, timedelta, tzinfo
 from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -42,6 +42,11 @@ class DistillRuntime(Protocol):
     @property
     def budget(self) -> Budget:
         """The service's LLM budget and prices."""
+        ...
+
+    @property
+    def job_deadline(self) -> timedelta:
+        """How long a running job holds its claim without reporting progress."""
         ...
 
     def distiller(self, name: str | None) -> Distiller:

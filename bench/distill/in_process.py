@@ -9,7 +9,7 @@ import pstats
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
@@ -41,6 +41,7 @@ class InProcess:
     by_name: Callable[[str | None], Distiller]
     working_memory: WorkingMemory | None = None
     budget: Budget = field(default_factory=_no_budget)
+    job_deadline: timedelta = timedelta(minutes=10)
 
     def distiller(self, name: str | None) -> Distiller:
         return self.by_name(name)

@@ -128,6 +128,34 @@ async def test_a_long_job_finishes_when_it_ends_not_when_its_transaction_began(a
     assert done.finished_at - done.started_at >= timedelta(seconds=0.5)
 
 
+async def test_a_long_job_reporting_progress_keeps_its_claim(app: Any) -> None:
+    """A redistill of a large bank runs longer than the job deadline: each session's progress renews its
+    claim, so the sweep never requeues (and runs again) a job that is still working."""
+    from app.db.repositories import jobs as jobs_repo
+
+    async with app.state.sessionmaker() as db, db.begin():
+        job, _ = await jobs_repo.create_job(
+            db, kind="distill.redistill", bank_id=None, params={}, dedupe_key=None, max_attempts=3
+        )
+        other, _ = await jobs_repo.create_job(
+            db, kind="distill.redistill", bank_id=None, params={}, dedupe_key=None, max_attempts=3
+        )
+    async with app.state.sessionmaker() as db, db.begin():
+        claimed = await jobs_repo.claim(db, job.id, timedelta(seconds=1))
+        assert claimed is not None
+        await jobs_repo.set_progress(db, job.id, {"sessions_done": 1}, lease=timedelta(minutes=10))
+        await jobs_repo.set_progress(db, other.id, {"sessions_done": 1}, lease=timedelta(minutes=10))
+    async with app.state.sessionmaker() as db:
+        renewed = await jobs_repo.get_job(db, job.id, fresh=True)
+        queued = await jobs_repo.get_job(db, other.id, fresh=True)
+    assert renewed is not None
+    assert queued is not None
+    assert renewed.deadline_at is not None
+    assert renewed.deadline_at - datetime.now(UTC) > timedelta(minutes=9)
+    assert queued.status == "queued"
+    assert queued.deadline_at is None  # only a running job's claim is renewed
+
+
 async def test_a_runner_outlived_by_its_deadline_changes_nothing_when_it_ends(app: Any) -> None:
     """The sweep failed the job for good while its runner still worked: the runner's late success neither
     marks it succeeded nor keeps its work."""

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import case, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -105,8 +105,15 @@ def _detached(row: Any) -> Job:
     return Job(id=row.id, kind=row.kind, bank_id=row.bank_id, dedupe_key=row.dedupe_key, status=row.status)
 
 
-async def set_progress(db: AsyncSession, job_id: uuid.UUID, progress: dict[str, Any]) -> None:
-    await db.execute(update(Job).where(Job.id == job_id).values(progress=progress))
+async def set_progress(
+    db: AsyncSession, job_id: uuid.UUID, progress: dict[str, Any], lease: timedelta | None = None
+) -> None:
+    """Record the job's progress; `lease`: a running job reporting progress holds its claim that much
+    longer, so the sweep never requeues a long job that is still working (a bank's redistill)."""
+    values: dict[str, Any] = {"progress": progress}
+    if lease is not None:
+        values["deadline_at"] = case((Job.status == "running", func.now() + lease), else_=Job.deadline_at)
+    await db.execute(update(Job).where(Job.id == job_id).values(**values))
 
 
 async def get_job(db: AsyncSession, job_id: uuid.UUID, *, fresh: bool = False) -> Job | None:
