@@ -53,7 +53,9 @@ BATCH = 500
 MAX_LINE_BYTES = 16 * 1024 * 1024
 REEMBED = JobKind.REEMBED
 # History details that name units (resolution and merges write them), rewritten with the unit ids.
-UNIT_REFERENCES_IN_DETAILS = ("superseded_by", "supersedes", "merged_into", "source")
+UNIT_REFERENCES_IN_DETAILS = ("superseded_by", "supersedes", "merged_into", "source", "split_from")
+# A unit's metadata that names units: the unit a residual was split from, a task episode's links
+UNIT_REFERENCES_IN_METADATA = ("split_from", "links")
 
 
 def bad_line(
@@ -219,6 +221,7 @@ class Importer:
             "merged_from": [self.new_id(m) for m in line.merged_from],
             "proposed_update_of": self.maybe(line.proposed_update_of),
             "embedding_model": None,  # no vector yet: the reembed job makes them and sets it
+            "metadata": self.remapped(line.metadata, UNIT_REFERENCES_IN_METADATA),
         }
         for name in ("supersedes", "superseded_by", "merged_into", "proposed_update_of"):
             if row[name] is not None:
@@ -253,15 +256,26 @@ class Importer:
         }
         self.batch.append((number, row))
 
-    async def take_history(self, number: int, line: HistoryLine) -> None:
-        details = dict(line.details)
-        for key in UNIT_REFERENCES_IN_DETAILS:
-            value = details.get(key)
+    def remapped(self, values: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+        """`values` with the unit ids under `keys` (an id, or a list of them) rewritten as this import's;
+        what is not an id is left as written."""
+        out = dict(values)
+        for key in keys:
+            value = out.get(key)
             if isinstance(value, str):
-                try:
-                    details[key] = str(self.new_id(uuid.UUID(value)))
-                except ValueError:
-                    pass  # not an id: left as written
+                out[key] = self._remapped_id(value)
+            elif isinstance(value, list):
+                out[key] = [self._remapped_id(v) if isinstance(v, str) else v for v in value]
+        return out
+
+    def _remapped_id(self, value: str) -> str:
+        try:
+            return str(self.new_id(uuid.UUID(value)))
+        except ValueError:
+            return value
+
+    async def take_history(self, number: int, line: HistoryLine) -> None:
+        details = self.remapped(line.details, UNIT_REFERENCES_IN_DETAILS)
         row = {
             "bank_id": self.bank_id,
             "memory_id": self.new_id(line.memory_id),
