@@ -362,6 +362,7 @@ class Importer:
         dangling = await repo.first_dangling_reference(self.db, self.bank_id)
         if dangling is not None:
             raise bad_line(dangling[0], "no memory line of this id", (dangling[1],))
+        await repo.inherit_search_texts(self.db, self.bank_id)
         job, _ = await jobs.create(
             self.db,
             REEMBED,

@@ -116,6 +116,9 @@ async def test_round_trip_keeps_every_line_and_answer(
     assert [u["content"] for u in history["chain"]] == [
         f"Ana's favourite colour is {c}." for c in ("green", "blue", "red")
     ]
+    # the words keyword search finds each unit by, those it inherited along its chain included
+    searched = "SELECT content, status, search_text FROM memory_units WHERE bank_id = :bank ORDER BY 1, 2, 3"
+    assert await sql(searched, bank=copy) == await sql(searched, bank=bank)
     for question in ("What is the budget?", "Where does the user live?", "What colour does Ana like?"):
         answers = []
         for target in (bank, copy):

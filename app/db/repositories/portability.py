@@ -28,6 +28,7 @@ from app.db.models import (
     Relation,
 )
 from app.db.models.base import table_of
+from app.db.repositories.units import INHERITED_SEARCH_CHARS
 
 Reader = Callable[[AsyncConnection, str], AsyncIterator[Sequence[Row[Any]]]]  # a section, a chunk per fetch
 
@@ -249,3 +250,29 @@ async def first_dangling_reference(db: AsyncSession, bank_id: str) -> tuple[int,
         )
     ).first()
     return (int(row[0]), str(row[1])) if row else None
+
+
+# The imported units that supersede another, by their distance from the first of their chain (a loop has no
+# first: never reached)
+_CHAIN_LEVELS = text("""
+    WITH RECURSIVE chain(id, depth) AS (
+        SELECT id, 0 FROM memory_units WHERE bank_id = :bank_id AND supersedes IS NULL
+        UNION ALL
+        SELECT u.id, c.depth + 1 FROM memory_units u JOIN chain c ON u.supersedes = c.id
+        WHERE u.bank_id = :bank_id
+    )
+    SELECT array_agg(id) FROM chain WHERE depth > 0 GROUP BY depth ORDER BY depth
+""")
+_INHERIT = text("""
+    UPDATE memory_units s SET search_text = left(s.search_text || ' ' || p.search_text,
+                                                 length(s.search_text) + :extra)
+    FROM memory_units p WHERE p.id = s.supersedes AND s.id = ANY(:ids)
+""")
+
+
+async def inherit_search_texts(db: AsyncSession, bank_id: str) -> None:
+    """Each imported successor's searchable words take its predecessor's, first of a chain first, as
+    resolution gave them (`units.inherit_search_text`): an elliptical value ("no, it's 18 Elm Road") is
+    found by the words of the attribute it replaced after a round trip too."""
+    for (ids,) in (await db.execute(_CHAIN_LEVELS, {"bank_id": bank_id})).all():
+        await db.execute(_INHERIT, {"ids": list(ids), "extra": INHERITED_SEARCH_CHARS})
