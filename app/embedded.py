@@ -151,7 +151,7 @@ def start_postgres(pgdata: Path, port: int | None = None, timeout: float = 60.0)
     if user:
         _prepare_dir_for(user, pgdata)
     if not (pgdata / "PG_VERSION").exists():
-        subprocess.run(
+        initdb = subprocess.run(
             [
                 str(_pg_bin() / "initdb"),
                 "-D",
@@ -162,11 +162,20 @@ def start_postgres(pgdata: Path, port: int | None = None, timeout: float = 60.0)
                 "--encoding=UTF8",
                 "--locale=C",
             ],
-            check=True,
+            check=False,
             user=user,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
+        if initdb.returncode != 0:
+            # (a first start interrupted half way leaves files initdb will not overwrite)
+            said = initdb.stderr.decode(errors="replace").strip().splitlines()
+            errors = [line for line in said if "error" in line] or said[-1:]
+            reason = errors[0] if errors else f"exit code {initdb.returncode}"
+            raise RuntimeError(
+                f"initdb could not create the database in {pgdata}: {reason} (if a first start was"
+                " interrupted, remove that folder and start again)"
+            )
     stale_pid = pgdata / "postmaster.pid"
     if stale_pid.exists():
         _remove_stale_pidfile(stale_pid)
