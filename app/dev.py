@@ -182,6 +182,29 @@ class Child:
             stop_process(self.process, self.stop_signal, timeout=self.stop_timeout)
             _kill_group(self.process)
 
+    def ask_to_stop(self) -> None:
+        """Signal it to stop, without waiting (`stop` then waits)."""
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.send_signal(self.stop_signal)
+
+
+def _stop_all(services: list[Child], apps: list[Child]) -> None:
+    """The apps asked to stop at once and waited for together (a warm shutdown each, up to their
+    timeout), then Redis, then PostgreSQL; a second Ctrl-C meanwhile kills what is left."""
+
+    def kill_all(*_: object) -> None:
+        for child in (*apps, *services):
+            if child.process is not None:
+                _kill_group(child.process)
+
+    for stop in _STOP_SIGNALS:
+        signal.signal(stop, kill_all)
+    for child in apps:
+        child.ask_to_stop()
+    for child in (*reversed(apps), *reversed(services)):  # (stop_process signals only a running one)
+        child.stop()
+
 
 def _spawn(verb: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     # Own process group: Ctrl-C reaches only the supervisor, which stops children in order.
@@ -270,10 +293,11 @@ def run_dev(port: int, data_dir: Path) -> int:
         signal.signal(stop, _raise_stop)
 
     pg_port, redis_port = free_port(), free_port()
-    children: list[Child] = []
+    services: list[Child] = []
+    apps: list[Child] = []
     try:
         for service in _services(data_dir, pg_port, redis_port):
-            children.append(service)
+            services.append(service)
             service.launch()
         database_url, broker_url = postgres_url(pg_port), redis_url(redis_port)
         upgrade(database_url, quiet=True)
@@ -288,9 +312,8 @@ def run_dev(port: int, data_dir: Path) -> int:
         }
         _build_local_model()
         url = f"http://127.0.0.1:{port}"
-        apps = _apps(port, data_dir, env)
-        for app in apps:
-            children.append(app)
+        for app in _apps(port, data_dir, env):
+            apps.append(app)
             app.launch()
         assert apps[0].process is not None
         try:
@@ -308,16 +331,13 @@ def run_dev(port: int, data_dir: Path) -> int:
         )
         while True:
             now = time.monotonic()
-            for child in children:
+            for child in (*services, *apps):
                 child.supervise(now)
             time.sleep(0.5)
     except _Stop:
         return 0
     finally:
-        for stop in _STOP_SIGNALS:
-            signal.signal(stop, signal.SIG_IGN)
-        for child in reversed(children):  # beat, workers (warm shutdown), the API, Redis, PostgreSQL
-            child.stop()
+        _stop_all(services, apps)
         dev_json.unlink(missing_ok=True)
         pid_file.unlink(missing_ok=True)
         print("Hindsight stopped.", flush=True)
