@@ -187,12 +187,6 @@ def test_the_parts_of_one_turn_keep_the_value_that_links_them() -> None:
         ("tickets.reassign: TK-4410 moved to the network queue", "tool", "task_state"),  # a call that writes
         ("tickets.search: TK-4410 open, network queue", "tool", "fact"),  # a call that reads
         ("工单变更：TK-4410 转到网络组", "tool", "task_state"),
-        # a prohibition is a limit; one on how to be served, a preference; an imperative, a step
-        ("Do not restart the database.", "user", "constraint"),
-        ("Don't merge the release branch.", "user", "constraint"),
-        ("Never phone me at work.", "user", "preference"),
-        ("Check the backups for me.", "user", "task_state"),
-        ("Love the new layout.", "user", "episode"),  # an attitude, its subject dropped: no step
         # a request after its topic, or told to the listener with a suggestion's 吧
         ("飞机餐帮我备注一下。", "user", "task_state"),
         ("你先把测试修好吧。", "user", "task_state"),
@@ -204,6 +198,20 @@ def test_the_kind_is_what_the_clause_is(text: str, role: str, kind: str) -> None
     assert made[0].tags[0].split(".")[0] == kind, [(u.tags, u.content) for u in made]
     if role == "assistant":
         assert made[0].content.startswith("The assistant") or made[0].content.startswith("助手")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Do not restart the database.", "constraint"),
+        ("Don't merge the release branch.", "constraint"),
+        ("Never phone me at work.", "preference"),  # how to be served
+    ],
+)
+def test_a_prohibition_told_an_assistant_is_a_limit(text: str, kind: str) -> None:
+    assert clause_kind(text, "en", "user", stated=True) == kind
+    # between people it is encouragement ("don't give up!"), no limit of the speaker's
+    assert clause_kind("Don't give up on the novel!", "en", "user") != "constraint"
 
 
 def test_a_chinese_wish_after_its_topic_is_a_preference() -> None:

@@ -48,7 +48,7 @@ from app.distill.heuristic.steps import (
     UNDER_WAY_EN,
     UNDER_WAY_ZH,
 )
-from app.distill.heuristic.verbs_en import AUX, base_verb, is_past, negated_imperative, perfective
+from app.distill.heuristic.verbs_en import base_verb, is_past, negated_imperative, perfective
 from app.text import STOPWORDS_EN
 
 _EN = re.IGNORECASE
@@ -179,6 +179,10 @@ def clause_kind(text: str, language: str, role: str, stated: bool = False) -> st
     clause is a claim the turn makes (a short turn's), so a plain statement is a `fact` unless it is a
     remark; in a story a plain statement is a fact only with the shape of a lasting state."""
     kind = _zh(text, role) if language == "zh" else _en(text, role)
+    if stated and role == "user" and language == "en" and negated_imperative(text):
+        # told an assistant, a prohibition is a limit ("don't restart the node"), or how to be served
+        # ("never call before 9"); between people it is encouragement ("don't give up!")
+        return "preference" if MANNER_EN.search(ACT_OF_A_CHANNEL_EN.sub(" ", text)) else "constraint"
     if stated and kind in ("fact", "episode", "fact.event") and not is_remark(text, language):
         # said to an assistant, what is still to happen is a step ahead ("the technician will come on
         # Friday", "预计3个工作日内退回"); a way the user likes things done is a preference ("最好周六上午")
@@ -227,10 +231,8 @@ def _en(text: str, role: str) -> str:
         if REQUEST_EN.search(text) or _imperative(text):
             # a channel said as the act asked for ("remind me to call the plumber") is no manner
             acted = ACT_OF_A_CHANNEL_EN.sub(" ", text)
-            if LIMIT_EN.search(text) or (negated_imperative(text) and not MANNER_EN.search(acted)):
-                # a bound, however asked ("keep the drive under 40 minutes"), or a prohibition ("don't
-                # restart the node"; "never call before 9" is how to be served)
-                return "constraint"
+            if LIMIT_EN.search(text):
+                return "constraint"  # a bound, however asked ("keep the drive under 40 minutes")
             return "preference" if MANNER_EN.search(acted) else "task_state"
         if WANT_EN.search(text):
             return "task_state" if _wants_to_act(text) else "preference"
@@ -287,23 +289,14 @@ def _wants_to_act(text: str) -> bool:
 
 
 def _imperative(text: str) -> bool:
-    """ "Book it", "Keep it short", "Go slowly please": a clause opening with a verb and no subject."""
+    """ "Book it", "Keep it short", "Go slowly please": a clause opening with a verb and no subject. (Any
+    verb before its object was tried: between people it made steps of "spill the beans" and of a shared
+    photo's caption, "image a photo of …"; a prohibition is read only when said to an assistant.)"""
     words = re.findall(r"[a-z']+", text.lower())
-    if IMPERATIVE_EN.match(text) is not None or negated_imperative(text):
+    if IMPERATIVE_EN.match(text) is not None or (words[-1:] == ["please"] and base_verb(words[0])):
         return True
-    # a verb in its base form with "please", or before its object ("Ping me on Slack", "Clear the logs")
-    return (
-        len(words) > 1
-        and base_verb(words[0])
-        and words[0] not in _ATTITUDES | AUX  # ("can the price be …", a question)
-        and (words[-1] == "please" or words[1] in _OBJECT_OPENS)
-    )
-
-
-# what opens an imperative's object: the listener, a determiner, a pronoun
-_OBJECT_OPENS = frozenset("me us the a an my our this that these those it them all".split())
-# verbs of an attitude, whose subject a short remark drops ("Love the new design"): no imperative
-_ATTITUDES = frozenset("love like hate enjoy prefer miss want need adore appreciate dislike".split())
+    # a verb in its base form and the listener's object after it ("Ping me on Slack", "Let us know")
+    return len(words) > 2 and words[1] in ("me", "us") and base_verb(words[0])
 
 
 def _zh(text: str, role: str) -> str:
