@@ -20,6 +20,7 @@ from app.providers.metering import charging
 from app.resolve.judge import judge_for
 from app.resolve.lock import lock_bank
 from app.resolve.service import resolve_pending, supersede
+from app.resolve.tuning import REQUEST_JUDGE_SECONDS
 from app.usage.ledger import Ledger
 
 
@@ -56,7 +57,7 @@ async def accept(
     if target is not None:
         await supersede(db, target, unit, reason="update", actor=actor, action="updated", agent_id=agent_id)
     else:
-        async with judge_for(settings, Ledger.beside(db)) as judge:
+        async with judge_for(settings, Ledger.beside(db), within=REQUEST_JUDGE_SECONDS) as judge:
             with charging(bank.id):  # the judge's calls go on the bank's bill, as a waited write's do
                 await resolve_pending(
                     db,

@@ -26,6 +26,7 @@ from app.providers.metering import charging
 from app.resolve.judge import judge_for
 from app.resolve.lock import lock_bank
 from app.resolve.service import resolve_pending, supersede
+from app.resolve.tuning import REQUEST_JUDGE_SECONDS
 from app.schemas.common import as_aware
 from app.schemas.memories import MemoryCreate, MemoryPatch
 from app.usage.ledger import Ledger
@@ -98,7 +99,7 @@ async def write(
     if not wait:
         job, _ = await schedule_resolve(db, bank.id)
         return unit, job
-    async with judge_for(settings, Ledger.beside(db)) as judge:
+    async with judge_for(settings, Ledger.beside(db), within=REQUEST_JUDGE_SECONDS) as judge:
         with charging(bank.id):  # the judge's calls go on the bank's bill (no job: this request's)
             await resolve_pending(
                 db, bank.id, embedder=embedder, judge=judge, only=[unit.id], config=bank.config

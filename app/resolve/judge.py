@@ -12,7 +12,9 @@ stalls on it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -192,6 +194,7 @@ class LLMJudge:
         self.model = client.model
         self.budget = budget or Budget()
         self.usage: Counter[str] = Counter()  # calls, prompt/completion/total tokens, unavailable
+        self.deadline: float | None = None  # (time.monotonic) a request's: past it the judge fails open
 
     @classmethod
     def from_settings(cls, settings: Settings, recorder: CallRecorder | None = None) -> LLMJudge:
@@ -212,9 +215,16 @@ class LLMJudge:
         await self._client.aclose()
 
     async def judge(self, older: JudgedUnit, newer: JudgedUnit, *, model: str | None = None) -> Verdict:
-        """Whether `newer` replaces `older`; never raises for a down or confused judge (fails open)."""
+        """Whether `newer` replaces `older`; never raises for a down, confused or slow judge (fails open:
+        past `deadline`, a request's time budget, it is not asked or not waited for)."""
+        left = None if self.deadline is None else self.deadline - time.monotonic()
         try:
-            return await self._client.ask(build_messages(older, newer), VERDICT, self.usage, model=model)
+            if left is not None and left <= 0:
+                raise TimeoutError
+            async with asyncio.timeout(left):
+                return await self._client.ask(build_messages(older, newer), VERDICT, self.usage, model=model)
+        except TimeoutError:
+            problem = "past the request's time budget"
         except InvalidReply as error:
             problem = f"output invalid after one corrective retry: {error}"
         except openai.OpenAIError as error:
@@ -226,13 +236,16 @@ class LLMJudge:
 
 
 @asynccontextmanager
-async def judge_for(settings: Settings, recorder: CallRecorder | None = None) -> AsyncIterator[Judge | None]:
+async def judge_for(
+    settings: Settings, recorder: CallRecorder | None = None, within: float | None = None
+) -> AsyncIterator[Judge | None]:
     """The LLM judge for one request's resolution when one is configured (`HINDSIGHT_LLM_JUDGE`), closed
-    after it; None otherwise."""
+    after it, asked for `within` seconds at most; None otherwise."""
     if not settings.judge_enabled:
         yield None
         return
     judge = LLMJudge.from_settings(settings, recorder)
+    judge.deadline = None if within is None else time.monotonic() + within
     try:
         yield judge
     finally:

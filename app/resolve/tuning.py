@@ -27,6 +27,9 @@ MAX_REASON_CHARS = 500
 JUDGE_TIMEOUT_CAP_SECONDS = 30.0
 # ...and retries at most this often: a judge that fails replaces nothing, so long retries only hold the lock.
 JUDGE_MAX_RETRIES = 2
+# A request that resolves its own unit (`?wait=true`, an acceptance) answers within ~10 s (the contract):
+# its judge is asked for this long at most, then fails open.
+REQUEST_JUDGE_SECONDS = 8.0
 # Content words beside a verbless clause's value that still make it a detail of the clause before it ("£85
 # a month" after a storage unit): a retirement of the one ends the other.
 DETAIL_WORDS = 1

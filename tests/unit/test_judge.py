@@ -267,3 +267,19 @@ async def test_the_judge_reads_each_units_claims_beside_its_words(
     assert "Which value is current?" in user
     assert '"attribute": "tailor"' in user
     assert '"value": "Dana Kim"' in user
+
+
+async def test_past_a_requests_time_budget_the_judge_fails_open_without_waiting(
+    fake: tuple[FastAPI, str], make: Callable[..., LLMJudge]
+) -> None:
+    """A waited write answers within ~10 s: its judge is given a deadline, and a slower reply (which
+    would have replaced) is not waited for; past the deadline the judge is not asked at all."""
+    script(fake[0], reply(verdict_json(True), delay=5.0))
+    judge = make()
+    judge.deadline = time.monotonic() + 0.3
+    verdict = await judge.judge(OLDER, NEWER)
+    assert not verdict.replaces  # (waited for, the reply replaces)
+    assert "time budget" in verdict.reason
+    asked = len(chat_bodies(fake[0]))
+    assert not (await judge.judge(OLDER, NEWER)).replaces  # past it: not asked again
+    assert len(chat_bodies(fake[0])) == asked
