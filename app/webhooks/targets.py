@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import httpx
@@ -85,15 +86,24 @@ def is_public(address: IPAddress) -> bool:
     return address.is_global and not (address.is_multicast or address.is_site_local)
 
 
+# Threads for name lookups (a webhook's host, at creation and at each delivery): as many as the deliveries a
+# worker sends at once (webhook_concurrency's default), so a stuck resolver slows only lookups
+_LOOKUPS = ThreadPoolExecutor(max_workers=16, thread_name_prefix="webhook-dns")
+
+
 async def _addresses(host: str, port: int, within: float) -> list[IPAddress]:
     try:
         return [ipaddress.ip_address(host)]
     except ValueError:
         pass
     try:
-        # The loop's getaddrinfo runs on a thread; a resolver that never answers is given up on here.
+        # getaddrinfo blocks a thread, of a pool of the lookups' own: a resolver that never answers is
+        # given up on here, but its thread stays blocked, and never one of the default pool, which the
+        # API's embeddings and every other to_thread call share
         async with asyncio.timeout(within):
-            infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            infos = await asyncio.get_running_loop().run_in_executor(
+                _LOOKUPS, lambda: socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            )
     except TimeoutError as exc:
         raise TargetRefused(f"host {host!r} did not resolve within {within:g} s") from exc
     except OSError as exc:

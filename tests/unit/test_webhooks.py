@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import socket
+import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -129,6 +131,21 @@ async def test_a_public_target_is_connected_to_at_the_address_that_was_checked()
     target = await targets.resolve("https://93.184.215.14:8443/in?x=1", allow_private=False)
     assert target.address == "93.184.215.14"
     assert str(target.connect_url) == "https://93.184.215.14:8443/in?x=1"
+
+
+async def test_name_lookups_run_on_threads_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resolver that never answers blocks a lookup thread until its own timeout: never one of the default
+    pool, which the API's embeddings and every other to_thread call share."""
+    threads: list[str] = []
+
+    def lookup(host: str, port: int, **_: object) -> list[tuple[object, ...]]:
+        threads.append(threading.current_thread().name)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.215.14", port))]
+
+    monkeypatch.setattr(targets.socket, "getaddrinfo", lookup)
+    target = await targets.resolve("https://hooks.example/in", allow_private=False)
+    assert target.address == "93.184.215.14"
+    assert [name.split("_")[0] for name in threads] == ["webhook-dns"]
 
 
 def test_the_signature_verifies_with_the_standard_webhooks_library() -> None:
