@@ -89,6 +89,8 @@ class SessionLine(Schema):
     created_at: AwareTimestamp
     last_event_at: AwareTimestamp | None = None
     closed_at: AwareTimestamp | None = None
+    # the turns its distiller failed on, each {seq, reason, job_id} as the session lists them (the newest 100)
+    quarantined: list[JsonObject] = Field(default_factory=list, max_length=100)
 
 
 class EventLine(Schema):

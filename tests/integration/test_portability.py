@@ -404,3 +404,20 @@ async def test_sessions_may_come_in_any_order_but_a_sessions_events_in_seq_order
     refused = await import_as(client, f"order-{uuid.uuid4().hex[:8]}", "".join(backwards))
     problem = assert_problem(refused, 422)
     assert "seq order" in json.dumps(problem)
+
+
+async def test_a_sessions_quarantined_turns_come_along(
+    client: httpx.AsyncClient, source: tuple[str, str]
+) -> None:
+    """The turns a distiller failed on are listed on their session (with the reason) after a round trip."""
+    left_out = {"seq": 2, "reason": "ValueError: the distiller choked", "job_id": str(uuid.uuid4())}
+    text, _ = _replace(source[1], "session", {"quarantined": [left_out]})
+    copy = f"quarantine-{uuid.uuid4().hex[:8]}"
+    imported = await import_as(client, copy, text)
+    assert imported.status_code == 201, imported.text
+    session_id = next(line for line in lines_of(text) if line["type"] == "session")["session_id"]
+    session = (await client.get(f"/v1/banks/{copy}/sessions/{session_id}")).json()
+    assert [(q["seq"], q["reason"]) for q in session["quarantined"]] == [(2, left_out["reason"])]
+    again = (await client.get(f"/v1/banks/{copy}/export")).text
+    exported = next(line for line in lines_of(again) if line["type"] == "session")
+    assert exported["quarantined"] == [left_out]

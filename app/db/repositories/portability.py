@@ -68,6 +68,7 @@ def _columns(model: type[Any], names: str) -> list[Any]:
 
 def sessions(conn: AsyncConnection, bank_id: str) -> AsyncIterator[Sequence[Row[Any]]]:
     names = "session_id status last_seq distilled_seq metadata_ created_at last_event_at closed_at"
+    names += " quarantined"
     stmt = (
         select(*_columns(ChatSession, names))
         .where(ChatSession.bank_id == bank_id)
