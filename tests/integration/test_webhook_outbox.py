@@ -26,11 +26,12 @@ Sessions = async_sessionmaker[AsyncSession]
 AHEAD = timedelta(days=365)
 
 
-async def emit_ahead(sessionmaker: Sessions, bank: str, event: str, data: dict[str, Any]) -> datetime:
-    """Emit `event` with its delivery's times a year ahead; return the time it is due at, for the
-    loop's clock. No worker's real clock reaches it."""
+async def emit_ahead(sessionmaker: Sessions, bank: str, event: str, *data: dict[str, Any]) -> datetime:
+    """Emit `event` (once for each `data`, in one transaction) with its deliveries' times a year ahead;
+    return the time they are due at, for the loop's clock. No worker's real clock reaches them."""
     async with sessionmaker() as db, db.begin():
-        await outbox.emit(db, bank, event, data)
+        for each in data:
+            await outbox.emit(db, bank, event, each)
         await db.execute(
             update(WebhookDelivery)
             .where(WebhookDelivery.bank_id == bank)
@@ -214,9 +215,8 @@ async def test_an_event_waiting_behind_one_given_up_on_gets_its_own_day_of_retri
     bank = await make_bank(client)
     hook = await create_hook(client, bank, receiver.url("/down-a-day"), ["session.distilled"])
     receiver.routes["/down-a-day"] = (503, {})
-    async with sessionmaker() as db, db.begin():
-        await outbox.emit(db, bank, "session.distilled", {"session_id": "first", "units": 1})
-    start = await emit_ahead(sessionmaker, bank, "session.distilled", {"session_id": "second", "units": 1})
+    first_data, second_data = ({"session_id": s, "units": 1} for s in ("first", "second"))
+    start = await emit_ahead(sessionmaker, bank, "session.distilled", first_data, second_data)
     policy = Policy(allow_private=True)
     clock = [start]
     given_up: datetime | None = None
