@@ -6,35 +6,30 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, TypeVar
-from urllib.parse import quote
 
 from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
 
+from hindsight_memory._bodies import comma, event_body, jsonable, seg
 from hindsight_memory._errors import JobTimeoutError
+from hindsight_memory._graph_models import Entity, EntityDetail, TimelineItem, TimelinePage
 from hindsight_memory._models import (
     ApiKey,
     AppendResult,
     Bank,
+    BankImport,
     BankStats,
     ClosedSession,
-    Entity,
-    EntityDetail,
     Event,
     EventIn,
     Job,
     Memory,
     MemoryHistory,
-    Model,
     QueryResult,
     Session,
-    TimelineItem,
-    TimelinePage,
     Usage,
     WrittenMemory,
 )
@@ -55,42 +50,6 @@ M = TypeVar("M", bound=BaseModel)
 PathOrFile = str | Path | IO[bytes]
 DEFAULT_PAGE_SIZE = 100
 POLL_FIRST, POLL_MAX = 0.1, 2.0
-
-
-class BankImport(Model):
-    """What `POST /v1/banks/{bank_id}/import` answers: the new bank, the lines imported by type, and
-    the `reembed` job that builds its vectors (`jobs.wait(job_id)`)."""
-
-    bank_id: str
-    counts: dict[str, int]
-    job_id: str
-    created_at: datetime | None = None
-
-
-def seg(value: str) -> str:
-    """A path segment: ids are slugs, but nothing a caller passes may change the path."""
-    return quote(str(value), safe="")
-
-
-def jsonable(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The values that were given (None = left out), as JSON (datetimes as RFC 3339)."""
-    out: dict[str, Any] = to_jsonable_python({k: v for k, v in values.items() if v is not None})
-    return out
-
-
-def comma(values: str | Iterable[str] | None) -> str | None:
-    if values is None or isinstance(values, str):
-        return values
-    return ",".join(values)
-
-
-def event_body(event: EventIn | Mapping[str, Any]) -> dict[str, Any]:
-    """An event as sent: with an `external_id` (a new one when the caller gave none), so that the
-    same request sent again after a lost reply appends nothing twice."""
-    model = event if isinstance(event, EventIn) else EventIn.model_validate(event)
-    body = model.model_dump(mode="json", exclude_none=True)
-    body.setdefault("external_id", f"hsc-{uuid.uuid4().hex}")
-    return body
 
 
 class Operations:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hindsight_memory._bodies import event_body
 from hindsight_memory._errors import NotFoundError
 from hindsight_memory._models import AppendResult, ClosedSession, EventIn, Job, QueryResult
-from hindsight_memory._operations import Operations, event_body
+from hindsight_memory._operations import Operations
 from hindsight_memory._plans import Plan
 from hindsight_memory._surface import Async, AsyncClosing, Closing, Driver, Mode, Resource, Sync, operation
 
