@@ -17,7 +17,7 @@ from app.claims.modality import retirement
 from app.claims.model import Claim, Value
 from app.claims.modifiers import modified_apart
 from app.claims.periods import periods
-from app.claims.subjects import one_person, speaker_and_another
+from app.claims.subjects import named_as, one_person, speaker_and_another
 from app.claims.values import compatible, fold, free, same
 from app.text import MONTHS_EN, WEEKDAYS_EN, has_cjk
 
@@ -130,11 +130,18 @@ def _carried(said: Claim, carrier: Claim) -> bool:
     return not any(q in words or q in carrier.text for q in carrier.qualifier)
 
 
+_THING_PRONOUNS = frozenset("it its they them that this these those".split())
+
+
 def _subject_noun(claim: Claim) -> bool:
-    """Whether an English clause's verb is said of a thing it names before it ("my *suitcase* weighs")."""
+    """Whether an English clause's verb is said of a thing it names before it ("my *suitcase* weighs"), or
+    points back to by a pronoun ("*it* closes on the 25th")."""
     words = [stem(w) for w in re.findall(r"[A-Za-z]+", claim.text)]
     verb = stem(claim.verb) if claim.verb else ""
-    return bool(verb) and verb in words and bool(claim.topic & set(words[: words.index(verb)]))
+    if not verb or verb not in words:
+        return False
+    before = set(words[: words.index(verb)])
+    return bool(claim.topic & before or _THING_PRONOUNS & before)
 
 
 def _verb_of_another_thing(old: Claim, new: Claim, zh: bool) -> bool:
@@ -158,6 +165,11 @@ def _unresolved(old: Claim, new: Claim) -> bool:
     )
 
 
+def _words_said(claim: Claim) -> frozenset[str]:
+    """The words of a clause as qualifiers are written: English stems, Chinese jieba words."""
+    return tokens(claim.text, has_cjk(claim.text))
+
+
 def same_attribute(
     old: Claim, new: Claim, frame_similarity: float | None = None
 ) -> Literal["same", "weak", "different"]:
@@ -174,7 +186,12 @@ def same_attribute(
         # two phone numbers (two email addresses) of one person narrowed alike ("my mum's mobile", "her
         # number"): one contact; narrowed apart ("my number", "my work phone"), as any other claims
         return "same"
-    if _qualifiers_differ(old.qualifier, new.qualifier) or _qualifiers_differ(old.topic, new.topic):
+    # (a side whose narrowing words are all said in the other clause names nothing the other does not:
+    # "switched the seat to an aisle" after "I've got a window seat for the trip")
+    within = any(c.qualifier and c.qualifier <= _words_said(o) for c, o in ((new, old), (old, new)))
+    if not within and (
+        _qualifiers_differ(old.qualifier, new.qualifier) or _qualifiers_differ(old.topic, new.topic)
+    ):
         # other words, but a verb of change said of a frame this close: one attribute reworded
         # (or by a word of time: "现在穿M码" after "我穿L码的衣服", "I'm on 600 now")
         now = new.change and (lx.ZH_TEMPORAL if zh else lx.EN_TEMPORAL).search(new.text) is not None
@@ -302,9 +319,8 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     # a retirement names whose thing it ends ("we stopped Maya's lessons" ends Maya's)
     owner = new.modality == "retired" and old.subject in new.qualifier
     new, old = _about(new, old), _about(old, new)
-    if not one_person(old.subject, new.subject) and not (
-        old.implicit_subject or new.implicit_subject or owner
-    ):
+    one = one_person(old.subject, new.subject) or named_as(old, new.subject) or named_as(new, old.subject)
+    if not one and not (old.implicit_subject or new.implicit_subject or owner):
         return Verdict("keep", "another subject")
     if speaker_and_another(old, new) or speaker_and_another(new, old):
         return Verdict("keep", "another subject")

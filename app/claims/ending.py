@@ -5,6 +5,7 @@ one ends in its own words for the embedder to compare."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 
 from app.claims.frames import stem
@@ -51,6 +52,15 @@ def said_in(word: str, text: str) -> bool:
 _TOPIC_OPENING_ZH = re.compile(r"^(?:我们|我)?把?(?:那|这)?[个只辆条张台间套部件份头匹]?")
 
 
+def _topic_words(retirement: str, n: int) -> list[tuple[str, str]]:
+    """The first `n` words of a Chinese retirement from its topic on: past the conjunctions, adverbs and
+    interjections it opens with (反正, 不过, 哦) and its opening (我把那辆)."""
+    words = pos_words(retirement)
+    skipped = next((i for i, (_, flag) in enumerate(words) if flag[:1] not in "cdey"), len(words))
+    rest = "".join(w for w, _ in words[skipped:])
+    return pos_words(_TOPIC_OPENING_ZH.sub("", rest, count=1))[:n]
+
+
 @lru_cache(maxsize=1024)
 def topic_noun(retirement: str) -> str:
     """The one-character noun a Chinese retirement opens with as its topic (猫, 车, 狗, 房), else "": one
@@ -58,7 +68,7 @@ def topic_noun(retirement: str) -> str:
     retirement meets every claim of every candidate)."""
     if not has_cjk(retirement):
         return ""
-    words = pos_words(_TOPIC_OPENING_ZH.sub("", retirement, count=1))[:1]
+    words = _topic_words(retirement, 1)
     single = bool(words) and len(words[0][0]) == 1 and words[0][1].startswith("n")
     return words[0][0] if single else ""
 
@@ -79,10 +89,13 @@ _COUNTED_BY = {
 }
 
 
+_SHARED_MEASURES = Counter(m for measures in _COUNTED_BY.values() for m in measures)
+
+
 def counted_kind(retirement: str, old: str) -> bool:
     """Whether a Chinese retirement opens with a kind of thing (车, 房子, 狗狗, not 车位 or 猫粮) that the old
     clause counts one of by its measure word, naming no other kind."""
-    words = pos_words(_TOPIC_OPENING_ZH.sub("", retirement, count=1))[:2]
+    words = _topic_words(retirement, 2)
     kind = words[0][0][:1] if words else ""
     # (jieba reads 车上周 as 车上 and 周: a place word, never a compound noun)
     if kind not in _COUNTED_BY or (words[0][0] not in (kind, f"{kind}子", kind * 2) and words[0][1] != "s"):
@@ -91,7 +104,11 @@ def counted_kind(retirement: str, old: str) -> bool:
         return False  # "猫粮": another thing, of the kind
     if any(other in old for other in _COUNTED_BY if other != kind):
         return False  # "两只猫" is no dog
-    return re.search(rf"[一两二三四五六七八九十几这那每][{_COUNTED_BY[kind]}]", old) is not None
+    # (one counted without its numeral after a verb of having: 有辆车, 买了只猫); a measure word other kinds
+    # share (只: cats, dogs, birds) counts this kind only where the clause names it
+    own = "".join(m for m in _COUNTED_BY[kind] if kind in old or _SHARED_MEASURES[m] == 1)
+    counted = rf"(?:[一两二三四五六七八九十几这那每]|[有买养开租][了过]?)[{own}]"
+    return bool(own) and re.search(counted, old) is not None
 
 
 def stops_doing(old: Claim, new: Claim) -> bool:

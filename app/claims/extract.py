@@ -3,6 +3,7 @@ change names as replaced, its modality, its subject and its attribute (a head an
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -15,7 +16,7 @@ from app.claims.clause_value import asked_for, main_value, product_of, strip, ve
 from app.claims.clauses import asserted, possessed_first
 from app.claims.clauses import clauses as split_clauses
 from app.claims.denial import carried, denied
-from app.claims.frames import mask
+from app.claims.frames import mask, zh_words
 from app.claims.kept import kept_apart, unchanged
 from app.claims.modality import retirement, says_cleft, says_hedged, says_past
 from app.claims.model import Claim, Modality, Value
@@ -323,7 +324,7 @@ def _clause(
         ended = retired_words(clause, zh)
         qualifier = ended if ends_a_doing(clause, zh) else sorted({*qualifier, *ended})
     modality: Modality = "retired" if retire else "hedged" if hedged else "firm"
-    additive = (lx.ZH_ADDITIVE if zh else lx.EN_ADDITIVE).search(clause) is not None
+    additive = _adds(clause, zh)
     attribute = head + ("." + "_".join(sorted(qualifier)) if head and qualifier else "")
     return Claim(
         subject=subject,
@@ -361,6 +362,18 @@ _ADJUNCT_EN = re.compile(
     r"without|so|same)\b|\b(?:at|on|in|near)\s+(?:the\s+)?(?=(?-i:[A-Z]))",
     re.IGNORECASE,
 )
+
+
+def _adds(clause: str, zh: bool) -> bool:
+    """Whether a clause adds to what is known ("also", 还, 也): in Chinese the word standing alone, never
+    a character of another word (还款日, 也许)."""
+    found = (lx.ZH_ADDITIVE if zh else lx.EN_ADDITIVE).search(clause)
+    if found is None or not zh:
+        return found is not None
+    at = found.start() + len(found.group()) - len(found.group().lstrip("我们"))
+    words = zh_words(clause)
+    starts = dict(zip(itertools.accumulate((len(w) for w, _ in words), initial=0), words, strict=False))
+    return at in starts and starts[at][0] in lx.ZH_ADDITIVE_WORDS
 
 
 _AGENT_ZH = re.compile(r"^[^，。,\s]{1,6}?(?=(?:给|帮|替)(?:我们|我)|把)")

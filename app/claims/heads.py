@@ -10,7 +10,7 @@ import re
 # depends on, has a problem; 在…工作, 向…汇报, 住在, 用的是, 属于, 负责, 有…问题) and the few attribute
 # nouns every domain shares; any other wording is compared by its frame (app/claims/frames.py).
 # one word of manner between a relation verb and its preposition ("report straight to", "moved back to")
-_MANNER = r"(?:\s+(?:\w+ly|straight|back|now|still|full-time|part-time))?"
+_MANNER = r"(?:\s+(?:\w+ly|straight|back|up|down|over|out|away|now|still|full-time|part-time))?"
 # verbs whose role follows "as" ("I work as a pharmacist", "hired as an intern")
 ROLE_VERBS_EN = tuple("work works worked working employed hired serve serves served".split())
 RELATIONS_EN = [

@@ -240,6 +240,8 @@ ZH_RETIRE = re.compile(
 ZH_UNCHANGED = re.compile(
     r"不变|没变|没有变|没改|没有改|不改|照旧|照常|老样子|原样|(?:跟|和|与)(?:原来|以前|之前)一样|没动"
 )
+# the words of it as jieba cuts them (还 of 还款 and 也 of 也许 are none)
+ZH_ADDITIVE_WORDS = frozenset("还 也 又 另外 此外 还有 也有 还会 也会 也在 还在".split())
 ZH_ADDITIVE = re.compile(r"^(?:我|我们)?(?:还(?!是)|也|另外|此外|又)|还会|也在|还有|也有|另外")
 ZH_GENERIC_VERBS = frozenset(
     "喜欢 通知 知道 觉得 需要 打算 准备 应该 希望 可以 能够 已经 现在 告诉 记得 帮忙 考虑 愿意".split()

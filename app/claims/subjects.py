@@ -14,7 +14,8 @@ from app.text import MONTHS_EN, WEEKDAYS_EN
 # A person's name opening an English clause before a verb ("Anna lives in Oslo", "Priya is on call").
 _NAMED_EN = re.compile(
     r"^\s*(?:(?:and|but|so|while)\s+)?(?!(?:The|A|An|This|That|These|Those|Our|My|Its)\b)"
-    r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?P<verb>'s\s+|is|was|lives|lived|"
+    r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?:(?:just|now|still|also|finally|recently|already)\s+)?"
+    r"(?P<verb>'s\s+|is|was|lives|lived|"
     r"works|worked|has|had|moved|reports|studies|goes|plays|drives|uses|likes|loves|prefers|takes|"
     r"flies|is\s+flying|starts|started|joined|leads|manages|got|gets|became|becomes|went|left|quit)\b"
 )
@@ -179,6 +180,16 @@ _KINDS_OF = {
 def one_person(a: str, b: str) -> bool:
     """Whether two subjects may be one person: one name, or a kind of relative and one of its kinds."""
     return a == b or a in _KINDS_OF.get(b, ()) or b in _KINDS_OF.get(a, ())
+
+
+def named_as(claim: Claim, name: str) -> bool:
+    """Whether a clause said of a relative gives their name beside the word ("my brother Sam", "Sam, my
+    brother"): a later clause about the name is about them."""
+    if not (name.isascii() and name.isalpha()) or claim.subject in ("user", THIRD_PERSON):
+        return False
+    kin = "|".join(re.escape(w) for w in sorted(subject_words(claim.subject)) if w.isalpha())
+    said = rf"\b(?:{kin}),?\s+{re.escape(name)}\b|\b{re.escape(name)},\s+(?:my|our)\s+(?:{kin})\b"
+    return bool(kin) and re.search(said, claim.text, re.IGNORECASE) is not None
 
 
 def speaker_and_another(a: Claim, b: Claim) -> bool:
