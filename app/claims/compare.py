@@ -16,10 +16,11 @@ from app.claims.frames import overlap, stem, tokens
 from app.claims.modality import retirement
 from app.claims.model import Claim, Value
 from app.claims.modifiers import modified_apart
+from app.claims.named import identifiers, names_beside
 from app.claims.periods import periods
 from app.claims.subjects import named_as, one_person, speaker_and_another
-from app.claims.values import compatible, fold, free, same
-from app.text import MONTHS_EN, WEEKDAYS_EN, has_cjk
+from app.claims.values import compatible, fold, free, measure_nouns, same
+from app.text import has_cjk
 
 Action = Literal["supersede", "retire", "keep"]
 
@@ -188,7 +189,10 @@ def same_attribute(
         return "same"
     # (a side whose narrowing words are all said in the other clause names nothing the other does not:
     # "switched the seat to an aisle" after "I've got a window seat for the trip")
-    within = any(c.qualifier and c.qualifier <= _words_said(o) for c, o in ((new, old), (old, new)))
+    within = any(
+        c.qualifier and c.qualifier - measure_nouns(c.value) <= _words_said(o)
+        for c, o in ((new, old), (old, new))
+    )
     if not within and (
         _qualifiers_differ(old.qualifier, new.qualifier) or _qualifiers_differ(old.topic, new.topic)
     ):
@@ -237,30 +241,6 @@ def same_attribute(
     ):
         return "same"
     return "weak" if close >= WEAK_FRAME else "different"
-
-
-# An identifier: letters joined to three or more digits (an order, a ticket, a badge number). Two
-# clauses about different identifiers are about two things, whatever else they share.
-_IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,8}-?[0-9]{3,}(?![0-9])")
-
-
-def _identifiers(text: str) -> frozenset[str]:
-    return frozenset(m.group().upper().replace("-", "") for m in _IDENTIFIER.finditer(text))
-
-
-# A name beside a claim's value ("$49 a month for Zoom"): a capitalised word past the clause's first
-_NAME = re.compile(r"(?<=[\w,;:)] )[A-Z][\w+&-]*(?:\.[\w+&-]+)*")
-
-
-def _names(claim: Claim) -> frozenset[str]:
-    """The names a clause says beside its values: two clauses naming different things ("for Zoom", "for
-    Slack") speak of two things. Month and weekday names are times, not things."""
-    said = " ".join(v.text for v in (claim.value, *claim.mentions)).lower()
-    return frozenset(
-        word.lower()
-        for word in _NAME.findall(claim.text)
-        if word.lower() not in said and word.lower() not in MONTHS_EN and word.lower() not in WEEKDAYS_EN
-    )
 
 
 def _about(claim: Claim, other: Claim) -> Claim:
@@ -339,10 +319,10 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
         return Verdict("supersede", "names the value it replaces")
     if new.additive:
         return Verdict("keep", "adds to what is known")
-    old_ids, new_ids = _identifiers(old.text), _identifiers(new.text)
+    old_ids, new_ids = identifiers(old.text), identifiers(new.text)
     if old_ids and new_ids and not old_ids & new_ids and not new.change:
         return Verdict("keep", "another thing (its identifier differs)")
-    old_names, new_names = _names(old), _names(new)
+    old_names, new_names = names_beside(old), names_beside(new)
     # (a relation that holds one value, an employer or a home, changes with the names beside it)
     unheaded = not (old.head or new.head)
     if unheaded and old_names and new_names and not old_names & new_names and not new.change:

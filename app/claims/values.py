@@ -76,6 +76,11 @@ _UNITS = {
     "克": ("mass", 1),
     "mg": ("mass", 0.001),
     "毫克": ("mass", 0.001),
+    "mcg": ("mass", 1e-6),
+    "µg": ("mass", 1e-6),
+    "微克": ("mass", 1e-6),
+    "ml": ("volume", 1),
+    "毫升": ("volume", 1),
     "lb": ("mass", 453.6),
     "lbs": ("mass", 453.6),
     "gb": ("data", 1),
@@ -154,7 +159,7 @@ _PATTERNS = [
         # a phone number in groups: +44 20 7946 0958, (020) 7946 0958, 07911 123456, 020 7946 0958
         r"(?<![\d.])(?:\+\d{1,3}(?:[\s-]\d{2,5}){2,4}|\(\d{2,5}\)\s?\d{3,4}[\s-]?\d{3,4}|0\d{3,4}\s\d{5,7}"
         r"|0\d{2,4}[\s-]\d{3,4}[\s-]\d{4}|\d{3}[\s.]\d{3}[\s.]\d{4})(?!\.?\d)|"
-        r"(?<![\d.])1\d{10}(?!\d)|(?<![A-Za-z0-9.-])[A-Za-z]{1,8}-?\d{3,}(?![\d.])|"
+        r"(?<![\d.])1\d{10}(?!\d)|(?<![A-Za-z0-9.-])[A-Za-z]{1,8}-?\d{3,}(?!\d|\.\d)|"
         # a code of words and a number joined by hyphens: a region, a host, a node (eu-west-3, db-prod-02)
         r"(?<![A-Za-z0-9_.-])[A-Za-z]{1,10}(?:-[A-Za-z]{1,10})*-\d{1,4}[a-z]?(?![\w-]|\.\w)|"
         r"(?-i:(?<![\w-])\d{1,4}[A-Z]\b)",  # a seat, a room, a gate: 14C, 4B (not 5G of Orchard-5G)
@@ -348,6 +353,23 @@ def same(a: Value, b: Value) -> bool:
     return bool(x.strip() and y.strip()) and (
         x == y or (min(len(x.strip()), len(y.strip())) >= 2 and (x in y or y in x))
     )
+
+
+# The nouns that name a value's own measure, no thing it is of ("the dose", "the price", 剂量, 时间): a clause
+# narrowed by them alone says no more than its value does (English as stems, Chinese as jieba words)
+_MEASURE_NOUNS = {
+    "amount": frozenset("price cost fee charg amount 价格 价钱 费用 金额 钱 价".split()),
+    "mass": frozenset("dose dosag amount 剂量 用量 量".split()),
+    "volume": frozenset("dose dosag amount 剂量 用量 量".split()),
+    "time": frozenset("time 时间 点".split()),
+    "date": frozenset("date day 日期 日子 时间".split()),
+    "weekday": frozenset("day 日子 时间".split()),
+}
+
+
+def measure_nouns(value: Value) -> frozenset[str]:
+    """The nouns naming `value`'s measure (`_MEASURE_NOUNS`), by its type or its quantity's dimension."""
+    return _MEASURE_NOUNS.get(value.unit if value.type == "quantity" else value.type, frozenset())
 
 
 def free(value: Value) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.claims import conflicts, extract
+from app.claims import conflicts, extract, find_values
 
 
 def _actions(old: str, new: str, lang: str = "en", similarity: float = 0.5) -> set[str]:
@@ -57,3 +57,20 @@ def test_a_side_naming_nothing_the_other_does_not_say_is_one_attribute() -> None
     assert "supersede" in _actions(old, "Switched the seat to a window.", similarity=0.6)
     # narrowed by a noun the other does not say: two budgets
     assert _actions("My budget for the phone is $700.", "I raised my headphone budget to $200.") == {"keep"}
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "said"),
+    [
+        ("The booking reference is QX-20931.", "id", "QX-20931"),  # a full stop ends it, no decimal
+        ("医生把剂量加到100微克了", "quantity", "100微克"),
+        ("she takes 250 mcg a day", "quantity", "250 mcg"),
+        ("给宝宝冲120毫升", "quantity", "120毫升"),
+    ],
+)
+def test_identifiers_and_small_units_are_typed(text: str, kind: str, said: str) -> None:
+    assert [(s.value.type, s.value.text) for s in find_values(text)] == [(kind, said)]
+
+
+def test_a_dose_in_micrograms_changes() -> None:
+    assert "supersede" in _actions("我每天吃50微克的优甲乐", "剂量加到75微克了", lang="zh")
