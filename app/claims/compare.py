@@ -17,6 +17,7 @@ from app.claims.modality import retirement
 from app.claims.model import Claim, Value
 from app.claims.modifiers import modified_apart
 from app.claims.named import identifiers, names_beside
+from app.claims.narrowing import qualifiers_differ, share_a_character, words_overlap
 from app.claims.periods import periods
 from app.claims.subjects import named_as, one_person, speaker_and_another
 from app.claims.values import compatible, fold, free, measure_nouns, same
@@ -60,20 +61,6 @@ def names_old(old: Claim, new: Claim) -> bool:
     )
 
 
-def _one_family(x: str, y: str) -> bool:
-    shorter, longer = sorted((x, y), key=len)
-    return len(shorter) >= 4 and longer.startswith(shorter)
-
-
-def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Shared words, one word's family (the stem "edit" of "editor"), or for Chinese a shared
-    two-character run (美国签证 ~ 签证)."""
-    if a & b or any(_one_family(x, y) for x in a for y in b):
-        return True
-    grams = {w[i : i + 2] for w in a if not w.isascii() for i in range(len(w) - 1)}
-    return any(w[i : i + 2] in grams for w in b if not w.isascii() for i in range(len(w) - 1))
-
-
 # Frame cosines (the local embedder's, computed by the caller) at or above which two frames speak of
 # one attribute although their heads are unsaid or worded differently, and above which a change word
 # may tie them (a weak verdict). The English-centric embedder scores any two Chinese frames high, so
@@ -99,26 +86,6 @@ _CONTACT_WORDS = frozenset(
     "phone number contact email e-mail mail address mobil cell".split()
     + "电话 号码 电话号码 联系方式 邮箱 号 手机 手机号".split()
 )
-
-
-def _qualifiers_differ(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Whether both sides are narrowed by nouns and share none (an invoice archive, an audit log): two
-    attributes, however alike their frames. (Also telling apart "the invoice archive" from "the audit
-    archive" by the nouns beside a shared one cost the dev half six changes: not done.)"""
-    return bool(a and b) and not _overlap(a, b)
-
-
-def _share_a_character(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Whether two sets of Chinese words share a character that is no function word, and not as the head
-    (the last character) of both: 手机号 ~ 号码 and 体重 ~ 重量 may be one thing reworded, while 房贷 and
-    车贷, or 信用卡 and 会员卡, are two kinds of one thing."""
-    return any(
-        ch not in lx.ZH_FUNCTION_CHARS and ch in y and not (x.endswith(ch) and y.endswith(ch))
-        for x in a
-        for y in b
-        for ch in x
-        if not ch.isascii()
-    )
 
 
 def _carried(said: Claim, carrier: Claim) -> bool:
@@ -171,6 +138,16 @@ def _words_said(claim: Claim) -> frozenset[str]:
     return tokens(claim.text, has_cjk(claim.text))
 
 
+def _told_apart(old: Claim, new: Claim, zh: bool) -> bool:
+    """Two attributes by the claims' structure, whatever their words: modified apart (a work laptop, a
+    personal one), one verb said of the speaker and of a thing, or two periods (last year's bonus and this
+    year's; a period that is the value itself, "on weekends" after "on weekdays", is what changed)."""
+    if modified_apart(old, new, zh) or _verb_of_another_thing(old, new, zh):
+        return True
+    said = periods(old.text.replace(old.value.text, " ")), periods(new.text.replace(new.value.text, " "))
+    return all(said) and not said[0] & said[1]
+
+
 def same_attribute(
     old: Claim, new: Claim, frame_similarity: float | None = None
 ) -> Literal["same", "weak", "different"]:
@@ -194,7 +171,7 @@ def same_attribute(
         for c, o in ((new, old), (old, new))
     )
     if not within and (
-        _qualifiers_differ(old.qualifier, new.qualifier) or _qualifiers_differ(old.topic, new.topic)
+        qualifiers_differ(old.qualifier, new.qualifier) or qualifiers_differ(old.topic, new.topic)
     ):
         # other words, but a verb of change said of a frame this close: one attribute reworded
         # (or by a word of time: "现在穿M码" after "我穿L码的衣服", "I'm on 600 now")
@@ -202,7 +179,7 @@ def same_attribute(
         reworded = (new.shift or now) and old.value.type == new.value.type and not free(new.value)
         # (Chinese frames are compared by a character their narrowing words share: 手机号 ~ 号码)
         near = (
-            _share_a_character(old.qualifier, new.qualifier)
+            share_a_character(old.qualifier, new.qualifier)
             if zh
             else (similarity(old, new, frame_similarity) >= REWORDED_FRAME)
         )
@@ -213,12 +190,8 @@ def same_attribute(
         if reworded and near and not two and not modified_apart(old, new, zh):
             return "weak"
         return "different"
-    if modified_apart(old, new, zh) or _verb_of_another_thing(old, new, zh):
+    if _told_apart(old, new, zh):
         return "different"
-    # (a period that is the value itself, "on weekends" after "on weekdays", is what changed)
-    said = periods(old.text.replace(old.value.text, " ")), periods(new.text.replace(new.value.text, " "))
-    if all(said) and not said[0] & said[1]:
-        return "different"  # last year's bonus and this year's: two periods, two facts
     if one_product(old.value, new.value):
         return "same"  # the version of one product ("Postgres 14", "upgraded Postgres to 16")
     if old.head and old.head == new.head:
@@ -291,6 +264,30 @@ def _labelled_elsewhere(old: Claim, new: Claim) -> bool:
     return bool(thing) and not any(said_in(w, old.text) for w in thing)
 
 
+_CHOSEN_THINGS = frozenset({"name", "text", "version"})
+
+
+def _habitual_choice(old: Claim, new: Claim) -> bool:
+    """Whether two firm Chinese claims name the one thing a person keeps to, each another (我主力机是…,
+    我平时用的手机是…; 看病一般都去…): a choice said as the usual one (一般都, 平时, 基本都) is single-valued
+    whatever words frame it, when a character of their narrowing words is shared or one's words are said
+    in the other. (English habitual words, "always", "usually", "every", are said of far more than a
+    choice: tried, they gained no held-out change and cost a still-true fact.)"""
+    types = {old.value.type, new.value.type}
+    if types - _CHOSEN_THINGS or len(types - {"version"}) > 1 or same(old.value, new.value):
+        return False  # (a thing of one type: two names, two texts, a name and a product's version)
+    if (old.head and new.head and old.head != new.head) or {old.modality, new.modality} != {"firm"}:
+        return False
+    if not has_cjk(old.frame + new.frame) or _told_apart(old, new, zh=True):
+        return False
+    # (the new clause says the choice it keeps to now; one for a while only is an exception to it)
+    if not lx.ZH_HABITUAL_CHOICE.search(new.text) or lx.ZH_FOR_A_WHILE.search(new.text):
+        return False
+    return share_a_character(old.qualifier, new.qualifier) or any(
+        said_in(w, o.text) for c, o in ((new, old), (old, new)) for w in c.qualifier
+    )
+
+
 def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) -> Verdict:
     """What `new` (said later) does to `old`; `frame_similarity` is the cosine of the two frames'
     embeddings when the caller has an embedder."""
@@ -336,11 +333,17 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
             or bool(topic and topic in old.text)
             or counted_kind(new.text, old.text)
         )
-        if attribute == "same" or named or (attribute == "weak" and _overlap(old.qualifier, new.qualifier)):
+        if (
+            attribute == "same"
+            or named
+            or (attribute == "weak" and words_overlap(old.qualifier, new.qualifier))
+        ):
             return Verdict("retire", "retires what the old claim is about")
         if stops_doing(old, new):
             return Verdict("retire", "stops what the old claim does", strong=False)
         return Verdict("keep", "a retirement of something else")
+    if attribute != "same" and _habitual_choice(old, new):
+        return Verdict("supersede", "one habitual choice said again", strong=False)
     if attribute == "different":
         return Verdict("keep", "another attribute")
     beside = unit_beside(old, new)

@@ -240,6 +240,13 @@ ZH_RETIRE = re.compile(
 ZH_UNCHANGED = re.compile(
     r"不变|没变|没有变|没改|没有改|不改|照旧|照常|老样子|原样|(?:跟|和|与)(?:原来|以前|之前)一样|没动"
 )
+# A choice said as the one a person keeps to (我平时用的手机, 看病一般都去, 主力机): an attribute holding one
+# thing at a time
+ZH_HABITUAL_CHOICE = re.compile(
+    r"平时|一般都|基本都|基本上都|一直|主力|都是|总是|每次都|常用|通常|默认|只用|只在|只去"
+)
+# A choice said for a while only (这周临时, 暂时, 先用): an exception to the usual one
+ZH_FOR_A_WHILE = re.compile(r"临时|暂时|这周|这次|今天|这几天|这阵子|先用|先去|到.{0,6}为止")
 # the words of it as jieba cuts them (还 of 还款 and 也 of 也许 are none)
 ZH_ADDITIVE_WORDS = frozenset("还 也 又 另外 此外 还有 也有 还会 也会 也在 还在".split())
 ZH_ADDITIVE = re.compile(r"^(?:我|我们)?(?:还(?!是)|也|另外|此外|又)|还会|也在|还有|也有|另外")

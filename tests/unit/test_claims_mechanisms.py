@@ -74,3 +74,17 @@ def test_identifiers_and_small_units_are_typed(text: str, kind: str, said: str) 
 
 def test_a_dose_in_micrograms_changes() -> None:
     assert "supersede" in _actions("我每天吃50微克的优甲乐", "剂量加到75微克了", lang="zh")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "action"),
+    [
+        ("我买菜一般都在楼下菜市场", "菜我平时都在网上买", "supersede"),
+        ("我主力机是华为Mate 40", "我平时用的手机是小米13", "supersede"),
+        ("我平时在城东办公室上班", "这周临时在城西办公室", "keep"),  # for a while only: an exception
+        ("我平时用微信付款", "房租我一般都用支付宝转", "keep"),  # nothing of their narrowing words in common
+    ],
+)
+def test_a_chinese_habitual_choice_said_again_replaces_the_last(old: str, new: str, action: str) -> None:
+    actions = _actions(old, new, lang="zh")
+    assert (action in actions) if action != "keep" else actions <= {"keep"}, actions
