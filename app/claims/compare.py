@@ -16,7 +16,7 @@ from app.claims.frames import overlap, stem, tokens
 from app.claims.modality import retirement
 from app.claims.model import Claim, Value
 from app.claims.modifiers import modified_apart
-from app.claims.named import identifiers, names_beside
+from app.claims.named import identifiers, name_swapped, names_beside
 from app.claims.narrowing import qualifiers_differ, share_a_character, words_overlap
 from app.claims.periods import periods
 from app.claims.subjects import named_as, one_person, speaker_and_another
@@ -358,6 +358,8 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     if same(old.value, new.value):
         # one moment said again with another part ("周二下午三点" → "周二下午四点半"): that part changed
         moved = _other_part(old, new)
+        if moved is None and name_swapped(old.text, new.text):
+            return Verdict("supersede", "says the clause again with another name")
         if moved is None:
             return Verdict("keep", "the same value")
         old, new = replace(old, value=moved[0]), replace(new, value=moved[1])

@@ -88,3 +88,23 @@ def test_a_dose_in_micrograms_changes() -> None:
 def test_a_chinese_habitual_choice_said_again_replaces_the_last(old: str, new: str, action: str) -> None:
     actions = _actions(old, new, lang="zh")
     assert (action in actions) if action != "keep" else actions <= {"keep"}, actions
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "lang", "action"),
+    [
+        (
+            "The dryer we're getting is a Bosch, 9 kg.",
+            "The dryer we're getting is a Miele, 9 kg.",
+            "en",
+            "supersede",
+        ),
+        ("要买的冰箱是西门子的500升对开门。", "要买的冰箱是美的的500升对开门。", "zh", "supersede"),
+        ("I run 5 km every Monday.", "I swim 5 km every Monday.", "en", "keep"),  # a verb is no name
+    ],
+)
+def test_a_clause_said_again_with_another_name_replaces_it(
+    old: str, new: str, lang: str, action: str
+) -> None:
+    actions = _actions(old, new, lang=lang)
+    assert (action in actions) if action != "keep" else actions <= {"keep"}, actions
