@@ -42,7 +42,14 @@ from app.distill.heuristic.predicates import states_something
 from app.distill.heuristic.relations import with_relations
 from app.distill.heuristic.rules import QUESTION_EN, QUESTION_ZH
 from app.distill.heuristic.scene import budgets_with_their_thing
-from app.distill.heuristic.sizes import has_content, is_filler, is_short, only_owns_error, states_claims
+from app.distill.heuristic.sizes import (
+    has_content,
+    is_filler,
+    is_short,
+    only_owns_error,
+    record_fields,
+    states_claims,
+)
 from app.distill.heuristic.slots import Slot
 from app.distill.heuristic.task_detector import detect_task
 from app.distill.heuristic.tuning import (
@@ -142,11 +149,13 @@ class HeuristicDistiller:
         heard = turns[:index] if turn.role != "user" and RECAP.search(turn.content) else recent[-ECHO_WINDOW:]
         said = " ".join(t.content for t in heard if t.role != turn.role and "user" in (t.role, turn.role))
         slot = open_slot(recent, turn)
-        sentences = made_whole_all(split_sentences(with_commas(turn.content)), turn, recent)
+        # (a tool's record, its fields apart: "order 1042 | shipped | ETA Friday", "status=open; owner=ops")
+        fields = record_fields(turn.content) if turn.role == "tool" else []
+        sentences = fields or made_whole_all(split_sentences(with_commas(turn.content)), turn, recent)
         # said to an assistant (one answers in the conversation), a short turn states claims to remember;
         # between people, talk is a story told, and only a one-sentence turn's clauses are claims
         service = any(t.role != "user" for t in turns)
-        claims_turn = states_claims(turn.content, sentences, service)
+        claims_turn = bool(fields) or states_claims(turn.content, sentences, service)
         owned_error = False  # a sentence owning an error ("不对，我记错了。"): the next ones correct
         for number, sentence in enumerate(sentences):
             language = language_of(sentence)
@@ -265,6 +274,8 @@ class HeuristicDistiller:
         if not corrections and clean.is_small_talk_from(claim, turn.role, names):
             return None  # "Got it, I've updated your preferences": whatever a rule sees in it
         kind = clause_kind(claim, language, turn.role, stated=stated)
+        field = turn.role == "tool" and bool(record_fields(turn.content))
+        kind = "fact" if field and kind == "episode" else kind  # a record's field is data, no story
         # a request about how to be served is a preference, whatever channel words a rule saw in it
         served = request and kind == "preference"
         ruled = [m for m in matches if not m[0].loose and m[0].tag != "correction"]
@@ -274,8 +285,10 @@ class HeuristicDistiller:
                 return kind_first(unit, kind) if kind_leads else unit
         if self._noise(claim, turn.role, question, said, names) and not corrections:
             return None
-        # "Booked!" is short and still news; so is a value or a wish said to an assistant ("From Leeds.")
-        done = kind == "task_state" if turn.role != "user" else stated and fragment_claim(claim, kind, names)
+        # "Booked!" is short and still news; so is a value or a wish said to an assistant ("From Leeds."),
+        # and every field of a tool's record ("price=$64.00", "refund eligible")
+        fragment = stated and fragment_claim(claim, kind, names)
+        done = fragment if turn.role == "user" else kind == "task_state" or field
         if not (request or done or corrections) and (
             (is_short(claim, language) and not stated)  # a stated "I'm diabetic" is a claim
             or not says_enough(claim, language)

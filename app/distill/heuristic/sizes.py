@@ -13,6 +13,8 @@ from app.distill.dates import EN_PATTERN as DATE_EN
 from app.distill.heuristic.candidates import language_of
 from app.distill.heuristic.person import WORD
 from app.distill.heuristic.tuning import (
+    MAX_FIELD_WORDS,
+    MAX_RECORD_FIELDS,
     MAX_SPLIT_SENTENCES,
     MAX_SPLIT_WORDS,
     MIN_CONTENT_CHARS_ZH,
@@ -87,3 +89,17 @@ def has_content(text: str, language: str) -> bool:
     # two content words are enough with a number or a date: "The meeting is on Tuesday"
     specific = any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
     return len(content) >= MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
+
+
+# Between the fields of a tool's record: a bar, a semicolon, a line break
+_FIELD_BREAK = re.compile(r"\s*[|｜;；]\s*|\s*\n\s*")
+
+
+def record_fields(text: str) -> list[str]:
+    """The fields of a tool's result when it is a record ("order 1042 | shipped | ETA Friday", "status=open;
+    owner=ops"): two to `MAX_RECORD_FIELDS` fields of at most `MAX_FIELD_WORDS` words each, every one a claim
+    of its own; else [] (prose, or a long listing: the turn is read as any other)."""
+    fields = [f.strip(" .,") for f in _FIELD_BREAK.split(text) if f.strip(" .,")]
+    if not 2 <= len(fields) <= MAX_RECORD_FIELDS:
+        return []
+    return fields if all(len(WORD.findall(f)) <= MAX_FIELD_WORDS for f in fields) else []

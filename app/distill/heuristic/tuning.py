@@ -39,3 +39,7 @@ ECHO_WINDOW = 3
 SLOT_WINDOW = 3
 # Characters either side of a capitalised word read to tell a person from an organisation: a few words.
 ENTITY_CONTEXT_CHARS = 40
+# A tool's record read field by field: at most this many fields, of at most this many words each (a longer
+# result is prose or a listing, read as any other turn)
+MAX_RECORD_FIELDS = 8
+MAX_FIELD_WORDS = 16
