@@ -117,7 +117,7 @@ def _jieba() -> object:
     return jieba
 
 
-# Spans of time jieba's dictionary lacks ("这段时间我都坐地铁上班"): time words, never names or values
+# Spans of time jieba's dictionary lacks ("这段时间我都骑车去公司"): time words, never names or values
 _TIME_WORDS_ZH = ("这段时间", "那段时间", "这阵子", "那阵子", "这些天", "这几天", "这两天", "这一阵")
 
 

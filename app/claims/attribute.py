@@ -38,7 +38,7 @@ def frame_words(text: str, zh: bool, nouns: bool = False) -> list[str]:
 
 
 # Nouns of a change ("the upgrade", "the move", 升级, 搬家): what happened, never the thing a clause after
-# them narrows its attribute by ("we finished the upgrade, everything runs on Postgres 16 now")
+# them narrows its attribute by ("we completed the upgrade, every builder runs on Java 21 now")
 CHANGE_NOUNS = frozenset(
     "upgrad downgrad migrat switch move chang updat transit renew swap replac reschedul 升级 迁移 搬家 调整 "
     "变更 更换 改签 涨价 降价 加价 调价".split()

@@ -106,7 +106,7 @@ def _words_at(text: str) -> dict[int, str]:
 
 def _predicate_values(spans: list[Span], text: str, copula: re.Match[str] | None, zh: bool) -> list[Span]:
     """The spans that may be the clause's value, most likely first: not an aside in brackets, not an
-    identifier of the thing spoken of ("order 4471 should be size 10"), and after the copula when a
+    identifier of the thing spoken of ("item 3082 should be size 38"), and after the copula when a
     value stands there ("the goal for 2026 is $8,000") — each preference only when it leaves a value."""
     # a bracketed value is an aside (the distiller's "next spring (2027-03)"), a value only when no name
     # stands outside the brackets
@@ -330,7 +330,7 @@ def asked_for(clause: str) -> Value | None:
     return Value("text", thing) if thing.lower() not in ("yes", "no", "ok", "okay", "thanks") else None
 
 
-# A product moved to a version of it ("we upgraded Postgres to 16", "bumped Node back to 18")
+# A product moved to a version of it ("we upgraded Python to 3.12", "bumped Node back to 18")
 _PRODUCT_TO_EN = re.compile(
     r"\b(?:upgrad|downgrad|bump|mov|updat|migrat|pinn?|roll|switch)\w*\s+(?:\w+\s+)?"
     r"(?P<product>[A-Z][\w.+-]*)\s+(?:(?:up|back|down)\s+)?to\s+v?(?P<number>\d+(?:\.\d+)*)\b"

@@ -1,6 +1,6 @@
 """A sentence cut into the clauses claims are read from: at semicolons, commas (not a thousands separator
 or a time of day), contrastive joins, an "and" before a subject or a second verb phrase; a condition
-dropped ("if it has 32 GB")."""
+dropped ("if it weighs under 2 kg")."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def clauses(sentence: str, zh: bool) -> list[str]:
 
 
 # "with" opening a number, "at" a price, after the clause's own value ("runs on GitHub Actions with a
-# 30-minute job timeout", "32 hours a week at 85 euros an hour"): a second value, of a noun of its own;
+# 30-minute job timeout", "28 hours a week at 70 euros an hour"): a second value, of a noun of its own;
 # "with" a person or thing by name ("lessons on Tuesdays with a tutor named Ana"): a claim of its own
 _WITH_VALUE = re.compile(
     r"\s+(?=(?:with|at)\s+(?:an?\s+)?[$€£¥]?\d)|\s+with\s+(?=(?:an?|my|our)\s+[\w-]+\s+(?:named|called)\s+[A-Z])",
@@ -70,9 +70,9 @@ def _with_a_value(clause: str) -> list[str]:
     before, rest = clause[: cut.start()], clause[cut.end() :]
     said = find_values(rest)
     if rest[:2].lower() == "at" and not (said and said[0].value.type == "amount"):
-        return [clause]  # "at" opens a second value only as a price ("… at 85 euros an hour"), not "at 7:40"
+        return [clause]  # "at" opens a second value only as a price ("… at 70 euros an hour"), not "at 7:40"
     values = [s.start for s in find_values(before)] + [m.start() + 1 for m in NAME.finditer(before[1:])]
-    # (a value before the verb is the subject's: "my one-on-one with Karen is at 3:30" is one clause)
+    # (a value before the verb is the subject's: "my check-in with Tomas is at 2:15" is one clause)
     if not values or _COPULA.search(before, min(values)):
         return [clause]
     return [before, rest]
@@ -103,7 +103,7 @@ def _verb_phrases(clause: str) -> list[str]:
     """A clause cut before each "and" that opens a second verb phrase of its subject ("My son is in year 3
     and plays the violin", "she lives in Leeds and works at a bank"): a finite verb (-s or -ed) followed
     by what opens its object. The second phrase's subject is carried by the caller."""
-    # (a plain pronoun's second verb is its base form: "I live in Porto and work as a pharmacist")
+    # (a plain pronoun's second verb is its base form: "I live in Ghent and work as a plumber")
     plain = re.match(r"\s*(?:i|we|you|they)\b", clause, re.IGNORECASE) is not None
     cuts = [
         m
@@ -122,7 +122,7 @@ def _verb_phrases(clause: str) -> list[str]:
 
 
 def _drop_condition(clause: str) -> str:
-    """The clause without its condition ("if it has 32 GB", "If the deal is good, I might …")."""
+    """The clause without its condition ("if it weighs under 2 kg", "If the deal is good, I might …")."""
     match = lx.EN_CONDITION.search(clause)
     if match is None:
         return clause
@@ -133,8 +133,8 @@ def _drop_condition(clause: str) -> str:
     return clause[match.end() + rest.start() :] if rest else ""
 
 
-# Two objects of one verb, each opened by a determiner or a numeral and its measure word ("I have a cat
-# and a dog", "我家有一只猫和一条狗"): a claim each, the verb said again, so that one can end alone.
+# Two objects of one verb, each opened by a determiner or a numeral and its measure word ("I have a piano
+# and a guitar", "我家有一台钢琴和一把吉他"): a claim each, the verb said again, so that one can end alone.
 _DETERMINER_EN = r"(?:a|an|the|my|our|his|her|their|one|two|three|four|five|some|another)"
 _OBJECTS_EN = re.compile(
     # (after what it is for: "For the trip I've got a window seat and a vegetarian meal booked")

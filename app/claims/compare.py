@@ -165,7 +165,7 @@ def same_attribute(
         # number"): one contact; narrowed apart ("my number", "my work phone"), as any other claims
         return "same"
     # (a side whose narrowing words are all said in the other clause names nothing the other does not:
-    # "switched the seat to an aisle" after "I've got a window seat for the trip")
+    # "changed the room to a suite" after "I've booked a double room for the conference")
     within = any(
         c.qualifier and c.qualifier - measure_nouns(c.value) <= _words_said(o)
         for c, o in ((new, old), (old, new))
@@ -218,8 +218,8 @@ def same_attribute(
 
 def _about(claim: Claim, other: Claim) -> Claim:
     """`claim` read as being about `other`'s subject when the name it opens with is a thing `other` is
-    about ("Pilates moved to Fridays" after "I do pilates on Thursdays", "Standup is at 10 now" after
-    "our standup is at 9:30"): a word of the other's attribute is no other person."""
+    about ("Pilates moved to Fridays" after "I do pilates on Thursdays", "Retro is at 4 now" after
+    "our retro is at 3:15"): a word of the other's attribute is no other person."""
     if claim.subject == other.subject or not claim.subject.isascii():
         return claim
     word = stem(claim.subject)
@@ -302,7 +302,7 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     if speaker_and_another(old, new) or speaker_and_another(new, old):
         return Verdict("keep", "another subject")
     if new.past:
-        # "I used to live in Leeds" ends living there; "I used to live in York" is history, no change
+        # "I used to live in Leeds" ends living there; "I used to live in Cork" is history, no change
         if same(old.value, new.value) and same_attribute(old, new, frame_similarity) != "different":
             return Verdict("retire", "says the value held only in the past")
         return Verdict("keep", "a state of the past")

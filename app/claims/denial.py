@@ -1,5 +1,5 @@
 """A value denied as the one replaced ("amoxicillin, not penicillin", "改用微信，别打电话了",
-"例会不是周二了，是周三下午"): the old value a statement names by denying it, and the topic a Chinese
+"复诊不是周四了，是周五上午"): the old value a statement names by denying it, and the topic a Chinese
 denial carries to the value said after it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 
 _LEAD_NOT_EN = re.compile(r"^\s*(?:and\s+|but\s+)?not\s+(?P<old>.+)$", re.IGNORECASE)
 _LEAD_NOT_ZH = re.compile(r"^\s*(?:而不是|不是|不要|别|不用)(?P<old>.+?)(?:了)?$")
-# a topic's value denied before its value is said ("例会不是周二了，是周三下午")
+# a topic's value denied before its value is said ("复诊不是周四了，是周五上午")
 _TOPIC_NOT_ZH = re.compile(
     r"^\s*(?P<topic>[\u4e00-\u9fffA-Za-z]{1,8}?)(?:已经|现在)?不是(?P<old>.+?)(?:了)?$"
 )

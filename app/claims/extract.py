@@ -131,7 +131,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool, scene: li
         ):
             claim = replace(claim, qualifier=frozenset(scene), attribute=f"{claim.head}.{'_'.join(scene)}")
         if claim is not None and not zh and claims and not claim.qualifier and _OF_THAT_EN.search(clause):
-            # "Sick leave is its own bucket, we get 10 days of that": what "that" points back to narrows it
+            # "Remote work is its own allowance, we get 8 days of that": what "that" points back to narrows it
             last = claims[-1]
             attribute = claim.attribute or "_".join(sorted(last.qualifier))
             claim = replace(claim, qualifier=last.qualifier, topic=last.topic, attribute=attribute)
@@ -145,7 +145,7 @@ def _sentence(sentence: str, lang: str, speaker: str, corrected: bool, scene: li
             # "My son plays football on Saturdays and piano on Wednesdays": the son's piano
             claim = replace(claim, subject=claims[-1].subject, implicit_subject=False)
         if claim is not None and claims and _fills_head(claims[-1], claim):
-            # "扫地机的预算我再往上加点，4500以内都能接受": the head said before, its value now
+            # "洗衣机的预算我再放宽点，3800以内都可以": the head said before, its value now
             last = claims[-1]
             text = f"{last.text}, {clause.strip()}"
             value = claim.value
@@ -200,9 +200,9 @@ _APPOSITION_EN = re.compile(
 )
 
 
-# A preposition's object pointing back to the clause before ("10 days of that", "paid for it")
+# A preposition's object pointing back to the clause before ("8 days of that", "paid for it")
 _OF_THAT_EN = re.compile(r"\b(?:of|for|on|with|about|from)\s+(?:that|it|this|those|them)\b", re.IGNORECASE)
-# (and the speaker's own earlier words: "not what I said before", "not the one I told you")
+# (and the speaker's own earlier words: "not what I wrote earlier", "not the one I told you")
 _ANAPHORA_EN = frozenset(
     "other one ones previous former old earlier first last same before what i said told wrote typed".split()
 )
@@ -274,7 +274,7 @@ def _clause(
         value = named_part(value_text)
         old = old or named_part(old_text)
     if value is None and not zh and lx.EN_CLEFT.match(clause):
-        value = named_part(value_text)  # "An oat milk flat white is what I order": the thing it puts first
+        value = named_part(value_text)  # "A green tea latte is what I get": the thing it puts first
     if not zh and EN_SUITS.match(clause) and (value is None or value.type in ("name", "text")):
         # "Window seats suit me": a taste, free text (its frame names no attribute: another taste suits too)
         value = Value("text", without_article(value_text))
@@ -312,7 +312,7 @@ def _clause(
     words = [w for w in words if w not in subject_words(subject)] or context
     if zh and not retire and value.type == "text" and value.text.lstrip("了") in words:
         return None  # "我换了牙医": the clause names an attribute, the next one its value
-    # a relation is read with the value it left out ("moved from Leeds to Bristol" → "moved to Bristol")
+    # a relation is read with the value it left out ("moved from Hull to Exeter" → "moved to Exeter")
     said_as = f"{clause[: from_to.start()]}to {from_to.group('new')}" if from_to and not zh else clause
     head, qualifier = head_of(said_as, words, zh)
     if head in heads.NAME_HEADS and value.type not in ("name", "text"):

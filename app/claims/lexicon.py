@@ -133,10 +133,10 @@ EN_RETIRE = re.compile(
     r"(?:is|are|was|were)\s+over|let\s+(?:[\w']+\s+){1,3}(?:go|expire|lapse)|gave\s+(?:[\w']+\s+){1,3}away|"
     r"giv(?:en|ing)\s+(?:[\w']+\s+){0,3}away|sunset(?:ted)?\s+(?:the|our|my)|returned\s+(?:the|my|our|it|them)\b|"
     r"(?:fizzled|petered)\s+out|parted\s+ways|(?:'m|am|'re|are|is|'s)\s+off\s+(?:the|my|our|his|her|their)\b|"
-    # a thing passed on to someone, as 送给…了 ("we gave the cat to my neighbour")
+    # a thing passed on to someone, as 送给…了 ("we gave the old sofa to my cousin")
     r"gave\s+(?:the|my|our|his|her|their)\s+(?:[\w'-]+\s+){1,2}to(?=\s+(?:a|an|the|my|our|his|her|their|[A-Z]))|"
     r"paid\s+(?:it\s+|them\s+)?off|"
-    # a phrasal verb of ending around its object ("shut the old build box down", "phased the v1 API out")
+    # a phrasal verb of ending around its object ("switched the spare router off", "phased the v1 API out")
     r"(?:shut|switched|turned|wound|phased|closed|tore|torn)\s+(?:the|my|our|that|this|those|these|it|them)\b"
     r"(?:\s+[\w'-]+){0,3}?\s+(?:down|off|out)\b|"
     r"(?:made|paid)\s+the\s+(?:final|last)\s+(?:payment|instal?l?ment)|killed|axed|nixed|binned|dumped|"
@@ -220,7 +220,7 @@ ZH_CHANGE = re.compile(
 )
 ZH_HEDGE = re.compile(
     r"可能|也许|或许|说不定|大概会|考虑|看情况|不一定|还没定|未定|打算|计划|希望|争取|将来|有望|"
-    r"(?:要是|如果|假如)[^，。,]*就好了|梦想"  # a wish ("要是能住在杭州就好了")
+    r"(?:要是|如果|假如)[^，。,]*就好了|梦想"  # a wish ("要是能搬到海边就好了")
 )
 ZH_CONDITION = re.compile(r"如果|要是|假如|万一|的话|只要|倘若")
 ZH_RETIRE = re.compile(

@@ -64,7 +64,7 @@ def says_cleft(text: str, zh: bool) -> bool:
     )
 
 
-# A state said as past ("I used to live in York", "previously", 我以前住在…): the value held once, not now.
+# A state said as past ("I used to live in Cork", "previously", 我以前住在…): the value held once, not now.
 # Never "I'm used to it" (accustomed), nor 之前 after a time ("周五之前": by Friday).
 _PAST_EN = re.compile(
     r"(?<!am )(?<!is )(?<!be )(?<!get )(?<!got )(?<!'m )(?<!'s )(?<!are )(?<!'re )(?<!been )\bused\s+to\b"

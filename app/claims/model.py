@@ -36,7 +36,7 @@ class Claim:
     `shift` that the change is said by a verb of change, a correction or a named old value, not only
     by a word of time ("now", 现在); `implicit_subject` that the clause names nobody (the speaker
     by default): it may continue a claim about another person ("Football moved to Sundays"); `past`
-    that the state held once, not now ("I used to live in York", 我以前住在…); `unchanged` that the
+    that the state held once, not now ("I used to live in Cork", 我以前住在…); `unchanged` that the
     clause says the thing it names keeps its value ("parking hasn't changed", 酒店不变): it replaces
     nothing, and no sibling clause ends what it names."""
 

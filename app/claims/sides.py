@@ -55,7 +55,7 @@ def change_parts(clause: str, zh: bool) -> tuple[str, str, str]:
     moved = lx.EN_CHANGE_TO.search(clause)
     if moved:  # "after the outage we lowered the timeout to 12 s": the value is what it moved to
         group = next(g for g in ("new", "new2", "new3") if moved.group(g))
-        # "scaled it out to 10 replicas": the verb and its particle name no attribute, the pronoun points back
+        # "fanned it out to 8 workers": the verb and its particle name no attribute, the pronoun points back
         frame = clause[: moved.start()] if group == "new3" else clause[: moved.start(group)]
         return "", moved.group(group), frame
     for pattern in (lx.EN_INSTEAD, lx.EN_NOT):

@@ -28,7 +28,7 @@ _SELF_EN = re.compile(
 _SELF_ZH = re.compile(r"我|咱们|用户")
 # A third person's pronoun opening the clause ("She lives in Leeds", "Her name is Mia", 她住在宁波): another
 # person than the speaker, whoever the clause before named; not "they" (an organisation: "they raised the
-# rent"), not one acting on the speaker's things ("she upped it to 100mg", 她把我的…)
+# rent"), not one acting on the speaker's things ("she raised it to 40mg", 她把我的…)
 THIRD_PERSON = "they"
 _STATIVE_EN = (
     "is was lives lived works worked has had studies goes plays drives uses likes loves prefers became turned"
@@ -107,7 +107,7 @@ def _subject_of(clause: str, zh: bool, speaker: str) -> tuple[str, bool]:
     words = [w.lower().removesuffix("'s").rstrip("'") for w in said]
     for i, word in enumerate(words):
         if word in _COPULA_EN:
-            break  # a person after the copula is the value ("my emergency contact is my brother")
+            break  # a person after the copula is the value ("my travel buddy is my cousin")
         if word in lx.EN_PEOPLE and (i == 0 or words[i - 1] in lx.EN_SELF | {"the", "his", "her"}):
             # (a relative's relative is another person: "my brother's wife")
             return _owned(_SAME_PERSON.get(word, word), _kin_after(" ".join(said[i:])[len(word) :])), True

@@ -53,7 +53,7 @@ ZH_PATTERN = re.compile(
 )
 
 # Past tense in the sentence: a bare "Friday" or "March" then means the last one, not the next.
-# A participle after "be" is not past: "it has to be delivered by Friday".
+# A participle after "be" is not past: "it needs to be signed by Monday".
 _PAST_EN = re.compile(
     r"\b(?:was|were|went|did|had|met|saw|ago|last|yesterday|came|got|took|made|left|bought|sent|told|said|"
     r"gave|found|broke|fell|ran|paid|lost|drove|flew|wrote|spoke|ate|began|brought|thought|felt|kept|sold|"
@@ -235,7 +235,7 @@ def find_dates(text: str, anchor: datetime, plan: bool = False) -> list[Resolved
 
 
 def resolve_dates(text: str, anchor: datetime, plan: bool = False) -> tuple[str, list[ResolvedDate]]:
-    """`text` with each relative date followed by the date it means: "by Friday (2026-12-04)". `plan`:
+    """`text` with each relative date followed by the date it means: "by Monday (2026-11-16)". `plan`:
     the text is a step to do or a limit (see `find_dates`)."""
     found = find_dates(text, anchor, plan)
     out, last = [], 0

@@ -85,12 +85,12 @@ episode.
 DISCARD (produce no unit for these; a unit is distilled, not transcribed):
 - greetings, thanks, goodbyes, acknowledgements and filler: "hi", "thanks!", "ok", "got it", "sounds good", \
 "好的", "谢谢".
-- questions and requests that state nothing new: "can the price we discussed be negotiated?" is NOT a new \
+- questions and requests that state nothing new: "could the rate we talked about go any lower?" is NOT a new \
 budget; "刚才说的那个价格还能再谈吗？" is NOT a budget; "what was my order number?" is NOT a fact; \
 "could you check the weather?" is NOT a preference.
 - small talk and reactions with nothing to recall later ("nice weather today", "haha", "That's awesome, \
 I'm so happy for you!", "Keep it up!", "太好了").
-- the assistant's offers, apologies, confirmations and pleasantries: "Hello! How can I help you today?", \
+- the assistant's offers, apologies, confirmations and pleasantries: "Welcome back! What do you need?", \
 "Great, that opens up more options.", "I apologize for the confusion.", "Is there anything else?", \
 "很高兴为您服务", "好的，已记录". An assistant or tool turn is kept only for what it adds: an approval, a \
 shipment, a decision, an id, a result.
@@ -102,7 +102,7 @@ would present the old one as current.
 if it were current ("For 5000, I recommend the IdeaPad" after the budget went up to 8000): no unit, or, \
 when it adds something (the product), a unit that names the current value or gives supersedes.
 Counter-examples that ARE kept: "OK, then my budget is 8000" (a constraint.budget), "thanks, and please \
-ship to Berlin" (a fact or constraint about the address), "Your order ORD-12345 has been shipped." \
+ship to Berlin" (a fact or constraint about the address), "Your order ORD-12345 left the warehouse today." \
 (task_state with the id), "If the configuration can be upgraded, I can go up to 8000." (a \
 constraint.budget at lower confidence that supersedes the older budget).
 
@@ -113,7 +113,7 @@ known), keeping the grammar ("How can the assistant help", never "the assistant 
 sentence makes sense on its own months later.
 - SELF-CONTAINED: never a remark cut out of its turn that leans on the rest ("The user says it was so \
 worth it." when "it" is a repair): a remark on a claim stays with that claim. A guess about the other \
-speaker ("That must have been awesome", "You must be so proud") is no constraint.
+speaker ("That must have been exhausting", "You must be so proud") is no constraint.
 - ATOMIC: clauses with a predicate of their own are one unit each, whatever joins them (and, but, also, \
 plus, so, a comma, a semicolon, 另外, 而且, 还有, 并且), each with the turn's seq; a shared subject is \
 carried into each: "I'm vegetarian and allergic to nuts" is two units; "I prefer short answers, and my order \

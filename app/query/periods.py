@@ -213,7 +213,7 @@ def date_en(m: re.Match[str], now: Clock) -> Span | None:
 
 def day_first_date_en(m: re.Match[str], now: Clock) -> Span | None:
     if m["mon"].lower() not in _BARE_MONTHS and not (m["sfx"] or m["of"] or m["y"]):
-        return None  # "options 2 and 3 may work"
+        return None  # "rooms 4 and 6 may be free"
     return date_en(m, now)
 
 

@@ -1,4 +1,4 @@
-"""The time filter in a memory query: "what did I do last week" keeps only units from last week.
+"""The time filter in a memory query: "where did I eat last month" keeps only units from last month.
 
 `parse_time_filter(text, now, tz)` finds the first time phrase of a query (English or Chinese) and
 returns the calendar period it names, computed in the caller's time zone. Queries look backwards:
@@ -189,7 +189,7 @@ _WD_EN = _alternatives(WEEKDAYS_EN)
 _MON_EN = _alternatives(MONTHS_EN)
 _NUM_EN = rf"\d{{1,3}}|{_alternatives(NUMBERS_EN)}"
 _YEAR = r"(?:19|20)\d{2}"
-# "the last week of March" is in March
+# "the second week of October" is in October
 _NOT_PART_OF = rf"(?!\s+of\s+(?:{_MON_EN}|{_YEAR}|this|last|the)\b)"
 _ZH_NUM = ZH_NUMERAL
 _ZH_UNIT = r"天|周|个?星期|个?礼拜|个月|年"

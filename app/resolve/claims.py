@@ -256,7 +256,7 @@ def detail_of(claim: Claim, before: Claim) -> bool:
     """Whether `claim`, said right after `before` of a thing that is retired, says a detail of that thing
     and goes with it: a verbless value ("a storage unit …, £85 a month", "有一台测试机，编号是…"), a
     relative clause ("a cleaner, who comes on Fridays"), the bare predicate after a Chinese pivot
-    ("请了个阿姨，每周二来做饭": who was taken on is who comes)."""
+    ("请了个家教，每周四来上课": who was taken on is who comes)."""
     if is_detail(claim) or _RELATIVE.match(claim.text):
         return True
     return _PIVOT_ZH.search(before.text) is not None and not _NAMES_WHO_ZH.match(claim.text)

@@ -56,7 +56,7 @@ def _same_subject(a: Facts, b: Facts) -> bool:
 
 def same_statement(a: MemoryUnit, b: MemoryUnit) -> bool:
     """Near-identical vectors can still differ in the one thing that matters: a number, a 'not', or whom
-    it is said of ("the user is allergic to peanuts", "the user's son is allergic to peanuts")."""
+    it is said of ("the user is allergic to shellfish", "the user's daughter is allergic to shellfish")."""
     return (
         set(_NUMBER.findall(a.content)) == set(_NUMBER.findall(b.content))
         and bool(_NEGATION.search(a.content)) == bool(_NEGATION.search(b.content))
@@ -116,7 +116,7 @@ def conflict_reason(new: MemoryUnit, new_facts: Facts, c: Neighbour, *, claimed:
     # A slot holds one value: a later one fills it even when conditional ("if it can be upgraded I can
     # go to 8000" after "my budget is 5000"), keeping its lower confidence and its condition in the
     # content, so the bank never shows two budgets (issue 16).
-    # ... unless it is hedged ("I might consider going to 1200"): a hedge never replaces a firm value
+    # ... unless it is hedged ("I might consider going to 6500"): a hedge never replaces a firm value
     hedged = (lx.ZH_HEDGE if has_cjk(new.content) else lx.EN_HEDGE).search(new.content) is not None
     if claimed < 2 and same_tag and tag in SINGLE_VALUED_TAGS and not hedged:
         return "single-valued tag"

@@ -297,7 +297,7 @@ async def test_the_prompt_says_the_distillation_rules_with_counter_examples(
     for rule in (
         "ECHOES",  # the assistant restating the user
         "Got it, a laptop within 5000.",
-        "How can I help you today?",  # an offer
+        "What do you need?",  # an offer
         "ATOMIC",
         "我喜欢简洁的回答，另外我的订单号是ORD-12345",  # one unit per claim
         "I'm vegetarian and allergic to nuts",  # a clause per unit, the shared subject carried
@@ -315,7 +315,7 @@ async def test_the_prompt_says_the_distillation_rules_with_counter_examples(
         "The assistant says version 3.1",  # an assistant's fact, kept with its role
         "no English",  # dates in the unit's language
         "The user's budget is 6000.",  # a correction reads as the corrected fact
-        "That must have been awesome",  # a guess is no constraint
+        "That must have been exhausting",  # a guess is no constraint
         "RESTATED VALUES",  # no unit presenting a replaced value as current
         "For 5000, I recommend the IdeaPad",
     ):

@@ -118,7 +118,7 @@ def _cut(text: str, zh: bool) -> list[tuple[int, int, int]]:
 
 def _points_back(text: str, zh: bool) -> bool:
     """Whether the part's subject points back at the clause before ("it leaks", "它很好用"): an object
-    that does ("I read them on my phone") leaves the part a claim of its own, its subject its own."""
+    that does ("I keep them in my garage") leaves the part a claim of its own, its subject its own."""
     words = re.findall(r"[A-Za-z']+", text)
     if zh:
         match = REFERS_BACK_ZH.search(text)
@@ -175,7 +175,7 @@ _DENIES_BACK = re.compile(
 def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
     """The sentence's clauses, in order, each from its predicate's subject to the next connective.
     `answer`: the sentence opens an answer to a question, whose leading value is a claim of its own
-    ("Probably A2, I can order food"), where elsewhere a leading fragment belongs to its clause."""
+    ("Roughly B1, I can follow the news"), where elsewhere a leading fragment belongs to its clause."""
     zh = has_cjk(sentence)
     offset, corrected, hedged = opening(sentence)
     body = sentence[offset:]
@@ -248,7 +248,7 @@ def split_clauses(sentence: str, answer: bool = False) -> list[Clause]:
     # its own, is a claim of its own ("每月最多50块，别加任何增值业务"); one with none sets the scene
     leading = zh and len(spans) > 1 and value_with_words(spans[0][2]) and _own_predicate_zh(spans[1][2])
     value = value or leading
-    # two values said in a row, each with words of its own ("about 45 seats now, probably 60 by Q3"): a list
+    # two values said in a row, each with words of its own ("about 30 desks now, probably 50 by Q2"): a list
     # of claims, not a scene and its clause
     listed = (
         len(spans) > 1

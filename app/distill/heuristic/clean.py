@@ -80,7 +80,7 @@ def content_words(text: str, ignore: Iterable[str] = ()) -> list[str]:
 
 
 def is_pleasantry(sentence: str) -> bool:
-    """A pleasantry, an offer, an apology or a closing, wherever it opens ("Gracias, see you next week!")."""
+    """A pleasantry, an offer, an apology or a closing, wherever it opens ("Merci, see you on Thursday!")."""
     opened = strip_wrapping(sentence)
     return any(p.search(s) for p in (PLEASANTRY_EN, PLEASANTRY_ZH) for s in (sentence, opened))
 
@@ -142,7 +142,7 @@ def _small_talk(sentence: str, names: frozenset[str]) -> bool:
 
 
 # A turn about the conversation itself: it announces a question, asks for a session ("Quick question
-# about billing", "Ready for another session?", "I have a few questions for you")
+# about billing", "Ready for another session?", "I have a couple of questions about invoices")
 META_EN = re.compile(
     r"^(?:(?:i (?:have|got)|got|just) )?(?:a |one |another |a few |some |two |a couple of )?"
     r"(?:quick |small )?"
@@ -177,7 +177,7 @@ def is_informative(sentence: str, names: Iterable[str] = ()) -> bool:
 
 def is_small_talk_from(text: str, role: str, names: Iterable[str] = ()) -> bool:
     """Small talk said by `role`; what an assistant tells the user about their things is news when it
-    says enough ("You solved all three practice problems"), a pleasantry when not ("You're welcome")."""
+    says enough ("You finished all four reading exercises"), a pleasantry when not ("You're welcome")."""
     if says_nothing(text, names):
         return True  # light verbs and pointing words only: "I'll give that a try", "我试试看"
     if not is_small_talk(text, names):
@@ -199,7 +199,7 @@ def has_specifics(sentence: str, names: Iterable[str] = ()) -> bool:
 def is_echo(sentence: str, said: str, names: Iterable[str] = ()) -> bool:
     """The sentence restates what the other speaker just said ("Got it, a laptop within 5000." after
     "I want a laptop, my budget is 5000"): every value in it was said, and most of its content words,
-    or it confirms a change to a value said ("搬家日期改成9月5日" after "是下个月5号", "moved it to
+    or it confirms a change to a value said ("交房日期改成10月8日" after "是下个月8号", "moved it to
     March 4th" after "make it the 4th"), or remarks on one ("92 is a great score")."""
     rest, read_back = _unheard(sentence, said)
     unheard = set(_NUMBER.findall(rest))
@@ -209,7 +209,7 @@ def is_echo(sentence: str, said: str, names: Iterable[str] = ()) -> bool:
         if lx.EN_CHANGE_TO.search(sentence) or lx.ZH_CHANGE.search(sentence):
             return True  # the change the other speaker asked for, confirmed
         if is_remark(rest, "zh" if has_cjk(rest) else "en"):
-            return True  # a remark on a value said ("87分的话基础还不错"): nothing of its own
+            return True  # a remark on a value said ("78分的话底子挺好的"): nothing of its own
     numbers = bool(unheard) or (read_back and _NUMBER.search(sentence) is not None)
     words = set(content_words(ECHO_FRAME_ZH.sub(" ", strip_wrapping(sentence)), names)) - ECHO_FRAME_WORDS
     if not words:

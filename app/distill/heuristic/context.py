@@ -19,7 +19,7 @@ from app.text import has_cjk, pos_tag, split_sentences
 
 ASIDE = re.compile(r"\([^()]*\)")
 # What a claim may say about someone that needs the turn around it when it points back ("I love how it's
-# both …", "It reminds me why I love being a mom"); ids, contacts, constraints and states stand alone.
+# both …", "It reminds me why I love teaching kids"); ids, contacts, constraints and states stand alone.
 _DESCRIPTIVE = ("preference", "fact.family", "fact.work", "fact.education", "fact.event")
 
 

@@ -103,7 +103,7 @@ IMPERATIVE_EN = re.compile(
     r"ship|deliver|refund|replace|fix|reset|hold|note|write|reply|answer|respond|contact|forward|move)\b",
     _EN,
 )
-# A requirement on a thing ("it has to integrate with Gmail"); on the speaker it is a step to do
+# A requirement on a thing ("it has to sync with Outlook"); on the speaker it is a step to do
 REQUIREMENT_EN = re.compile(
     r"^(?!I\b|we\b|I'|we')\S+(?:\s+\S+){0,4}?\s+(?:has to|have to|must|needs? to|should)\b", _EN
 )
@@ -255,7 +255,7 @@ def _en(text: str, role: str) -> str:
     if role == "user" and (CONSTRAINT_EN.search(text) or LIMIT_EN.search(text)):
         return "constraint"
     if is_past(text) and (role == "user" or PAST_TIME_EN.search(text)):
-        # a habit started is a lasting state ("started me on sertraline, 50mg every morning")
+        # a habit started is a lasting state ("started me on iron tablets, one every evening")
         return "fact" if RECURRENCE_EN.search(text) else "fact.event"
     return "fact" if _lasting_en(text, role) else "episode"
 
@@ -335,8 +335,8 @@ def _zh(text: str, role: str) -> str:
     return "fact" if _lasting_zh(text, role) else "episode"
 
 
-# A lasting state: who the speaker is, what they have, use, hold or belong to ("We're a team of 14",
-# "I hold an Indian passport", "我有高血压"), or a specific value (a number, an id, a name). A remark
+# A lasting state: who the speaker is, what they have, use, hold or belong to ("We're a crew of 9",
+# "I hold a Kenyan passport", "我有高血压"), or a specific value (a number, an id, a name). A remark
 # ("it really shows the beauty of nature") or a passing feeling ("I'm so excited") is no lasting state.
 STATE_EN = re.compile(
     r"^(?:I|we|my|our|I'm|we're|I've|we've)\b[^,;]{0,20}?\b(?:am|is|are|'m|'re|have|has|'ve|own|owns|use|uses|"

@@ -231,7 +231,7 @@ _SERVICE_OBJECTS = (
     "license|licence|policy|test drive|replacement"
 )
 # Encouragement and support between friends ("Keep it up!", "You got this", "I'm proud of you"), and
-# what is said to the other about themselves ("Your hard work will pay off"): small talk unless it
+# what is said to the other about themselves ("Your patience will be rewarded"): small talk unless it
 # names something specific.
 ENCOURAGEMENT_EN = re.compile(
     r"\bkeep (?:it up|me posted|you posted|on (?:trying|going|believing)|going|up the good work|pushing|"

@@ -52,7 +52,7 @@ def leftover_kind(chunk: str, language: str, role: str) -> str:
     ):
         return "episode"
     kind = clause_kind(chunk, language, role)
-    # a mention a loose rule names says which fact it is ("my sister lives in Boston": fact.family)
+    # a mention a loose rule names says which fact it is ("my uncle lives in Denver": fact.family)
     named = [
         r.tag for r, _ in matches(chunk, language, role) if r.loose and r.tag.startswith(("fact.", "pref"))
     ]
@@ -66,7 +66,7 @@ def fragment_claim(clause: str, kind: str, names: set[str]) -> bool:
 
 
 def says_enough(clause: str, language: str) -> bool:
-    """A clause's content: two words that are not stopwords (a digit counts: "the kids are 6 and 9"),
+    """A clause's content: two words that are not stopwords (a digit counts: "the cats are 3 and 11"),
     or a speaker's verb and the thing it takes ("we got a puppy", "I see a therapist": small talk's
     verbs, but a thing), or in Chinese as many characters as an episode needs."""
     if language == "zh":

@@ -87,7 +87,7 @@ _AUXILIARY_BEFORE = re.compile(
 
 def _verb_after(text: str, match: re.Match[str]) -> str:
     if _COMPOUND_SUBJECT.search(text, 0, match.start()):
-        return match.group(2)  # "my wife and I have" keeps its plural verb
+        return match.group(2)  # "my partner and I have" keeps its plural verb
     if _AUXILIARY_BEFORE.search(text, 0, match.start()):
         return match.group(2)
     return _third_person(match.group(2))

@@ -12,7 +12,7 @@ _WEEKDAY_OR_DATE = (
     r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|"
     r"december|noon|midnight|\d{1,2}(?::\d\d|\s?[ap]\.?m\b|/\d|(?:st|nd|rd|th)\b))"
 )
-# "That must have been awesome", "You must be so proud": a guess about the other, not a requirement
+# "That must have been exhausting", "You must be so proud": a guess about the other, not a requirement
 _EPISTEMIC = (
     r"(?!'ve\b| have been\b| be (?:so|really|such|very|quite|pretty|a (?:great|huge|real))\b| feel\b|"
     r" be (?:nice|great|fun|hard|tough|amazing|awesome|exciting|excited|proud|cool|lovely|wonderful|special|"

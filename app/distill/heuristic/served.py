@@ -22,7 +22,7 @@ MANNER_ZH = re.compile(
     r"简洁|简短|详细|快|尽快|马上|立刻|直接|邮箱|邮件|电话|短信|微信|语气|格式|中文|英文|正式|口语|而不是|就行|就好|"
     r"别打|不要打"
 )
-# A channel said as the way a thing reaches the user ("keep me posted by text", "updates via WhatsApp"):
+# A channel said as the way a thing reaches the user ("let me know by email", "updates via WhatsApp"):
 # how to be served, never small talk, whatever pleasantry carries it
 BY_CHANNEL_EN = re.compile(
     r"\b(?:by|via|over|through|on)\s+(?:text|e-?mail|phone|sms|whatsapp|slack|teams|signal|telegram|"
@@ -45,7 +45,7 @@ SERVED_ZH = re.compile(
 )
 # A call or message to someone other than the speaker is the act asked for, not a way to reach them
 ACT_OF_A_CHANNEL_ZH = re.compile(r"给(?!我)[^，。我]{1,6}(?:打电话|打个电话|发邮件|发短信|发微信)")
-# An evaluation relative to the user ("Mornings work best for me", "Casual is fine with me"): how they
+# An evaluation relative to the user ("Weekday evenings work best for me", "Casual is fine with me"): how they
 # like to be served, a preference
 SUITS_EN = re.compile(
     r"\b(?:works?|suits?|is|are|'s|would be)\s+(?:\w+\s+)?(?:best|better|well|fine|ok|okay|ideal|perfect|"

@@ -31,7 +31,7 @@ def is_filler(sentence: str, language: str) -> bool:
     return all(w.lower() in FILLER_EN for w in WORD.findall(sentence))
 
 
-# what an error is owned with: saying, writing, noticing, and when ("just realized I typed my size wrong")
+# what an error is owned with: saying, writing, noticing, and when ("just noticed I typed my email wrong")
 _TELLING_EN = frozenset(
     "said say told tell typed type wrote write gave give put entered got realized realised noticed checked "
     "looked just earlier before previously hold on".split()
@@ -86,7 +86,7 @@ def has_content(text: str, language: str) -> bool:
         return len(rest) >= MIN_CONTENT_CHARS_ZH
     words = [w.lower() for w in WORD.findall(text)]
     content = [w for w in words if w not in STOPWORDS_EN and len(w) > 1]
-    # two content words are enough with a number or a date: "The meeting is on Tuesday"
+    # two content words are enough with a number or a date: "The dentist is on Friday"
     specific = any(w.isdigit() for w in words) or DATE_EN.search(text) is not None
     return len(content) >= MIN_CONTENT_WORDS_EN or (len(content) >= 2 and specific)
 

@@ -1,7 +1,7 @@
 """The values a part of a sentence states beside the clause before it (issue 32): a second value with words
-of its own is a claim of its own ("45 seats now, probably 60 by Q3"), a bound opens a limit ("…, max 150 a
+of its own is a claim of its own ("30 desks now, probably 50 by Q2"), a bound opens a limit ("…, max 150 a
 night"), a bare value or a day's hour belongs to its clause, as do a thing's attribute said after it
-(…有一台跳板机，IP是…) and what a change said before it moves to ("…raised it, so from July I pay 48")."""
+(…有一台打印机，IP是…) and what a change said before it moves to ("…raised it, so from July I pay 48")."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ _BOUND = re.compile(
 
 
 def second_value(before: str, part: str) -> bool:
-    """Whether a part without a verb states a value of its own beside the clause before's ("45 seats
-    now, probably 60 by Q3", "six nights, max £180 a night"): two values, two claims. A value after a
+    """Whether a part without a verb states a value of its own beside the clause before's ("30 desks
+    now, probably 50 by Q2", "four nights, max £120 a night"): two values, two claims. A value after a
     clause that holds none is that clause's ("I bought a kettle, 40 euros")."""
     values, earlier = find_values(part), find_values(before)
     if _BOUND.match(part) and values:
@@ -51,7 +51,7 @@ def _with_words(part: str, values: list[Span]) -> bool:
     )
 
 
-# A Chinese clause that brings a thing in, its object last and no value of its own ("测试环境有一台跳板机",
+# A Chinese clause that brings a thing in, its object last and no value of its own ("办公室有一台打印机",
 # "公司给我配了一台测试机"): not a wish for one (想买台…), whose value is the speaker's bound
 _THING_LAST_ZH = re.compile(r"(?:有|了)[^，,。；;]{0,6}[^，,。；;了的]{1,8}$")
 _WISH_ZH = re.compile(r"想|要|打算|准备|考虑|计划")

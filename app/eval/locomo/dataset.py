@@ -19,7 +19,7 @@ SESSION_KEY = re.compile(r"^session_(\d+)$")
 DATE_TIME_KEY = re.compile(r"^session_(\d+)_date_time$")
 DIA_ID = re.compile(r"^D(\d+):(\d+)$")
 EVIDENCE_SEPARATORS = re.compile(r"[;,\s]+")
-SESSION_STAMP_FORMAT = "%I:%M %p on %d %B, %Y"  # "1:56 pm on 8 May, 2023"
+SESSION_STAMP_FORMAT = "%I:%M %p on %d %B, %Y"  # "7:31 pm on 14 June, 2023"
 TURN_SPACING = timedelta(seconds=5)
 
 
@@ -35,7 +35,7 @@ class Turn:
 class Session:
     session_id: str
     number: int
-    stamp: str  # the data set's own date-time text, "1:56 pm on 8 May, 2023"
+    stamp: str  # the data set's own date-time text, "7:31 pm on 14 June, 2023"
     started_at: datetime
     turns: tuple[Turn, ...]
 
@@ -66,7 +66,7 @@ class Conversation:
 
 
 def parse_session_datetime(text: str) -> datetime:
-    """A LoCoMo session stamp ("1:56 pm on 8 May, 2023") as an aware UTC datetime."""
+    """A LoCoMo session stamp ("7:31 pm on 14 June, 2023") as an aware UTC datetime."""
     cleaned = " ".join(text.split())
     try:
         return datetime.strptime(cleaned, SESSION_STAMP_FORMAT).replace(tzinfo=UTC)
