@@ -35,6 +35,9 @@ class Verdict:
     action: Action
     reason: str
     strong: bool = True
+    # (the old value compared, the new one) when a value of the old clause is replaced: a compound clause's
+    # other values stay, said with the new one (`app.resolve.claims.residue`)
+    change: tuple[Value, Value] | None = None
 
 
 def _initials_of(word: str, text: str) -> bool:
@@ -350,9 +353,10 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
     if beside is not None:  # "the Nano Puff in navy, size M" → "it's actually size L": the size changed
         old = replace(old, value=beside)
     if not compatible(old.value, new.value):
-        # a moment said as a day and an hour ("Wednesdays at 4pm", 周三下午四点): a new hour changes its hour
-        alike = [m for m in old.mentions if m.type == new.value.type and m.type in _PARTS_OF_A_MOMENT]
-        if not alike:
+        # a moment said as a day and an hour ("Wednesdays at 4pm", 周三下午四点): a new hour changes its hour;
+        # one value of the new one's type said beside the old one's ("on the 9th in room 12"): that value
+        alike = [m for m in old.mentions if m.type == new.value.type and compatible(m, new.value)]
+        if not alike or (len(alike) > 1 and new.value.type not in _PARTS_OF_A_MOMENT):
             return Verdict("keep", "values of different types")
         old = replace(old, value=alike[0])
     if same(old.value, new.value):
@@ -380,6 +384,7 @@ def conflicts(old: Claim, new: Claim, *, frame_similarity: float | None = None) 
             # a bare number and free text, their attribute unsaid: no evidence of one thing
             return Verdict("keep", "values of different types")
         if new.change:
-            return Verdict("supersede", "a change of a value of the same type", strong=False)
+            reason = "a change of a value of the same type"
+            return Verdict("supersede", reason, strong=False, change=(old.value, new.value))
         return Verdict("keep", "attribute unsaid and no change word")
-    return Verdict("supersede", "same subject and attribute, another value")
+    return Verdict("supersede", "same subject and attribute, another value", change=(old.value, new.value))

@@ -12,8 +12,9 @@ from typing import Any
 from app.claims import Claim, Verdict, conflicts, names_old, retired_object
 from app.claims.compare import unit_beside
 from app.claims.ending import RETIRED_MARGIN, RETIRED_OBJECT, said_in
+from app.claims.model import Value
 from app.claims.subjects import THIRD_PERSON
-from app.claims.values import fold, free
+from app.claims.values import fold, free, same
 from app.resolve.tuning import DETAIL_WORDS
 from app.text import STOPWORDS_EN
 
@@ -67,6 +68,8 @@ class ClaimDecision:
     reason: str
     hit: frozenset[int]
     kept: frozenset[int] = frozenset()
+    # (a hit claim's index, its value replaced, the new value): see `residue`
+    replaced: tuple[tuple[int, Value, Value], ...] = ()
 
 
 def kept_by(new: list[Claim], olds: list[Claim]) -> frozenset[int]:
@@ -143,7 +146,9 @@ def decide(
             # "uses B, no longer A": the value it retires by name is the one its other clause replaces
             replaced = replaced or [w for i, (_, w) in sorted(weak_hits.items()) if i in strong_hits]
             first = replaced[0] if replaced else strong_hits[min(strong_hits)]
-            found = ClaimDecision(candidate_id, first.action, first.reason, frozenset(strong_hits), kept)
+            found = ClaimDecision(
+                candidate_id, first.action, first.reason, frozenset(strong_hits), kept, _changes(strong_hits)
+            )
             if replaced and any(_of_its_relation(olds[i], new) for i in strong_hits):
                 return found
             if replaced:
@@ -162,10 +167,22 @@ def decide(
             if weak is None or closeness > weak[0]:
                 weak = (
                     closeness,
-                    ClaimDecision(candidate_id, verdict.action, verdict.reason, frozenset([best]), kept),
+                    ClaimDecision(
+                        candidate_id,
+                        verdict.action,
+                        verdict.reason,
+                        frozenset([best]),
+                        kept,
+                        _changes({best: verdict}),
+                    ),
                 )
     decided = named or retired or (weak[1] if weak else None)
     return decided or _closest_retired(new, candidates, frame_similarity, happenings)
+
+
+def _changes(verdicts: dict[int, Verdict]) -> tuple[tuple[int, Value, Value], ...]:
+    """The values the supersede verdicts replace, by the index of the claim they are said in."""
+    return tuple((i, *v.change) for i, v in sorted(verdicts.items()) if v.action == "supersede" and v.change)
 
 
 def _closest_retired(
@@ -212,14 +229,20 @@ def _of_its_relation(old: Claim, new: list[Claim]) -> bool:
 
 
 def residue(
-    olds: list[Claim], hit: frozenset[int], retired: bool = False, kept: frozenset[int] = frozenset()
+    olds: list[Claim],
+    hit: frozenset[int],
+    retired: bool = False,
+    kept: frozenset[int] = frozenset(),
+    replaced: tuple[tuple[int, Value, Value], ...] = (),
 ) -> list[Claim]:
     """The claims of a compound unit still true once `hit` end: those about another subject, of another
     known attribute (a head), with a typed value, or of free text ("I want to buy a laptop" stays when
     the budget beside it changes: the question for the budget asks for an amount, and the units stating
     one lead its answer). `retired`: what ends has no successor, and its details (a clause naming
     nothing of its own, or free text naming what ended) end with it. `kept`: the claims the new
-    statement says are unchanged, true whatever else ends."""
+    statement says are unchanged, true whatever else ends. `replaced`: a claim that ends by one of its
+    values replaced while it says others ("the review is on May 9 in room 12" → "…moved to room 14")
+    stays, said with the new value: what else it says is still true."""
     ended = [olds[i] for i in hit]
     subjects = {c.subject for c in ended}
     attributes = {c.attribute for c in ended}
@@ -249,7 +272,25 @@ def residue(
         named = words & scene or any(w in fold(c.value.text) for w in scene if len(w) > 1)
         return not (retired and named)
 
-    return [c for i, c in enumerate(olds) if i not in hit and still_true(i, c)]
+    rewritten = {i: _said_with(olds[i], old, new) for i, old, new in replaced if not retired}
+    return [
+        rewritten[i] or c if i in hit else c
+        for i, c in enumerate(olds)
+        if (i not in hit and still_true(i, c)) or rewritten.get(i)
+    ]
+
+
+def _said_with(claim: Claim, old: Value, new: Value) -> Claim | None:
+    """`claim` said with `new` in place of its value `old`, when it says typed values besides `old`
+    (a date beside a room, a day beside an hour); else None (a clause of one value ends with it)."""
+    others = [m for m in claim.mentions if not same(m, old) and not free(m)]
+    if not others or old.text not in claim.text:
+        return None
+    mentions = tuple(new if same(m, old) else m for m in claim.mentions)
+    value = new if same(claim.value, old) else claim.value
+    return dataclasses.replace(
+        claim, text=claim.text.replace(old.text, new.text, 1), value=value, mentions=mentions
+    )
 
 
 def detail_of(claim: Claim, before: Claim) -> bool:

@@ -197,7 +197,7 @@ async def _end_claim(
 ) -> str:
     """`new`'s claim ends `old`'s: superseded (a new value) or retired (no successor value). The
     still-true clauses of a compound `old` stay active first, in a residual unit."""
-    keep = residue(old_claims, decision.hit, decision.action == "retire", decision.kept)
+    keep = residue(old_claims, decision.hit, decision.action == "retire", decision.kept, decision.replaced)
     if keep and not said_before(new, old):
         residual = await by_claim.split_off(db, old, keep, embedder, actor="resolver", details=details)
         details = {**details, "residual": str(residual.id)}

@@ -126,6 +126,7 @@ def run_case(case: Case, mode: str) -> Result:
                 conflicts(old, claim, frame_similarity=_cosine(old.frame, claim.frame)).reason
             )
     decided: set[int] = set()  # the units an earlier new unit ended (inactive for the next)
+    rewritten: list[str] = []  # the residues' clauses said again with a changed value
     for claims, tags in news:
         candidates = [(u, units[u]) for u in reversed(range(len(units))) if units[u] and u not in decided]
         happening = {None} if is_happening(tags, claims) else set()
@@ -136,12 +137,15 @@ def run_case(case: Case, mode: str) -> Result:
             continue
         decided.add(decision.candidate_id)
         olds = units[decision.candidate_id]
-        still_true = residue(olds, decision.hit, decision.action == "retire", decision.kept)
+        retired = decision.action == "retire"
+        still_true = residue(olds, decision.hit, retired, decision.kept, decision.replaced)
+        # (a compound clause whose one value changed stays, said with the new value: its residue's text)
+        rewritten += [c.text for c in still_true if c not in olds]
         first = unit_of.index(decision.candidate_id)
         for j, claim in enumerate(olds):
             if claim not in still_true:
                 ended[first + j] = decision.action
-        if decision.action == "retire":
+        if retired:
             # the units split from its turn that state only its details go with it (_retire_details)
             turn = said[decision.candidate_id][3]
             for u, (*_, source) in enumerate(said):
@@ -153,11 +157,16 @@ def run_case(case: Case, mode: str) -> Result:
     want = "retire" if case.kind == "retirement" else "supersede"
     stale = [i for i, c in enumerate(earlier) if any(holds(c.text, v) for v in case.stale)]
     kept = [i for i, c in enumerate(earlier) if any(holds(c.text, v) for v in case.keep)]
-    lost = [i for i in kept if i in ended]
+
+    def said_again(i: int) -> bool:  # a kept value an ended clause holds, said again in its residue
+        return any(holds(t, v) for t in rewritten for v in case.keep if holds(earlier[i].text, v))
+
+    lost = [i for i in kept if i in ended and not said_again(i)]
     if case.negative:
         passed = not lost
     else:
-        passed = bool(stale) and all(ended.get(i) == want for i in stale) and not lost
+        stale_said = any(holds(t, v) for t in rewritten for v in case.stale)
+        passed = bool(stale) and all(ended.get(i) == want for i in stale) and not lost and not stale_said
     detail = "\n".join(
         [f"    old {_show(c)} -> {ended.get(i, 'kept')}" for i, c in enumerate(earlier)]
         + [f"    new {_show(c)}" for c in new]

@@ -1,6 +1,7 @@
 """Resolution by claims on the real stack (issue 31): the seeds' budget sequence with a turn between,
 near-miss budgets that never replace each other, a partial update that leaves the still-true half
-active (and what a statement says is unchanged beside what it changes), a hedged statement beside a
+active (and what a statement says is unchanged beside what it changes, and a clause's other values when one
+of them changes), a hedged statement beside a
 firm one, a retirement, PATCH re-reading the claim, and the claim carried by export and import — each
 told as a conversation and written directly where it applies."""
 
@@ -90,6 +91,20 @@ async def test_a_partial_update_keeps_the_still_true_half_active(
     assert holding(active, "Oslo"), active
     assert holding(active, "Contoso"), active
     assert not holding(active, "Lisbon"), active
+
+
+@pytest.mark.parametrize("mode", ["conversation", "direct"])
+async def test_a_clause_whose_one_value_changes_keeps_its_other_values_active(
+    client: httpx.AsyncClient, worker: Any, mode: str
+) -> None:
+    bank = await make_bank(client)
+    await tell(client, bank, mode, "My design review is on June 9 in room A301.", ["fact.schedule"])
+    await tell(client, bank, mode, "The design review was moved to room B115.", ["fact.schedule"])
+    active = await memories(client, bank, status="active")
+    assert not holding(active, "A301"), active
+    [kept] = [u for u in holding(active, "June 9") if "B115" in u["content"]]  # said with the new room
+    assert kept["metadata"]["split_from"], kept
+    assert await history_actions(client, bank, kept["id"]) == ["split"]
 
 
 @pytest.mark.parametrize("mode", ["conversation", "direct"])
