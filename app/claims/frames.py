@@ -5,8 +5,9 @@ sentence embedder (the caller's) or by their content words, whatever values they
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from app.claims import lexicon as lx
 from app.claims.model import Value
@@ -146,11 +147,18 @@ def en_nouns(words: list[str]) -> list[bool]:
 ZH_NOUN_FLAGS = ("n", "nr", "ns", "nt", "nz", "ng", "nrt", "nrfg", "nw", "vn", "eng", "j", "an", "t", "s")
 
 
-@cache
-def _stemmer() -> object:
-    import snowballstemmer
+# A Snowball stemmer keeps the word it works on in its own fields: one per thread (claims are read in
+# the request's worker threads, several at once)
+_PER_THREAD = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _stemmer() -> object:
+    stemmer = getattr(_PER_THREAD, "stemmer", None)
+    if stemmer is None:
+        import snowballstemmer
+
+        stemmer = _PER_THREAD.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 @lru_cache(maxsize=65_536)
