@@ -68,8 +68,8 @@ class ClaimDecision:
     reason: str
     hit: frozenset[int]
     kept: frozenset[int] = frozenset()
-    # (a hit claim's index, its value replaced, the new value): see `residue`
-    replaced: tuple[tuple[int, Value, Value], ...] = ()
+    # (a hit claim's index, its value replaced, the new value, every value the new claim says): `residue`
+    replaced: tuple[tuple[int, Value, Value, tuple[Value, ...]], ...] = ()
 
 
 def kept_by(new: list[Claim], olds: list[Claim]) -> frozenset[int]:
@@ -114,6 +114,8 @@ def decide(
     for candidate_id, olds in candidates:
         strong_hits: dict[int, Verdict] = {}
         weak_hits: dict[int, tuple[float, Verdict]] = {}
+        said_by: dict[int, Claim] = {}  # the new claim each strong hit's verdict is of
+        weakly_by: dict[int, Claim] = {}  # and each weak one's
         explicit_only = candidate_id in happenings or (None in happenings and not announced)
         kept = kept_by(new, olds)
         for i, old in enumerate(olds):
@@ -129,7 +131,7 @@ def decide(
                 if v.strong:
                     # a value said beside the ending is its successor ("Ravi left, so my lead is Chen")
                     if i not in strong_hits or (strong_hits[i].action, v.action) == ("retire", "supersede"):
-                        strong_hits[i] = v
+                        strong_hits[i], said_by[i] = v, claim
                 else:
                     # a typed pair ties closer than any pair of free text, values of one type (two
                     # times) closer than of compatible ones (a name and free text); an old value of
@@ -140,14 +142,19 @@ def decide(
                     if free(value) and free(claim.value):  # two free values, the nearer in kind
                         closeness += 0.5 * (frame_similarity(value.text, claim.value.text) or 0.0)
                     if closeness > weak_hits.get(i, (-1.0, v))[0]:
-                        weak_hits[i] = (closeness, v)
+                        weak_hits[i], weakly_by[i] = (closeness, v), claim
         if strong_hits:
             replaced = [v for _, v in sorted(strong_hits.items()) if v.action == "supersede"]
             # "uses B, no longer A": the value it retires by name is the one its other clause replaces
             replaced = replaced or [w for i, (_, w) in sorted(weak_hits.items()) if i in strong_hits]
             first = replaced[0] if replaced else strong_hits[min(strong_hits)]
             found = ClaimDecision(
-                candidate_id, first.action, first.reason, frozenset(strong_hits), kept, _changes(strong_hits)
+                candidate_id,
+                first.action,
+                first.reason,
+                frozenset(strong_hits),
+                kept,
+                _changes({i: (v, said_by[i]) for i, v in strong_hits.items()}),
             )
             if replaced and any(_of_its_relation(olds[i], new) for i in strong_hits):
                 return found
@@ -173,16 +180,23 @@ def decide(
                         verdict.reason,
                         frozenset([best]),
                         kept,
-                        _changes({best: verdict}),
+                        _changes({best: (verdict, weakly_by[best])}),
                     ),
                 )
     decided = named or retired or (weak[1] if weak else None)
     return decided or _closest_retired(new, candidates, frame_similarity, happenings)
 
 
-def _changes(verdicts: dict[int, Verdict]) -> tuple[tuple[int, Value, Value], ...]:
-    """The values the supersede verdicts replace, by the index of the claim they are said in."""
-    return tuple((i, *v.change) for i, v in sorted(verdicts.items()) if v.action == "supersede" and v.change)
+def _changes(
+    verdicts: dict[int, tuple[Verdict, Claim]],
+) -> tuple[tuple[int, Value, Value, tuple[Value, ...]], ...]:
+    """The values the supersede verdicts replace, by the index of the claim they are said in, with every
+    value the new claim that replaces them says."""
+    return tuple(
+        (i, *v.change, claim.mentions)
+        for i, (v, claim) in sorted(verdicts.items())
+        if v.action == "supersede" and v.change
+    )
 
 
 def _closest_retired(
@@ -233,7 +247,7 @@ def residue(
     hit: frozenset[int],
     retired: bool = False,
     kept: frozenset[int] = frozenset(),
-    replaced: tuple[tuple[int, Value, Value], ...] = (),
+    replaced: tuple[tuple[int, Value, Value, tuple[Value, ...]], ...] = (),
 ) -> list[Claim]:
     """The claims of a compound unit still true once `hit` end: those about another subject, of another
     known attribute (a head), with a typed value, or of free text ("I want to buy a laptop" stays when
@@ -272,7 +286,7 @@ def residue(
         named = words & scene or any(w in fold(c.value.text) for w in scene if len(w) > 1)
         return not (retired and named)
 
-    rewritten = {i: _said_with(olds[i], old, new) for i, old, new in replaced if not retired}
+    rewritten = {i: _said_with(olds[i], old, new, said) for i, old, new, said in replaced if not retired}
     return [
         rewritten[i] or c if i in hit else c
         for i, c in enumerate(olds)
@@ -280,17 +294,25 @@ def residue(
     ]
 
 
-def _said_with(claim: Claim, old: Value, new: Value) -> Claim | None:
-    """`claim` said with `new` in place of its value `old`, when it says typed values besides `old`
-    (a date beside a room, a day beside an hour); else None (a clause of one value ends with it)."""
-    others = [m for m in claim.mentions if not same(m, old) and not free(m)]
-    if not others or old.text not in claim.text:
+def _said_with(claim: Claim, old: Value, new: Value, said: tuple[Value, ...]) -> Claim | None:
+    """`claim` said with the new claim's values (`new`, and `said`: every value it says) in place of its
+    own of their types, when it also says a typed value of a type the new claim does not (a date beside
+    a room, a day beside a price); else None: a clause whose every value is replaced ends whole."""
+    by_type = {v.type: v for v in (*said, new)}
+    swaps = [
+        (m, by_type[m.type]) for m in claim.mentions if m.type in by_type and not same(m, by_type[m.type])
+    ]
+    untouched = [m for m in claim.mentions if m.type not in by_type and not free(m)]
+    if not untouched or not any(same(m, old) for m, _ in swaps):
         return None
-    mentions = tuple(new if same(m, old) else m for m in claim.mentions)
-    value = new if same(claim.value, old) else claim.value
-    return dataclasses.replace(
-        claim, text=claim.text.replace(old.text, new.text, 1), value=value, mentions=mentions
-    )
+    text, value = claim.text, claim.value
+    for was, now in swaps:
+        if was.text not in text:
+            return None
+        text = text.replace(was.text, now.text, 1)
+        value = now if same(value, was) else value
+    mentions = tuple(next((now for was, now in swaps if was is m), m) for m in claim.mentions)
+    return dataclasses.replace(claim, text=text, value=value, mentions=mentions)
 
 
 def detail_of(claim: Claim, before: Claim) -> bool:

@@ -298,3 +298,33 @@ def test_units_said_together_never_replace_each_other_unless_one_corrects() -> N
     assert not said_together(unit([2]), unit([2], "correction"))  # "It's 5. Sorry, 6."
     # two parts of one correction ("I said it wrong, it's the 20th; I mixed up the cards")
     assert said_together(unit([2], "correction"), unit([2], "correction"))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "residual"),
+    [
+        # one value of the clause changes: the clause stays, said with the new one
+        ("My design review is on June 9 in room A301.", "The design review moved to room B115.", "B115"),
+        (
+            "我们组周会在周二，地点是3号会议室。",
+            "周会改到周四了",
+            None,
+        ),  # a clause of one typed value ends whole
+        # every value the clause says is replaced: nothing of it stays
+        ("周会固定在周二下午三点", "周会挪到周四上午十点", None),
+    ],
+)
+def test_a_clause_whose_one_value_changes_stays_with_the_new_one(
+    old: str, new: str, residual: str | None
+) -> None:
+    olds, news = extract(old), extract(new)
+    decision = decide(news, [("old", olds)], related_frames)
+    assert decision is not None
+    assert decision.action == "supersede", decision
+    still = residue(olds, decision.hit, False, decision.kept, decision.replaced)
+    said = [c.text for c in still]
+    if residual is None:
+        assert not any(c.value.text in new for c in still), said
+    else:
+        assert any(residual in t for t in said), said
+        assert olds[0].text not in said, said
