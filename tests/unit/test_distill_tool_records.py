@@ -37,6 +37,6 @@ def test_a_record_is_distilled_field_by_field(record: str, fields: int) -> None:
 
 
 def test_prose_and_long_listings_are_no_record() -> None:
-    assert record_fields("The parcel is held at the depot because the address label is torn.") == []
-    assert record_fields(" | ".join(f"row {i}: ok" for i in range(20))) == []  # a listing, not a record
-    assert record_fields("one field only") == []
+    assert record_fields("The parcel is held at the depot because the address label is torn.") == ()
+    assert record_fields(" | ".join(f"row {i}: ok" for i in range(20))) == ()  # a listing, not a record
+    assert record_fields("one field only") == ()

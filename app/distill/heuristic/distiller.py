@@ -150,7 +150,7 @@ class HeuristicDistiller:
         said = " ".join(t.content for t in heard if t.role != turn.role and "user" in (t.role, turn.role))
         slot = open_slot(recent, turn)
         # (a tool's record, its fields apart: "order 1042 | shipped | ETA Friday", "status=open; owner=ops")
-        fields = record_fields(turn.content) if turn.role == "tool" else []
+        fields = list(record_fields(turn.content)) if turn.role == "tool" else []
         sentences = fields or made_whole_all(split_sentences(with_commas(turn.content)), turn, recent)
         # said to an assistant (one answers in the conversation), a short turn states claims to remember;
         # between people, talk is a story told, and only a one-sentence turn's clauses are claims

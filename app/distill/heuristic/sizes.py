@@ -5,6 +5,7 @@ an episode."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from app.claims import find_values
 from app.claims import lexicon as lx
@@ -95,11 +96,12 @@ def has_content(text: str, language: str) -> bool:
 _FIELD_BREAK = re.compile(r"\s*[|｜;；]\s*|\s*\n\s*")
 
 
-def record_fields(text: str) -> list[str]:
+@lru_cache(maxsize=256)  # (asked of a tool turn once, and again by each of its clauses)
+def record_fields(text: str) -> tuple[str, ...]:
     """The fields of a tool's result when it is a record ("order 1042 | shipped | ETA Friday", "status=open;
     owner=ops"): two to `MAX_RECORD_FIELDS` fields of at most `MAX_FIELD_WORDS` words each, every one a claim
-    of its own; else [] (prose, or a long listing: the turn is read as any other)."""
-    fields = [f.strip(" .,") for f in _FIELD_BREAK.split(text) if f.strip(" .,")]
+    of its own; else () (prose, or a long listing: the turn is read as any other)."""
+    fields = tuple(f.strip(" .,") for f in _FIELD_BREAK.split(text) if f.strip(" .,"))
     if not 2 <= len(fields) <= MAX_RECORD_FIELDS:
-        return []
-    return fields if all(len(WORD.findall(f)) <= MAX_FIELD_WORDS for f in fields) else []
+        return ()
+    return fields if all(len(WORD.findall(f)) <= MAX_FIELD_WORDS for f in fields) else ()
